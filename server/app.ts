@@ -1,0 +1,180 @@
+/**
+ * @module The daemon's HTTP application: fastify with kb's validation, problem+json errors, host check,
+ * authentication and every /api/v1 route. `buildApp` is what tests, benchmarks and the daemon all run.
+ */
+import {randomUUID} from 'node:crypto'
+import {Ajv} from 'ajv'
+import Fastify, {LogController, type FastifyInstance, type FastifyRequest} from 'fastify'
+import {KbError} from '../src/api/errors.js'
+import {Authenticator, bearerChallenge} from './auth/authenticate.js'
+import {sendProblem} from './http/problem.js'
+import type {RouteDef} from './http/route.js'
+import {buildOpenApi} from './openapi.js'
+import {apiKeyRoutes} from './routes/api-keys.js'
+import {knowledgeRoutes} from './routes/knowledge.js'
+import {metaRoutes} from './routes/meta.js'
+import {projectRoutes} from './routes/projects.js'
+import {searchRoutes} from './routes/search.js'
+import {ApiKeyService} from './services/api-keys.js'
+import type {Caller} from './services/context.js'
+import {KnowledgeService} from './services/knowledge.js'
+import {ProjectService} from './services/projects.js'
+import type {Store} from './store/store.js'
+
+export const API_PREFIX = '/api/v1'
+export const BODY_LIMIT = 1024 * 1024
+const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+
+export interface AppOptions {
+  store: Store
+  version: string
+  /** pino level; 'silent' in tests. */
+  logLevel?: string
+  /** Host names (without port) accepted besides loopback ones, e.g. a team server's public name. */
+  allowedHosts?: string[]
+  /** The public base URL ending in /api/v1, when the daemon sits behind a proxy or has a public name. */
+  publicBaseUrl?: string
+}
+
+export interface KbApp {
+  app: FastifyInstance
+  services: {knowledge: KnowledgeService; projects: ProjectService; apiKeys: ApiKeyService; auth: Authenticator}
+  routes: RouteDef[]
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller?: Caller
+  }
+}
+
+export async function buildApp(options: AppOptions): Promise<KbApp> {
+  const {store, version} = options
+  const app = Fastify({
+    logger: {level: options.logLevel ?? 'info', stream: process.stderr},
+    // One line per request (onResponse below) instead of fastify's two.
+    logController: new LogController({disableRequestLogging: true}),
+    bodyLimit: BODY_LIMIT,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const h = req.headers['x-request-id']
+      return typeof h === 'string' && /^[\x21-\x7e]{1,200}$/.test(h) ? h : randomUUID()
+    },
+    routerOptions: {ignoreTrailingSlash: true, maxParamLength: 500},
+    return503OnClosing: true,
+    frameworkErrors: (error, req, reply) => {
+      sendProblem(req, reply, error)
+    },
+  })
+
+  // Bodies are validated strictly (no type coercion, unknown fields rejected); query strings are text, so
+  // their numbers and booleans are coerced.
+  const ajvOptions = {allErrors: true, strict: false, useDefaults: true, removeAdditional: false as const}
+  const bodyAjv = new Ajv({...ajvOptions, coerceTypes: false})
+  const queryAjv = new Ajv({...ajvOptions, coerceTypes: true})
+  app.setValidatorCompiler(({schema, httpPart}) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema))
+
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/, {parseAs: 'string'}, (_req, body, done) => {
+    const text = String(body)
+    if (text.trim() === '') return done(null, undefined)
+    try {
+      done(null, JSON.parse(text))
+    } catch (e) {
+      done(new KbError('bad_request', `request body is not valid JSON: ${(e as Error).message}`), undefined)
+    }
+  })
+
+  const baseUrl = (req: FastifyRequest): string => options.publicBaseUrl ?? `${req.protocol}://${req.host}${API_PREFIX}`
+  const allowed = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()))
+  app.addHook('onRequest', async (req) => {
+    const host = hostName(req.headers.host)
+    if (!isLoopbackName(host) && !allowed.has(host)) {
+      throw new KbError('forbidden', `requests for host "${host}" are refused; start the daemon with --allow-host ${host} to serve it`)
+    }
+  })
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('X-Request-Id', req.id)
+  })
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info({method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10}, 'request')
+  })
+  app.setErrorHandler((error, req, reply) => sendProblem(req, reply, error))
+  app.setNotFoundHandler((req, reply) =>
+    sendProblem(req, reply, new KbError('not_found', `no route ${req.method} ${req.url.split('?')[0]}; see ${API_PREFIX}/openapi.json`)),
+  )
+
+  const auth = new Authenticator(store)
+  const knowledge = new KnowledgeService(store)
+  const projects = new ProjectService(store)
+  const apiKeys = new ApiKeyService(store)
+  let openapiDoc: Record<string, unknown> | null = null
+  const routes: RouteDef[] = [
+    ...metaRoutes(version, () => openapiDoc ?? {}),
+    ...knowledgeRoutes(knowledge),
+    ...searchRoutes(knowledge),
+    ...projectRoutes(projects),
+    ...apiKeyRoutes(apiKeys),
+  ]
+
+  const methodsByPath = new Map<string, Set<string>>()
+  for (const r of routes) {
+    const url = API_PREFIX + r.path
+    if (!methodsByPath.has(url)) methodsByPath.set(url, new Set())
+    methodsByPath.get(url)!.add(r.method)
+    app.route({
+      method: r.method,
+      url,
+      schema: {
+        ...(r.params ? {params: r.params} : {}),
+        ...(r.query ? {querystring: r.query} : {}),
+        ...(r.body ? {body: r.body} : {}),
+      },
+      onRequest: r.auth
+        ? async (req) => {
+            req.caller = await auth.authenticate(req.headers.authorization, (invalid) =>
+              bearerChallenge(`${baseUrl(req)}/.well-known/oauth-protected-resource`, invalid),
+            )
+          }
+        : undefined,
+      preValidation: async (req) => {
+        if (r.body && req.body === undefined) req.body = {}
+      },
+      handler: async (req, reply) => {
+        const result = await r.handler({req, reply, params: req.params, query: req.query, body: req.body, caller: req.caller as Caller})
+        if (reply.statusCode === 204) return reply.send()
+        return result
+      },
+    })
+  }
+  // A known path with a method it does not serve is 405 with Allow, not 404.
+  for (const [url, methods] of methodsByPath) {
+    if (methods.has('GET')) methods.add('HEAD')
+    const allow = [...methods].join(', ')
+    const others = ALL_METHODS.filter((m) => !methods.has(m))
+    if (others.length === 0) continue
+    app.route({
+      method: others as unknown as string[],
+      url,
+      handler: async () => {
+        throw new KbError('method_not_allowed', `this path allows ${allow}`, {headers: {Allow: allow}})
+      },
+    })
+  }
+
+  openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`})
+  return {app, services: {knowledge, projects, apiKeys, auth}, routes}
+}
+
+/** The host name of a Host header, lower case, without port; IPv6 keeps its brackets. */
+export function hostName(host: string | undefined): string {
+  if (!host) return ''
+  const h = host.trim().toLowerCase()
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1)
+  const colon = h.indexOf(':')
+  return colon === -1 ? h : h.slice(0, colon)
+}
+
+export function isLoopbackName(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host.endsWith('.localhost')
+}

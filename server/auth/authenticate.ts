@@ -1,0 +1,64 @@
+/**
+ * @module Bearer authentication: API keys (and, with the OAuth issue, access tokens) to a Caller,
+ * and the 401 challenge of API.md §2 that tells clients where to discover how to sign in.
+ */
+import {KbError} from '../../src/api/errors.js'
+import {sha256Hex, nowIso} from '../lib/ids.js'
+import type {Caller} from '../services/context.js'
+import type {Store} from '../store/store.js'
+
+const TOUCH_EVERY_MS = 60_000
+
+/** Another way to turn a bearer token into a caller (e.g. OAuth access tokens); null if not its kind. */
+export type TokenVerifier = (token: string) => Promise<Caller | null>
+
+export class Authenticator {
+  private readonly verifiers: TokenVerifier[] = []
+
+  constructor(private readonly store: Store) {}
+
+  addVerifier(verifier: TokenVerifier): void {
+    this.verifiers.push(verifier)
+  }
+
+  /** The caller for an Authorization header; throws 401 with a challenge built by `challenge`. */
+  async authenticate(header: string | undefined, challenge: (invalidToken: boolean) => string): Promise<Caller> {
+    if (header === undefined || header.trim() === '') {
+      throw new KbError('unauthenticated', 'no credential: send Authorization: Bearer <API key> (run `kb auth login`)', {
+        headers: {'WWW-Authenticate': challenge(false)},
+      })
+    }
+    const m = /^Bearer +([\x21-\x7e]+) *$/i.exec(header)
+    const caller = m ? await this.verify(m[1]!) : null
+    if (!caller) {
+      throw new KbError('unauthenticated', 'the credential is unknown, revoked or expired; create a new API key', {
+        headers: {'WWW-Authenticate': challenge(true)},
+      })
+    }
+    return caller
+  }
+
+  private async verify(token: string): Promise<Caller | null> {
+    if (token.startsWith('kb_')) return this.verifyApiKey(token)
+    for (const v of this.verifiers) {
+      const caller = await v(token)
+      if (caller) return caller
+    }
+    return null
+  }
+
+  private async verifyApiKey(token: string): Promise<Caller | null> {
+    const key = await this.store.findApiKeyByHash(sha256Hex(token))
+    if (!key || key.revoked_at !== null) return null
+    const now = Date.now()
+    if (key.expires_at !== null && Date.parse(key.expires_at) <= now) return null
+    const principal = await this.store.getPrincipal(key.principal_id)
+    if (!principal) return null
+    if (key.last_used_at === null || now - Date.parse(key.last_used_at) > TOUCH_EVERY_MS) await this.store.touchApiKey(key.id, nowIso())
+    return {principal, credential: {kind: 'api_key', id: key.id, projectId: key.project_id}}
+  }
+}
+
+export function bearerChallenge(resourceMetadataUrl: string, invalidToken: boolean): string {
+  return `Bearer resource_metadata="${resourceMetadataUrl}"${invalidToken ? ', error="invalid_token"' : ''}`
+}

@@ -1,0 +1,123 @@
+/**
+ * @module The daemon process: one per data directory (a lock file), the owner bootstrap, listening,
+ * and a graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
+ */
+import {closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, fsyncSync, chmodSync} from 'node:fs'
+import {dataFiles, type DaemonInfo} from '../src/api/paths.js'
+import {API_PREFIX, buildApp, isLoopbackName} from './app.js'
+import {openSqliteStore} from './store/sqlite.js'
+
+export interface DaemonOptions {
+  dataDir: string
+  host: string
+  port: number
+  version: string
+  allowedHosts?: string[]
+  publicBaseUrl?: string
+  logLevel?: string
+}
+
+export class DaemonError extends Error {}
+
+/** Takes the data directory's lock, or explains who holds it. Stale locks of dead processes are taken over. */
+export function acquireLock(lockPath: string): () => void {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx', 0o600)
+      writeSync(fd, `${process.pid}\n`)
+      closeSync(fd)
+      return () => {
+        try {
+          if (readFileSync(lockPath, 'utf8').trim() === String(process.pid)) rmSync(lockPath)
+        } catch {
+          // already gone
+        }
+      }
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+      const pid = Number.parseInt(readFileSync(lockPath, 'utf8'), 10)
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+        throw new DaemonError(`another kb daemon (pid ${pid}) already uses this data directory; stop it with \`kb daemon stop\` or pass --data-dir`)
+      }
+      rmSync(lockPath, {force: true})
+    }
+  }
+  throw new DaemonError(`could not take the lock ${lockPath}`)
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Writes a file with mode 0600 and fsyncs it. */
+export function writePrivateFile(path: string, content: string): void {
+  const fd = openSync(path, 'w', 0o600)
+  try {
+    writeSync(fd, content)
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+  chmodSync(path, 0o600)
+}
+
+/** Runs the daemon until a signal stops it. Resolves with the listening URL once it accepts requests. */
+export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop: () => Promise<void>}> {
+  mkdirSync(o.dataDir, {recursive: true, mode: 0o700})
+  const files = dataFiles(o.dataDir)
+  const releaseLock = acquireLock(files.lock)
+  let store
+  try {
+    store = openSqliteStore({path: files.db})
+  } catch (e) {
+    releaseLock()
+    throw e
+  }
+  const {app, services} = await buildApp({
+    store, version: o.version, logLevel: o.logLevel ?? 'info',
+    allowedHosts: [...(o.allowedHosts ?? []), ...(isLoopbackName(o.host) || o.host === '::1' || o.host === '0.0.0.0' || o.host === '::' ? [] : [o.host.toLowerCase()])],
+    ...(o.publicBaseUrl ? {publicBaseUrl: o.publicBaseUrl} : {}),
+  })
+  const ownerKey = await services.apiKeys.bootstrapOwner()
+  if (ownerKey) {
+    writePrivateFile(files.ownerKey, `${ownerKey}\n`)
+    app.log.info({file: files.ownerKey}, 'created the owner principal; its API key is in owner.key')
+  } else if (!existsSync(files.ownerKey)) {
+    app.log.info('owner.key is absent; create keys with an existing credential')
+  }
+  if (!isLoopbackName(o.host) && o.host !== '::1') app.log.warn({host: o.host}, 'listening on a non-loopback address: anyone who can reach it and holds a key can use it')
+  try {
+    await app.listen({host: o.host, port: o.port})
+  } catch (e) {
+    await store.close()
+    releaseLock()
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'EADDRINUSE') throw new DaemonError(`port ${o.port} on ${o.host} is already in use; stop what holds it or pass --port`)
+    throw e
+  }
+  const address = app.server.address()
+  const port = typeof address === 'object' && address ? address.port : o.port
+  const hostForUrl = o.host.includes(':') ? `[${o.host}]` : o.host === '0.0.0.0' ? '127.0.0.1' : o.host
+  const url = `http://${hostForUrl}:${port}${API_PREFIX}`
+  const info: DaemonInfo = {pid: process.pid, url, version: o.version, started_at: new Date().toISOString()}
+  writePrivateFile(files.daemonJson, `${JSON.stringify(info, null, 2)}\n`)
+  app.log.info({url, pid: process.pid, dataDir: o.dataDir}, 'kb daemon listening')
+
+  let stopping: Promise<void> | null = null
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      app.log.info('stopping: finishing in-flight requests')
+      await app.close()
+      await store.close()
+      rmSync(files.daemonJson, {force: true})
+      releaseLock()
+    })()
+    return stopping
+  }
+  return {url, stop}
+}

@@ -1,0 +1,78 @@
+/**
+ * @module Every failure leaves the daemon as an RFC 9457 problem: this maps any thrown thing to one.
+ */
+import type {FastifyError, FastifyReply, FastifyRequest} from 'fastify'
+import {codeForStatus, type FieldError, KbError} from '../../src/api/errors.js'
+
+interface AjvError {
+  instancePath?: string
+  message?: string
+  keyword?: string
+  params?: Record<string, unknown>
+}
+
+/** Turns ajv's errors into `{path, message}` pairs with slash paths (`thought_chain/0/kind`). */
+export function fieldErrors(validation: AjvError[]): FieldError[] {
+  const out: FieldError[] = []
+  const seen = new Set<string>()
+  for (const v of validation) {
+    let path = (v.instancePath ?? '').replace(/^\//, '')
+    let message = v.message ?? 'is invalid'
+    if (v.keyword === 'required' && typeof v.params?.missingProperty === 'string') {
+      path = path ? `${path}/${v.params.missingProperty}` : v.params.missingProperty
+      message = 'required'
+    } else if (v.keyword === 'additionalProperties' && typeof v.params?.additionalProperty === 'string') {
+      path = path ? `${path}/${v.params.additionalProperty}` : v.params.additionalProperty
+      message = 'unknown field'
+    } else if (v.keyword === 'anyOf' || v.keyword === 'const') {
+      // A union's branches each complain; the enum-like summary below says it once.
+      if (v.keyword === 'const') continue
+      message = 'is not one of the allowed values'
+    }
+    const key = `${path}\u0000${message}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    out.push({path: path || '(body)', message})
+  }
+  return out
+}
+
+/** Maps an error to a KbError: ours pass through, fastify's and ajv's get their codes, the rest is internal. */
+export function toKbError(error: unknown): KbError {
+  if (error instanceof KbError) return error
+  const e = error as FastifyError & {validation?: AjvError[]; validationContext?: string}
+  if (e && Array.isArray(e.validation)) {
+    const errors = fieldErrors(e.validation)
+    const where = e.validationContext
+    const summary = errors.map((x) => `${x.path}: ${x.message}`).join('; ')
+    if (where === 'body') return new KbError('validation_failed', summary, {errors})
+    return new KbError('bad_request', `invalid ${where === 'params' ? 'path' : 'query'} parameter — ${summary}`, {errors})
+  }
+  switch (e?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new KbError('payload_too_large', 'request body is larger than 1 MiB')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new KbError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json')
+      return new KbError('bad_request', 'Content-Length does not match the body')
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new KbError('bad_request', 'request body is not valid JSON')
+    case 'FST_ERR_BAD_URL':
+    case 'FST_ERR_INVALID_URL':
+      return new KbError('bad_request', 'the request URL is malformed')
+    default:
+      break
+  }
+  const status = typeof e?.statusCode === 'number' ? e.statusCode : 500
+  if (status >= 400 && status < 500) return new KbError(codeForStatus(status), e.message || 'bad request')
+  return new KbError('internal', 'internal error; the daemon log has the details under this request id', {cause: error})
+}
+
+export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
+  const kb = toKbError(error)
+  if (kb.code === 'internal') req.log.error({err: error, reqId: req.id}, 'unexpected error')
+  else req.log.debug({code: kb.code, detail: kb.message}, 'request failed')
+  if (kb.headers) for (const [k, v] of Object.entries(kb.headers)) reply.header(k, v)
+  return reply.code(kb.status).type('application/problem+json').send({...kb.toProblem(), instance: req.url.split('?')[0]})
+}

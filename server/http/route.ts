@@ -1,0 +1,51 @@
+/**
+ * @module The shape of a route: one definition gives fastify its validation schemas and handler, and
+ * gives `/openapi.json` its operation, so the document and the behaviour cannot drift apart.
+ */
+import type {TSchema} from '@sinclair/typebox'
+import type {FastifyReply, FastifyRequest} from 'fastify'
+import type {Caller} from '../services/context.js'
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE'
+
+export interface ResponseDoc {
+  description: string
+  /** A schema, or the name of a component schema. */
+  schema?: TSchema | string
+  contentType?: string
+  headers?: string[]
+}
+
+export interface RouteContext<P = unknown, Q = unknown, B = unknown> {
+  req: FastifyRequest
+  reply: FastifyReply
+  params: P
+  query: Q
+  body: B
+  /** The authenticated caller; routes with `auth: false` never read it. */
+  caller: Caller
+}
+
+export interface RouteDef {
+  method: HttpMethod
+  /** Path below the API prefix, fastify style (`/knowledge/:id`). */
+  path: string
+  operationId: string
+  summary: string
+  description?: string
+  tags: string[]
+  auth: boolean
+  params?: TSchema
+  query?: TSchema
+  body?: TSchema
+  /** The body may be left out entirely (it then counts as `{}`). */
+  bodyOptional?: boolean
+  responses: Record<number, ResponseDoc>
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  handler: (ctx: RouteContext<any, any, any>) => Promise<unknown>
+}
+
+/** Declares a route with typed params, query and body. */
+export function route<P = unknown, Q = unknown, B = unknown>(def: Omit<RouteDef, 'handler'> & {handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>}): RouteDef {
+  return def as RouteDef
+}

@@ -1,0 +1,66 @@
+/**
+ * @module Builds the OpenAPI 3.1 document from the same route definitions and schemas that validate requests.
+ */
+import type {TSchema} from '@sinclair/typebox'
+import {ApiKeySchema, CommentSchema, EntrySchema, ProblemSchema, ProjectSchema} from '../src/api/schemas.js'
+import type {RouteDef} from './http/route.js'
+
+const COMPONENTS: Record<string, TSchema> = {Entry: EntrySchema, Comment: CommentSchema, Project: ProjectSchema, ApiKey: ApiKeySchema, Problem: ProblemSchema}
+
+/** A plain JSON copy of a schema: TypeBox's symbol keys dropped, `$ref`s pointed at components, `$id` removed. */
+function clean(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(clean)
+  if (schema === null || typeof schema !== 'object') return schema
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === '$id') continue
+    if (k === '$ref' && typeof v === 'string') out.$ref = `#/components/schemas/${v}`
+    else out[k] = clean(v)
+  }
+  return out
+}
+
+function schemaOrRef(s: TSchema | string): unknown {
+  return typeof s === 'string' ? {$ref: `#/components/schemas/${s}`} : clean(s)
+}
+
+export function buildOpenApi(routes: RouteDef[], info: {version: string; serverUrl: string}): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const r of routes) {
+    const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}')
+    const parameters: unknown[] = []
+    for (const [where, schema] of [['path', r.params], ['query', r.query]] as const) {
+      if (!schema) continue
+      const props = (schema as {properties?: Record<string, TSchema>}).properties ?? {}
+      const required = new Set((schema as {required?: string[]}).required ?? [])
+      for (const [name, s] of Object.entries(props)) {
+        parameters.push({name, in: where, required: where === 'path' || required.has(name), schema: clean(s), ...(s.description ? {description: s.description} : {})})
+      }
+    }
+    const responses: Record<string, unknown> = {}
+    for (const [status, doc] of Object.entries(r.responses)) {
+      const res: Record<string, unknown> = {description: doc.description}
+      if (doc.schema) res.content = {[doc.contentType ?? 'application/json']: {schema: schemaOrRef(doc.schema)}}
+      if (doc.headers) res.headers = Object.fromEntries(doc.headers.map((h) => [h, {schema: {type: 'string'}}]))
+      responses[status] = res
+    }
+    const op: Record<string, unknown> = {operationId: r.operationId, summary: r.summary, tags: r.tags, responses}
+    if (r.description) op.description = r.description
+    if (parameters.length > 0) op.parameters = parameters
+    if (r.body) op.requestBody = {required: !r.bodyOptional, content: {'application/json': {schema: clean(r.body)}}}
+    op.security = r.auth ? [{bearer: []}] : []
+    paths[path] ??= {}
+    paths[path][r.method.toLowerCase()] = op
+  }
+  return {
+    openapi: '3.1.0',
+    info: {title: 'kb knowledge API', version: info.version, description: 'Knowledge entries for developers and their coding agents. Errors are RFC 9457 problem+json with a stable `code`.'},
+    servers: [{url: info.serverUrl}],
+    security: [{bearer: []}],
+    paths,
+    components: {
+      schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([k, v]) => [k, clean(v)])),
+      securitySchemes: {bearer: {type: 'http', scheme: 'bearer', description: 'An API key (kb_…) or an OAuth access token'}},
+    },
+  }
+}

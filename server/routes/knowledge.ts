@@ -1,0 +1,107 @@
+/**
+ * @module /knowledge routes: CRUD with ETag/If-Match, resolve, comments, publish and fork.
+ */
+import {Type} from '@sinclair/typebox'
+import {
+  CommentBody, CreateEntryBody, ForkBody, GetEntryQuery, IdParams, ListQuery, PatchEntryBody, PublishBody, ResolveBody,
+} from '../../src/api/schemas.js'
+import type {Detail, EntryFull} from '../../src/api/types.js'
+import {route, type RouteDef} from '../http/route.js'
+import type {KnowledgeService} from '../services/knowledge.js'
+import {errorResponses, parseIfMatch} from './common.js'
+
+const ENTRY = 'Entry'
+const tags = ['knowledge']
+
+export function knowledgeRoutes(knowledge: KnowledgeService): RouteDef[] {
+  const withEtag = (reply: {header: (k: string, v: string) => unknown}, e: {version: number}): void => {
+    reply.header('ETag', `"${e.version}"`)
+  }
+  return [
+    route<unknown, unknown, CreateEntryBody>({
+      method: 'POST', path: '/knowledge', operationId: 'createEntry', summary: 'Create a knowledge entry', tags, auth: true,
+      body: CreateEntryBody,
+      responses: {201: {description: 'The new entry at full detail', schema: ENTRY, headers: ['Location', 'ETag']}, ...errorResponses(400, 401, 404, 413, 415, 422)},
+      handler: async ({caller, body, reply, req}) => {
+        const e = await knowledge.create(caller, body)
+        withEtag(reply, e)
+        reply.header('Location', `${req.url.split('?')[0]}/${e.id}`)
+        reply.code(201)
+        return e
+      },
+    }),
+    route<unknown, ListQuery>({
+      method: 'GET', path: '/knowledge', operationId: 'listEntries', summary: 'List the entries the caller may see, newest first', tags, auth: true,
+      query: ListQuery,
+      responses: {200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref(ENTRY)), next_cursor: Type.Union([Type.String(), Type.Null()])})}, ...errorResponses(400, 401)},
+      handler: async ({caller, query}) => knowledge.list(caller, {...query, limit: query.limit ?? 20, detail: query.detail ?? 'standard'}),
+    }),
+    route<IdParams, {detail?: Detail}>({
+      method: 'GET', path: '/knowledge/:id', operationId: 'getEntry', summary: 'Get an entry at a detail level (default standard)', tags, auth: true,
+      params: IdParams, query: GetEntryQuery,
+      responses: {200: {description: 'The entry', schema: ENTRY, headers: ['ETag']}, ...errorResponses(400, 401, 404)},
+      handler: async ({caller, params, query, reply}) => {
+        const e = await knowledge.visible(caller, params.id)
+        withEtag(reply, e)
+        return knowledge.view(caller, e, query.detail ?? 'standard')
+      },
+    }),
+    route<IdParams, unknown, PatchEntryBody>({
+      method: 'PATCH', path: '/knowledge/:id', operationId: 'updateEntry', summary: 'Change an entry (author or owner); If-Match guards against lost updates', tags, auth: true,
+      params: IdParams, body: PatchEntryBody, bodyOptional: true,
+      responses: {200: {description: 'The entry at full detail', schema: ENTRY, headers: ['ETag']}, ...errorResponses(400, 401, 403, 404, 412, 413, 415, 422)},
+      handler: async ({caller, params, body, req, reply}) => {
+        const e = await knowledge.patch(caller, params.id, body, parseIfMatch(req.headers['if-match']))
+        withEtag(reply, e)
+        return e
+      },
+    }),
+    route<IdParams>({
+      method: 'DELETE', path: '/knowledge/:id', operationId: 'deleteEntry', summary: 'Delete an entry and its comments (author or owner); forks stay', tags, auth: true,
+      params: IdParams,
+      responses: {204: {description: 'Deleted'}, ...errorResponses(400, 401, 403, 404, 412)},
+      handler: async ({caller, params, req, reply}) => {
+        await knowledge.remove(caller, params.id, parseIfMatch(req.headers['if-match']))
+        reply.code(204)
+        return null
+      },
+    }),
+    route<IdParams, unknown, ResolveBody>({
+      method: 'POST', path: '/knowledge/:id/resolve', operationId: 'resolveEntry', summary: 'Resolve an entry (idempotent)', tags, auth: true,
+      params: IdParams, body: ResolveBody, bodyOptional: true,
+      responses: {200: {description: 'The entry at full detail', schema: ENTRY}, ...errorResponses(400, 401, 403, 404, 413, 415, 422)},
+      handler: async ({caller, params, body, reply}) => sendEntry(reply, await knowledge.resolve(caller, params.id, body)),
+    }),
+    route<IdParams, unknown, CommentBody>({
+      method: 'POST', path: '/knowledge/:id/comments', operationId: 'addComment', summary: 'Comment on an entry the caller can see', tags, auth: true,
+      params: IdParams, body: CommentBody,
+      responses: {201: {description: 'The comment', schema: 'Comment'}, ...errorResponses(400, 401, 404, 413, 415, 422)},
+      handler: async ({caller, params, body, reply}) => {
+        reply.code(201)
+        return knowledge.comment(caller, params.id, body)
+      },
+    }),
+    route<IdParams, unknown, PublishBody>({
+      method: 'POST', path: '/knowledge/:id/publish', operationId: 'publishEntry', summary: 'Widen the scope of an entry (default: the next wider one)', tags, auth: true,
+      params: IdParams, body: PublishBody, bodyOptional: true,
+      responses: {200: {description: 'The entry at full detail', schema: ENTRY}, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422)},
+      handler: async ({caller, params, body, reply}) => sendEntry(reply, await knowledge.publish(caller, params.id, body)),
+    }),
+    route<IdParams, unknown, ForkBody>({
+      method: 'POST', path: '/knowledge/:id/fork', operationId: 'forkEntry', summary: 'Fork an entry into a new private branch', tags, auth: true,
+      params: IdParams, body: ForkBody, bodyOptional: true,
+      responses: {201: {description: 'The fork at full detail', schema: ENTRY, headers: ['Location', 'ETag']}, ...errorResponses(400, 401, 404, 413, 415, 422)},
+      handler: async ({caller, params, body, reply, req}) => {
+        const e = await knowledge.fork(caller, params.id, body)
+        reply.header('Location', `${req.url.split('/knowledge/')[0]}/knowledge/${e.id}`)
+        reply.code(201)
+        return sendEntry(reply, e)
+      },
+    }),
+  ]
+
+  function sendEntry(reply: {header: (k: string, v: string) => unknown}, e: EntryFull): EntryFull {
+    withEtag(reply, e)
+    return e
+  }
+}

@@ -1,0 +1,307 @@
+/**
+ * @module Knowledge entries: create, read, change, resolve, comment, publish, fork, list and search,
+ * with the permission rules of API.md §4 (a hidden entry is indistinguishable from a missing one).
+ */
+import {KbError} from '../../src/api/errors.js'
+import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, PublishBody, ResolveBody} from '../../src/api/schemas.js'
+import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/api/types.js'
+import {nowIso, uuidv7} from '../lib/ids.js'
+import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
+import {queryTerms} from '../store/search-terms.js'
+import {type Caller, isOwner} from './context.js'
+import {countTokens, summarize} from './summary.js'
+import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
+import {viewAt, fullView, standardView, summaryView} from './views.js'
+
+const SCOPE_RANK: Record<Scope, number> = {private: 0, project: 1, global: 2}
+
+export class KnowledgeService {
+  constructor(private readonly store: Store) {}
+
+  private viewer(caller: Caller): Viewer {
+    return {principalId: caller.principal.id}
+  }
+
+  /** Whether the caller may see the entry (API.md §4). */
+  async canSee(caller: Caller, e: EntryRow): Promise<boolean> {
+    if (e.scope === 'global') return true
+    if (e.scope === 'private') return e.author.id === caller.principal.id
+    return e.project_id !== null && (await this.store.getMemberRole(e.project_id, caller.principal.id)) !== null
+  }
+
+  /** The entry if it exists and the caller may see it; else 404. */
+  async visible(caller: Caller, id: string): Promise<EntryRow> {
+    const e = await this.store.getEntry(lowerUuid(id))
+    if (!e || !(await this.canSee(caller, e))) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
+    return e
+  }
+
+  /** The entry if the caller may change it: its author, or the owner principal (moderation). */
+  private async changeable(caller: Caller, id: string, action: string): Promise<EntryRow> {
+    const e = await this.visible(caller, id)
+    if (e.author.id !== caller.principal.id && !isOwner(caller)) {
+      throw new KbError('forbidden', `only the author of entry ${e.id} (${e.author.name}) or the owner may ${action} it`)
+    }
+    return e
+  }
+
+  async full(caller: Caller, e: EntryRow): Promise<EntryFull> {
+    const [comments, branches] = await Promise.all([this.store.listComments(e.id), this.store.listBranches(e.id, this.viewer(caller))])
+    return fullView(e, comments, branches)
+  }
+
+  async view(caller: Caller, e: EntryRow, detail: Detail): Promise<EntryView> {
+    return detail === 'full' ? this.full(caller, e) : viewAt(detail, e)
+  }
+
+  /** Resolves the project an entry goes into, checking membership; null when none applies. */
+  private async projectFor(caller: Caller, requested: string | null | undefined, path: string): Promise<string | null> {
+    const id = requested === undefined ? caller.credential.projectId : requested
+    if (id === null) return null
+    const projectId = lowerUuid(id)
+    if ((await this.store.getMemberRole(projectId, caller.principal.id)) === null) {
+      throw new KbError('not_found', `project ${projectId} does not exist or you are not a member (join it with POST /projects/join)`, {
+        errors: [{path, message: 'unknown project'}],
+      })
+    }
+    return projectId
+  }
+
+  async create(caller: Caller, input: CreateEntryBody): Promise<EntryFull> {
+    const errors = new FieldErrors()
+    const title = normalizeTitle(input.title, errors)
+    const body = normalizeBody(input.body, errors)
+    const url = input.url === undefined ? null : normalizeUrl(input.url, errors)
+    const thoughts = normalizeThoughts(input.thought_chain ?? [], errors)
+    errors.throwIfAny()
+    const projectId = await this.projectFor(caller, input.project_id, 'project_id')
+    const scope: Scope = input.scope ?? (projectId ? 'project' : 'private')
+    if (scope === 'project' && !projectId) {
+      throw new KbError('validation_failed', 'scope "project" needs a project_id (or a key bound to a project)', {
+        errors: [{path: 'project_id', message: 'required when scope is project'}],
+      })
+    }
+    const id = uuidv7()
+    const at = nowIso()
+    const summary = summarize(id, title, body)
+    const entry: EntryRow = {
+      id, title, body, summary: summary.body, summary_title: summary.title, scope, project_id: projectId,
+      tags: normalizeTags(input.tags ?? []), url, status: 'open', resolution: null, thought_chain: thoughts,
+      forked_from: null, author: {id: caller.principal.id, name: caller.principal.name},
+      created_at: at, updated_at: at, version: 1, comment_count: 0,
+    }
+    await this.store.insertEntry(entry)
+    return fullView(entry, [], [])
+  }
+
+  async patch(caller: Caller, id: string, input: PatchEntryBody, ifMatch: number[] | null, attempt = 0): Promise<EntryFull> {
+    const current = await this.changeable(caller, id, 'edit')
+    const errors = new FieldErrors()
+    const changes: EntryChanges = {}
+    if (input.title !== undefined) changes.title = normalizeTitle(input.title, errors)
+    if (input.body !== undefined) changes.body = normalizeBody(input.body, errors)
+    if (input.url !== undefined) changes.url = normalizeUrl(input.url, errors)
+    if (input.thought_chain !== undefined) changes.thought_chain = normalizeThoughts(input.thought_chain, errors)
+    if (input.tags !== undefined) changes.tags = normalizeTags(input.tags)
+    errors.throwIfAny()
+    if (input.status !== undefined && input.status !== current.status) {
+      changes.status = input.status
+      changes.resolution = input.status === 'open' ? null : {note: null, url: null, resolved_by: ref(caller), resolved_at: nowIso()}
+    }
+    if (changes.title !== undefined || changes.body !== undefined) {
+      const s = summarize(current.id, changes.title ?? current.title, changes.body ?? current.body)
+      changes.summary = s.body
+      changes.summary_title = s.title
+    }
+    if (ifMatch !== null && !ifMatch.includes(current.version)) throw stale(current)
+    if (!hasRealChange(current, changes)) return this.full(caller, current)
+    // The store re-checks the version atomically, so a write that raced ours since the read is not lost.
+    const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version})
+    if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < 3) return this.patch(caller, id, input, ifMatch, attempt + 1)
+    if (!outcome.ok) throw outcome.reason === 'stale' ? stale(current) : new KbError('not_found', `knowledge entry ${id} does not exist`)
+    return this.full(caller, outcome.entry)
+  }
+
+  async remove(caller: Caller, id: string, ifMatch: number[] | null): Promise<void> {
+    const e = await this.changeable(caller, id, 'delete')
+    if (ifMatch !== null && !ifMatch.includes(e.version)) throw stale(e)
+    await this.store.deleteEntry(e.id)
+  }
+
+  async resolve(caller: Caller, id: string, input: ResolveBody): Promise<EntryFull> {
+    const e = await this.changeable(caller, id, 'resolve')
+    const errors = new FieldErrors()
+    const url = input.url === undefined ? null : normalizeUrl(input.url, errors)
+    errors.throwIfAny()
+    if (e.status === 'resolved') return this.full(caller, e)
+    const note = input.note === undefined || input.note === null || input.note.trim() === '' ? null : input.note
+    const outcome = await this.store.updateEntry(e.id, {status: 'resolved', resolution: {note, url, resolved_by: ref(caller), resolved_at: nowIso()}}, {at: nowIso()})
+    if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
+    return this.full(caller, outcome.entry)
+  }
+
+  async comment(caller: Caller, id: string, input: CommentBody): Promise<Comment> {
+    const e = await this.visible(caller, id)
+    if (input.body.trim() === '') throw new KbError('validation_failed', 'body: must not be blank', {errors: [{path: 'body', message: 'must not be blank'}]})
+    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type: input.type ?? 'note', author_id: caller.principal.id, created_at: nowIso()})
+    if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
+    return added.comment
+  }
+
+  async publish(caller: Caller, id: string, input: PublishBody): Promise<EntryFull> {
+    const e = await this.changeable(caller, id, 'publish')
+    let target: Scope
+    if (input.scope !== undefined) target = input.scope
+    else if (e.scope === 'private') target = e.project_id ? 'project' : 'global'
+    else target = 'global'
+    if (SCOPE_RANK[target] <= SCOPE_RANK[e.scope]) {
+      throw new KbError('conflict', `entry ${e.id} is already ${e.scope}; publish only widens the scope (private → project → global)`)
+    }
+    if (target === 'project' && !e.project_id) {
+      throw new KbError('conflict', `entry ${e.id} belongs to no project; publish it to global instead`)
+    }
+    const outcome = await this.store.updateEntry(e.id, {scope: target}, {at: nowIso()})
+    if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
+    return this.full(caller, outcome.entry)
+  }
+
+  async fork(caller: Caller, id: string, input: ForkBody): Promise<EntryFull> {
+    const parent = await this.visible(caller, id)
+    const errors = new FieldErrors()
+    const title = input.title === undefined ? `${parent.title} (fork)`.slice(0, 200) : normalizeTitle(input.title, errors)
+    errors.throwIfAny()
+    let projectId: string | null
+    if (input.project_id !== undefined) projectId = await this.projectFor(caller, input.project_id, 'project_id')
+    else if (parent.project_id && (await this.store.getMemberRole(parent.project_id, caller.principal.id))) projectId = parent.project_id
+    else projectId = await this.projectFor(caller, undefined, 'project_id')
+    const scope: Scope = input.scope ?? 'private'
+    if (scope === 'project' && !projectId) {
+      throw new KbError('validation_failed', 'scope "project" needs a project_id', {errors: [{path: 'project_id', message: 'required when scope is project'}]})
+    }
+    const newId = uuidv7()
+    const at = nowIso()
+    const s = summarize(newId, title, parent.body)
+    const entry: EntryRow = {
+      ...parent, id: newId, title, summary: s.body, summary_title: s.title, scope, project_id: projectId,
+      status: 'open', resolution: null, forked_from: parent.id, author: ref(caller),
+      created_at: at, updated_at: at, version: 1, comment_count: 0,
+    }
+    await this.store.insertEntry(entry)
+    return fullView(entry, [], [])
+  }
+
+  async resolveAuthor(author: string | undefined): Promise<string | undefined | null> {
+    if (author === undefined) return undefined
+    const byId = /^[0-9a-f-]{36}$/i.test(author) ? await this.store.getPrincipal(author.toLowerCase()) : null
+    const p = byId ?? (await this.store.getPrincipalByName(author))
+    return p ? p.id : null
+  }
+
+  private async filter(q: {scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string}): Promise<EntryFilter | null> {
+    const authorId = await this.resolveAuthor(q.author)
+    if (authorId === null) return null // an unknown author has written nothing
+    const f: EntryFilter = {}
+    if (q.scope) f.scope = q.scope
+    if (q.project_id) f.projectId = lowerUuid(q.project_id)
+    if (q.status) f.status = q.status
+    if (q.tag) f.tag = q.tag.toLowerCase()
+    if (authorId) f.authorId = authorId
+    return f
+  }
+
+  async list(
+    caller: Caller,
+    q: {scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string; limit: number; cursor?: string; detail: Detail},
+  ): Promise<{items: EntryView[]; next_cursor: string | null}> {
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
+    const filter = await this.filter(q)
+    if (!filter) return {items: [], next_cursor: null}
+    const rows = await this.store.listEntries(this.viewer(caller), filter, {limit: q.limit + 1, ...(after ? {after} : {})})
+    const page = rows.slice(0, q.limit)
+    const last = page.at(-1)
+    const next = rows.length > q.limit && last ? encodeCursor({updated_at: last.updated_at, id: last.id}) : null
+    const items = await Promise.all(page.map((e) => this.view(caller, e, q.detail)))
+    return {items, next_cursor: next}
+  }
+
+  async search(
+    caller: Caller,
+    q: {q: string; scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string; limit: number; detail: Detail; explain: boolean; max_tokens?: number},
+  ): Promise<SearchResult> {
+    const terms = queryTerms(q.q)
+    const filter = await this.filter(q)
+    if (!filter || terms.length === 0) return {items: [], next_cursor: null, total: 0}
+    const outcome = await this.store.searchEntries(this.viewer(caller), filter, {terms, limit: q.limit, explain: q.explain})
+    const items = await Promise.all(
+      outcome.hits.map(async (h) => {
+        const item: Record<string, unknown> = {...(await this.view(caller, h.entry, q.detail)), score: h.score}
+        if (h.matched) item.matched = h.matched
+        if (h.snippet !== undefined) item.snippet = h.snippet
+        return item as unknown as EntryView
+      }),
+    )
+    const result: SearchResult = {items, next_cursor: null, total: outcome.total}
+    if (q.max_tokens !== undefined) return packIntoTokens(result, outcome.hits.map((h) => h.entry), q.detail, q.max_tokens)
+    return result
+  }
+}
+
+/**
+ * Packs the best hits into a token budget: each hit at the requested level if it fits, else stepped
+ * down a level (full → standard → summary), else dropped; ranks are kept.
+ */
+function packIntoTokens(result: SearchResult, entries: EntryRow[], detail: Detail, budget: number): SearchResult {
+  const levels: Detail[] = detail === 'full' ? ['full', 'standard', 'summary'] : detail === 'standard' ? ['standard', 'summary'] : ['summary']
+  const packed: SearchResult['items'] = []
+  let used = 0
+  let truncated = false
+  result.items.forEach((item, i) => {
+    const entry = entries[i]!
+    const extras = {score: item.score, ...('matched' in item ? {matched: item.matched} : {}), ...('snippet' in item ? {snippet: item.snippet} : {})}
+    for (const level of levels) {
+      const candidate = level === detail ? item : {...(level === 'summary' ? summaryView(entry) : standardView(entry)), ...extras}
+      const cost = countTokens(JSON.stringify(candidate))
+      if (used + cost <= budget) {
+        packed.push(candidate)
+        used += cost
+        if (level !== detail) truncated = true
+        return
+      }
+    }
+    truncated = true
+  })
+  return {items: packed, next_cursor: null, total: result.total, tokens_used: used, truncated}
+}
+
+function ref(caller: Caller): {id: string; name: string} {
+  return {id: caller.principal.id, name: caller.principal.name}
+}
+
+function stale(current: EntryRow): KbError {
+  return new KbError('precondition_failed', `entry ${current.id} has changed (now version ${current.version}); fetch it again and retry`, {
+    headers: {ETag: `"${current.version}"`},
+  })
+}
+
+function hasRealChange(current: EntryRow, changes: EntryChanges): boolean {
+  return Object.entries(changes).some(([k, v]) => JSON.stringify(v) !== JSON.stringify((current as unknown as Record<string, unknown>)[k]))
+}
+
+interface Cursor {
+  updated_at: string
+  id: string
+}
+
+function encodeCursor(c: Cursor): string {
+  return Buffer.from(JSON.stringify([c.updated_at, c.id])).toString('base64url')
+}
+
+function decodeCursor(s: string): Cursor {
+  try {
+    const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return {updated_at: v[0], id: v[1]}
+  } catch {
+    // fall through to the error below
+  }
+  throw new KbError('bad_request', 'cursor is not one this server returned; start again without it', {errors: [{path: 'cursor', message: 'invalid cursor'}]})
+}

@@ -1,0 +1,100 @@
+/**
+ * @module The SQLite schema as numbered migrations; `PRAGMA user_version` records how far a file has come.
+ * Append new steps, never edit a released one.
+ */
+
+export const SQLITE_MIGRATIONS: readonly string[] = [
+  // 1: the whole initial schema
+  `
+  CREATE TABLE principals (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    role TEXT NOT NULL CHECK (role IN ('owner', 'member')),
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    principal_id TEXT NOT NULL REFERENCES principals(id),
+    name TEXT NOT NULL,
+    prefix TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    project_id TEXT,
+    created_at TEXT NOT NULL,
+    expires_at TEXT,
+    last_used_at TEXT,
+    revoked_at TEXT
+  );
+  CREATE INDEX api_keys_principal ON api_keys(principal_id);
+  CREATE TABLE projects (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    remote TEXT NOT NULL UNIQUE,
+    created_by TEXT NOT NULL REFERENCES principals(id),
+    created_at TEXT NOT NULL
+  );
+  CREATE TABLE memberships (
+    project_id TEXT NOT NULL REFERENCES projects(id),
+    principal_id TEXT NOT NULL REFERENCES principals(id),
+    role TEXT NOT NULL CHECK (role IN ('maintainer', 'member')),
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (principal_id, project_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE entries (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    body TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    summary_title TEXT NOT NULL,
+    scope TEXT NOT NULL CHECK (scope IN ('private', 'project', 'global')),
+    project_id TEXT,
+    tags TEXT NOT NULL,
+    url TEXT,
+    status TEXT NOT NULL CHECK (status IN ('open', 'resolved')),
+    resolution TEXT,
+    thought_chain TEXT NOT NULL,
+    forked_from TEXT,
+    author_id TEXT NOT NULL REFERENCES principals(id),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    comment_count INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX entries_updated ON entries(updated_at DESC, id DESC);
+  CREATE INDEX entries_project ON entries(project_id, updated_at DESC);
+  CREATE INDEX entries_author ON entries(author_id, updated_at DESC);
+  CREATE INDEX entries_forked_from ON entries(forked_from) WHERE forked_from IS NOT NULL;
+  CREATE TABLE entry_tags (
+    tag TEXT NOT NULL,
+    seq INTEGER NOT NULL REFERENCES entries(seq) ON DELETE CASCADE,
+    PRIMARY KEY (tag, seq)
+  ) WITHOUT ROWID;
+  CREATE INDEX entry_tags_seq ON entry_tags(seq);
+  CREATE TABLE comments (
+    id TEXT PRIMARY KEY,
+    entry_seq INTEGER NOT NULL REFERENCES entries(seq) ON DELETE CASCADE,
+    body TEXT NOT NULL,
+    type TEXT NOT NULL,
+    author_id TEXT NOT NULL REFERENCES principals(id),
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX comments_entry ON comments(entry_seq, created_at);
+  -- tags are indexed as their JSON text: the tokenizer splits on its punctuation.
+  CREATE VIRTUAL TABLE entries_fts USING fts5(
+    title, tags, body,
+    content='entries', content_rowid='seq',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+  );
+  CREATE VIRTUAL TABLE entries_vocab USING fts5vocab(entries_fts, 'row');
+  CREATE TRIGGER entries_ai AFTER INSERT ON entries BEGIN
+    INSERT INTO entries_fts(rowid, title, tags, body) VALUES (new.seq, new.title, new.tags, new.body);
+  END;
+  CREATE TRIGGER entries_ad AFTER DELETE ON entries BEGIN
+    INSERT INTO entries_fts(entries_fts, rowid, title, tags, body) VALUES ('delete', old.seq, old.title, old.tags, old.body);
+  END;
+  CREATE TRIGGER entries_au AFTER UPDATE OF title, tags, body ON entries BEGIN
+    INSERT INTO entries_fts(entries_fts, rowid, title, tags, body) VALUES ('delete', old.seq, old.title, old.tags, old.body);
+    INSERT INTO entries_fts(rowid, title, tags, body) VALUES (new.seq, new.title, new.tags, new.body);
+  END;
+  `,
+]

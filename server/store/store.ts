@@ -1,0 +1,151 @@
+/**
+ * @module The Store interface every driver implements (SQLite now, PostgreSQL later), and its records.
+ * Asynchronous on purpose: a networked driver cannot be synchronous. Visibility is part of the queries
+ * (a `Viewer`), so a driver filters in its own query language and never returns what the caller may not see.
+ */
+import type {AuthorRef, Branch, Comment, CommentType, Resolution, Scope, Status, ThoughtStep} from '../../src/api/types.js'
+
+export interface PrincipalRecord {
+  id: string
+  name: string
+  role: 'owner' | 'member'
+  created_at: string
+}
+
+export interface ApiKeyRow {
+  id: string
+  principal_id: string
+  name: string
+  prefix: string
+  hash: string
+  project_id: string | null
+  created_at: string
+  expires_at: string | null
+  last_used_at: string | null
+  revoked_at: string | null
+}
+
+export interface ProjectRow {
+  id: string
+  name: string
+  remote: string
+  created_by: string
+  created_at: string
+}
+
+export interface EntryRow {
+  id: string
+  title: string
+  body: string
+  /** The summary form of the body (API.md §3.3), computed whenever title or body change. */
+  summary: string
+  /** The title as shown at `summary` level: the title itself unless it alone would break the budget. */
+  summary_title: string
+  scope: Scope
+  project_id: string | null
+  tags: string[]
+  url: string | null
+  status: Status
+  resolution: Resolution | null
+  thought_chain: ThoughtStep[]
+  forked_from: string | null
+  author: AuthorRef
+  created_at: string
+  updated_at: string
+  version: number
+  comment_count: number
+}
+
+/** The fields an update may change. */
+export type EntryChanges = Partial<Pick<EntryRow, 'title' | 'body' | 'summary' | 'summary_title' | 'scope' | 'project_id' | 'tags' | 'url' | 'status' | 'resolution' | 'thought_chain'>>
+
+export interface CommentRow {
+  id: string
+  entry_id: string
+  body: string
+  type: CommentType
+  author_id: string
+  created_at: string
+}
+
+/** Who is asking: reads return only what this principal may see (API.md §4). */
+export interface Viewer {
+  principalId: string
+}
+
+export interface EntryFilter {
+  scope?: Scope
+  projectId?: string
+  status?: Status
+  tag?: string
+  authorId?: string
+}
+
+export interface ListPage {
+  limit: number
+  /** Keyset position: entries strictly after this one in (updated_at desc, id desc) order. */
+  after?: {updated_at: string; id: string}
+}
+
+export interface SearchOptions {
+  /** The query's words, lower-cased and stripped of accents; the driver stems and matches them. */
+  terms: string[]
+  limit: number
+  explain: boolean
+}
+
+export interface SearchHit {
+  entry: EntryRow
+  score: number
+  matched?: {fields: string[]; terms: string[]}
+  snippet?: string
+}
+
+export interface SearchOutcome {
+  hits: SearchHit[]
+  total: number
+}
+
+export type UpdateOutcome = {ok: true; entry: EntryRow} | {ok: false; reason: 'missing' | 'stale'; entry?: EntryRow}
+
+export interface Store {
+  readonly driver: string
+  close(): Promise<void>
+
+  countPrincipals(): Promise<number>
+  insertPrincipal(principal: PrincipalRecord): Promise<void>
+  getPrincipal(id: string): Promise<PrincipalRecord | null>
+  getPrincipalByName(name: string): Promise<PrincipalRecord | null>
+
+  insertApiKey(key: ApiKeyRow): Promise<void>
+  findApiKeyByHash(hash: string): Promise<ApiKeyRow | null>
+  listApiKeys(principalId: string): Promise<ApiKeyRow[]>
+  /** Marks the key revoked if it belongs to the principal and is live; false otherwise. */
+  revokeApiKey(id: string, principalId: string, at: string): Promise<boolean>
+  touchApiKey(id: string, at: string): Promise<void>
+
+  getProject(id: string): Promise<ProjectRow | null>
+  getProjectByRemote(remote: string): Promise<ProjectRow | null>
+  /** Creates the project with its creator as maintainer, or returns the one that already has the remote. */
+  createProject(project: ProjectRow): Promise<{project: ProjectRow; created: boolean}>
+  /** Adds a membership if there is none; never downgrades a maintainer. */
+  addMember(projectId: string, principalId: string, role: 'maintainer' | 'member', at: string): Promise<void>
+  getMemberRole(projectId: string, principalId: string): Promise<'maintainer' | 'member' | null>
+  listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: 'maintainer' | 'member'}>>
+
+  insertEntry(entry: EntryRow): Promise<void>
+  getEntry(id: string): Promise<EntryRow | null>
+  /**
+   * Applies the changes, sets `updated_at` and bumps `version`, atomically. With `expectedVersion`, the
+   * update happens only if the stored version still equals it (optimistic concurrency).
+   */
+  updateEntry(id: string, changes: EntryChanges, options: {at: string; expectedVersion?: number}): Promise<UpdateOutcome>
+  deleteEntry(id: string): Promise<boolean>
+  listEntries(viewer: Viewer, filter: EntryFilter, page: ListPage): Promise<EntryRow[]>
+  searchEntries(viewer: Viewer, filter: EntryFilter, options: SearchOptions): Promise<SearchOutcome>
+  listBranches(parentId: string, viewer: Viewer): Promise<Branch[]>
+
+  /** Adds the comment and bumps the entry's version and `updated_at` in one transaction; null if the entry is gone. */
+  addComment(comment: CommentRow): Promise<{comment: Comment; entry: EntryRow} | null>
+  listComments(entryId: string): Promise<Comment[]>
+}

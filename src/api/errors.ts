@@ -1,0 +1,79 @@
+/**
+ * @module The one error type of kb, with stable string codes mapped once to HTTP statuses and CLI exit codes.
+ */
+
+export const ERROR_CODES = {
+  bad_request: {status: 400, title: 'Bad Request', exit: 2},
+  unauthenticated: {status: 401, title: 'Unauthorized', exit: 4},
+  forbidden: {status: 403, title: 'Forbidden', exit: 4},
+  not_found: {status: 404, title: 'Not Found', exit: 3},
+  method_not_allowed: {status: 405, title: 'Method Not Allowed', exit: 1},
+  conflict: {status: 409, title: 'Conflict', exit: 5},
+  precondition_failed: {status: 412, title: 'Precondition Failed', exit: 5},
+  payload_too_large: {status: 413, title: 'Payload Too Large', exit: 1},
+  unsupported_media_type: {status: 415, title: 'Unsupported Media Type', exit: 1},
+  validation_failed: {status: 422, title: 'Unprocessable Content', exit: 1},
+  rate_limited: {status: 429, title: 'Too Many Requests', exit: 1},
+  internal: {status: 500, title: 'Internal Server Error', exit: 1},
+  unavailable: {status: 503, title: 'Service Unavailable', exit: 6},
+  // Client-side only: the server could not be reached at all, or the command line was wrong.
+  unreachable: {status: 0, title: 'Unreachable', exit: 6},
+  usage: {status: 0, title: 'Usage', exit: 2},
+} as const
+
+export type ErrorCode = keyof typeof ERROR_CODES
+
+/** One field rule violation, as listed in a 422 problem's `errors`. */
+export interface FieldError {
+  path: string
+  message: string
+}
+
+/** An RFC 9457 problem details body as kb sends it. */
+export interface Problem {
+  type: string
+  title: string
+  status: number
+  code: ErrorCode | string
+  detail?: string
+  errors?: FieldError[]
+  [extra: string]: unknown
+}
+
+export class KbError extends Error {
+  readonly code: ErrorCode
+  readonly errors?: FieldError[]
+  readonly headers?: Record<string, string>
+
+  constructor(code: ErrorCode, message: string, options: {errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown} = {}) {
+    super(message, options.cause === undefined ? undefined : {cause: options.cause})
+    this.name = 'KbError'
+    this.code = code
+    if (options.errors) this.errors = options.errors
+    if (options.headers) this.headers = options.headers
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status
+  }
+
+  get exitCode(): number {
+    return ERROR_CODES[this.code].exit
+  }
+
+  toProblem(): Problem {
+    const problem: Problem = {type: 'about:blank', title: ERROR_CODES[this.code].title, status: this.status, code: this.code, detail: this.message}
+    if (this.errors && this.errors.length > 0) problem.errors = this.errors
+    return problem
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value)
+}
+
+/** The error code a bare HTTP status stands for, when a problem body did not name one. */
+export function codeForStatus(status: number): ErrorCode {
+  for (const [code, info] of Object.entries(ERROR_CODES)) if (info.status === status) return code as ErrorCode
+  return status >= 500 ? 'internal' : 'bad_request'
+}
