@@ -1,0 +1,133 @@
+/**
+ * @module Test helpers: a real kb daemon on an ephemeral loopback port, in-process or as a child
+ * process of the built `kb` binary, and a small HTTP client for talking to it.
+ */
+import {spawn, type ChildProcess} from 'node:child_process'
+import {mkdtempSync, readFileSync, rmSync, existsSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join, resolve} from 'node:path'
+
+export const ROOT = resolve(import.meta.dirname, '../..')
+export const KB_BIN = join(ROOT, 'bin/run.js')
+
+export interface HttpResult<T = any> {
+  status: number
+  headers: Headers
+  body: T
+  text: string
+}
+
+export interface RequestOptions {
+  key?: string | null
+  body?: unknown
+  /** Raw body text, sent as is (with `contentType`). */
+  raw?: string | Buffer
+  contentType?: string | null
+  headers?: Record<string, string>
+  query?: Record<string, string | number | boolean | undefined>
+}
+
+export interface TestDaemon {
+  /** Base URL ending in /api/v1. */
+  url: string
+  dataDir: string
+  ownerKey: string
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<HttpResult<T>>
+  stop(): Promise<void>
+}
+
+export function tempDir(prefix = 'kb-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix))
+}
+
+function makeRequest(url: string, defaultKey: string): TestDaemon['request'] {
+  return async (method, path, options = {}) => {
+    const u = new URL(url + path)
+    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) u.searchParams.set(k, String(v))
+    const headers: Record<string, string> = {...options.headers}
+    const key = options.key === undefined ? defaultKey : options.key
+    if (key !== null) headers.authorization = `Bearer ${key}`
+    let body: string | Buffer | undefined
+    if (options.raw !== undefined) body = options.raw
+    else if (options.body !== undefined) body = JSON.stringify(options.body)
+    if (body !== undefined && options.contentType !== null) headers['content-type'] = options.contentType ?? 'application/json'
+    const res = await fetch(u, {method, headers, ...(body !== undefined ? {body} : {})})
+    const text = await res.text()
+    let parsed: unknown = text
+    if ((res.headers.get('content-type') ?? '').includes('json') && text !== '') parsed = JSON.parse(text)
+    return {status: res.status, headers: res.headers, body: parsed as any, text}
+  }
+}
+
+/** Starts the daemon in this process (real HTTP on 127.0.0.1, port 0). */
+export async function startInProcessDaemon(options: {dataDir?: string} = {}): Promise<TestDaemon> {
+  const {startDaemon} = await import('../../server/daemon.js')
+  const dataDir = options.dataDir ?? tempDir()
+  const daemon = await startDaemon({dataDir, host: '127.0.0.1', port: 0, version: 'test', logLevel: 'silent'})
+  const ownerKey = readFileSync(join(dataDir, 'owner.key'), 'utf8').trim()
+  return {
+    url: daemon.url,
+    dataDir,
+    ownerKey,
+    request: makeRequest(daemon.url, ownerKey),
+    stop: async () => {
+      await daemon.stop()
+      if (!options.dataDir) rmSync(dataDir, {recursive: true, force: true})
+    },
+  }
+}
+
+export interface ChildDaemon extends TestDaemon {
+  child: ChildProcess
+  stderr: () => string
+  /** Resolves with the exit code once the process has exited. */
+  exited: Promise<number | null>
+}
+
+/** Starts `kb daemon run` as a child process (the built binary), waiting until it listens. */
+export async function startChildDaemon(options: {dataDir?: string; env?: Record<string, string>; args?: string[]} = {}): Promise<ChildDaemon> {
+  const dataDir = options.dataDir ?? tempDir()
+  const child = spawn(process.execPath, [KB_BIN, 'daemon', 'run', '--port', '0', '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
+    env: {...process.env, ...options.env},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString()
+  })
+  child.stdout!.resume()
+  const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)))
+  const url = await new Promise<string>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`daemon did not start in 20 s:\n${stderr}`)), 20_000)
+    const check = (): void => {
+      const m = /"msg":"kb daemon listening"/.test(stderr) ? /"url":"([^"]+)"/.exec(stderr.split('\n').find((l) => l.includes('kb daemon listening')) ?? '') : null
+      if (m) {
+        clearTimeout(timer)
+        res(m[1]!)
+      }
+    }
+    child.stderr!.on('data', check)
+    void exited.then((code) => {
+      clearTimeout(timer)
+      rej(new Error(`daemon exited with ${code} before listening:\n${stderr}`))
+    })
+  })
+  const ownerKeyPath = join(dataDir, 'owner.key')
+  const ownerKey = existsSync(ownerKeyPath) ? readFileSync(ownerKeyPath, 'utf8').trim() : ''
+  return {
+    url, dataDir, ownerKey, child, exited,
+    stderr: () => stderr,
+    request: makeRequest(url, ownerKey),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+/** Creates a principal with its own key (minted by the owner), optionally bound to a project. */
+export async function newPrincipal(d: TestDaemon, name: string, projectId?: string): Promise<string> {
+  const res = await d.request('POST', '/api-keys', {body: {principal: name, name: `${name} key`, ...(projectId ? {project_id: projectId} : {})}})
+  if (res.status !== 201) throw new Error(`could not mint a key for ${name}: ${res.status} ${res.text}`)
+  return res.body.key as string
+}
