@@ -97,4 +97,63 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     INSERT INTO entries_fts(rowid, title, tags, body) VALUES (new.seq, new.title, new.tags, new.body);
   END;
   `,
+  // 2: OAuth 2.1 records (server/oauth). Every secret (client secret, code, token, CSRF token) is a SHA-256 hash.
+  `
+  CREATE TABLE oauth_clients (
+    id TEXT PRIMARY KEY,
+    secret_hash TEXT,
+    metadata TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    last_used_at TEXT
+  );
+  CREATE TABLE oauth_requests (
+    id TEXT PRIMARY KEY,
+    csrf_hash TEXT NOT NULL,
+    client_id TEXT NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+    redirect_uri TEXT NOT NULL,
+    redirect_uri_given INTEGER NOT NULL,
+    code_challenge TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    scope TEXT,
+    state TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+  );
+  CREATE INDEX oauth_requests_expires ON oauth_requests(expires_at);
+  CREATE TABLE oauth_codes (
+    hash TEXT PRIMARY KEY,
+    grant_id TEXT NOT NULL,
+    client_id TEXT NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+    principal_id TEXT NOT NULL REFERENCES principals(id),
+    project_id TEXT,
+    redirect_uri TEXT NOT NULL,
+    redirect_uri_given INTEGER NOT NULL,
+    code_challenge TEXT NOT NULL,
+    resource TEXT NOT NULL,
+    scope TEXT,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    used_at TEXT
+  );
+  CREATE INDEX oauth_codes_expires ON oauth_codes(expires_at);
+  CREATE TABLE oauth_tokens (
+    hash TEXT PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL CHECK (kind IN ('access', 'refresh')),
+    grant_id TEXT NOT NULL,
+    client_id TEXT NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+    principal_id TEXT NOT NULL REFERENCES principals(id),
+    project_id TEXT,
+    resource TEXT NOT NULL,
+    scope TEXT,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    used_at TEXT,
+    revoked_at TEXT
+  );
+  CREATE INDEX oauth_tokens_grant ON oauth_tokens(grant_id);
+  CREATE INDEX oauth_tokens_expires ON oauth_tokens(expires_at);
+  CREATE INDEX oauth_tokens_client ON oauth_tokens(client_id);
+  `,
 ]

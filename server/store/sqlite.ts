@@ -5,10 +5,11 @@
 import Database from 'better-sqlite3'
 import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/api/types.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
+import {SqliteOAuthStore} from './sqlite-oauth.js'
 import {rankTerms, typoCandidates} from './search-terms.js'
 import type {
   ApiKeyRow, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
-  SearchHit, SearchOptions, SearchOutcome, Store, UpdateOutcome, Viewer,
+  OAuthStore, SearchHit, SearchOptions, SearchOutcome, Store, UpdateOutcome, Viewer,
 } from './store.js'
 
 type Row = Record<string, unknown>
@@ -31,6 +32,7 @@ export function openSqliteStore(options: SqliteOptions): SqliteStore {
 export class SqliteStore implements Store {
   readonly driver = 'sqlite'
   readonly db: Database.Database
+  readonly oauth: OAuthStore
   private readonly stmts = new Map<string, Database.Statement>()
 
   constructor(path: string) {
@@ -40,6 +42,7 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON')
     this.db.pragma('busy_timeout = 5000')
     this.migrate()
+    this.oauth = new SqliteOAuthStore(this.db)
   }
 
   /** Runs every migration newer than the file's `user_version`, each in its own transaction. */
