@@ -25,7 +25,8 @@ export function knowledgeRoutes(knowledge: KnowledgeService): RouteDef[] {
       handler: async ({caller, body, reply, req}) => {
         const e = await knowledge.create(caller, body)
         withEtag(reply, e)
-        reply.header('Location', `${req.url.split('?')[0]}/${e.id}`)
+        // The request path without query or trailing slash (`POST /knowledge/` is served too).
+        reply.header('Location', `${req.url.split('?')[0]!.replace(/\/+$/, '')}/${e.id}`)
         reply.code(201)
         return e
       },

@@ -1,0 +1,354 @@
+/**
+ * @module Success paths of the /knowledge endpoints (API.md §5) against a real daemon: exact shapes per
+ * detail level, headers, defaults, version bumps, If-Match, reopen, delete and fork semantics.
+ */
+import Database from 'better-sqlite3'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {
+  createEntry, expectProblem, FULL_FIELDS, ISO_RE, joinProject, keysOf, STANDARD_FIELDS, SUMMARY_FIELDS, tick, UUID_RE,
+} from './support.js'
+
+let d: TestDaemon
+let ownerId: string
+let projectId: string
+let alice: string
+
+beforeAll(async () => {
+  d = await startInProcessDaemon()
+  const p = await joinProject(d, 'git@github.com:acme/knowledge-tests.git')
+  projectId = p.id
+  alice = await newPrincipal(d, 'alice')
+  const keys = await d.request('GET', '/api-keys')
+  ownerId = keys.body.items[0].principal.id
+})
+afterAll(async () => {
+  await d.stop()
+})
+
+describe('POST /knowledge', () => {
+  it('answers 201 with the entry at full detail, Location and ETag', async () => {
+    const res = await d.request('POST', '/knowledge', {
+      body: {
+        title: '  EADDRINUSE on start  ', body: '# Port taken\n\nThe daemon fails when port 7411 is held.\n\nMore text.',
+        tags: ['Daemon', 'ports', 'daemon'], url: 'https://github.com/acme/api/issues/7',
+        thought_chain: [{thought: 'The port is in use', kind: 'observation'}, {thought: 'Stop the old daemon', kind: 'action'}, {thought: 'Default kind'}],
+      },
+    })
+    expect(res.status).toBe(201)
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+    const e = res.body
+    expect(keysOf(e)).toEqual(FULL_FIELDS)
+    expect(e.id).toMatch(UUID_RE)
+    expect(res.headers.get('location')).toBe(`/api/v1/knowledge/${e.id}`)
+    expect(res.headers.get('etag')).toBe('"1"')
+    expect(e).toMatchObject({
+      title: 'EADDRINUSE on start',
+      body: '# Port taken\n\nThe daemon fails when port 7411 is held.\n\nMore text.',
+      status: 'open', tags: ['daemon', 'ports'], url: 'https://github.com/acme/api/issues/7',
+      scope: 'private', project_id: null, forked_from: null, version: 1, comment_count: 0,
+      comments: [], branches: [], resolution: null, author: {id: ownerId, name: 'owner'},
+      thought_chain: [
+        {step: 1, thought: 'The port is in use', kind: 'observation'},
+        {step: 2, thought: 'Stop the old daemon', kind: 'action'},
+        {step: 3, thought: 'Default kind', kind: 'observation'},
+      ],
+    })
+    expect(e.created_at).toMatch(ISO_RE)
+    expect(e.updated_at).toBe(e.created_at)
+    // The Location names the entry.
+    const got = await d.request('GET', res.headers.get('location')!.replace('/api/v1', ''))
+    expect(got.status).toBe(200)
+    expect(got.body.id).toBe(e.id)
+  })
+
+  it('gives a Location without doubled slashes when the path had a trailing slash', async () => {
+    const res = await d.request('POST', '/knowledge/', {body: {title: 'Trailing slash', body: 'x'}})
+    expect(res.status).toBe(201)
+    expect(res.headers.get('location')).toBe(`/api/v1/knowledge/${res.body.id}`)
+  })
+
+  it('defaults scope to project when a project is known, else private', async () => {
+    expect((await createEntry(d, {})).scope).toBe('private')
+    const withProject = await createEntry(d, {project_id: projectId})
+    expect(withProject).toMatchObject({scope: 'project', project_id: projectId})
+    // A key bound to a project makes the project known.
+    const bound = await d.request('POST', '/api-keys', {body: {name: 'bound', project_id: projectId}})
+    expect(bound.status).toBe(201)
+    const viaKey = await createEntry(d, {}, bound.body.key)
+    expect(viaKey).toMatchObject({scope: 'project', project_id: projectId})
+    // An explicit null means "no project" even with a bound key.
+    expect(await createEntry(d, {project_id: null}, bound.body.key)).toMatchObject({scope: 'private', project_id: null})
+    // A private entry may carry a project; a global one is global.
+    expect(await createEntry(d, {project_id: projectId, scope: 'private'})).toMatchObject({scope: 'private', project_id: projectId})
+    expect(await createEntry(d, {scope: 'global'})).toMatchObject({scope: 'global', project_id: null})
+  })
+
+  it('accepts upper-case project ids and stores them lower case', async () => {
+    const e = await createEntry(d, {project_id: projectId.toUpperCase()})
+    expect(e.project_id).toBe(projectId)
+  })
+})
+
+describe('GET /knowledge/:id', () => {
+  let e: Record<string, any>
+  beforeAll(async () => {
+    e = await createEntry(d, {
+      title: 'Detail levels', body: 'First paragraph of the body.\n\nSecond paragraph with **more** detail.', tags: ['levels'],
+      project_id: projectId, thought_chain: [{thought: 'why'}],
+    })
+  })
+
+  it('defaults to standard: exactly the standard fields, whole body, ETag', async () => {
+    const res = await d.request('GET', `/knowledge/${e.id}`)
+    expect(res.status).toBe(200)
+    expect(keysOf(res.body)).toEqual(STANDARD_FIELDS)
+    expect(res.headers.get('etag')).toBe('"1"')
+    const {comments, branches, thought_chain, resolution, ...standard} = e
+    expect(res.body).toEqual(standard)
+    expect(comments).toEqual([])
+    expect(branches).toEqual([])
+    expect(thought_chain).toHaveLength(1)
+    expect(resolution).toBeNull()
+  })
+
+  it('summary is exactly id, title, body (summary form) and status', async () => {
+    const res = await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'summary'}})
+    expect(res.status).toBe(200)
+    expect(keysOf(res.body)).toEqual(SUMMARY_FIELDS)
+    expect(res.body).toEqual({id: e.id, title: 'Detail levels', body: 'First paragraph of the body.', status: 'open'})
+    expect(res.headers.get('etag')).toBe('"1"')
+  })
+
+  it('full adds comments, thought_chain, branches and resolution', async () => {
+    const res = await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'full'}})
+    expect(keysOf(res.body)).toEqual(FULL_FIELDS)
+    expect(res.body).toEqual(e)
+  })
+
+  it('accepts an upper-case id', async () => {
+    const res = await d.request('GET', `/knowledge/${e.id.toUpperCase()}`)
+    expect(res.status).toBe(200)
+    expect(res.body.id).toBe(e.id)
+  })
+})
+
+describe('PATCH /knowledge/:id', () => {
+  it('changes fields, bumps version and updated_at, answers the full entry with ETag', async () => {
+    const e = await createEntry(d, {title: 'Before', tags: ['a']})
+    await tick()
+    const res = await d.request('PATCH', `/knowledge/${e.id}`, {
+      body: {title: 'After', body: 'New body.', tags: ['B', 'c'], url: 'http://example.com/x', thought_chain: [{thought: 'because', kind: 'conclusion'}]},
+    })
+    expect(res.status).toBe(200)
+    expect(keysOf(res.body)).toEqual(FULL_FIELDS)
+    expect(res.headers.get('etag')).toBe('"2"')
+    expect(res.body).toMatchObject({
+      id: e.id, title: 'After', body: 'New body.', tags: ['b', 'c'], url: 'http://example.com/x', version: 2,
+      thought_chain: [{step: 1, thought: 'because', kind: 'conclusion'}], created_at: e.created_at,
+    })
+    expect(res.body.updated_at > e.updated_at).toBe(true)
+    const summary = await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'summary'}})
+    expect(summary.body).toEqual({id: e.id, title: 'After', body: 'New body.', status: 'open'})
+    // url: null clears it.
+    const cleared = await d.request('PATCH', `/knowledge/${e.id}`, {body: {url: null}})
+    expect(cleared.body).toMatchObject({url: null, version: 3})
+  })
+
+  it('is guarded by If-Match: a stale version is 412 with the current ETag, the right one succeeds', async () => {
+    const e = await createEntry(d, {title: 'Guarded'})
+    const ok = await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'Guarded 2'}, headers: {'if-match': '"1"'}})
+    expect(ok.status).toBe(200)
+    expect(ok.headers.get('etag')).toBe('"2"')
+    const stale = await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'Lost update'}, headers: {'if-match': '"1"'}})
+    expectProblem(stale, 412)
+    expect(stale.headers.get('etag')).toBe('"2"')
+    const after = await d.request('GET', `/knowledge/${e.id}`)
+    expect(after.body).toMatchObject({title: 'Guarded 2', version: 2})
+    // Weak form, lists and * are accepted.
+    expect((await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'Guarded 3'}, headers: {'if-match': 'W/"2"'}})).status).toBe(200)
+    expect((await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'Guarded 4'}, headers: {'if-match': '"1", "3"'}})).status).toBe(200)
+    expect((await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'Guarded 5'}, headers: {'if-match': '*'}})).status).toBe(200)
+    expectProblem(await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'x'}, headers: {'if-match': '"abc"'}}), 412)
+  })
+
+  it('status "resolved" resolves, status "open" reopens and clears the resolution', async () => {
+    const e = await createEntry(d, {title: 'Reopen me'})
+    const resolved = await d.request('POST', `/knowledge/${e.id}/resolve`, {body: {note: 'fixed'}})
+    expect(resolved.body).toMatchObject({status: 'resolved', version: 2})
+    const reopened = await d.request('PATCH', `/knowledge/${e.id}`, {body: {status: 'open'}})
+    expect(reopened.status).toBe(200)
+    expect(reopened.body).toMatchObject({status: 'open', resolution: null, version: 3})
+    expect(reopened.headers.get('etag')).toBe('"3"')
+    const viaPatch = await d.request('PATCH', `/knowledge/${e.id}`, {body: {status: 'resolved'}})
+    expect(viaPatch.body).toMatchObject({status: 'resolved', version: 4, resolution: {note: null, url: null, resolved_by: {id: ownerId, name: 'owner'}}})
+    expect(viaPatch.body.resolution.resolved_at).toMatch(ISO_RE)
+  })
+
+  it('a PATCH that changes nothing keeps the version', async () => {
+    const e = await createEntry(d, {title: 'Same', tags: ['x']})
+    const res = await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'Same', tags: ['X']}})
+    expect(res.status).toBe(200)
+    expect(res.body.version).toBe(1)
+    const empty = await d.request('PATCH', `/knowledge/${e.id}`)
+    expect(empty.status).toBe(200)
+    expect(empty.body.version).toBe(1)
+  })
+})
+
+describe('DELETE /knowledge/:id', () => {
+  it('answers 204, removes the entry and its comments, and keeps its forks with forked_from', async () => {
+    const parent = await createEntry(d, {title: 'Doomed parent', scope: 'global'})
+    const c = await d.request('POST', `/knowledge/${parent.id}/comments`, {body: {body: 'a comment'}})
+    expect(c.status).toBe(201)
+    const fork = await d.request('POST', `/knowledge/${parent.id}/fork`, {key: alice})
+    expect(fork.status).toBe(201)
+    const del = await d.request('DELETE', `/knowledge/${parent.id}`)
+    expect(del.status).toBe(204)
+    expect(del.text).toBe('')
+    expectProblem(await d.request('GET', `/knowledge/${parent.id}`), 404)
+    expectProblem(await d.request('DELETE', `/knowledge/${parent.id}`), 404)
+    const kept = await d.request('GET', `/knowledge/${fork.body.id}`, {key: alice, query: {detail: 'full'}})
+    expect(kept.status).toBe(200)
+    expect(kept.body.forked_from).toBe(parent.id)
+    // The comment is gone from the store, not just hidden.
+    const db = new Database(join(d.dataDir, 'kb.sqlite'), {readonly: true})
+    try {
+      expect(db.prepare('SELECT count(*) AS n FROM comments WHERE id = ?').get(c.body.id)).toEqual({n: 0})
+    } finally {
+      db.close()
+    }
+    // A deleted parent cannot be forked.
+    expectProblem(await d.request('POST', `/knowledge/${parent.id}/fork`, {key: alice}), 404)
+  })
+
+  it('honours If-Match', async () => {
+    const e = await createEntry(d, {title: 'Delete guarded'})
+    await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'Delete guarded 2'}})
+    expectProblem(await d.request('DELETE', `/knowledge/${e.id}`, {headers: {'if-match': '"1"'}}), 412)
+    expect((await d.request('DELETE', `/knowledge/${e.id}`, {headers: {'if-match': '"2"'}})).status).toBe(204)
+  })
+})
+
+describe('POST /knowledge/:id/resolve', () => {
+  it('resolves with note and url, bumps the version, and is idempotent', async () => {
+    const e = await createEntry(d, {title: 'To resolve'})
+    const res = await d.request('POST', `/knowledge/${e.id}/resolve`, {body: {note: 'Fixed by restarting', url: 'https://example.com/commit/1'}})
+    expect(res.status).toBe(200)
+    expect(keysOf(res.body)).toEqual(FULL_FIELDS)
+    expect(res.headers.get('etag')).toBe('"2"')
+    expect(res.body).toMatchObject({
+      status: 'resolved', version: 2,
+      resolution: {note: 'Fixed by restarting', url: 'https://example.com/commit/1', resolved_by: {id: ownerId, name: 'owner'}},
+    })
+    expect(res.body.resolution.resolved_at).toMatch(ISO_RE)
+    const again = await d.request('POST', `/knowledge/${e.id}/resolve`, {body: {note: 'different note'}})
+    expect(again.status).toBe(200)
+    expect(again.body).toEqual(res.body)
+    expect(again.headers.get('etag')).toBe('"2"')
+  })
+
+  it('works with no body and no Content-Type', async () => {
+    const e = await createEntry(d, {title: 'Bare resolve'})
+    const res = await d.request('POST', `/knowledge/${e.id}/resolve`, {contentType: null})
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({status: 'resolved', resolution: {note: null, url: null}})
+  })
+})
+
+describe('POST /knowledge/:id/comments', () => {
+  it('answers 201 with the comment, bumps version and comment_count; full view lists comments oldest first', async () => {
+    const e = await createEntry(d, {title: 'Commented', scope: 'global'})
+    const first = await d.request('POST', `/knowledge/${e.id}/comments`, {body: {body: 'First!'}})
+    expect(first.status).toBe(201)
+    expect(keysOf(first.body)).toEqual(['author', 'body', 'created_at', 'id', 'type'])
+    expect(first.body).toMatchObject({body: 'First!', type: 'note', author: {id: ownerId, name: 'owner'}})
+    expect(first.body.id).toMatch(UUID_RE)
+    expect(first.body.created_at).toMatch(ISO_RE)
+    const second = await d.request('POST', `/knowledge/${e.id}/comments`, {key: alice, body: {body: 'Also on macOS', type: 'supplement'}})
+    expect(second.status).toBe(201)
+    expect(second.body).toMatchObject({type: 'supplement', author: {name: 'alice'}})
+    for (const type of ['correction', 'question']) {
+      expect((await d.request('POST', `/knowledge/${e.id}/comments`, {body: {body: type, type}})).body.type).toBe(type)
+    }
+    const full = await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'full'}})
+    expect(full.body).toMatchObject({version: 5, comment_count: 4})
+    expect(full.headers.get('etag')).toBe('"5"')
+    expect(full.body.comments.map((c: {body: string}) => c.body)).toEqual(['First!', 'Also on macOS', 'correction', 'question'])
+    expect(full.body.comments[0]).toEqual(first.body)
+    expect(full.body.updated_at >= second.body.created_at).toBe(true)
+    const standard = await d.request('GET', `/knowledge/${e.id}`)
+    expect(standard.body.comment_count).toBe(4)
+  })
+})
+
+describe('POST /knowledge/:id/publish', () => {
+  it('widens one step by default: private with a project → project → global; private without → global', async () => {
+    const e = await createEntry(d, {title: 'Publish me', project_id: projectId, scope: 'private'})
+    const toProject = await d.request('POST', `/knowledge/${e.id}/publish`, {contentType: null})
+    expect(toProject.status).toBe(200)
+    expect(keysOf(toProject.body)).toEqual(FULL_FIELDS)
+    expect(toProject.body).toMatchObject({scope: 'project', version: 2})
+    expect(toProject.headers.get('etag')).toBe('"2"')
+    const toGlobal = await d.request('POST', `/knowledge/${e.id}/publish`, {body: {}})
+    expect(toGlobal.body).toMatchObject({scope: 'global', version: 3})
+    expectProblem(await d.request('POST', `/knowledge/${e.id}/publish`), 409)
+
+    const lone = await createEntry(d, {title: 'No project'})
+    expect((await d.request('POST', `/knowledge/${lone.id}/publish`)).body).toMatchObject({scope: 'global', version: 2})
+  })
+
+  it('publishes to an explicit wider scope, and refuses narrower or equal ones with 409', async () => {
+    const e = await createEntry(d, {title: 'Jump', project_id: projectId, scope: 'private'})
+    expectProblem(await d.request('POST', `/knowledge/${e.id}/publish`, {body: {scope: 'private'}}), 409)
+    const res = await d.request('POST', `/knowledge/${e.id}/publish`, {body: {scope: 'global'}})
+    expect(res.body).toMatchObject({scope: 'global', version: 2})
+    expectProblem(await d.request('POST', `/knowledge/${e.id}/publish`, {body: {scope: 'project'}}), 409)
+    expectProblem(await d.request('POST', `/knowledge/${e.id}/publish`, {body: {scope: 'global'}}), 409)
+    const lone = await createEntry(d, {title: 'Projectless'})
+    expectProblem(await d.request('POST', `/knowledge/${lone.id}/publish`, {body: {scope: 'project'}}), 409)
+    expect((await d.request('GET', `/knowledge/${lone.id}`)).body.version).toBe(1)
+  })
+})
+
+describe('POST /knowledge/:id/fork', () => {
+  it('makes a private copy titled "<parent> (fork)" with body, tags, url and thought chain, listed in the parent\'s branches', async () => {
+    const parent = await createEntry(d, {
+      title: 'Parent', body: 'Parent body.', tags: ['one', 'two'], url: 'https://example.com/p', scope: 'global',
+      thought_chain: [{thought: 'step one', kind: 'hypothesis'}],
+    })
+    await d.request('POST', `/knowledge/${parent.id}/comments`, {body: {body: 'not copied'}})
+    await d.request('POST', `/knowledge/${parent.id}/resolve`)
+    const res = await d.request('POST', `/knowledge/${parent.id}/fork`, {key: alice})
+    expect(res.status).toBe(201)
+    expect(keysOf(res.body)).toEqual(FULL_FIELDS)
+    const f = res.body
+    expect(res.headers.get('location')).toBe(`/api/v1/knowledge/${f.id}`)
+    expect(res.headers.get('etag')).toBe('"1"')
+    expect(f).toMatchObject({
+      title: 'Parent (fork)', body: 'Parent body.', tags: ['one', 'two'], url: 'https://example.com/p', scope: 'private',
+      forked_from: parent.id, version: 1, status: 'open', resolution: null, comments: [], comment_count: 0, branches: [],
+      thought_chain: [{step: 1, thought: 'step one', kind: 'hypothesis'}], author: {name: 'alice'},
+    })
+    expect(f.id).not.toBe(parent.id)
+    // Alice sees her private fork among the parent's branches; the owner does not (private means private).
+    const asAlice = await d.request('GET', `/knowledge/${parent.id}`, {key: alice, query: {detail: 'full'}})
+    expect(asAlice.body.branches).toEqual([{id: f.id, title: 'Parent (fork)', scope: 'private', author: f.author, created_at: f.created_at}])
+    const asOwner = await d.request('GET', `/knowledge/${parent.id}`, {query: {detail: 'full'}})
+    expect(asOwner.body.branches).toEqual([])
+    // Forking does not change the parent.
+    expect(asOwner.body.version).toBe(3)
+  })
+
+  it('takes a title, a scope and a project', async () => {
+    const parent = await createEntry(d, {title: 'Base', project_id: projectId})
+    const res = await d.request('POST', `/knowledge/${parent.id}/fork`, {body: {title: ' Named fork ', scope: 'project'}})
+    expect(res.status).toBe(201)
+    expect(res.body).toMatchObject({title: 'Named fork', scope: 'project', project_id: projectId, forked_from: parent.id})
+    const global = await d.request('POST', `/knowledge/${parent.id}/fork`, {body: {scope: 'global', project_id: null}})
+    expect(global.body).toMatchObject({scope: 'global', project_id: null, title: 'Base (fork)'})
+    const branches = (await d.request('GET', `/knowledge/${parent.id}`, {query: {detail: 'full'}})).body.branches
+    expect(branches.map((b: {id: string}) => b.id)).toEqual([res.body.id, global.body.id])
+  })
+})
