@@ -7,12 +7,15 @@ import {Ajv} from 'ajv'
 import Fastify, {LogController, type FastifyInstance, type FastifyRequest} from 'fastify'
 import {KbError} from '../src/api/errors.js'
 import {Authenticator, bearerChallenge} from './auth/authenticate.js'
+import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
 import {sendProblem} from './http/problem.js'
 import type {RouteDef} from './http/route.js'
+import {OAuthService} from './oauth/service.js'
 import {buildOpenApi} from './openapi.js'
 import {apiKeyRoutes} from './routes/api-keys.js'
 import {knowledgeRoutes} from './routes/knowledge.js'
 import {metaRoutes} from './routes/meta.js'
+import {registerOAuthRoutes} from './routes/oauth.js'
 import {projectRoutes} from './routes/projects.js'
 import {searchRoutes} from './routes/search.js'
 import {ApiKeyService} from './services/api-keys.js'
@@ -38,7 +41,7 @@ export interface AppOptions {
 
 export interface KbApp {
   app: FastifyInstance
-  services: {knowledge: KnowledgeService; projects: ProjectService; apiKeys: ApiKeyService; auth: Authenticator}
+  services: {knowledge: KnowledgeService; projects: ProjectService; apiKeys: ApiKeyService; auth: Authenticator; oauth: OAuthService}
   routes: RouteDef[]
 }
 
@@ -93,8 +96,13 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
       throw new KbError('forbidden', `requests for host "${host}" are refused; start the daemon with --allow-host ${host} to serve it`)
     }
   })
+  // CORS (server/http/cors.ts): preflights are answered before routing decides 404 or 405.
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.method === 'OPTIONS' && isCorsPath(req.url.split('?')[0]!, API_PREFIX)) return sendPreflight(reply)
+  })
   app.addHook('onSend', async (req, reply) => {
     reply.header('X-Request-Id', req.id)
+    if (isCorsPath(req.url.split('?')[0]!, API_PREFIX)) addCorsHeaders(reply)
   })
   app.addHook('onResponse', async (req, reply) => {
     req.log.info({method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10}, 'request')
@@ -105,6 +113,15 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   )
 
   const auth = new Authenticator(store)
+  const oauth = new OAuthService(store, async (key) => {
+    try {
+      return await auth.authenticate(`Bearer ${key}`, () => '')
+    } catch (e) {
+      if (e instanceof KbError && e.code === 'unauthenticated') return null
+      throw e
+    }
+  }, app.log)
+  auth.addVerifier((token, context) => oauth.verifyAccessToken(token, context.baseUrl))
   const knowledge = new KnowledgeService(store)
   const projects = new ProjectService(store)
   const apiKeys = new ApiKeyService(store)
@@ -134,7 +151,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
         ? async (req) => {
             req.caller = await auth.authenticate(req.headers.authorization, (invalid) =>
               bearerChallenge(`${baseUrl(req)}/.well-known/oauth-protected-resource`, invalid),
-            )
+            {baseUrl: baseUrl(req)})
           }
         : undefined,
       preValidation: async (req) => {
@@ -162,8 +179,12 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     })
   }
 
+  registerOAuthRoutes(app, {service: oauth, baseUrl, prefix: API_PREFIX})
+  oauth.start()
+  app.addHook('onClose', async () => oauth.stop())
+
   openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`})
-  return {app, services: {knowledge, projects, apiKeys, auth}, routes}
+  return {app, services: {knowledge, projects, apiKeys, auth, oauth}, routes}
 }
 
 /** The host name of a Host header, lower case, without port; IPv6 keeps its brackets. */

@@ -9,8 +9,14 @@ import type {Store} from '../store/store.js'
 
 const TOUCH_EVERY_MS = 60_000
 
+/** What a verifier may need to know about the request: the base URL it came to, for audience checks. */
+export interface VerifyContext {
+  /** The public base URL (ending in /api/v1) the request addressed. */
+  baseUrl?: string
+}
+
 /** Another way to turn a bearer token into a caller (e.g. OAuth access tokens); null if not its kind. */
-export type TokenVerifier = (token: string) => Promise<Caller | null>
+export type TokenVerifier = (token: string, context: VerifyContext) => Promise<Caller | null>
 
 export class Authenticator {
   private readonly verifiers: TokenVerifier[] = []
@@ -22,14 +28,14 @@ export class Authenticator {
   }
 
   /** The caller for an Authorization header; throws 401 with a challenge built by `challenge`. */
-  async authenticate(header: string | undefined, challenge: (invalidToken: boolean) => string): Promise<Caller> {
+  async authenticate(header: string | undefined, challenge: (invalidToken: boolean) => string, context: VerifyContext = {}): Promise<Caller> {
     if (header === undefined || header.trim() === '') {
       throw new KbError('unauthenticated', 'no credential: send Authorization: Bearer <API key> (run `kb auth login`)', {
         headers: {'WWW-Authenticate': challenge(false)},
       })
     }
     const m = /^Bearer +([\x21-\x7e]+) *$/i.exec(header)
-    const caller = m ? await this.verify(m[1]!) : null
+    const caller = m ? await this.verify(m[1]!, context) : null
     if (!caller) {
       throw new KbError('unauthenticated', 'the credential is unknown, revoked or expired; create a new API key', {
         headers: {'WWW-Authenticate': challenge(true)},
@@ -38,10 +44,10 @@ export class Authenticator {
     return caller
   }
 
-  private async verify(token: string): Promise<Caller | null> {
+  private async verify(token: string, context: VerifyContext): Promise<Caller | null> {
     if (token.startsWith('kb_')) return this.verifyApiKey(token)
     for (const v of this.verifiers) {
-      const caller = await v(token)
+      const caller = await v(token, context)
       if (caller) return caller
     }
     return null
