@@ -4,62 +4,90 @@
 
 /**
  * Turn any git remote URL into `host/owner/repo`: lower case, no scheme, user, port or `.git`.
- * Returns null for input that names no host and path.
+ * Returns null for input that names no host and path. Idempotent: the result, read back as
+ * `https://<result>`, gives itself.
  */
 export function canonicalRemote(input: string): string | null {
-  let s = input.trim()
-  if (s === '' || /\s/.test(s)) return null
-  let host: string
+  const s = input.trim()
+  // Whitespace or control characters inside a remote mean it is something else (a sentence, a typo).
+  if (s === '' || /[\s\u0000-\u001f\u007f]/.test(s)) return null
+  let host: string | null
   let path: string
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(s)
   if (scheme) {
-    s = s.slice(scheme[0].length)
-    const slash = s.indexOf('/')
-    const authority = slash === -1 ? s : s.slice(0, slash)
-    path = slash === -1 ? '' : s.slice(slash + 1)
-    host = stripUserAndPort(authority)
+    const rest = s.slice(scheme[0].length)
+    const slash = rest.indexOf('/')
+    host = hostOfAuthority(slash === -1 ? rest : rest.slice(0, slash))
+    path = slash === -1 ? '' : rest.slice(slash + 1)
   } else {
-    // scp-like syntax: [user@]host:path — but not a Windows drive letter or a local path.
-    const m = /^(?:[^@/]+@)?(\[[^\]]+\]|[^:/]+):(?!\/\/)(.*)$/.exec(s)
-    if (!m) return null
+    // scp-like syntax: [user@]host:path — but `C:/…` or `C:\…` is a Windows path, not a host.
+    const m = /^(?:[^@/]+@)?(\[[^\]]*\]|[^:/@[\]]+):(?!\/\/)(.*)$/.exec(s)
+    if (!m || /^[a-z]:[\\/]/i.test(s)) return null
     host = m[1]!
     path = m[2]!
-    if (/^\d+\//.test(path)) path = path.replace(/^\d+\//, '') // host:22/owner/repo, as some tools write it
+    // host:22/owner/repo, as some tools write it; but host:1234/repo is a numeric owner (GitHub has them)
+    if (/^\d+\/[^/]+\/[^/]/.test(path.replace(/^\/+/, ''))) path = path.replace(/^\/*\d+\//, '')
   }
-  host = host.toLowerCase()
-  if (host === '' || host === '[]') return null
-  path = path.split(/[?#]/, 1)[0]!
-  const parts = path
-    .split('/')
-    .map((p) => safeDecode(p))
-    .filter((p) => p !== '' && p !== '.')
-  if (parts.length === 0) return null
-  const last = parts.length - 1
-  parts[last] = parts[last]!.replace(/\.git$/i, '')
-  if (parts[last] === '') parts.pop()
-  if (parts.length === 0) return null
-  if (parts.some((p) => p === '..' || /[\s\\]/.test(p))) return null
+  host = host === null ? null : validHost(host.toLowerCase())
+  if (host === null) return null
+  const parts: string[] = []
+  for (const raw of path.split(/[?#]/, 1)[0]!.split('/')) {
+    const part = canonicalPart(raw)
+    if (part === null) return null
+    if (part !== '' && part !== '.') parts.push(part)
+  }
+  // A trailing `.git`, `.git/` or `/.git` all name the repository itself; strip them until none is left,
+  // so that no canonical form ends in `.git` (which would make it change when read again).
+  while (parts.length > 0) {
+    const last = parts[parts.length - 1]!.replace(/(\.git)+$/i, '')
+    if (last === '' || last === '.') parts.pop()
+    else {
+      parts[parts.length - 1] = last
+      break
+    }
+  }
+  if (parts.length === 0 || parts.includes('..')) return null
   return [host, ...parts].join('/').toLowerCase()
 }
 
-function stripUserAndPort(authority: string): string {
-  const at = authority.lastIndexOf('@')
-  let hostPort = at === -1 ? authority : authority.slice(at + 1)
+/** The host of a URL authority (`user:pw@host:port`), or null when it has none or a malformed one. */
+function hostOfAuthority(authority: string): string | null {
+  const hostPort = authority.slice(authority.lastIndexOf('@') + 1)
+  let host: string
+  let port: string
   if (hostPort.startsWith('[')) {
     const end = hostPort.indexOf(']')
-    return end === -1 ? '' : hostPort.slice(0, end + 1)
+    if (end === -1) return null
+    host = hostPort.slice(0, end + 1)
+    port = hostPort.slice(end + 1)
+    if (port !== '' && !port.startsWith(':')) return null
+  } else {
+    const colon = hostPort.indexOf(':')
+    host = colon === -1 ? hostPort : hostPort.slice(0, colon)
+    port = colon === -1 ? '' : hostPort.slice(colon)
   }
-  const colon = hostPort.indexOf(':')
-  if (colon !== -1) hostPort = hostPort.slice(0, colon)
-  return hostPort
+  return /^(:\d*)?$/.test(port) ? host : null
 }
 
-function safeDecode(part: string): string {
+/** A DNS name, an IPv4 address or a bracketed IPv6 address; null for anything else. */
+function validHost(host: string): string | null {
+  if (/^\[[0-9a-f:.]*:[0-9a-f:.]*\]$/.test(host)) return host
+  return /^[\p{L}\p{N}._~-]+$/u.test(host) && /[\p{L}\p{N}]/u.test(host) ? host : null
+}
+
+/**
+ * One path part, percent-decoded; the characters that would change its meaning when read again
+ * (`%`, `/`, `?`, `#`) stay encoded. Null for a part no repository path can contain.
+ */
+function canonicalPart(raw: string): string | null {
+  let part: string
   try {
-    return decodeURIComponent(part)
+    part = decodeURIComponent(raw)
   } catch {
-    return part
+    part = raw
   }
+  if (/[\s\\\u0000-\u001f\u007f]/.test(part)) return null
+  return part.replace(/[%/?#]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
 }
 
 /** The default project name for a canonical remote: its last path part. */
