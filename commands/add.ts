@@ -1,0 +1,53 @@
+/**
+ * @module `kb add`: create a knowledge entry; piped, prints only the new id.
+ */
+import {Args, Flags} from '@oclif/core'
+import {KbError} from '../src/api/errors.js'
+import type {EntryFull} from '../src/api/types.js'
+import {KbCommand} from '../src/cli/base.js'
+import {bodyFrom, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
+import {dim, green} from '../src/output/format.js'
+
+export default class Add extends KbCommand<typeof Add> {
+  static override summary = 'Add a knowledge entry'
+  static override description =
+    'The body comes from --body, --body-file (- for stdin), stdin when piped, or $EDITOR on a terminal. In a repository joined with `kb project join` the entry belongs to that project (scope project by default); elsewhere it is private unless --scope says otherwise.'
+  static override examples = [
+    '<%= config.bin %> add "Port 7411 already in use" --body "Another daemon holds it; run kb daemon stop." --tag daemon',
+    'journalctl -u kb | <%= config.bin %> add "Daemon crash on start" --tag crash --scope global',
+    'id=$(<%= config.bin %> add "Flaky test" --body-file notes.md --thought "observation: fails 1 in 10" --thought "hypothesis: port reuse")',
+  ]
+  static override args = {title: Args.string({description: 'title of the entry (or --title)'})}
+  static override flags = {
+    title: Flags.string({description: 'title of the entry'}),
+    body: Flags.string({char: 'b', description: 'body text (Markdown)'}),
+    'body-file': Flags.string({char: 'F', description: 'read the body from this file (- for stdin)'}),
+    tag: Flags.string({char: 't', description: 'a tag (repeatable, or comma-separated)', multiple: true}),
+    url: Flags.string({description: 'a source: issue, commit, doc (absolute http(s) URL)'}),
+    scope: scopeFlag('who may see it: private, project or global (default project when a project is known, else private)')(),
+    thought: Flags.string({description: THOUGHT_HELP, multiple: true}),
+  }
+
+  async run(): Promise<EntryFull> {
+    const {flags, args} = this
+    if (args.title !== undefined && flags.title !== undefined && args.title !== flags.title) throw new KbError('usage', 'give the title once: as the argument or as --title')
+    const title = args.title ?? flags.title
+    if (title === undefined || title.trim() === '') throw new KbError('usage', 'a title is required: kb add "<title>" --body "<text>"')
+    const body = await bodyFrom(flags, `\n#kb: Write the body of "${title}" above (Markdown). Lines starting with #kb: are dropped.\n`)
+    if (body === null || body.trim() === '') throw new KbError('usage', 'a body is required: pass --body, --body-file or pipe it on stdin')
+    const client = await this.client()
+    const projectId = await this.projectId()
+    const entry = await client.createEntry({
+      title,
+      body,
+      ...(flags.scope ? {scope: flags.scope} : {}),
+      ...(projectId ? {project_id: projectId} : {}),
+      ...(flags.tag ? {tags: tagsFrom(flags.tag)} : {}),
+      ...(flags.url ? {url: flags.url} : {}),
+      ...(flags.thought ? {thought_chain: thoughtsFrom(flags.thought)} : {}),
+    })
+    if (this.mode.tty) this.out(`${green(this.mode, 'Created')} ${entry.id}  ${entry.title}\n${dim(this.mode, `scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`)}`)
+    else this.out(entry.id)
+    return entry
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * @module `kb comment <id> [body]`: add a comment (note, supplement, correction or question).
+ */
+import {Args, Flags} from '@oclif/core'
+import {KbError} from '../src/api/errors.js'
+import type {Comment} from '../src/api/types.js'
+import {KbCommand} from '../src/cli/base.js'
+import {bodyFrom, commentTypeFlag} from '../src/cli/flags.js'
+import {green} from '../src/output/format.js'
+
+export default class CommentCmd extends KbCommand<typeof CommentCmd> {
+  static override summary = 'Comment on a knowledge entry'
+  static override description = 'The text comes from the argument, --body-file, stdin when piped, or $EDITOR on a terminal.'
+  static override examples = [
+    '<%= config.bin %> comment 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 "Also happens on macOS" --type supplement',
+    'git log -1 --format=%B | <%= config.bin %> comment 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
+  ]
+  static override args = {
+    id: Args.string({description: 'entry id', required: true}),
+    body: Args.string({description: 'the comment text'}),
+  }
+  static override flags = {
+    type: commentTypeFlag(),
+    'body-file': Flags.string({char: 'F', description: 'read the text from this file (- for stdin)'}),
+  }
+
+  async run(): Promise<Comment> {
+    const body = await bodyFrom({...(this.args.body !== undefined ? {body: this.args.body} : {}), ...(this.flags['body-file'] !== undefined ? {'body-file': this.flags['body-file']} : {})}, '\n#kb: Write the comment above. Lines starting with #kb: are dropped.\n')
+    if (body === null || body.trim() === '') throw new KbError('usage', 'a comment needs text: kb comment <id> "<text>" (or pipe it on stdin)')
+    const client = await this.client()
+    const comment = await client.comment(this.args.id, {body, type: this.flags.type})
+    if (this.mode.tty) this.out(`${green(this.mode, 'Commented')} on ${this.args.id} (${comment.type})`)
+    else this.out(comment.id)
+    return comment
+  }
+}

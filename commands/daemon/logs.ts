@@ -1,0 +1,58 @@
+/**
+ * @module `kb daemon logs`: the tail of `<data dir>/daemon.log`, optionally followed.
+ */
+import {Flags} from '@oclif/core'
+import {closeSync, existsSync, openSync, readSync, statSync, watch} from 'node:fs'
+import {KbError} from '../../src/api/errors.js'
+import {dataDir, dataFiles} from '../../src/api/paths.js'
+import {KbCommand} from '../../src/cli/base.js'
+import {logTail} from '../../src/daemon/manager.js'
+
+export default class DaemonLogs extends KbCommand<typeof DaemonLogs> {
+  static override summary = "Show the local kb daemon's log"
+  static override description = 'The daemon started by kb (autostart or `kb daemon start`) logs JSON lines to daemon.log in its data directory.'
+  static override examples = ['<%= config.bin %> daemon logs', '<%= config.bin %> daemon logs -n 100', '<%= config.bin %> daemon logs --follow']
+  static override flags = {
+    lines: Flags.integer({char: 'n', description: 'how many lines from the end', default: 50, min: 0}),
+    follow: Flags.boolean({char: 'f', description: 'keep printing new lines until interrupted', default: false}),
+  }
+
+  async run(): Promise<{file: string; lines: string[]}> {
+    const file = dataFiles(dataDir()).log
+    if (!existsSync(file)) throw new KbError('not_found', `no daemon log at ${file} yet: the daemon writes it when started by \`kb daemon start\` or autostart`)
+    const lines = this.flags.lines === 0 ? [] : logTail(file, this.flags.lines)
+    this.out(lines.join('\n'))
+    if (this.flags.follow && !this.jsonEnabled()) await follow(file)
+    return {file, lines}
+  }
+}
+
+/** Prints what is appended to `file` until SIGINT/SIGTERM. */
+async function follow(file: string): Promise<void> {
+  let pos = statSync(file).size
+  const pump = (): void => {
+    const size = statSync(file).size
+    if (size < pos) pos = 0 // truncated or rotated
+    if (size === pos) return
+    const fd = openSync(file, 'r')
+    try {
+      const buf = Buffer.alloc(size - pos)
+      readSync(fd, buf, 0, buf.length, pos)
+      process.stdout.write(buf)
+      pos = size
+    } finally {
+      closeSync(fd)
+    }
+  }
+  await new Promise<void>((resolve) => {
+    const watcher = watch(file, () => pump())
+    const timer = setInterval(pump, 500)
+    const stop = (): void => {
+      watcher.close()
+      clearInterval(timer)
+      resolve()
+    }
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+}

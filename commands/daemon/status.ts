@@ -1,0 +1,45 @@
+/**
+ * @module `kb daemon status`: is the daemon of the base URL up, which version, which process.
+ */
+import {dataDir, dataFiles} from '../../src/api/paths.js'
+import {KbCommand} from '../../src/cli/base.js'
+import {isAlive, isLoopbackUrl, probeHealth, readDaemonInfo} from '../../src/daemon/manager.js'
+import {dim, green, red} from '../../src/output/format.js'
+
+export interface DaemonStatus {
+  url: string
+  running: boolean
+  version: string | null
+  cli_version: string
+  pid: number | null
+  started_at: string | null
+  data_dir: string | null
+  log: string | null
+}
+
+export default class DaemonStatusCmd extends KbCommand<typeof DaemonStatusCmd> {
+  static override summary = 'Show whether the kb daemon is running'
+  static override description = 'Exit code 0 when /health answers, 6 when it does not (no autostart here).'
+  static override examples = ['<%= config.bin %> daemon status', '<%= config.bin %> daemon status --json']
+
+  async run(): Promise<DaemonStatus> {
+    const url = this.baseUrl
+    const h = await probeHealth(url)
+    const local = isLoopbackUrl(url)
+    const dir = local ? dataDir() : null
+    const info = dir ? readDaemonInfo(dir) : null
+    const pid = info && isAlive(info.pid) ? info.pid : null
+    const status: DaemonStatus = {
+      url, running: h !== null, version: h?.version ?? null, cli_version: this.config.version, pid: h ? pid : null,
+      started_at: h && info ? info.started_at : null, data_dir: dir, log: dir ? dataFiles(dir).log : null,
+    }
+    if (this.mode.tty) {
+      this.out(h ? `${green(this.mode, 'running')}  kb ${h.version} at ${url}${status.pid ? ` (pid ${status.pid}, since ${info!.started_at})` : ''}` : `${red(this.mode, 'not running')}  nothing answers at ${url}`)
+      if (dir) this.out(dim(this.mode, `data ${dir} · log ${status.log}`))
+    } else {
+      this.out([h ? 'running' : 'stopped', url, h?.version ?? '', status.pid ?? ''].join('\t'))
+    }
+    if (!h) process.exitCode = 6
+    return status
+  }
+}

@@ -1,0 +1,20 @@
+/**
+ * @module `kb daemon stop`: stop the local daemon gracefully (SIGTERM, wait for it to finish requests).
+ */
+import {dataDir} from '../../src/api/paths.js'
+import {KbCommand} from '../../src/cli/base.js'
+import {stopDaemon} from '../../src/daemon/manager.js'
+
+export default class DaemonStop extends KbCommand<typeof DaemonStop> {
+  static override summary = 'Stop the local kb daemon'
+  static override description = 'Sends SIGTERM to the daemon of the data directory ($KB_DATA_DIR, $XDG_DATA_HOME/kb or ~/.local/share/kb) and waits until it has finished in-flight requests and exited. Not running is not an error.'
+  static override examples = ['<%= config.bin %> daemon stop']
+
+  async run(): Promise<{stopped: boolean; pid: number | null; data_dir: string}> {
+    const dir = dataDir()
+    const r = await stopDaemon(dir)
+    if (this.mode.tty) this.out(r.stopped ? `Stopped the kb daemon (pid ${r.pid})` : `No kb daemon is running for ${dir}`)
+    else this.out(r.stopped ? `stopped\t${r.pid}` : 'not-running')
+    return {stopped: r.stopped, pid: r.pid, data_dir: dir}
+  }
+}

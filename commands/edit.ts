@@ -1,0 +1,110 @@
+/**
+ * @module `kb edit <id>`: change an entry from flags, or in $EDITOR on a terminal; the change is sent
+ * with `If-Match`, so an edit never silently overwrites someone else's.
+ */
+import {Args, Flags} from '@oclif/core'
+import {KbError} from '../src/api/errors.js'
+import type {EntryFull} from '../src/api/types.js'
+import type {PatchEntryInput} from '../src/client/client.js'
+import {KbCommand} from '../src/cli/base.js'
+import {statusFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
+import {editText, interactive, readStdin} from '../src/cli/input.js'
+import {green} from '../src/output/format.js'
+import {readFile} from 'node:fs/promises'
+
+export default class Edit extends KbCommand<typeof Edit> {
+  static override summary = 'Change a knowledge entry'
+  static override description =
+    'With flags, changes just those fields. With none, on a terminal, opens $EDITOR on the title, tags, url and body. The change carries If-Match with the version read, so if someone changed the entry meanwhile it fails with exit 5 instead of overwriting their change.'
+  static override examples = [
+    '<%= config.bin %> edit 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --title "Port 7411 in use after crash"',
+    '<%= config.bin %> edit 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --add-tag flaky',
+    '<%= config.bin %> edit 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980   # opens $EDITOR',
+  ]
+  static override args = {id: Args.string({description: 'entry id', required: true})}
+  static override flags = {
+    title: Flags.string({description: 'new title'}),
+    body: Flags.string({char: 'b', description: 'new body'}),
+    'body-file': Flags.string({char: 'F', description: 'read the new body from this file (- for stdin)'}),
+    tag: Flags.string({char: 't', description: 'replace the tags with these (repeatable)', multiple: true}),
+    'add-tag': Flags.string({description: 'add a tag (repeatable)', multiple: true}),
+    'remove-tag': Flags.string({description: 'remove a tag (repeatable)', multiple: true}),
+    url: Flags.string({description: 'new source URL ("" clears it)'}),
+    thought: Flags.string({description: `replace the thought chain: ${THOUGHT_HELP}`, multiple: true}),
+    status: statusFlag(),
+    'if-version': Flags.integer({description: 'only change it if it is still at this version (default: the version just read)'}),
+  }
+
+  async run(): Promise<EntryFull> {
+    const {flags, args} = this
+    const client = await this.client()
+    const {entry} = await client.getEntry(args.id, 'full')
+    const current = entry as EntryFull
+    const version = flags['if-version'] ?? current.version
+    const patch: PatchEntryInput = {}
+    if (flags.title !== undefined) patch.title = flags.title
+    if (flags.body !== undefined) patch.body = flags.body
+    else if (flags['body-file'] !== undefined) patch.body = flags['body-file'] === '-' ? await readStdin() : await readBodyFile(flags['body-file'])
+    if (flags.tag || flags['add-tag'] || flags['remove-tag']) {
+      let tags = flags.tag ? tagsFrom(flags.tag)! : [...current.tags]
+      for (const t of tagsFrom(flags['add-tag']) ?? []) if (!tags.includes(t.toLowerCase())) tags.push(t)
+      const remove = new Set((tagsFrom(flags['remove-tag']) ?? []).map((t) => t.toLowerCase()))
+      tags = tags.filter((t) => !remove.has(t.toLowerCase()))
+      patch.tags = tags
+    }
+    if (flags.url !== undefined) patch.url = flags.url === '' ? null : flags.url
+    if (flags.thought) patch.thought_chain = thoughtsFrom(flags.thought)
+    if (flags.status) patch.status = flags.status
+    if (Object.keys(patch).length === 0) {
+      if (!interactive()) throw new KbError('usage', 'nothing to change: pass --title, --body, --tag, --url, --status … (the editor opens only on a terminal)')
+      Object.assign(patch, fromEditor(current))
+      if (Object.keys(patch).length === 0) {
+        this.out('No changes.')
+        return current
+      }
+    }
+    let updated: EntryFull
+    try {
+      updated = await client.patchEntry(args.id, patch, `"${version}"`)
+    } catch (e) {
+      if (e instanceof KbError && e.code === 'precondition_failed') {
+        throw new KbError('precondition_failed', `entry ${args.id} changed since version ${version} was read (someone else edited it); run \`kb show ${args.id}\` and edit again`)
+      }
+      throw e
+    }
+    if (this.mode.tty) this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${updated.title} (version ${updated.version})`)
+    else this.out(`${updated.id}\t${updated.version}`)
+    return updated
+  }
+}
+
+async function readBodyFile(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8')
+  } catch (e) {
+    throw new KbError('usage', `cannot read --body-file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+  }
+}
+
+const HEADER_END = '--- body below ---'
+
+/** Edits title, tags, url and body as one text: `key: value` lines, a separator, then the body. */
+function fromEditor(e: EntryFull): PatchEntryInput {
+  const text = editText(`title: ${e.title}\ntags: ${e.tags.join(', ')}\nurl: ${e.url ?? ''}\n${HEADER_END}\n${e.body}`)
+  const sep = text.indexOf(`${HEADER_END}\n`)
+  if (sep === -1) throw new KbError('usage', `the edited text lost its "${HEADER_END}" line; nothing was changed`)
+  const head: Record<string, string> = {}
+  for (const line of text.slice(0, sep).split('\n')) {
+    const m = /^(\w+):\s?(.*)$/.exec(line)
+    if (m) head[m[1]!.toLowerCase()] = m[2]!.trim()
+  }
+  const body = text.slice(sep + HEADER_END.length + 1)
+  const patch: PatchEntryInput = {}
+  if (head.title !== undefined && head.title !== e.title) patch.title = head.title
+  if (body.trimEnd() !== e.body.trimEnd()) patch.body = body
+  const tags = (head.tags ?? '').split(',').map((t) => t.trim()).filter(Boolean)
+  if (tags.join(',') !== e.tags.join(',')) patch.tags = tags
+  const url = head.url ?? ''
+  if (url !== (e.url ?? '')) patch.url = url === '' ? null : url
+  return patch
+}

@@ -1,0 +1,35 @@
+/**
+ * @module `kb fork <id>`: a private copy to work on (a branch of the entry); piped, prints the new id.
+ */
+import {Args, Flags} from '@oclif/core'
+import type {EntryFull} from '../src/api/types.js'
+import {KbCommand} from '../src/cli/base.js'
+import {scopeFlag} from '../src/cli/flags.js'
+import {resolveProjectId} from '../src/project/project.js'
+import {green} from '../src/output/format.js'
+
+export default class Fork extends KbCommand<typeof Fork> {
+  static override summary = 'Fork a knowledge entry (create a branch)'
+  static override description =
+    'Copies body, tags, url and thought chain into a new entry whose forked_from is the original. Title defaults to "<title> (fork)", scope to private; it keeps the parent\'s project when you are a member (or takes --project).'
+  static override examples = ['<%= config.bin %> fork 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --title "Same crash on Windows"', 'id=$(<%= config.bin %> fork "$parent")']
+  static override args = {id: Args.string({description: 'entry id', required: true})}
+  static override flags = {
+    title: Flags.string({description: 'title of the fork'}),
+    scope: scopeFlag('scope of the fork (default private)')(),
+  }
+
+  async run(): Promise<EntryFull> {
+    const client = await this.client()
+    // Only an explicit --project moves the fork: by default the server keeps the parent's project.
+    const projectId = this.flags.project ? await resolveProjectId({ref: this.flags.project, source: 'flag'}, client) : null
+    const entry = await client.fork(this.args.id, {
+      ...(this.flags.title !== undefined ? {title: this.flags.title} : {}),
+      ...(this.flags.scope ? {scope: this.flags.scope} : {}),
+      ...(projectId ? {project_id: projectId} : {}),
+    })
+    if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${this.args.id} → ${entry.id}  ${entry.title}`)
+    else this.out(entry.id)
+    return entry
+  }
+}

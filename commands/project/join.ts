@@ -1,0 +1,35 @@
+/**
+ * @module `kb project join`: join (or create) the project of this repository's git remote and remember
+ * it in `git config kb.project`.
+ */
+import {Flags} from '@oclif/core'
+import type {JoinResult} from '../../src/api/types.js'
+import {KbCommand} from '../../src/cli/base.js'
+import {git, inGitRepo, pickRemote} from '../../src/project/project.js'
+import {dim, green} from '../../src/output/format.js'
+
+export default class ProjectJoin extends KbCommand<typeof ProjectJoin> {
+  static override summary = "Join the project of this repository's git remote"
+  static override description =
+    'Picks the remote as gh does (upstream, then origin, then the others), or --remote (a remote name or a URL). The project is created on first join; its id is stored in `git config kb.project` so later commands in this checkout use it.'
+  static override examples = ['<%= config.bin %> project join', '<%= config.bin %> project join --remote upstream', '<%= config.bin %> project join --remote git@github.com:acme/api.git --name "ACME API"']
+  static override flags = {
+    remote: Flags.string({description: 'a remote name of this repository, or a git URL'}),
+    name: Flags.string({description: 'display name when the project is created (default: the repository name)'}),
+  }
+
+  async run(): Promise<JoinResult> {
+    const picked = await pickRemote(this.flags.remote)
+    const client = await this.client()
+    const result = await client.joinProject({remote: picked.url, ...(this.flags.name ? {name: this.flags.name} : {})})
+    let remembered = false
+    if (await inGitRepo()) remembered = (await git(['config', '--local', 'kb.project', result.project.id])) !== null
+    if (this.mode.tty) {
+      this.out(`${green(this.mode, result.created ? 'Created and joined' : 'Joined')} ${result.project.name} (${result.project.remote})`)
+      this.out(dim(this.mode, `id ${result.project.id} · role ${result.project.role}${remembered ? ' · saved in git config kb.project' : ''}`))
+    } else {
+      this.out(`${result.project.id}\t${result.project.remote}\t${result.created ? 'created' : 'joined'}`)
+    }
+    return result
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * @module `kb search <query…>`: ranked full-text search, best match first.
+ */
+import {Args, Flags} from '@oclif/core'
+import {KbError} from '../src/api/errors.js'
+import type {SearchResult} from '../src/api/types.js'
+import {KbCommand} from '../src/cli/base.js'
+import {detailFlag, detailOr, limitOr, scopeFlag, statusFlag} from '../src/cli/flags.js'
+import {dim, searchRows} from '../src/output/format.js'
+
+export default class Search extends KbCommand<typeof Search> {
+  static override summary = 'Search knowledge entries'
+  static override description = 'Words match titles, tags and bodies (stemmed, typo-tolerant); any word may match and the best matches come first. Inside a joined repository the search covers that project, global entries and your private ones.'
+  static override examples = ['<%= config.bin %> search port already in use', '<%= config.bin %> search "sqlite locked" --status open --limit 5', '<%= config.bin %> search crash --json | jq -r ".items[0].id"']
+  static override strict = false
+  static override args = {query: Args.string({description: 'words to search for', required: true})}
+  static override flags = {
+    scope: scopeFlag('only entries of this scope')(),
+    status: statusFlag(),
+    tag: Flags.string({description: 'only entries with this tag'}),
+    limit: Flags.integer({char: 'L', description: 'how many results (1–100, default 10 or config default_limit)', min: 1, max: 100}),
+    detail: detailFlag(),
+  }
+
+  async run(): Promise<SearchResult> {
+    const {flags} = this
+    const q = this.positional.join(' ')
+    if (q.trim() === '') throw new KbError('usage', 'give words to search for: kb search <words…>')
+    const client = await this.client()
+    const projectId = await this.projectId()
+    const result = await client.search({
+      q,
+      ...(flags.scope ? {scope: flags.scope} : {}),
+      ...(flags.status ? {status: flags.status} : {}),
+      ...(flags.tag ? {tag: flags.tag} : {}),
+      ...(projectId ? {project_id: projectId} : {}),
+      detail: detailOr(flags.detail, 'summary'),
+      limit: limitOr(flags.limit, 10),
+    })
+    if (result.items.length === 0) {
+      if (this.mode.tty) this.out(`No entries match "${q}".`)
+    } else {
+      this.out(searchRows(result.items, this.mode))
+      if (this.mode.tty && result.total > result.items.length) this.out(dim(this.mode, `${result.items.length} of ${result.total} matches; --limit shows more.`))
+    }
+    return result
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * @module `kb show <id>`: one entry at a detail level.
+ */
+import {Args} from '@oclif/core'
+import type {EntryView} from '../src/api/types.js'
+import {KbCommand} from '../src/cli/base.js'
+import {detailFlag, detailOr} from '../src/cli/flags.js'
+import {renderEntry} from '../src/output/format.js'
+
+export default class Show extends KbCommand<typeof Show> {
+  static override summary = 'Show a knowledge entry'
+  static override description = 'Default detail: standard (or config default_detail). full adds comments, the thought chain, branches and the resolution.'
+  static override examples = ['<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --detail full --json']
+  static override args = {id: Args.string({description: 'entry id', required: true})}
+  static override flags = {detail: detailFlag()}
+
+  async run(): Promise<EntryView> {
+    const client = await this.client()
+    const {entry} = await client.getEntry(this.args.id, detailOr(this.flags.detail, 'standard'))
+    this.out(renderEntry(entry, this.mode))
+    return entry
+  }
+}

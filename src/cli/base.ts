@@ -1,0 +1,168 @@
+/**
+ * @module The base of every kb command: global flags (--base-url, --project, --json), the client with
+ * the daemon autostarted and the credential chosen, the project of the current directory, and one
+ * mapping of `KbError` to an exit code plus one stderr line that names the fix.
+ */
+import {Command, Flags, type Interfaces} from '@oclif/core'
+import {KbError, type ErrorCode} from '../api/errors.js'
+import {ApiClient, isServerError} from '../client/client.js'
+import {resolveBaseUrl} from '../config/config.js'
+import {resolveCredential, type ResolvedCredential} from '../credentials/credentials.js'
+import {autostartEnabled, ensureDaemon, isLoopbackUrl} from '../daemon/manager.js'
+import {outputMode, type OutputMode} from '../output/format.js'
+import {projectRef, resolveProjectId} from '../project/project.js'
+
+export type KbFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof KbCommand)['baseFlags'] & T['flags']>
+export type KbArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
+
+/** What to do about an error the server reported, by code. */
+const HINTS: Partial<Record<ErrorCode, string>> = {
+  bad_request: 'check the arguments (`kb <command> --help`)',
+  unauthenticated: 'log in with `kb auth login --with-token` or set KB_API_KEY (`kb auth status` shows the credential in use)',
+  forbidden: 'only the author or the owner may do that; `kb auth status` shows who you are',
+  not_found: 'check the id (`kb list`, `kb search`)',
+  conflict: '`kb show <id>` shows its current state',
+  precondition_failed: 'it changed since it was read; run the command again',
+  payload_too_large: 'send less (a body holds at most 100,000 characters)',
+  unsupported_media_type: 'this CLI and the server disagree; update kb',
+  validation_failed: 'fix the values named above',
+  method_not_allowed: 'this CLI and the server disagree; update kb',
+  internal: 'retry; if it persists, look at the server log (`kb daemon logs` for the local daemon)',
+  unavailable: 'retry in a moment',
+}
+
+export abstract class KbCommand<T extends typeof Command> extends Command {
+  static override enableJsonFlag = true
+  static override baseFlags = {
+    'base-url': Flags.string({
+      description: 'kb server to talk to, ending in /api/v1 (env KB_BASE_URL, config base_url; default the local daemon)',
+      helpGroup: 'GLOBAL',
+    }),
+    project: Flags.string({
+      description: 'project id or canonical remote (github.com/acme/api) (env KB_PROJECT; default git config kb.project)',
+      helpGroup: 'GLOBAL',
+    }),
+  }
+
+  protected flags!: KbFlags<T>
+  protected args!: KbArgs<T>
+  /** Every positional argument, in order (for commands that take a variable number). */
+  protected positional: string[] = []
+  private clientPromise: Promise<ApiClient> | undefined
+  private credential: ResolvedCredential | undefined
+  private baseUrlCache: {url: string; source: string} | undefined
+  private modeCache: OutputMode | undefined
+
+  public override async init(): Promise<void> {
+    await super.init()
+    const ctor = this.ctor as typeof KbCommand
+    const {args, flags, argv} = await this.parse({
+      flags: ctor.flags,
+      baseFlags: (super.ctor as typeof KbCommand).baseFlags,
+      enableJsonFlag: ctor.enableJsonFlag,
+      args: ctor.args,
+      strict: ctor.strict,
+    })
+    this.flags = flags as KbFlags<T>
+    this.args = args as KbArgs<T>
+    this.positional = argv as string[]
+  }
+
+  protected get mode(): OutputMode {
+    return (this.modeCache ??= outputMode())
+  }
+
+  protected get baseUrlInfo(): {url: string; source: string} {
+    return (this.baseUrlCache ??= resolveBaseUrl((this.flags as {'base-url'?: string})['base-url']))
+  }
+
+  protected get baseUrl(): string {
+    return this.baseUrlInfo.url
+  }
+
+  protected get local(): boolean {
+    return isLoopbackUrl(this.baseUrl)
+  }
+
+  /** The API client: the local daemon started if needed, the credential chosen. */
+  protected client(): Promise<ApiClient> {
+    return (this.clientPromise ??= this.makeClient())
+  }
+
+  private unreachableHint(): string {
+    if (!this.local) return 'check --base-url / KB_BASE_URL / `kb config get base_url` and the network'
+    if (!autostartEnabled()) return 'start it with `kb daemon start` (autostart is off: KB_NO_AUTOSTART is set) or check --base-url'
+    return 'run `kb daemon start` or check --base-url'
+  }
+
+  private async makeClient(): Promise<ApiClient> {
+    const baseUrl = this.baseUrl
+    if (this.local && autostartEnabled()) {
+      const r = await ensureDaemon({baseUrl, root: this.config.root, cliVersion: this.config.version})
+      if (r.warning) this.note(`warning: ${r.warning}`)
+      else if (r.started) this.note(`started the kb daemon at ${new URL(baseUrl).host} (logs: \`kb daemon logs\`)`)
+    }
+    this.credential = await resolveCredential(baseUrl, this.local)
+    if (this.credential.problem) this.note(`warning: ${this.credential.problem}; using ${this.credential.source === 'none' ? 'no credential' : this.credential.location}`)
+    return new ApiClient({baseUrl, key: this.credential.key, userAgent: `kb/${this.config.version}`, unreachableHint: this.unreachableHint()})
+  }
+
+  /** The credential the client uses (after `client()`). */
+  protected async credentialInUse(): Promise<ResolvedCredential> {
+    await this.client()
+    return this.credential!
+  }
+
+  /** The project id for this command, or null when none is known (outside a joined repository). */
+  protected async projectId(): Promise<string | null> {
+    const ref = await projectRef((this.flags as {project?: string}).project)
+    if (!ref) return null
+    return resolveProjectId(ref, await this.client())
+  }
+
+  /** Writes human output (never in --json mode). */
+  protected out(text: string): void {
+    if (!this.jsonEnabled()) process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`)
+  }
+
+  /** A side remark for people on stderr (autostart, warnings); silent when stderr is not a terminal. */
+  protected note(text: string): void {
+    if (process.stderr.isTTY) process.stderr.write(`kb: ${text}\n`)
+  }
+
+  /** A warning that scripts should see too. */
+  protected warnLine(text: string): void {
+    process.stderr.write(`kb: warning: ${text}\n`)
+  }
+
+  protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
+    let code: ErrorCode | null = null
+    let message = err.message
+    let exit: number
+    if (err instanceof KbError) {
+      code = err.code
+      exit = err.exitCode
+      const hint = isServerError(err) ? HINTS[err.code] : undefined
+      if (hint) message = `${message}; ${hint}`
+      if (err.code === 'rate_limited' && err.headers?.['retry-after']) message = `${err.message}; retry in ${err.headers['retry-after']} s`
+    } else if (err.oclif?.exit !== undefined) {
+      // oclif's own errors: parse errors (unknown flag, missing argument, bad option value) exit 2.
+      exit = err.oclif.exit
+      if (err.message.startsWith('EEXIT:')) {
+        process.exitCode = exit
+        return undefined
+      }
+      code = exit === 2 ? 'usage' : null
+      message = message.replace(/\nSee more help with --help$/, ' (see --help)')
+    } else {
+      exit = 1
+    }
+    process.exitCode = exit
+    if (this.jsonEnabled()) {
+      const e = err instanceof KbError ? err : undefined
+      process.stdout.write(`${JSON.stringify({error: {code: code ?? 'error', message, exit, ...(e?.status ? {status: e.status} : {}), ...(e?.errors ? {errors: e.errors} : {})}}, null, 2)}\n`)
+    }
+    process.stderr.write(`kb: ${message.split('\n').join('\n    ')}\n`)
+    return undefined
+  }
+}

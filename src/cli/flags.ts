@@ -1,0 +1,72 @@
+/**
+ * @module Flags and inputs several commands share: scope/status/detail options, tags, the thought chain,
+ * and where a body comes from (flag, file, stdin, or $EDITOR on a terminal).
+ */
+import {Flags} from '@oclif/core'
+import {readFile} from 'node:fs/promises'
+import {KbError} from '../api/errors.js'
+import {COMMENT_TYPES, DETAILS, SCOPES, STATUSES, THOUGHT_KINDS, type Detail, type ThoughtKind} from '../api/types.js'
+import {readConfig} from '../config/config.js'
+import {editText, interactive, readStdin, stdinPiped} from './input.js'
+
+export const scopeFlag = (description: string) => Flags.option({options: SCOPES, description})
+export const statusFlag = Flags.option({options: STATUSES, description: 'only open or only resolved entries'})
+export const detailFlag = Flags.option({options: DETAILS, description: 'how much of each entry: summary, standard or full (config default_detail)'})
+export const commentTypeFlag = Flags.option({options: COMMENT_TYPES, description: 'kind of comment', default: 'note' as const})
+
+/** `--detail`, else config `default_detail`, else the command's default. */
+export function detailOr(flag: Detail | undefined, fallback: Detail): Detail {
+  const configured = readConfig().default_detail
+  return flag ?? ((DETAILS as readonly unknown[]).includes(configured) ? (configured as Detail) : fallback)
+}
+
+/** `--limit`, else config `default_limit`, else the command's default. */
+export function limitOr(flag: number | undefined, fallback: number): number {
+  const configured = readConfig().default_limit
+  return flag ?? (typeof configured === 'number' ? configured : fallback)
+}
+
+/** `--tag a --tag b,c` → [a, b, c]. */
+export function tagsFrom(values: string[] | undefined): string[] | undefined {
+  if (!values) return undefined
+  return values.flatMap((v) => v.split(',')).map((t) => t.trim()).filter((t) => t !== '')
+}
+
+/** `--thought "hypothesis: the port is taken"` → a step; a kind prefix is optional (default observation). */
+export function thoughtsFrom(values: string[] | undefined): {thought: string; kind: ThoughtKind}[] | undefined {
+  if (!values) return undefined
+  return values.map((v) => {
+    const m = /^\s*(observation|hypothesis|action|conclusion)\s*:\s*(.*)$/is.exec(v)
+    return m ? {kind: m[1]!.toLowerCase() as ThoughtKind, thought: m[2]!.trim()} : {kind: 'observation' as ThoughtKind, thought: v.trim()}
+  })
+}
+
+export const THOUGHT_HELP = `a step of the reasoning, in order (repeatable); prefix a kind: ${THOUGHT_KINDS.join(', ')} (default observation)`
+
+/**
+ * The body of a new entry or comment: `--body`, else `--body-file` (`-` for stdin), else stdin when it
+ * is piped, else $EDITOR when a person is at a terminal. Null when there is none.
+ */
+export async function bodyFrom(flags: {body?: string; 'body-file'?: string}, editorTemplate: string | null): Promise<string | null> {
+  if (flags.body !== undefined) return flags.body
+  const file = flags['body-file']
+  if (file !== undefined) {
+    if (file === '-') return readStdin()
+    try {
+      return await readFile(file, 'utf8')
+    } catch (e) {
+      throw new KbError('usage', `cannot read --body-file ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+    }
+  }
+  if (stdinPiped()) return readStdin()
+  if (editorTemplate !== null && interactive()) return stripComments(editText(editorTemplate))
+  return null
+}
+
+/** Lines starting with `#kb:` in an editor template are instructions, not content. */
+export function stripComments(text: string): string {
+  return text
+    .split('\n')
+    .filter((l) => !l.startsWith('#kb:'))
+    .join('\n')
+}
