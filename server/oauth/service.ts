@@ -61,10 +61,11 @@ export class OAuthService {
   // ---- registration (RFC 7591) ----
 
   async register(body: unknown, clientAddress: string): Promise<{client: Record<string, unknown>} | OAuthFailure> {
-    const wait = this.registrations.take(clientAddress)
-    if (wait > 0) return oauthError(429, 'too_many_requests', `too many client registrations from this address; retry in ${wait} s`, {'Retry-After': String(wait)})
     const metadata = parseClientMetadata(body)
     if (isFailure(metadata)) return metadata
+    // Only registrations that would be stored count: the limit is there to keep the store small.
+    const wait = this.registrations.take(clientAddress)
+    if (wait > 0) return oauthError(429, 'too_many_requests', `too many client registrations from this address; retry in ${wait} s`, {'Retry-After': String(wait)})
     const now = Date.now()
     const secret = metadata.token_endpoint_auth_method === 'none' ? null : PREFIX.clientSecret + randomBase62(43)
     const row: OAuthClientRow = {id: randomUUID(), secret_hash: secret ? sha256Hex(secret) : null, metadata, created_at: new Date(now).toISOString(), last_used_at: null}

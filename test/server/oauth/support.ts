@@ -132,6 +132,11 @@ export async function redirectListener(path = '/callback'): Promise<RedirectList
   const arrived: URL[] = []
   const server: Server = createServer((req, res) => {
     const u = new URL(req.url ?? '/', `http://${req.headers.host}`)
+    // Browsers also ask for /favicon.ico; only the callback path counts.
+    if (u.pathname !== path) {
+      res.writeHead(404, {connection: 'close'}).end()
+      return
+    }
     res.writeHead(200, {'content-type': 'text/plain', connection: 'close'}).end('You can close this window.')
     const w = waiting.shift()
     if (w) w(u)
