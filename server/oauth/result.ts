@@ -13,7 +13,15 @@ export interface OAuthFailure {
 }
 
 export function oauthError(status: OAuthFailure['status'], error: string, description: string, headers?: Record<string, string>): OAuthFailure {
-  return {failure: true, status, error, description, ...(headers ? {headers} : {})}
+  return {failure: true, status, error, description: errorDescription(description), ...(headers ? {headers} : {})}
+}
+
+/**
+ * RFC 6749 §5.2 allows only printable ASCII without `"` and `\` in error_description; strict clients
+ * check. Quotes become apostrophes, dashes plain hyphens, anything else outside the set a `?`.
+ */
+export function errorDescription(text: string): string {
+  return text.replace(/"/g, "'").replace(/\\/g, '/').replace(/[\u2013\u2014]/g, '-').replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?')
 }
 
 export function isFailure(value: unknown): value is OAuthFailure {

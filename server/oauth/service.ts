@@ -17,7 +17,7 @@ import {allowedResources} from './metadata.js'
 import {RateLimiter} from './rate-limit.js'
 import {matchRedirectUri, redirectDisplay} from './redirect-uris.js'
 import {parseClientMetadata} from './registration.js'
-import {isFailure, oauthError, type OAuthFailure} from './result.js'
+import {errorDescription, isFailure, oauthError, type OAuthFailure} from './result.js'
 
 /** Checks a pasted API key; returns the caller it stands for, or null. */
 export type KeyCheck = (apiKey: string) => Promise<Caller | null>
@@ -397,7 +397,7 @@ function repeatedParam(q: URLSearchParams): string | null {
 /** The redirect URI with response parameters added to its query (nulls left out). */
 function redirectWith(uri: string, params: Record<string, string | null>): string {
   const url = new URL(uri)
-  for (const [k, v] of Object.entries(params)) if (v !== null) url.searchParams.append(k, v)
+  for (const [k, v] of Object.entries(params)) if (v !== null) url.searchParams.append(k, k === 'error_description' ? errorDescription(v) : v)
   return url.toString()
 }
 

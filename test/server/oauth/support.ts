@@ -90,6 +90,8 @@ export function expectOAuthError(res: {status: number; body: any; headers: Heade
   expect(res.headers.get('content-type') ?? '', where).toMatch(/^application\/json/)
   expect(res.body.error, where).toBe(error)
   expect(typeof res.body.error_description, where).toBe('string')
+  // RFC 6749 §5.2: printable ASCII without " and \.
+  expect(res.body.error_description, where).toMatch(/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/)
   expect(res.headers.get('cache-control')).toBe('no-store')
 }
 

@@ -4,7 +4,7 @@
  * binding, the 401 challenge for bad tokens, revocation, and the sweep of expired records.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {
   approve, authorizeUrl, expectOAuthError, obtainTokens, openDb, pkcePair, registerOk, sha256Hex, tokenRequest, type Registered,
 } from './support.js'
@@ -231,6 +231,18 @@ describe('the API with OAuth access tokens', () => {
     const r = await apiStatus(tokens.access_token, '/knowledge', d.url)
     expect(r.status).toBe(401)
     expect(r.challenge).toContain('error="invalid_token"')
+  })
+
+  it('keeps the project binding of the API key that approved', async () => {
+    const joined = await d.request('POST', '/projects/join', {body: {remote: 'https://github.com/acme/oauth-bound.git'}})
+    expect(joined.status).toBe(201)
+    const projectId = joined.body.project.id as string
+    const boundKey = await newPrincipal(d, 'bound-oauth', projectId)
+    const {tokens} = await obtainTokens(d, boundKey)
+    const created = await d.request('POST', '/knowledge', {key: tokens.access_token, body: {title: 'from a bound token', body: 'x'}})
+    expect(created.status).toBe(201)
+    expect(created.body.project_id).toBe(projectId)
+    expect(created.body.scope).toBe('project')
   })
 
   it('is not an API key: it cannot be revoked through DELETE /api-keys without an id', async () => {
