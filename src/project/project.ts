@@ -38,7 +38,8 @@ export async function projectRef(flag: string | undefined, env: NodeJS.ProcessEn
 /** An id as is; a remote (any git form) → the id of the caller's project with that canonical remote. */
 export async function resolveProjectId(ref: ProjectRef, client: ApiClient): Promise<string> {
   if (isUuid(ref.ref)) return ref.ref.toLowerCase()
-  const canonical = canonicalRemote(ref.ref)
+  // The canonical form itself (github.com/acme/api) has no scheme, so canonicalRemote() would not take it.
+  const canonical = /^[^/:@\s]+(\/[^/\s]+)+$/.test(ref.ref) ? ref.ref.toLowerCase().replace(/\.git$/, '') : canonicalRemote(ref.ref)
   const from = ref.source === 'flag' ? '--project' : ref.source === 'env' ? 'KB_PROJECT' : 'git config kb.project'
   if (!canonical) throw new KbError('usage', `${from} "${ref.ref}" is neither a project id nor a git remote (like github.com/acme/api)`)
   const match = (await client.listProjects()).find((p) => p.remote === canonical)
