@@ -22,6 +22,9 @@ export const PURGE_INTERVAL_MS = 10 * 60_000
 /** Registration rate limit per client address: a bucket this big, refilled at this rate. */
 export const REGISTRATION_BURST = 30
 export const REGISTRATION_PER_MINUTE = 30
+/** Consent pages opened per client address (each is a stored pending request until it expires). */
+export const CONSENT_BURST = 120
+export const CONSENT_PER_MINUTE = 60
 
 /**
  * Secret prefixes: they tell secrets apart at a glance (and for secret scanners). None starts with `kb_`,

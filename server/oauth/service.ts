@@ -9,7 +9,7 @@ import {randomBase62, sha256Hex, uuidv7} from '../lib/ids.js'
 import type {Caller} from '../services/context.js'
 import type {OAuthClientMetadata, OAuthClientRow, OAuthCodeRow, OAuthTokenRow, Store} from '../store/store.js'
 import {
-  ACCESS_TOKEN_TTL_S, CODE_RETENTION_MS, CODE_TTL_MS, CONSENT_TTL_MS, IDLE_CLIENT_TTL_MS, MAX_CONSENT_ATTEMPTS, PREFIX,
+  ACCESS_TOKEN_TTL_S, CODE_RETENTION_MS, CODE_TTL_MS, CONSENT_BURST, CONSENT_PER_MINUTE, CONSENT_TTL_MS, IDLE_CLIENT_TTL_MS, MAX_CONSENT_ATTEMPTS, PREFIX,
   PURGE_INTERVAL_MS, REFRESH_TOKEN_TTL_MS, REGISTRATION_BURST, REGISTRATION_PER_MINUTE, UNUSED_CLIENT_TTL_MS,
 } from './config.js'
 import type {ConsentView} from './consent-page.js'
@@ -29,7 +29,7 @@ export interface Logger {
 
 /** What the authorization endpoint answers. */
 export type AuthorizeOutcome =
-  | {kind: 'error_page'; status: 400 | 403; title: string; message: string}
+  | {kind: 'error_page'; status: 400 | 403 | 429; title: string; message: string; headers?: Record<string, string>}
   | {kind: 'redirect'; location: string; clearCookie?: string}
   | {kind: 'consent'; status: 200 | 400; view: Omit<ConsentView, 'action'>; setCookie?: {name: string; value: string}}
 
@@ -53,6 +53,7 @@ const MAX_SCOPE = 1000
 
 export class OAuthService {
   private readonly registrations = new RateLimiter(REGISTRATION_BURST, REGISTRATION_PER_MINUTE)
+  private readonly consents = new RateLimiter(CONSENT_BURST, CONSENT_PER_MINUTE)
   private timer: NodeJS.Timeout | null = null
   private lastPurge = 0
 
@@ -84,7 +85,7 @@ export class OAuthService {
   // ---- authorization endpoint ----
 
   /** Validates an authorization request; on success records it and returns the consent page. */
-  async authorize(q: URLSearchParams, base: string): Promise<AuthorizeOutcome> {
+  async authorize(q: URLSearchParams, base: string, clientAddress: string): Promise<AuthorizeOutcome> {
     const repeated = repeatedParam(q)
     const clientId = q.get('client_id')
     if (!clientId || repeated === 'client_id') return errorPage(400, 'Unknown application', 'The request does not name a client (client_id is missing).')
@@ -123,6 +124,9 @@ export class OAuthService {
     const resource = resolveResource(q.get('resource'), base)
     if (resource === null) return fail('invalid_target', `resource must be ${allowedResources(base).join(' or ')}`)
 
+    // Every consent page is a stored pending request, so opening them is rate-limited like registration.
+    const wait = this.consents.take(clientAddress)
+    if (wait > 0) return {kind: 'error_page', status: 429, title: 'Too many sign-in attempts', message: `Too many sign-in pages were opened from this address; try again in ${wait} s.`, headers: {'Retry-After': String(wait)}}
     const csrf = randomBytes(32).toString('base64url')
     const now = Date.now()
     const request = {
@@ -375,7 +379,7 @@ export class OAuthService {
   }
 }
 
-function errorPage(status: 400 | 403, title: string, message: string): AuthorizeOutcome {
+function errorPage(status: 400 | 403 | 429, title: string, message: string): AuthorizeOutcome {
   return {kind: 'error_page', status, title, message}
 }
 

@@ -74,7 +74,7 @@ export function registerOAuthRoutes(app: FastifyInstance, o: OAuthRouteOptions):
     add('GET', authorizePath, async (req, reply) => {
       const base = o.baseUrl(req)
       const query = new URLSearchParams(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '')
-      return sendAuthorize(req, reply, await o.service.authorize(query, base), base)
+      return sendAuthorize(req, reply, await o.service.authorize(query, base, req.ip), base)
     })
     add('POST', authorizePath, async (req, reply) => {
       const base = o.baseUrl(req)
@@ -122,6 +122,7 @@ function sendAuthorize(req: FastifyRequest, reply: FastifyReply, outcome: Author
   const cookie = cookieAttributes(base)
   switch (outcome.kind) {
     case 'error_page':
+      if (outcome.headers) reply.headers(outcome.headers)
       return reply.code(outcome.status).type('text/html; charset=utf-8').send(renderErrorPage(outcome.title, outcome.message))
     case 'redirect':
       if (outcome.clearCookie) reply.header('Set-Cookie', `${outcome.clearCookie}=; ${cookie}; Max-Age=0`)

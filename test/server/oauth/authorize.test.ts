@@ -205,3 +205,30 @@ describe('the consent page', () => {
     expect(res.headers.get('location')).toBeNull()
   })
 })
+
+describe('consent page rate limit', () => {
+  it('lets a burst of sign-ins through, then shows a 429 page with Retry-After instead of storing more requests', async () => {
+    const fresh = await startInProcessDaemon()
+    try {
+      const c = await registerOk(fresh, {redirect_uris: [REDIRECT]})
+      const url = authorizeUrl(fresh, {response_type: 'code', client_id: c.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256'})
+      let limited: Response | null = null
+      let ok = 0
+      for (let i = 0; i < 200 && !limited; i++) {
+        const res = await get(url)
+        if (res.status === 429) limited = res
+        else {
+          expect(res.status).toBe(200)
+          ok++
+          await res.arrayBuffer()
+        }
+      }
+      expect(ok).toBeGreaterThanOrEqual(100)
+      expect(limited, 'no 429 after 200 consent pages').not.toBeNull()
+      expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      await expectErrorPage(limited!, 429, /Too many sign-in pages/)
+    } finally {
+      await fresh.stop()
+    }
+  })
+})

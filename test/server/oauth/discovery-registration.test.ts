@@ -219,3 +219,35 @@ describe('registration rate limit', () => {
     }
   })
 })
+
+describe('a configured public base URL', () => {
+  it('is the issuer, the resource and the consent form target, and makes the form cookie Secure', async () => {
+    const {startDaemon} = await import('../../../server/daemon.js')
+    const {tempDir} = await import('../../helpers/daemon.js')
+    const {rmSync} = await import('node:fs')
+    const dataDir = tempDir()
+    const publicUrl = 'https://kb.example.com/api/v1'
+    const daemon = await startDaemon({dataDir, host: '127.0.0.1', port: 0, version: 'test', logLevel: 'silent', publicBaseUrl: publicUrl})
+    try {
+      const local = daemon.url.slice(0, -'/api/v1'.length)
+      for (const p of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/api/v1', '/api/v1/.well-known/oauth-authorization-server']) {
+        const m = await (await fetch(local + p)).json()
+        expect(m.issuer).toBe(publicUrl)
+        expect(m.token_endpoint).toBe(`${publicUrl}/oauth/token`)
+      }
+      const prm = await (await fetch(`${local}/.well-known/oauth-protected-resource/api/v1/mcp`)).json()
+      expect(prm).toMatchObject({resource: `${publicUrl}/mcp`, authorization_servers: [publicUrl]})
+      const c = await (await fetch(`${daemon.url}/oauth/register`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({redirect_uris: ['https://app.example/cb']})})).json()
+      const res = await fetch(`${daemon.url}/oauth/authorize?response_type=code&client_id=${c.client_id}&code_challenge=${'A'.repeat(43)}&code_challenge_method=S256`)
+      const html = await res.text()
+      expect(res.status).toBe(200)
+      expect(html).toContain(`action="${publicUrl}/oauth/authorize"`)
+      expect(res.headers.get('set-cookie')).toMatch(/; Secure/)
+      const unauth = await fetch(`${daemon.url}/knowledge`)
+      expect(unauth.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${publicUrl}/.well-known/oauth-protected-resource"`)
+    } finally {
+      await daemon.stop()
+      rmSync(dataDir, {recursive: true, force: true})
+    }
+  })
+})
