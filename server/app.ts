@@ -78,7 +78,8 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   app.setValidatorCompiler(({schema, httpPart}) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema))
 
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json$/, {parseAs: 'string'}, (_req, body, done) => {
+  // fastify tests the regex against the whole header, parameters included (`application/json; charset=utf-8`).
+  app.addContentTypeParser(/^application\/([\w.+-]+\+)?json\s*(;|$)/i, {parseAs: 'string'}, (_req, body, done) => {
     const text = String(body)
     if (text.trim() === '') return done(null, undefined)
     try {
