@@ -128,6 +128,11 @@ describe('dynamic client registration', () => {
     expect(hasNull(c)).toBe(false)
   })
 
+  it('accepts JSON with a charset parameter', async () => {
+    const res = await fetch(`${d.url}/oauth/register`, {method: 'POST', headers: {'content-type': 'application/json; charset=utf-8'}, body: JSON.stringify({redirect_uris: ['http://127.0.0.1/cb']})})
+    expect(res.status).toBe(201)
+  })
+
   it('treats a client that names no auth method as public and says so', async () => {
     const c = await registerOk(d, {redirect_uris: ['https://vscode.dev/redirect']})
     expect(c.token_endpoint_auth_method).toBe('none')
