@@ -11,7 +11,9 @@ const ELLIPSIS = '…'
 const ENCODE_OPTIONS = {disallowedSpecial: new Set<string>()}
 // Worst cases of the fields around title and body, so the stored summary fits however the item is served.
 const PLACEHOLDER_ID = '01234567-89ab-7cde-8f01-23456789abcd'
-const PLACEHOLDER_SCORE = 1234.5678
+// The costliest score a search can serve (6 significant digits, as the store rounds them): an exponent
+// form with a sign is 16 tokens where 1234.5678 was 13, so long summaries overflowed in search results.
+const PLACEHOLDER_SCORE = -1.23456e-30
 // No token is longer than this many characters in practice; it bounds the text we tokenise.
 const MAX_CHARS_PER_TOKEN = 32
 
@@ -33,11 +35,14 @@ export interface SummaryForm {
 export function summarize(id: string | null, title: string, body: string): SummaryForm {
   const text = firstParagraph(body)
   const fits = (t: string, b: string): boolean => summaryItemTokens(id, t, b) <= SUMMARY_TOKEN_BUDGET
-  if (fits(title, text)) return {title, body: text}
+  // Text longer than the cut ever looks at cannot fit whole; not tokenising it all matters, because BPE
+  // is quadratic in a long run without spaces (100,000 × "x" took 30 s and blocked the daemon).
+  const mayFitWhole = text.length <= SUMMARY_TOKEN_BUDGET * MAX_CHARS_PER_TOKEN
+  if (mayFitWhole && fits(title, text)) return {title, body: text}
   let shownTitle = title
   // A title so long that it leaves no room for the body is cut too: the budget is a promise.
   if (!fits(title, ELLIPSIS)) shownTitle = cutToFit(title, (t) => summaryItemTokens(id, t, ELLIPSIS) <= SUMMARY_TOKEN_BUDGET - 20)
-  if (fits(shownTitle, text)) return {title: shownTitle, body: text}
+  if (mayFitWhole && fits(shownTitle, text)) return {title: shownTitle, body: text}
   const shownBody = cutToFit(text, (b) => fits(shownTitle, b))
   return {title: shownTitle, body: shownBody}
 }
@@ -66,11 +71,24 @@ export function cutToFit(text: string, fits: (candidate: string) => boolean): st
   return byChar === null ? ELLIPSIS : withEllipsis(byChar)
 }
 
-/** Binary search for the largest candidate (ascending list) that passes a monotone test. */
+/**
+ * The largest candidate (ascending list) that passes a monotone test: a galloping search from the small
+ * end, then a binary search, so that the texts tested stay near the answer's length (tokenising a long
+ * text without spaces is slow).
+ */
 function largestFitting(candidates: number[], passes: (n: number) => boolean): number | null {
   let lo = 0
   let hi = candidates.length - 1
   let found: number | null = null
+  for (let step = 1; lo <= hi; step *= 2) {
+    const probe = Math.min(lo + step - 1, hi)
+    if (!passes(candidates[probe]!)) {
+      hi = probe - 1
+      break
+    }
+    found = candidates[probe]!
+    lo = probe + 1
+  }
   while (lo <= hi) {
     const mid = (lo + hi) >> 1
     if (passes(candidates[mid]!)) {
@@ -126,7 +144,8 @@ export function firstParagraph(markdown: string): string {
       current = []
       continue
     }
-    current.push(line)
+    // Quote markers go per line: once the lines are joined, a `>` inside the text is just text.
+    current.push(line.replace(/^\s{0,3}(?:>\s?)+/, ''))
   }
   flush()
   if (fence !== null && code.length > 0) paragraphs.push({text: code.join(' '), kind: 'code'})
@@ -151,8 +170,12 @@ function stripInline(text: string): string {
   s = s.replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1') // reference links
   s = s.replace(/<(https?:\/\/[^>\s]+)>/g, '$1') // autolinks
   s = s.replace(/<\/?[A-Za-z][^>]*>/g, '') // HTML tags
-  s = s.replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, '$2') // strong
-  s = s.replace(/(\*|_)(?=\S)([\s\S]*?\S)\1(?![A-Za-z0-9])/g, '$2') // emphasis
+  // Underscores inside a word are not emphasis (CommonMark), so snake_case names like max_idle_conns
+  // and <|im_start|> survive; asterisks may emphasise inside a word.
+  s = s.replace(/\*\*(?=\S)([\s\S]*?\S)\*\*/g, '$1') // strong
+  s = s.replace(/(^|[^\p{L}\p{N}_])__(?=\S)([\s\S]*?\S)__(?![\p{L}\p{N}_])/gu, '$1$2')
+  s = s.replace(/\*(?=\S)([\s\S]*?\S)\*(?![A-Za-z0-9])/g, '$1') // emphasis
+  s = s.replace(/(^|[^\p{L}\p{N}_])_(?=\S)([\s\S]*?\S)_(?![\p{L}\p{N}_])/gu, '$1$2')
   s = s.replace(/~~(?=\S)([\s\S]*?\S)~~/g, '$1') // strike-through
   s = s.replace(/`+([^`]*)`+/g, '$1') // inline code: keep the code
   return collapse(s)
