@@ -17,7 +17,7 @@ export type KbArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']
 
 /** What to do about an error the server reported, by code. */
 const HINTS: Partial<Record<ErrorCode, string>> = {
-  bad_request: 'check the arguments (`kb <command> --help`)',
+  bad_request: 'check the arguments (`kb help <command>`)',
   unauthenticated: 'log in with `kb auth login --with-token` or set KB_API_KEY (`kb auth status` shows the credential in use)',
   forbidden: 'only the author or the owner may do that; `kb auth status` shows who you are',
   not_found: 'check the id (`kb list`, `kb search`)',
@@ -25,7 +25,7 @@ const HINTS: Partial<Record<ErrorCode, string>> = {
   precondition_failed: 'it changed since it was read; run the command again',
   payload_too_large: 'send less (a body holds at most 100,000 characters)',
   unsupported_media_type: 'this CLI and the server disagree; update kb',
-  validation_failed: 'fix the values named above',
+  validation_failed: 'fix that value (`kb help <command>` describes each flag)',
   method_not_allowed: 'this CLI and the server disagree; update kb',
   internal: 'retry; if it persists, look at the server log (`kb daemon logs` for the local daemon)',
   unavailable: 'retry in a moment',
@@ -143,7 +143,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
       code = err.code
       exit = err.exitCode
       const hint = isServerError(err) ? HINTS[err.code] : undefined
-      if (hint) message = `${message}; ${hint}`
+      if (hint) message = `${message}; ${hint.replace('<command>', (this.id ?? '').split(':').join(' '))}`
       if (err.code === 'rate_limited' && err.headers?.['retry-after']) message = `${err.message}; retry in ${err.headers['retry-after']} s`
     } else if (err.oclif?.exit !== undefined) {
       // oclif's own errors: parse errors (unknown flag, missing argument, bad option value) exit 2.
