@@ -111,6 +111,15 @@ describe('authorization_code', () => {
     expectOAuthError(await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id}), 400, 'invalid_grant')
   })
 
+  it('lets only one of two simultaneous exchanges of a code win, and then revokes what it got', async () => {
+    const {code, verifier} = await codeFor(client)
+    const results = await Promise.all([exchange(client, code, verifier), exchange(client, code, verifier)])
+    const won = results.filter((r) => r.status === 200)
+    expect(won).toHaveLength(1)
+    expectOAuthError(results.find((r) => r.status !== 200)!, 400, 'invalid_grant')
+    expect((await apiStatus(won[0]!.body.access_token)).status).toBe(401)
+  })
+
   it('binds the token to the requested resource and refuses another', async () => {
     const {code, verifier} = await codeFor(client, {resource: `${d.url}/mcp`})
     expectOAuthError(await exchange(client, code, verifier, {resource: 'https://other.example/api/v1'}), 400, 'invalid_target')
@@ -167,6 +176,16 @@ describe('refresh_token', () => {
     expect((await apiStatus(r2.body.access_token)).status).toBe(401)
     expect((await apiStatus(tokens.access_token)).status).toBe(401)
     expectOAuthError(await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: r2.body.refresh_token, client_id: c.client_id}), 400, 'invalid_grant')
+  })
+
+  it('lets only one of two simultaneous refreshes win, and treats the other as reuse', async () => {
+    const {tokens, client: c} = await obtainTokens(d, d.ownerKey)
+    const refresh = (): ReturnType<typeof tokenRequest> => tokenRequest(d, {grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: c.client_id})
+    const results = await Promise.all([refresh(), refresh()])
+    const won = results.filter((r) => r.status === 200)
+    expect(won).toHaveLength(1)
+    expectOAuthError(results.find((r) => r.status !== 200)!, 400, 'invalid_grant')
+    expect((await apiStatus(won[0]!.body.access_token)).status).toBe(401)
   })
 
   it('belongs to its client', async () => {
