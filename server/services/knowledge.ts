@@ -3,7 +3,7 @@
  * with the permission rules of API.md §4 (a hidden entry is indistinguishable from a missing one).
  */
 import {KbError} from '../../src/api/errors.js'
-import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, PublishBody, ResolveBody} from '../../src/api/schemas.js'
+import {TITLE_MAX, type CommentBody, type CreateEntryBody, type ForkBody, type PatchEntryBody, type PublishBody, type ResolveBody} from '../../src/api/schemas.js'
 import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/api/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
@@ -168,7 +168,7 @@ export class KnowledgeService {
   async fork(caller: Caller, id: string, input: ForkBody): Promise<EntryFull> {
     const parent = await this.visible(caller, id)
     const errors = new FieldErrors()
-    const title = input.title === undefined ? `${parent.title} (fork)`.slice(0, 200) : normalizeTitle(input.title, errors)
+    const title = input.title === undefined ? forkTitle(parent.title) : normalizeTitle(input.title, errors)
     errors.throwIfAny()
     let projectId: string | null
     if (input.project_id !== undefined) projectId = await this.projectFor(caller, input.project_id, 'project_id')
@@ -271,6 +271,14 @@ function packIntoTokens(result: SearchResult, entries: EntryRow[], detail: Detai
     truncated = true
   })
   return {items: packed, next_cursor: null, total: result.total, tokens_used: used, truncated}
+}
+
+/** "<parent title> (fork)", with the parent's title shortened (by code points) when both would not fit. */
+function forkTitle(parentTitle: string): string {
+  const suffix = ' (fork)'
+  const chars = Array.from(parentTitle)
+  if (chars.length + suffix.length <= TITLE_MAX) return parentTitle + suffix
+  return chars.slice(0, TITLE_MAX - suffix.length - 1).join('').trimEnd() + '…' + suffix
 }
 
 function ref(caller: Caller): {id: string; name: string} {

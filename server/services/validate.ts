@@ -22,8 +22,10 @@ export class FieldErrors {
 
 export function normalizeTitle(title: string, errors: FieldErrors, path = 'title'): string {
   const t = title.trim()
-  if (t.length === 0) errors.add(path, 'must not be blank')
-  else if (t.length > TITLE_MAX) errors.add(path, `must be at most ${TITLE_MAX} characters (got ${t.length})`)
+  // Characters are code points, as JSON Schema's maxLength counts them: an emoji is one, not two.
+  const length = Array.from(t).length
+  if (length === 0) errors.add(path, 'must not be blank')
+  else if (length > TITLE_MAX) errors.add(path, `must be at most ${TITLE_MAX} characters (got ${length})`)
   return t
 }
 

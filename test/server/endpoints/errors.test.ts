@@ -54,6 +54,9 @@ describe('400 bad_request', () => {
       expectProblem(await d.request('GET', '/search', {query: {q: 'x', limit}}), 400, ['limit'])
       expectProblem(await d.request('GET', '/projects', {query: {limit}}), 400, ['limit'])
     }
+    // A repeated parameter is not a number either.
+    const twice = await d.request('GET', '/knowledge?limit=5&limit=6')
+    expectProblem(twice, 400, ['limit'])
     for (const limit of ['1', '100']) {
       expect((await d.request('GET', '/knowledge', {query: {limit}})).status).toBe(200)
       expect((await d.request('GET', '/search', {query: {q: 'x', limit}})).status).toBe(200)
@@ -226,6 +229,12 @@ describe('422 validation_failed', () => {
       const res = await d.request('POST', '/knowledge', {body})
       expectProblem(res, 422, [path])
     }
+    // Lengths count characters, not UTF-16 code units: 200 emoji are a 200-character title.
+    const emoji = await d.request('POST', '/knowledge', {body: {title: '😀'.repeat(200), body: 'ok'}})
+    expect(emoji.status, emoji.text).toBe(201)
+    expect(Array.from(emoji.body.title)).toHaveLength(200)
+    expectProblem(await d.request('POST', '/knowledge', {body: {title: '😀'.repeat(201), body: 'ok'}}), 422, ['title'])
+    expect((await d.request('POST', `/knowledge/${entryId}/comments`, {body: {body: '😀'.repeat(20_000)}})).status).toBe(201)
     // The limits themselves are fine.
     const edge = await d.request('POST', '/knowledge', {
       body: {title: `  ${long(200)}  `, body: long(100_000), tags: Array.from({length: 20}, (_, i) => `T.${i}_x-${long(30)}`), url: `https://example.com/${long(2020)}`, thought_chain: steps(100)},
@@ -260,8 +269,9 @@ describe('422 validation_failed', () => {
       [{thought_chain: steps(101)}, 'thought_chain'], [{status: 'closed'}, 'status'], [{scope: 'global'}, 'scope'],
       [{project_id: projectId}, 'project_id'], [{version: 3}, 'version'],
     ]
+    const before = (await d.request('GET', `/knowledge/${entryId}`)).body
     for (const [body, path] of cases) expectProblem(await d.request('PATCH', `/knowledge/${entryId}`, {body}), 422, [path])
-    expect((await d.request('GET', `/knowledge/${entryId}`)).body.version).toBeLessThanOrEqual(2)
+    expect((await d.request('GET', `/knowledge/${entryId}`)).body).toEqual(before)
   })
 
   it('POST /knowledge/:id/comments: the rules of §3.4', async () => {

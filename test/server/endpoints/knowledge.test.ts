@@ -341,6 +341,21 @@ describe('POST /knowledge/:id/fork', () => {
     expect(asOwner.body.version).toBe(3)
   })
 
+  it('keeps " (fork)" when the parent\'s title is already at the 200-character limit', async () => {
+    for (const title of ['t'.repeat(200), '😀'.repeat(200), `${'x'.repeat(193)}`]) {
+      const parent = await createEntry(d, {title})
+      const res = await d.request('POST', `/knowledge/${parent.id}/fork`)
+      expect(res.status).toBe(201)
+      const chars = Array.from(res.body.title as string)
+      expect(chars.length).toBeLessThanOrEqual(200)
+      expect(res.body.title.endsWith(' (fork)')).toBe(true)
+      expect(res.body.title).toBe(res.body.title.toWellFormed())
+      if (title.length === 193) expect(res.body.title).toBe(`${title} (fork)`)
+      // The fork's title is itself a valid title: it can be sent back unchanged.
+      expect((await d.request('PATCH', `/knowledge/${res.body.id}`, {body: {title: res.body.title}})).status).toBe(200)
+    }
+  })
+
   it('takes a title, a scope and a project', async () => {
     const parent = await createEntry(d, {title: 'Base', project_id: projectId})
     const res = await d.request('POST', `/knowledge/${parent.id}/fork`, {body: {title: ' Named fork ', scope: 'project'}})

@@ -89,6 +89,11 @@ describe('X-Request-Id', () => {
     expect(generated.headers.get('x-request-id')).toMatch(UUID_RE)
     const another = await d.request('GET', '/health')
     expect(another.headers.get('x-request-id')).not.toBe(generated.headers.get('x-request-id'))
+    // An id that is not a token of 1–200 visible characters is replaced, not echoed.
+    for (const bad of ['x'.repeat(201), 'two words']) {
+      const res = await d.request('GET', '/health', {headers: {'x-request-id': bad}})
+      expect(res.headers.get('x-request-id')).toMatch(UUID_RE)
+    }
     const err = await d.request('GET', `/knowledge/${MISSING_ID}`, {headers: {'x-request-id': 'err-trace'}})
     expectProblem(err, 404)
     expect(err.headers.get('x-request-id')).toBe('err-trace')

@@ -44,6 +44,8 @@ export function expectProblem(res: HttpResult, status: number, errorPaths?: stri
   expect(p.code, where).toBe(CODES[status])
   expect(typeof p.detail, where).toBe('string')
   expect(p.detail.length, where).toBeGreaterThan(0)
+  // Errors carry the request id too: that is how a user's report is found in the log.
+  expect(res.headers.get('x-request-id'), where).toBeTruthy()
   // No stack traces, ever.
   expect(res.text, where).not.toMatch(/\bat [\w.<>]+ \(|node_modules|\.ts:\d+/)
   if (errorPaths) {
