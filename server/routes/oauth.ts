@@ -7,7 +7,7 @@ import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 import {toKbError} from '../http/problem.js'
 import {PAGE_HEADERS, renderConsentPage, renderErrorPage} from '../oauth/consent-page.js'
 import {authorizationServerMetadata, mcpResource, protectedResourceMetadata, wellKnownPaths} from '../oauth/metadata.js'
-import {errorBody, isFailure, type OAuthFailure} from '../oauth/result.js'
+import {errorBody, errorDescription, isFailure, type OAuthFailure} from '../oauth/result.js'
 import {CONSENT_TTL_MS} from '../oauth/config.js'
 import type {AuthorizeOutcome, OAuthService} from '../oauth/service.js'
 
@@ -38,10 +38,9 @@ export function registerOAuthRoutes(app: FastifyInstance, o: OAuthRouteOptions):
       }
       if (kb.status >= 500) return reply.code(500).headers(NO_STORE).send({error: 'server_error', error_description: 'internal error; the daemon log has the details'})
       const code = path.endsWith('/oauth/register') ? 'invalid_client_metadata' : 'invalid_request'
-      const hint = kb.code === 'unsupported_media_type' || kb.code === 'bad_request' && /media|content/i.test(kb.message)
-        ? (code === 'invalid_request' ? 'send the parameters as application/x-www-form-urlencoded' : 'send the metadata as application/json')
-        : kb.message
-      return reply.code(400).headers(NO_STORE).type('application/json').send({error: code, error_description: hint})
+      let hint = kb.message
+      if (kb.code === 'unsupported_media_type') hint = code === 'invalid_request' ? 'send the parameters as application/x-www-form-urlencoded' : 'send the metadata as application/json'
+      return reply.code(400).headers(NO_STORE).type('application/json').send({error: code, error_description: errorDescription(hint)})
     })
 
     const served = new Map<string, Set<string>>()
