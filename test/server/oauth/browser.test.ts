@@ -19,11 +19,16 @@ let browser: Browser
 let listener: RedirectListener
 
 beforeAll(async () => {
-  ;[d, browser, listener] = await Promise.all([
+  // Started side by side; whatever did start is kept so afterAll can stop it even if another part failed.
+  const [dr, br, lr] = await Promise.allSettled([
     startInProcessDaemon(),
     chromium.launch({executablePath: CHROMIUM, args: CHROMIUM_ARGS}),
     redirectListener('/callback'),
   ])
+  if (dr.status === 'fulfilled') d = dr.value
+  if (br.status === 'fulfilled') browser = br.value
+  if (lr.status === 'fulfilled') listener = lr.value
+  for (const r of [dr, br, lr]) if (r.status === 'rejected') throw r.reason
 })
 afterAll(async () => {
   await browser?.close()
