@@ -34,6 +34,8 @@ export default class HookRun extends KbCommand<typeof HookRun> {
           result.resolved.push(id)
           process.stderr.write(`kb: resolved ${id} (commit ${commit.short})\n`)
         } catch (e) {
+          // No server: the other ids would fail the same way.
+          if (e instanceof KbError && e.code === 'unreachable') throw e
           const error = e instanceof Error ? e.message : String(e)
           result.failed.push({id, error})
           this.warnLine(`could not resolve ${id} from commit ${commit.short}: ${error}`)
