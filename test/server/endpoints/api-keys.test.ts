@@ -61,6 +61,11 @@ describe('POST /api-keys', () => {
       const file = join(d.dataDir, `kb.sqlite${suffix}`)
       if (existsSync(file)) expect(readFileSync(file).includes(Buffer.from(k.key.slice(3)))).toBe(false)
     }
+    // Nor is the owner's bootstrap key.
+    for (const suffix of ['', '-wal']) {
+      const file = join(d.dataDir, `kb.sqlite${suffix}`)
+      if (existsSync(file)) expect(readFileSync(file).includes(Buffer.from(d.ownerKey.slice(3)))).toBe(false)
+    }
     // Two keys are never the same.
     const other = await d.request('POST', '/api-keys', {contentType: null})
     expect(other.status).toBe(201)

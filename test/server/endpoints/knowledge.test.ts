@@ -173,6 +173,23 @@ describe('PATCH /knowledge/:id', () => {
     expectProblem(await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'x'}, headers: {'if-match': '"abc"'}}), 412)
   })
 
+  it('under concurrent writes: one If-Match winner, the rest 412; unguarded edits and comments all count', async () => {
+    const e = await createEntry(d, {title: 'Raced', scope: 'global'})
+    const racers = await Promise.all(
+      Array.from({length: 10}, (_, i) => d.request('PATCH', `/knowledge/${e.id}`, {body: {title: `Racer ${i}`}, headers: {'if-match': '"1"'}})),
+    )
+    expect(racers.filter((r) => r.status === 200)).toHaveLength(1)
+    for (const r of racers.filter((x) => x.status !== 200)) expectProblem(r, 412)
+    const writes = await Promise.all([
+      ...Array.from({length: 8}, (_, i) => d.request('PATCH', `/knowledge/${e.id}`, {body: {body: `Body ${i}`}})),
+      ...Array.from({length: 8}, (_, i) => d.request('POST', `/knowledge/${e.id}/comments`, {key: alice, body: {body: `c${i}`}})),
+    ])
+    for (const w of writes) expect([200, 201]).toContain(w.status)
+    const after = await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'full'}})
+    expect(after.body).toMatchObject({version: 2 + 8 + 8, comment_count: 8})
+    expect(after.body.comments).toHaveLength(8)
+  })
+
   it('status "resolved" resolves, status "open" reopens and clears the resolution', async () => {
     const e = await createEntry(d, {title: 'Reopen me'})
     const resolved = await d.request('POST', `/knowledge/${e.id}/resolve`, {body: {note: 'fixed'}})
