@@ -1,0 +1,68 @@
+/**
+ * Start-up guard: nothing heavy (Ink, React, fastify, better-sqlite3, gpt-tokenizer, TypeBox, the
+ * server, and not even undici, conf, simple-git or the keyring) is loaded on the path of `kb --version`,
+ * `kb search` or `kb add`. A `node --import` preload records every module the process resolves (ESM
+ * and CommonJS); positive controls prove the recorder does see such modules when they do load.
+ */
+import {readFileSync, rmSync} from 'node:fs'
+import {join} from 'node:path'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {KB_BIN, ROOT, startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
+import {cleanup, gitRepo, kb, makeUser, run, type KbEnv} from './helpers.js'
+
+const RECORDER = join(import.meta.dirname, 'fixtures', 'record-modules.mjs')
+const HEAVY = /\/node_modules\/(ink|react|react-reconciler|fastify|better-sqlite3|gpt-tokenizer|@sinclair\/typebox|undici|conf|simple-git|@napi-rs\/keyring[^/]*)\/|\/dist\/server\//
+
+let d: ChildDaemon
+let user: KbEnv
+let repo: string
+
+beforeAll(async () => {
+  user = makeUser()
+  d = await startChildDaemon({dataDir: user.dataDir})
+  user.env.KB_BASE_URL = d.url
+  repo = gitRepo(user, 'api', {origin: 'git@github.com:acme/api.git'})
+  expect((await kb(user, ['project', 'join'], {cwd: repo})).code).toBe(0)
+})
+
+afterAll(async () => {
+  await d?.stop()
+  if (user) await cleanup(user)
+})
+
+async function modulesOf(args: string[], nodeArgs: string[] = [KB_BIN], cwd = repo): Promise<string[]> {
+  const file = join(user.root, `modules-${Math.random().toString(36).slice(2)}.txt`)
+  const r = await run(process.execPath, ['--import', RECORDER, ...nodeArgs, ...args], user, {cwd, env: {KB_RECORD_MODULES: file}})
+  expect(r.stderr).toBe('')
+  expect(r.code).toBe(0)
+  const lines = readFileSync(file, 'utf8').trim().split('\n')
+  rmSync(file)
+  return [...new Set(lines.map((l) => l.slice(4)))]
+}
+
+describe('start-up guard', () => {
+  it('kb --version loads neither oclif nor anything heavy', async () => {
+    const mods = await modulesOf(['--version'])
+    expect(mods.filter((m) => HEAVY.test(m))).toEqual([])
+    expect(mods.filter((m) => m.includes('@oclif'))).toEqual([])
+  })
+
+  it('kb search and kb add (in a joined checkout) load nothing heavy', async () => {
+    const search = await modulesOf(['search', 'port'])
+    expect(search.filter((m) => HEAVY.test(m))).toEqual([])
+    expect(search.some((m) => m.endsWith('/dist/commands/search.js'))).toBe(true)
+    const add = await modulesOf(['add', 'Guarded', '--body', 'nothing heavy'])
+    expect(add.filter((m) => HEAVY.test(m))).toEqual([])
+    expect(add.some((m) => m.endsWith('/dist/commands/add.js'))).toBe(true)
+  })
+
+  it('the recorder does see heavy modules when they load (positive controls)', async () => {
+    const cjs = await modulesOf(["require('fastify')"], ['-e'], ROOT)
+    expect(cjs.some((m) => HEAVY.test(m) && m.includes('/fastify/'))).toBe(true)
+    const esm = await modulesOf(["await import('ink')"], ['--input-type=module', '-e'], ROOT)
+    expect(esm.some((m) => HEAVY.test(m) && m.includes('/ink/'))).toBe(true)
+    // …and through the kb binary: `kb config set` is the one path that loads conf.
+    const set = await modulesOf(['config', 'set', 'default_detail', 'full'])
+    expect(set.some((m) => HEAVY.test(m) && m.includes('/node_modules/conf/'))).toBe(true)
+  })
+})
