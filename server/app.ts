@@ -8,7 +8,7 @@ import Fastify, {LogController, type FastifyInstance, type FastifyRequest} from 
 import {KbError} from '../src/api/errors.js'
 import {Authenticator, bearerChallenge} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
-import {sendProblem} from './http/problem.js'
+import {sendClientErrorProblem, sendProblem} from './http/problem.js'
 import type {RouteDef} from './http/route.js'
 import {OAuthService} from './oauth/service.js'
 import {buildOpenApi} from './openapi.js'
@@ -68,6 +68,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     frameworkErrors: (error, req, reply) => {
       sendProblem(req, reply, error)
     },
+    clientErrorHandler: sendClientErrorProblem,
   })
 
   // Bodies are validated strictly (no type coercion, unknown fields rejected); query strings are text, so

@@ -76,3 +76,27 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: unk
   if (kb.headers) for (const [k, v] of Object.entries(kb.headers)) reply.header(k, v)
   return reply.code(kb.status).type('application/problem+json').send({...kb.toProblem(), instance: req.url.split('?')[0]})
 }
+
+/**
+ * Answers a request that never became one (node's HTTP parser refused it: an unknown method, a raw
+ * non-ASCII target, a broken header, oversized headers, a timeout) with a problem too, instead of
+ * fastify's own JSON shape; then closes the connection, as node does.
+ */
+export function sendClientErrorProblem(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return
+  const kb =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new KbError('request_timeout', 'the request was not received in time')
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? new KbError('headers_too_large', 'the request headers are too large')
+        : new KbError('bad_request', 'the request is not well-formed HTTP')
+  const body = JSON.stringify(kb.toProblem())
+  // An answer to HEAD has no body, or the client reads it as garbage.
+  const head = (err as {rawPacket?: Buffer}).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD '
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${kb.status} ${kb.toProblem().title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+    )
+  }
+  socket.destroy()
+}

@@ -9,11 +9,13 @@ export const ERROR_CODES = {
   not_found: {status: 404, title: 'Not Found', exit: 3},
   method_not_allowed: {status: 405, title: 'Method Not Allowed', exit: 1},
   conflict: {status: 409, title: 'Conflict', exit: 5},
+  request_timeout: {status: 408, title: 'Request Timeout', exit: 1},
   precondition_failed: {status: 412, title: 'Precondition Failed', exit: 5},
   payload_too_large: {status: 413, title: 'Payload Too Large', exit: 1},
   unsupported_media_type: {status: 415, title: 'Unsupported Media Type', exit: 1},
   validation_failed: {status: 422, title: 'Unprocessable Content', exit: 1},
   rate_limited: {status: 429, title: 'Too Many Requests', exit: 1},
+  headers_too_large: {status: 431, title: 'Request Header Fields Too Large', exit: 1},
   internal: {status: 500, title: 'Internal Server Error', exit: 1},
   unavailable: {status: 503, title: 'Service Unavailable', exit: 6},
   // Client-side only: the server could not be reached at all, or the command line was wrong.

@@ -60,10 +60,10 @@ function makeRequest(url: string, defaultKey: string): TestDaemon['request'] {
 }
 
 /** Starts the daemon in this process (real HTTP on 127.0.0.1, port 0). */
-export async function startInProcessDaemon(options: {dataDir?: string} = {}): Promise<TestDaemon> {
+export async function startInProcessDaemon(options: {dataDir?: string; /** pino level; default silent */ logLevel?: string} = {}): Promise<TestDaemon> {
   const {startDaemon} = await import('../../server/daemon.js')
   const dataDir = options.dataDir ?? tempDir()
-  const daemon = await startDaemon({dataDir, host: '127.0.0.1', port: 0, version: 'test', logLevel: 'silent'})
+  const daemon = await startDaemon({dataDir, host: '127.0.0.1', port: 0, version: 'test', logLevel: options.logLevel ?? 'silent'})
   const ownerKey = readFileSync(join(dataDir, 'owner.key'), 'utf8').trim()
   return {
     url: daemon.url,
