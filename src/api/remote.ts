@@ -22,11 +22,13 @@ export function canonicalRemote(input: string): string | null {
   } else {
     // scp-like syntax: [user@]host:path — but `C:/…` or `C:\…` is a Windows path, not a host.
     const m = /^(?:[^@/]+@)?(\[[^\]]*\]|[^:/@[\]]+):(?!\/\/)(.*)$/.exec(s)
-    if (!m || /^[a-z]:[\\/]/i.test(s)) return null
-    host = m[1]!
-    path = m[2]!
+    // The canonical form itself (`github.com/acme/api`) is accepted too: people paste what kb shows them.
+    const bare = m ? null : /^([\p{L}\p{N}._~-]*\.[\p{L}\p{N}._~-]+|localhost|\[[0-9a-f:.]+\])\/(.+)$/iu.exec(s)
+    if ((!m && !bare) || /^[a-z]:[\\/]/i.test(s)) return null
+    host = (m ?? bare)![1]!
+    path = (m ?? bare)![2]!
     // host:22/owner/repo, as some tools write it; but host:1234/repo is a numeric owner (GitHub has them)
-    if (/^\d+\/[^/]+\/[^/]/.test(path.replace(/^\/+/, ''))) path = path.replace(/^\/*\d+\//, '')
+    if (m && /^\d+\/[^/]+\/[^/]/.test(path.replace(/^\/+/, ''))) path = path.replace(/^\/*\d+\//, '')
   }
   host = host === null ? null : validHost(host.toLowerCase())
   if (host === null) return null
