@@ -23,9 +23,13 @@ interface Operation {
   path: string
   /** Body properties with a rough type, from the request schema. */
   bodyProps: Record<string, SchemaLike>
+  bodyRequired: string[]
   queryParams: Record<string, SchemaLike>
+  queryRequired: string[]
   /** OAuth endpoints answer in OAuth's own error shape, not problem+json (docs/oauth.md). */
   oauth: boolean
+  /** A path from the host root rather than below /api/v1 (the well-known documents clients probe). */
+  root?: boolean
 }
 
 interface SchemaLike {
@@ -37,6 +41,9 @@ interface SchemaLike {
   properties?: Record<string, SchemaLike>
   pattern?: string
   $ref?: string
+  required?: string[]
+  minimum?: number
+  maximum?: number
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
@@ -149,13 +156,18 @@ function plausible(schema: SchemaLike | undefined, name: string): fc.Arbitrary<u
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type
   switch (type) {
     case 'string':
-      if (/id$/.test(name)) return fc.oneof(fc.uuid(), fc.constant(projectId), fc.constant(entryIds[0]!), nastyString)
-      if (name === 'url') return fc.oneof(fc.webUrl(), nastyString)
-      if (name === 'remote') return fc.oneof(fc.webUrl(), fc.constant('git@github.com:acme/api.git'), nastyString)
-      if (name === 'principal') return fc.oneof(fc.constantFrom('alice', 'bob', 'owner', 'fuzz.bot'), nastyString)
-      return fc.oneof(fc.string({minLength: 1, maxLength: 60}), fc.lorem({maxCount: 30}), nastyString)
+      if (/id$/.test(name)) return fc.oneof({weight: 4, arbitrary: fc.constantFrom(projectId, entryIds[0]!)}, {weight: 1, arbitrary: fc.uuid()}, {weight: 1, arbitrary: nastyString})
+      if (name === 'url') return fc.oneof({weight: 4, arbitrary: fc.webUrl()}, {weight: 1, arbitrary: nastyString})
+      if (name === 'remote') return fc.oneof({weight: 2, arbitrary: fc.webUrl()}, {weight: 2, arbitrary: fc.constant('git@github.com:acme/api.git')}, {weight: 1, arbitrary: nastyString})
+      if (name === 'principal') return fc.oneof({weight: 4, arbitrary: fc.constantFrom('alice', 'bob', 'owner', 'fuzz.bot')}, {weight: 1, arbitrary: nastyString})
+      if (name === 'tags' || name === 'tag') return fc.oneof({weight: 8, arbitrary: fc.constantFrom('fuzz', 'port', 'Daemon', 'a.b-c_d')}, {weight: 1, arbitrary: nastyString})
+      if (name === 'q') return fc.oneof({weight: 8, arbitrary: fc.constantFrom('daemon', 'port crashes', 'fixture', 'taken 7411', 'crash*', 'NEAR(a b)', '"port', 'title:x', 'a OR b', '-')}, {weight: 1, arbitrary: nastyString})
+      return fc.oneof({weight: 8, arbitrary: fc.lorem({maxCount: 12})}, {weight: 1, arbitrary: fc.string({minLength: 1, maxLength: 60})}, {weight: 1, arbitrary: nastyString})
     case 'integer':
-      return fc.oneof(fc.integer({min: -5, max: 5000}), fc.constantFrom(0, 1, 3650, 3651, 2 ** 31, -(2 ** 31)))
+      return fc.oneof(
+        {weight: 3, arbitrary: fc.integer({min: schema.minimum ?? 0, max: Math.min(schema.maximum ?? 100, 100)})},
+        {weight: 1, arbitrary: fc.oneof(fc.integer({min: -5, max: 5000}), fc.constantFrom(0, 1, 3650, 3651, 2 ** 31, -(2 ** 31)))},
+      )
     case 'number':
       return fc.double()
     case 'boolean':
@@ -163,7 +175,7 @@ function plausible(schema: SchemaLike | undefined, name: string): fc.Arbitrary<u
     case 'array':
       return fc.array(plausible(schema.items, name), {maxLength: 25})
     case 'object':
-      return fc.record(Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, s]) => [k, plausible(s, k)])), {requiredKeys: []})
+      return fc.record(Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, s]) => [k, plausible(s, k)])), {requiredKeys: (schema.required ?? []).filter((k) => k in (schema.properties ?? {}))})
     case 'null':
       return fc.constant(null)
     default:
@@ -178,7 +190,12 @@ function deep(n: number, kind: 'array' | 'object'): string {
 /** Body texts: plausible records, wild JSON, prototype pollution, deep nesting, and text that is not JSON. */
 function bodyText(op: Operation): fc.Arbitrary<string | undefined> {
   const props = Object.entries(op.bodyProps)
-  const record = fc.record(Object.fromEntries(props.map(([k, s]) => [k, fc.oneof({weight: 3, arbitrary: plausible(s, k)}, {weight: 1, arbitrary: wildValue})])), {requiredKeys: []})
+  // Plausible records (required fields present) reach the handlers; a wild field now and then tests the validators.
+  const plausibleRecord = fc.record(Object.fromEntries(props.map(([k, s]) => [k, plausible(s, k)])), {requiredKeys: op.bodyRequired})
+  const record = fc.oneof(
+    {weight: 2, arbitrary: plausibleRecord},
+    {weight: 1, arbitrary: fc.record(Object.fromEntries(props.map(([k, s]) => [k, fc.oneof({weight: 3, arbitrary: plausible(s, k)}, {weight: 1, arbitrary: wildValue})])), {requiredKeys: []})},
+  )
   const withExtra = fc.tuple(record, fc.constantFrom(...PROTO_KEYS, 'extra', ''), wildValue).map(([r, k, v]) => {
     const json = JSON.stringify(r)
     const extra = `${JSON.stringify(k)}:${JSON.stringify(v) ?? 'null'}`
@@ -196,7 +213,7 @@ function bodyText(op: Operation): fc.Arbitrary<string | undefined> {
     '{"title":"x"}{"title":"y"}', '\u0000', '{"a":1e999999}', '{"a":-0}', '{"a":"' + '\\'.repeat(3) + '"}')
   const nesting = fc.tuple(fc.integer({min: 1, max: 20_000}), fc.constantFrom('array' as const, 'object' as const)).map(([n, k]) => deep(n, k))
   return fc.oneof(
-    {weight: 6, arbitrary: record.map((r) => JSON.stringify(r))},
+    {weight: 12, arbitrary: record.map((r) => JSON.stringify(r))},
     {weight: 2, arbitrary: withExtra},
     {weight: 2, arbitrary: wildValue.map((v) => JSON.stringify(v) ?? 'null')},
     {weight: 1, arbitrary: pollution},
@@ -207,7 +224,7 @@ function bodyText(op: Operation): fc.Arbitrary<string | undefined> {
 }
 
 const contentType = fc.oneof(
-  {weight: 8, arbitrary: fc.constant('application/json')},
+  {weight: 16, arbitrary: fc.constant('application/json')},
   {weight: 4, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'APPLICATION/JSON', 'application/merge-patch+json', 'application/problem+json',
     'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/x-ndjson', 'application/json; charset=latin1',
     'application/jsonx', 'json', '', '*/*', 'application/json;;;', 'application/json, text/plain')},
@@ -225,7 +242,14 @@ function queryString(op: Operation): fc.Arbitrary<string> {
   const known = Object.keys(op.queryParams)
   const key = fc.oneof({weight: 4, arbitrary: known.length > 0 ? fc.constantFrom(...known) : fc.constant('q')}, {weight: 1, arbitrary: fc.constantFrom('q', 'limit', 'detail', 'cursor', 'x', 'q[]', 'limit[0]', '__proto__', 'constructor', '')})
   const pair = fc.oneof({weight: 5, arbitrary: fc.tuple(key, queryPart).map(([k, v]) => `${k}=${v}`)}, {weight: 1, arbitrary: key}, {weight: 1, arbitrary: queryPart})
-  return fc.array(pair, {maxLength: 8}).map((ps) => (ps.length === 0 ? '' : `?${ps.join('&')}`))
+  const wild = fc.array(pair, {maxLength: 8}).map((ps) => (ps.length === 0 ? '' : `?${ps.join('&')}`))
+  // Plausible queries: the required parameters and some optional ones, with values of their type.
+  const encode = (v: unknown): string => encodeURIComponent(String(v).replace(/[\ud800-\udfff]/g, 'x'))
+  const plausibleQuery = fc
+    .record(Object.fromEntries(Object.entries(op.queryParams).map(([k, sch]) => [k, plausible(sch, k)])), {requiredKeys: op.queryRequired})
+    .map((q) => Object.entries(q).map(([k, v]) => `${k}=${encode(v)}`).join('&'))
+    .map((qs) => (qs === '' ? '' : `?${qs}`))
+  return fc.oneof(plausibleQuery, wild)
 }
 
 /** Path ids: real ones (any case), random UUIDs, and things that are not ids at all. */
@@ -267,7 +291,45 @@ function credentialFor(auth: string | null): string | undefined {
 }
 
 function resolvePath(op: Operation, id: string): string {
-  return prefix + op.path.replace('{id}', id)
+  return (op.root ? '' : prefix) + op.path.replace('{id}', id)
+}
+
+const OAUTH_PARAMS = ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'client_id', 'client_secret', 'refresh_token', 'resource', 'token',
+  'token_type_hint', 'response_type', 'code_challenge', 'code_challenge_method', 'state', 'scope', 'api_key', 'decision', 'csrf', 'request_id']
+const oauthValue = fc.oneof(
+  fc.constantFrom('authorization_code', 'refresh_token', 'client_credentials', 'password', 'code', 'S256', 'plain', 'approve', 'deny',
+    'http://127.0.0.1:8765/callback', 'http://[::1]/cb', 'https://evil.example/cb', 'kb_' + 'A'.repeat(43)),
+  fc.string({maxLength: 60}),
+  nastyString,
+)
+/** OAuth form bodies (application/x-www-form-urlencoded), sometimes repeated or oddly encoded. */
+const oauthForm: fc.Arbitrary<string> = fc
+  .array(fc.tuple(fc.oneof(fc.constantFrom(...OAUTH_PARAMS), fc.string({maxLength: 8})), oauthValue, fc.boolean()), {maxLength: 10})
+  .map((pairs) => pairs.map(([k, v, raw]) => `${encodeURIComponent(k)}=${raw ? v.replace(/[&=\s]/g, '') : encodeURIComponent(v.replace(/[\ud800-\udfff]/g, 'x'))}`).join('&'))
+/** RFC 7591 registration metadata. */
+const registration: fc.Arbitrary<string> = fc
+  .record({
+    client_name: oauthValue,
+    redirect_uris: fc.oneof(fc.array(oauthValue, {maxLength: 4}), wildValue),
+    grant_types: fc.oneof(fc.array(fc.constantFrom('authorization_code', 'refresh_token', 'implicit', 'x'), {maxLength: 3}), wildValue),
+    response_types: fc.oneof(fc.array(fc.constantFrom('code', 'token'), {maxLength: 2}), wildValue),
+    token_endpoint_auth_method: fc.oneof(fc.constantFrom('none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'), wildValue),
+    scope: oauthValue,
+    __proto__x: wildValue,
+  }, {requiredKeys: []})
+  .map((r) => JSON.stringify(r).replace('"__proto__x"', '"__proto__"'))
+
+/** The OAuth endpoints and discovery documents, which the OpenAPI document does not list. */
+function oauthOperations(): Operation[] {
+  const op = (method: string, path: string, root = false): Operation => ({
+    method, path, bodyProps: {}, bodyRequired: [], queryParams: Object.fromEntries(OAUTH_PARAMS.map((p) => [p, {type: 'string'}])), queryRequired: [], oauth: true, root,
+  })
+  return [
+    op('POST', '/oauth/register'), op('GET', '/oauth/authorize'), op('POST', '/oauth/authorize'), op('POST', '/oauth/token'), op('POST', '/oauth/revoke'),
+    op('GET', '/.well-known/oauth-protected-resource'), op('GET', '/.well-known/oauth-authorization-server'),
+    op('GET', '/.well-known/oauth-protected-resource/api/v1', true), op('GET', '/.well-known/oauth-authorization-server', true),
+    op('GET', '/.well-known/oauth-authorization-server/api/v1', true),
+  ]
 }
 
 /** A request for one operation, with any method (mostly its own). */
@@ -277,8 +339,8 @@ function requestFor(op: Operation): fc.Arbitrary<{method: string; target: string
       method: fc.oneof({weight: 6, arbitrary: fc.constant(op.method)}, {weight: 1, arbitrary: fc.constantFrom(...METHODS)}),
       id: pathId,
       query: queryString(op),
-      body: bodyText(op),
-      type: contentType,
+      body: op.oauth ? fc.oneof(op.path.endsWith('/register') ? registration : oauthForm, bodyText(op)) : bodyText(op),
+      type: op.oauth ? fc.oneof({weight: 3, arbitrary: fc.constant(op.path.endsWith('/register') ? 'application/json' : 'application/x-www-form-urlencoded')}, {weight: 1, arbitrary: contentType}) : contentType,
       auth: authHeader,
       extra: extraHeaders,
     })
@@ -326,16 +388,20 @@ beforeAll(async () => {
   for (let i = 0; i < 4; i++) entryIds.push(await createEntry(`fixture ${i}`))
 
   const doc = (await d.request('GET', '/openapi.json', {key: null})).body as {
-    paths: Record<string, Record<string, {requestBody?: {content: Record<string, {schema: SchemaLike}>}; parameters?: Array<{name: string; in: string; schema: SchemaLike}>}>>
+    paths: Record<string, Record<string, {requestBody?: {content: Record<string, {schema: SchemaLike}>}; parameters?: Array<{name: string; in: string; required?: boolean; schema: SchemaLike}>}>>
     components?: {schemas?: Record<string, SchemaLike>}
   }
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
       const schema = op.requestBody ? Object.values(op.requestBody.content)[0]?.schema : undefined
-      const queryParams = Object.fromEntries((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => [p.name, p.schema]))
-      operations.push({method: method.toUpperCase(), path, bodyProps: schema?.properties ?? {}, queryParams, oauth: path.includes('oauth')})
+      const query = (op.parameters ?? []).filter((p) => p.in === 'query')
+      operations.push({
+        method: method.toUpperCase(), path, bodyProps: schema?.properties ?? {}, bodyRequired: schema?.required ?? [],
+        queryParams: Object.fromEntries(query.map((p) => [p.name, p.schema])), queryRequired: query.filter((p) => p.required).map((p) => p.name), oauth: path.includes('oauth'),
+      })
     }
   }
+  for (const op of oauthOperations()) if (!operations.some((o) => o.method === op.method && o.path === op.path && !o.root && !op.root)) operations.push(op)
 }, 60_000)
 
 afterAll(async () => {
