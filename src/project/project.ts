@@ -1,9 +1,11 @@
 /**
  * @module The project of the current directory. `--project` / KB_PROJECT (an id or a canonical remote)
- * win; else `git config kb.project`, written by `kb project join`. Reading that one value spawns `git`
- * directly (a few ms); the remote listing behind `kb project join` uses simple-git, imported lazily.
+ * win; else `git config kb.project`, written by `kb project join` and read straight from the repository's
+ * config file on the hot path; the remote listing behind `kb project join` uses simple-git, imported lazily.
  */
 import {execFile} from 'node:child_process'
+import {readFileSync, statSync} from 'node:fs'
+import {dirname, join, resolve} from 'node:path'
 import {KbError} from '../api/errors.js'
 import {canonicalRemote} from '../api/remote.js'
 import type {ApiClient} from '../client/client.js'
@@ -21,6 +23,57 @@ export function git(args: string[], cwd = process.cwd()): Promise<string | null>
   })
 }
 
+/** The repository's git dir: `.git` in `cwd` or above (a directory, or a worktree's `gitdir:` file). */
+function findGitDir(cwd: string, env: NodeJS.ProcessEnv): string | null {
+  if (env.GIT_DIR) return resolve(cwd, env.GIT_DIR)
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    const dotGit = join(dir, '.git')
+    try {
+      if (statSync(dotGit).isDirectory()) return dotGit
+      const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))
+      return m ? resolve(dir, m[1]!.trim()) : null
+    } catch {
+      // not here
+    }
+    if (dirname(dir) === dir) return null
+  }
+}
+
+/**
+ * `kb.project` from the repository's own config file, read directly: spawning `git config` from a
+ * Node process costs tens of ms on every command. Returns undefined when the file uses something this
+ * small reader does not follow (includes), so the caller asks git.
+ */
+function readKbProject(gitDir: string): string | null | undefined {
+  let dir = gitDir
+  try {
+    const common = readFileSync(join(gitDir, 'commondir'), 'utf8').trim()
+    dir = resolve(gitDir, common)
+  } catch {
+    // not a linked worktree
+  }
+  let text: string
+  try {
+    text = readFileSync(join(dir, 'config'), 'utf8')
+  } catch {
+    return null
+  }
+  if (/^\s*\[\s*include/im.test(text)) return undefined
+  let section = ''
+  let value: string | null = null
+  for (const raw of text.split('\n')) {
+    const line = raw.trim()
+    const head = /^\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\]/.exec(line)
+    if (head) {
+      section = head[2] ? '' : head[1]!.toLowerCase()
+      continue
+    }
+    const kv = /^([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*(?:[#;].*)?$/.exec(line)
+    if (section === 'kb' && kv && kv[1]!.toLowerCase() === 'project') value = kv[2]!.replace(/^"(.*)"$/, '$1')
+  }
+  return value
+}
+
 export interface ProjectRef {
   /** A project id, or a canonical remote to look up. */
   ref: string
@@ -31,7 +84,10 @@ export interface ProjectRef {
 export async function projectRef(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<ProjectRef | null> {
   if (flag) return {ref: flag.trim(), source: 'flag'}
   if (env.KB_PROJECT) return {ref: env.KB_PROJECT.trim(), source: 'env'}
-  const stored = await git(['config', '--get', 'kb.project'], cwd)
+  const gitDir = findGitDir(cwd, env)
+  if (!gitDir) return null
+  const direct = readKbProject(gitDir)
+  const stored = direct === undefined ? await git(['config', '--get', 'kb.project'], cwd) : direct
   return stored ? {ref: stored, source: 'git'} : null
 }
 
