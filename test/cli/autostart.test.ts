@@ -56,7 +56,9 @@ describe('autostart', () => {
     // The data survived the restart that `kb daemon start` makes.
     const start = await kb(user, ['daemon', 'start'])
     expect(start.code).toBe(0)
-    const found = JSON.parse((await kb(user, ['search', 'cold', '--json'])).stdout)
+    const search = await kb(user, ['search', 'cold', '--json'])
+    expect(search.stderr).toBe('')
+    const found = JSON.parse(search.stdout)
     expect(found.items.map((e: {title: string}) => e.title)).toEqual(['Cold start'])
   })
 

@@ -91,17 +91,20 @@ export function git(user: KbEnv, cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {cwd, env: user.env, encoding: 'utf8'}).trim()
 }
 
-/** A TCP port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address()
-      const port = typeof a === 'object' && a ? a.port : 0
-      s.close(() => resolve(port))
+/**
+ * A TCP port that was free a moment ago, below the kernel's ephemeral range (32768+): daemons started
+ * with --port 0 by tests running alongside cannot land on it between our check and our use.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = createServer()
+      s.once('error', () => resolve(false))
+      s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)))
     })
-  })
+    if (ok) return port
+  }
 }
 
 function alive(pid: number): boolean {
