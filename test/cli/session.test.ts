@@ -3,6 +3,8 @@
  * an `origin` remote: project join, add (body on stdin), search --json, show, comment, resolve, publish,
  * fork, list, delete.
  */
+import {mkdirSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
 import {cleanup, git, gitRepo, kb, makeUser, UUID_RE, type KbEnv} from './helpers.js'
@@ -46,6 +48,15 @@ describe('a session in a git checkout', () => {
 
     const show = await kb(user, ['project', 'show', '--json'], {cwd: repo})
     expect(JSON.parse(show.stdout)).toMatchObject({id: projectId, remote: 'github.com/acme/api', source: 'git config kb.project'})
+
+    // kb reads kb.project from the repository's config file itself: from a subdirectory and from a
+    // linked worktree (whose .git is a file pointing at the common git dir) it must agree with git.
+    mkdirSync(join(repo, 'src', 'deep'), {recursive: true})
+    git(user, repo, 'worktree', 'add', '-q', join(user.root, 'api-wt'))
+    for (const cwd of [join(repo, 'src', 'deep'), join(user.root, 'api-wt')]) {
+      const r = await kb(user, ['project', 'show'], {cwd})
+      expect(r.stdout.split('\t')[0], cwd).toBe(projectId)
+    }
   })
 
   it('adds an entry with its body piped on stdin and prints the bare id', async () => {
