@@ -24,7 +24,7 @@ export default class Add extends KbCommand<typeof Add> {
     'body-file': Flags.string({char: 'F', description: 'read the body from this file (- for stdin)'}),
     tag: Flags.string({char: 't', description: 'a tag (repeatable, or comma-separated)', multiple: true}),
     url: Flags.string({description: 'a source: issue, commit, doc (absolute http(s) URL)'}),
-    scope: scopeFlag('who may see it: private, project or global (default project when a project is known, else private)')(),
+    scope: scopeFlag('who may see it: private, project or global (default project when a project is known, else private)'),
     thought: Flags.string({description: THOUGHT_HELP, multiple: true}),
   }
 

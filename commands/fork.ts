@@ -16,7 +16,7 @@ export default class Fork extends KbCommand<typeof Fork> {
   static override args = {id: Args.string({description: 'entry id', required: true})}
   static override flags = {
     title: Flags.string({description: 'title of the fork'}),
-    scope: scopeFlag('scope of the fork (default private)')(),
+    scope: scopeFlag('scope of the fork (default private)'),
   }
 
   async run(): Promise<EntryFull> {

@@ -12,7 +12,7 @@ export default class List extends KbCommand<typeof List> {
   static override summary = 'List knowledge entries, newest first'
   static override examples = ['<%= config.bin %> list', '<%= config.bin %> list --status open --tag daemon', '<%= config.bin %> list --all --json | jq -r ".items[].title"']
   static override flags = {
-    scope: scopeFlag('only entries of this scope')(),
+    scope: scopeFlag('only entries of this scope'),
     status: statusFlag(),
     tag: Flags.string({description: 'only entries with this tag'}),
     author: Flags.string({description: 'only entries by this principal (name or id)'}),

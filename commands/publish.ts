@@ -12,7 +12,7 @@ export default class Publish extends KbCommand<typeof Publish> {
   static override description = 'Default: the next wider scope — private → project (when the entry has a project) or global; project → global. A scope that is not wider fails with exit 5.'
   static override examples = ['<%= config.bin %> publish 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', '<%= config.bin %> publish 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --scope global']
   static override args = {id: Args.string({description: 'entry id', required: true})}
-  static override flags = {scope: scopeFlag('the scope to publish to (default: the next wider one)')()}
+  static override flags = {scope: scopeFlag('the scope to publish to (default: the next wider one)')}
 
   async run(): Promise<EntryFull> {
     const client = await this.client()

@@ -15,7 +15,7 @@ export default class Search extends KbCommand<typeof Search> {
   static override strict = false
   static override args = {query: Args.string({description: 'words to search for', required: true})}
   static override flags = {
-    scope: scopeFlag('only entries of this scope')(),
+    scope: scopeFlag('only entries of this scope'),
     status: statusFlag(),
     tag: Flags.string({description: 'only entries with this tag'}),
     limit: Flags.integer({char: 'L', description: 'how many results (1–100, default 10 or config default_limit)', min: 1, max: 100}),

@@ -2,14 +2,19 @@
  * @module Flags and inputs several commands share: scope/status/detail options, tags, the thought chain,
  * and where a body comes from (flag, file, stdin, or $EDITOR on a terminal).
  */
-import {Flags} from '@oclif/core'
+import {Flags, type Interfaces} from '@oclif/core'
 import {readFile} from 'node:fs/promises'
 import {KbError} from '../api/errors.js'
-import {COMMENT_TYPES, DETAILS, SCOPES, STATUSES, THOUGHT_KINDS, type Detail, type ThoughtKind} from '../api/types.js'
+import {COMMENT_TYPES, DETAILS, SCOPES, STATUSES, THOUGHT_KINDS, type Detail, type Scope, type ThoughtKind} from '../api/types.js'
 import {readConfig} from '../config/config.js'
 import {editText, interactive, readStdin, stdinPiped} from './input.js'
 
-export const scopeFlag = (description: string) => Flags.option({options: SCOPES, description})
+type OptionFlag<T> = Interfaces.OptionFlag<T>
+
+/** A `--scope` flag with the command's own description. */
+export function scopeFlag(description: string): OptionFlag<Scope | undefined> {
+  return Flags.option({options: SCOPES, description})()
+}
 export const statusFlag = Flags.option({options: STATUSES, description: 'only open or only resolved entries'})
 export const detailFlag = Flags.option({options: DETAILS, description: 'how much of each entry: summary, standard or full (config default_detail)'})
 export const commentTypeFlag = Flags.option({options: COMMENT_TYPES, description: 'kind of comment', default: 'note' as const})
