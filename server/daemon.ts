@@ -3,6 +3,7 @@
  * and a graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
  */
 import {closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, fsyncSync, chmodSync} from 'node:fs'
+import type {IncomingMessage, ServerResponse} from 'node:http'
 import {dataFiles, type DaemonInfo} from '../src/api/paths.js'
 import {API_PREFIX, buildApp, isLoopbackName} from './app.js'
 import {openSqliteStore} from './store/sqlite.js'
@@ -108,10 +109,22 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
   writePrivateFile(files.daemonJson, `${JSON.stringify(info, null, 2)}\n`)
   app.log.info({url, pid: process.pid, dataDir: o.dataDir}, 'kb daemon listening')
 
+  // A keep-alive connection whose request is still in flight when the stop begins would otherwise stay
+  // open for fastify's 72 s keep-alive timeout after its answer, holding the exit back that long: such
+  // answers say `Connection: close`, and every connection that falls idle while stopping is closed.
+  const inFlight = new Set<ServerResponse>()
+  app.server.on('request', (_req: IncomingMessage, res: ServerResponse) => {
+    inFlight.add(res)
+    res.once('close', () => {
+      inFlight.delete(res)
+      if (stopping) app.server.closeIdleConnections()
+    })
+  })
   let stopping: Promise<void> | null = null
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       app.log.info('stopping: finishing in-flight requests')
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close')
       await app.close()
       await store.close()
       rmSync(files.daemonJson, {force: true})
