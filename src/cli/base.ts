@@ -104,7 +104,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     }
     this.credential = await resolveCredential(baseUrl, this.local)
     if (this.credential.problem) this.note(`warning: ${this.credential.problem}; using ${this.credential.source === 'none' ? 'no credential' : this.credential.location}`)
-    return new ApiClient({baseUrl, key: this.credential.key, userAgent: `kb/${this.config.version}`, unreachableHint: this.unreachableHint()})
+    return new ApiClient({baseUrl, key: this.credential.key, userAgent: `kb/${this.config.version}`, unreachableHint: this.unreachableHint(), serverLabel: this.local ? 'kb daemon' : 'kb server'})
   }
 
   /** The credential the client uses (after `client()`). */

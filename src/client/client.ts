@@ -17,6 +17,8 @@ export interface ClientOptions {
   userAgent?: string
   /** Appended to the "not reachable" message: what to do about it. */
   unreachableHint?: string
+  /** How the "not reachable" message names the server: "kb daemon" for a local one. */
+  serverLabel?: string
   timeoutMs?: number
 }
 
@@ -70,6 +72,7 @@ export class ApiClient {
   key: string | null
   private readonly userAgent: string
   private readonly unreachableHint: string
+  private readonly serverLabel: string
   private readonly timeoutMs: number
 
   constructor(o: ClientOptions) {
@@ -77,6 +80,7 @@ export class ApiClient {
     this.key = o.key ?? null
     this.userAgent = o.userAgent ?? 'kb-cli'
     this.unreachableHint = o.unreachableHint ?? 'check --base-url'
+    this.serverLabel = o.serverLabel ?? 'kb server'
     this.timeoutMs = o.timeoutMs ?? 30_000
   }
 
@@ -137,7 +141,7 @@ export class ApiClient {
 
   private unreachable(e: Error & {code?: string}): KbError {
     const why = e.code === 'ECONNREFUSED' ? 'connection refused' : e.code === 'ENOTFOUND' ? 'unknown host' : e.code === 'ETIMEDOUT' ? e.message : e.code ?? e.message
-    return new KbError('unreachable', `kb server at ${this.origin()} is not reachable (${why}); ${this.unreachableHint}`, {cause: e})
+    return new KbError('unreachable', `${this.serverLabel} at ${this.origin()} is not reachable (${why}); ${this.unreachableHint}`, {cause: e})
   }
 
   async health(timeoutMs = 2000): Promise<Health> {

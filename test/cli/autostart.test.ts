@@ -24,38 +24,38 @@ describe('autostart', () => {
 
     const add = await kb(user, ['add', 'Cold start', '--body', 'the daemon was not running'])
     expect(add.stderr).toBe('')
-    expect(add.code).toBe(0)
+    expect(add.code, add.stderr).toBe(0)
     expect(add.stdout.trim()).toMatch(UUID_RE)
     const info = JSON.parse(readFileSync(join(user.dataDir, 'daemon.json'), 'utf8'))
     expect(info).toMatchObject({url: `http://127.0.0.1:${port}/api/v1`, version: '0.1.0'})
     expect(existsSync(join(user.dataDir, 'owner.key'))).toBe(true)
 
     const status = await kb(user, ['daemon', 'status', '--json'])
-    expect(status.code).toBe(0)
+    expect(status.code, status.stderr).toBe(0)
     expect(JSON.parse(status.stdout)).toMatchObject({running: true, version: '0.1.0', cli_version: '0.1.0', pid: info.pid, data_dir: user.dataDir})
 
     const logs = await kb(user, ['daemon', 'logs', '-n', '200'])
-    expect(logs.code).toBe(0)
+    expect(logs.code, logs.stderr).toBe(0)
     expect(logs.stdout).toContain('kb daemon listening')
 
     const stop = await kb(user, ['daemon', 'stop'])
-    expect(stop.code).toBe(0)
+    expect(stop.code, stop.stderr).toBe(0)
     expect(stop.stdout).toBe(`stopped\t${info.pid}\n`)
     expect(existsSync(join(user.dataDir, 'daemon.json'))).toBe(false)
     const down = await kb(user, ['daemon', 'status'])
-    expect(down.code).toBe(6)
+    expect(down.code, down.stderr).toBe(6)
     expect(down.stdout.startsWith('stopped\t')).toBe(true)
 
     // With autostart off, nothing is started: one line, exit 6.
     const off = await kb(user, ['search', 'cold'], {env: {KB_NO_AUTOSTART: '1'}})
-    expect(off.code).toBe(6)
+    expect(off.code, off.stderr).toBe(6)
     expect(off.stderr).toContain('KB_NO_AUTOSTART')
     expect(off.stderr).toContain('`kb daemon start`')
     expect(existsSync(join(user.dataDir, 'daemon.json'))).toBe(false)
 
     // The data survived the restart that `kb daemon start` makes.
     const start = await kb(user, ['daemon', 'start'])
-    expect(start.code).toBe(0)
+    expect(start.code, start.stderr).toBe(0)
     const search = await kb(user, ['search', 'cold', '--json'])
     expect(search.stderr).toBe('')
     const found = JSON.parse(search.stdout)
@@ -73,7 +73,7 @@ describe('autostart', () => {
 
     const r = await kb(user, ['list', '--json'])
     expect(r.stderr).toBe('')
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     expect(JSON.parse(r.stdout)).toEqual({items: [], next_cursor: null})
     expect(await exited).toBe(0)
     const status = JSON.parse((await kb(user, ['daemon', 'status', '--json'])).stdout)
@@ -93,7 +93,7 @@ describe('a second base URL', () => {
       user.env.KB_BASE_URL = a.url
       const login = await kb(user, ['auth', 'login', '--with-token', '--base-url', b.url], {input: `${b.ownerKey}\n`})
       expect(login.stderr).toBe('')
-      expect(login.code).toBe(0)
+      expect(login.code, login.stderr).toBe(0)
       expect(login.stdout).toBe(`${b.url}\tfile\towner\n`)
 
       expect((await kb(user, ['add', 'Only on A', '--body', 'a'])).code).toBe(0)
@@ -120,7 +120,7 @@ describe('a second base URL', () => {
     const user = makeUser()
     users.push(user)
     const r = await kb(user, ['list'], {env: {KB_BASE_URL: 'http://kb.invalid:7411/api/v1'}})
-    expect(r.code).toBe(6)
+    expect(r.code, r.stderr).toBe(6)
     expect(existsSync(join(user.dataDir, 'daemon.json'))).toBe(false)
     expect(existsSync(join(user.dataDir, 'daemon.log'))).toBe(false)
   })

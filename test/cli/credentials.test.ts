@@ -41,7 +41,7 @@ describe('without a keychain', () => {
     expect(before).toMatchObject({source: 'owner-key', location: join(d.dataDir, 'owner.key'), authenticated: true, principal: {name: 'owner'}})
 
     const login = await kb(u, ['auth', 'login', '--with-token'], {input: `${carol}\n`})
-    expect(login.code).toBe(0)
+    expect(login.code, login.stderr).toBe(0)
     expect(login.stdout).toBe(`${d.url}\tfile\tcarol\n`)
     const file = join(u.env.XDG_CONFIG_HOME!, 'kb', 'credentials.json')
     expect(statSync(file).mode & 0o777).toBe(0o600)
@@ -66,10 +66,10 @@ describe('without a keychain', () => {
   it('rejects a key the server does not know, with exit 4, and stores nothing', async () => {
     const u = userOf()
     const r = await kb(u, ['auth', 'login', '--with-token'], {input: 'kb_nope\n'})
-    expect(r.code).toBe(4)
+    expect(r.code, r.stderr).toBe(4)
     expect(r.stderr).toContain('`kb api-key create`')
     const status = await kb(u, ['auth', 'status', '--json'], {env: {KB_DATA_DIR: join(u.root, 'empty')}})
-    expect(status.code).toBe(4)
+    expect(status.code, status.stderr).toBe(4)
     expect(JSON.parse(status.stdout)).toMatchObject({source: 'none', authenticated: false, stored_in: null})
   })
 
@@ -80,7 +80,7 @@ describe('without a keychain', () => {
     try {
       const u = userOf({DBUS_SESSION_BUS_ADDRESS: `unix:path=${sock}`, KB_KEYCHAIN_TIMEOUT_MS: '1500'})
       const login = await kb(u, ['auth', 'login', '--with-token'], {input: carol})
-      expect(login.code).toBe(0)
+      expect(login.code, login.stderr).toBe(0)
       expect(login.stdout).toBe(`${d.url}\tfile\tcarol\n`)
       const status = JSON.parse((await kb(u, ['auth', 'status', '--json'])).stdout)
       expect(status).toMatchObject({source: 'file', principal: {name: 'carol'}})
@@ -109,7 +109,7 @@ ${kbCmd} auth status --json > "$OUT/after.json" || true
     )
     const r = await run('dbus-run-session', ['--', 'sh', script], u, {env: {CAROL: carol, OUT: u.root}, timeoutMs: 60_000})
     expect(r.stderr.split('\n').filter((l) => l.startsWith('kb:'))).toEqual([])
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toContain(`${d.url}\tkeychain\tcarol\n`)
     expect(r.stdout).toContain('removed\tkeychain\n')
     const status = JSON.parse(readFileSync(join(u.root, 'status.json'), 'utf8'))

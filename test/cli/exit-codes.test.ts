@@ -34,13 +34,13 @@ function expectOneFixLine(stderr: string): void {
 describe('exit codes', () => {
   it('0: success', async () => {
     const r = await kb(user, ['show', entryId])
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toBe('')
   })
 
   it('1: a failure the server reports as invalid data (422)', async () => {
     const r = await kb(user, ['add', 'Bad url', '--body', 'x', '--url', 'not a url'])
-    expect(r.code).toBe(1)
+    expect(r.code, r.stderr).toBe(1)
     expect(r.stderr).toMatch(/url/)
     expectOneFixLine(r.stderr)
   })
@@ -52,44 +52,44 @@ describe('exit codes', () => {
       expect(r.stderr, args.join(' ')).toMatch(/^kb: /)
     }
     const unknown = await kb(user, ['frobnicate'])
-    expect(unknown.code).toBe(2)
+    expect(unknown.code, unknown.stderr).toBe(2)
     expect(unknown.stderr).toBe('kb: unknown command "frobnicate"; see `kb help` for the commands\n')
   })
 
   it('3: not found', async () => {
     const r = await kb(user, ['show', '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980'])
-    expect(r.code).toBe(3)
+    expect(r.code, r.stderr).toBe(3)
     expect(r.stderr).toContain('`kb list`')
     expectOneFixLine(r.stderr)
     const noProject = await kb(user, ['project', 'show'])
-    expect(noProject.code).toBe(3)
+    expect(noProject.code, noProject.stderr).toBe(3)
     expect(noProject.stderr).toContain('`kb project join`')
   })
 
   it('4: not authenticated, and forbidden', async () => {
     const r = await kb(user, ['list'], {env: {KB_API_KEY: 'kb_000000000000000000000000000000000000000000'}})
-    expect(r.code).toBe(4)
+    expect(r.code, r.stderr).toBe(4)
     expect(r.stderr).toContain('kb auth login --with-token')
     expectOneFixLine(r.stderr)
     const bob = await newPrincipal(d, 'bob')
     const f = await kb(user, ['delete', entryId, '--yes'], {env: {KB_API_KEY: bob}})
-    expect(f.code).toBe(4)
+    expect(f.code, f.stderr).toBe(4)
     expectOneFixLine(f.stderr)
   })
 
   it('5: conflict — publishing to a scope that is not wider', async () => {
     const r = await kb(user, ['publish', entryId, '--scope', 'private'])
-    expect(r.code).toBe(5)
+    expect(r.code, r.stderr).toBe(5)
     expectOneFixLine(r.stderr)
   })
 
   it('6: unreachable — a dead daemon with autostart off, and an unknown remote host', async () => {
     const port = await freePort()
     const r = await kb(user, ['list'], {env: {KB_BASE_URL: `http://127.0.0.1:${port}/api/v1`, KB_NO_AUTOSTART: '1'}})
-    expect(r.code).toBe(6)
-    expect(r.stderr.trim()).toBe(`kb: kb server at http://127.0.0.1:${port} is not reachable (connection refused); start it with \`kb daemon start\` (autostart is off: KB_NO_AUTOSTART is set) or check --base-url`)
+    expect(r.code, r.stderr).toBe(6)
+    expect(r.stderr.trim()).toBe(`kb: kb daemon at http://127.0.0.1:${port} is not reachable (connection refused); start it with \`kb daemon start\` (autostart is off: KB_NO_AUTOSTART is set) or check --base-url`)
     const remote = await kb(user, ['list', '--base-url', 'http://kb.invalid/api/v1'])
-    expect(remote.code).toBe(6)
+    expect(remote.code, remote.stderr).toBe(6)
     expect(remote.stderr).toContain('check --base-url')
   })
 })
@@ -97,7 +97,7 @@ describe('exit codes', () => {
 describe('--json', () => {
   it('prints an error object on stdout with the code and exit code', async () => {
     const r = await kb(user, ['show', '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', '--json'])
-    expect(r.code).toBe(3)
+    expect(r.code, r.stderr).toBe(3)
     const body = JSON.parse(r.stdout)
     expect(body).toEqual({error: {code: 'not_found', message: expect.stringContaining('does not exist'), exit: 3, status: 404}})
   })

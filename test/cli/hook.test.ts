@@ -38,14 +38,14 @@ describe('kb hook', () => {
   it('resolves the entry named by a Resolves-KB trailer with the commit and its GitHub URL', async () => {
     const repo = gitRepo(user, 'api', {origin: 'git@github.com:Acme/API.git'})
     const install = await kb(user, ['hook', 'install'], {cwd: repo})
-    expect(install.code).toBe(0)
+    expect(install.code, install.stderr).toBe(0)
     const hook = join(repo, '.git', 'hooks', 'post-commit')
     expect(install.stdout).toBe(`installed\t${hook}\n`)
     expect(statSync(hook).mode & 0o111).toBeTruthy()
 
     const id = await newEntry('Crash when the port is taken')
     const c = commit(repo, `Retry on EADDRINUSE\n\nThe daemon now waits.\n\nResolves-KB: ${id}`)
-    expect(c.code).toBe(0)
+    expect(c.code, c.stderr).toBe(0)
     expect(c.stderr).toContain(`kb: resolved ${id}`)
     const sha = git(user, repo, 'rev-parse', 'HEAD')
     const e = (await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body
@@ -55,7 +55,7 @@ describe('kb hook', () => {
     // two trailers, one of them unknown: the known one is resolved, the commit still succeeds
     const id2 = await newEntry('Second problem')
     const c2 = commit(repo, `Fix two things\n\nResolves-KB: ${id2}\nResolves-KB: 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980`)
-    expect(c2.code).toBe(0)
+    expect(c2.code, c2.stderr).toBe(0)
     expect(c2.stderr).toMatch(/could not resolve 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980/)
     expect((await d.request('GET', `/knowledge/${id2}`)).body.status).toBe('resolved')
 
@@ -69,7 +69,7 @@ describe('kb hook', () => {
     expect((await kb(user, ['hook', 'install'], {cwd: repo})).code).toBe(0)
     const port = await freePort()
     const down = commit(repo, 'Fix\n\nResolves-KB: 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', {KB_BASE_URL: `http://127.0.0.1:${port}/api/v1`, KB_NO_AUTOSTART: '1'})
-    expect(down.code).toBe(0)
+    expect(down.code, down.stderr).toBe(0)
     expect(down.stderr).toContain('kb: warning: the Resolves-KB trailer was not applied')
     expect(down.stderr).toContain('not reachable')
     expect(git(user, repo, 'log', '-1', '--format=%s')).toBe('Fix')
@@ -78,7 +78,7 @@ describe('kb hook', () => {
     const hook = join(repo, '.git', 'hooks', 'post-commit')
     writeFileSync(hook, readFileSync(hook, 'utf8').replace(/^KB_BIN=.*$/m, "KB_BIN='/nonexistent/kb/bin/run.js'"))
     const missing = commit(repo, 'Another\n\nResolves-KB: 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', {PATH: '/usr/bin:/bin'})
-    expect(missing.code).toBe(0)
+    expect(missing.code, missing.stderr).toBe(0)
     expect(missing.stderr).toContain('kb hook: kb is not installed')
   })
 
@@ -101,13 +101,13 @@ describe('kb hook', () => {
     writeFileSync(hook, theirs, {mode: 0o755})
 
     const refused = await kb(user, ['hook', 'install'], {cwd: repo})
-    expect(refused.code).toBe(5)
+    expect(refused.code, refused.stderr).toBe(5)
     expect(refused.stderr).toContain('kb hook install --chain')
     expect(refused.stderr).toContain('"$(dirname "$0")/kb-post-commit" || true')
     expect(readFileSync(hook, 'utf8')).toBe(theirs)
 
     const chained = await kb(user, ['hook', 'install', '--chain'], {cwd: repo})
-    expect(chained.code).toBe(0)
+    expect(chained.code, chained.stderr).toBe(0)
     expect(chained.stdout).toBe(`chained\t${hook}\n`)
     expect(readFileSync(hook, 'utf8').startsWith(theirs)).toBe(true)
 
@@ -117,7 +117,7 @@ describe('kb hook', () => {
     expect((await d.request('GET', `/knowledge/${id}`)).body.status).toBe('resolved')
 
     const un = await kb(user, ['hook', 'uninstall'], {cwd: repo})
-    expect(un.code).toBe(0)
+    expect(un.code, un.stderr).toBe(0)
     expect(readFileSync(hook, 'utf8')).toBe(theirs)
     expect(existsSync(join(repo, '.git', 'hooks', 'kb-post-commit'))).toBe(false)
   })

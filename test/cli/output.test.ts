@@ -30,7 +30,7 @@ afterAll(async () => {
 describe('on a terminal', () => {
   it('prints an aligned table with a header and colour', async () => {
     const r = await kbTty(user, ['list'])
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(ANSI_RE)
     const lines = r.stdout.replace(new RegExp(ANSI_RE.source, 'g'), '').trimEnd().split('\n')
     expect(lines[0]).toMatch(/^ID\s+STATUS\s+SCOPE\s+TITLE\s+UPDATED$/)
@@ -44,7 +44,7 @@ describe('on a terminal', () => {
 
   it('has no colour with NO_COLOR', async () => {
     const r = await kbTty(user, ['search', 'database', 'locked'], {env: {NO_COLOR: '1'}})
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).not.toMatch(ANSI_RE)
     expect(r.stdout).toMatch(/^ID\s+SCORE\s+STATUS\s+TITLE\n/)
     expect(r.stdout).toContain('SQLite database is locked')
@@ -53,10 +53,10 @@ describe('on a terminal', () => {
   it('asks before deleting and keeps the entry on "n"', async () => {
     const no = await kbTty(user, ['delete', ids[1]!], {input: 'n\n'})
     expect(no.stdout).toContain('Delete "Daemon port already in use"')
-    expect(no.code).toBe(2)
+    expect(no.code, no.stderr).toBe(2)
     expect((await d.request('GET', `/knowledge/${ids[1]}`)).status).toBe(200)
     const yes = await kbTty(user, ['delete', ids[1]!], {input: 'y\n'})
-    expect(yes.code).toBe(0)
+    expect(yes.code, yes.stderr).toBe(0)
     expect((await d.request('GET', `/knowledge/${ids[1]}`)).status).toBe(404)
   })
 
@@ -64,7 +64,7 @@ describe('on a terminal', () => {
     const editor = join(user.root, 'editor.sh')
     writeFileSync(editor, '#!/bin/sh\nsed -i -e "s/^title: .*/title: SQLite says database is locked/" -e "s/^tags: .*/tags: ops, sqlite/" "$1"\n', {mode: 0o755})
     const r = await kbTty(user, ['edit', ids[0]!], {env: {EDITOR: editor}})
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     const e = (await d.request('GET', `/knowledge/${ids[0]}`)).body
     expect(e).toMatchObject({title: 'SQLite says database is locked', tags: ['ops', 'sqlite'], version: 2})
     expect(e.body).toBe('SQLite database is locked: what happened and the fix.')
@@ -74,7 +74,7 @@ describe('on a terminal', () => {
 describe('piped', () => {
   it('prints tab-separated rows, id first, without header or colour', async () => {
     const r = await kb(user, ['search', 'database', 'locked'], {env: {FORCE_COLOR: '1'}})
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).not.toMatch(ANSI_RE)
     const rows = r.stdout.trimEnd().split('\n').map((l) => l.split('\t'))
     expect(rows[0]![0]).toBe(ids[0])
@@ -84,7 +84,7 @@ describe('piped', () => {
 
   it('prints nothing on stdout for an empty result, so `wc -l` says 0', async () => {
     const r = await kb(user, ['search', 'zebra', 'xylophone'])
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toBe('')
   })
 })

@@ -33,7 +33,7 @@ describe('a session in a git checkout', () => {
   it('joins the project of the origin remote and remembers it in git config', async () => {
     const r = await kb(user, ['project', 'join'], {cwd: repo})
     expect(r.stderr).toBe('')
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     const [id, remote, how] = r.stdout.trim().split('\t')
     expect(id).toMatch(UUID_RE)
     expect(remote).toBe('github.com/acme/api')
@@ -42,7 +42,7 @@ describe('a session in a git checkout', () => {
     expect(git(user, repo, 'config', 'kb.project')).toBe(projectId)
 
     const again = await kb(user, ['project', 'join', '--json'], {cwd: repo})
-    expect(again.code).toBe(0)
+    expect(again.code, again.stderr).toBe(0)
     const joined = JSON.parse(again.stdout)
     expect(joined).toMatchObject({created: false, project: {id: projectId, remote: 'github.com/acme/api', name: 'api', role: 'maintainer'}})
 
@@ -63,7 +63,7 @@ describe('a session in a git checkout', () => {
     const body = 'Another kb daemon already listens on 7411.\n\nStop it with `kb daemon stop` or pass --port.'
     const r = await kb(user, ['add', 'Port 7411 already in use', '--tag', 'daemon', '--tag', 'Ports', '--thought', 'observation: EADDRINUSE on start', '--thought', 'conclusion: a stale daemon'], {cwd: repo, input: body})
     expect(r.stderr).toBe('')
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^[0-9a-f-]{36}\n$/)
     entryId = r.stdout.trim()
     const stored = await d.request('GET', `/knowledge/${entryId}`, {query: {detail: 'full'}})
@@ -76,7 +76,7 @@ describe('a session in a git checkout', () => {
 
   it('finds it with search --json', async () => {
     const r = await kb(user, ['search', 'port', 'in', 'use', '--json'], {cwd: repo})
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     const result = JSON.parse(r.stdout)
     expect(result.total).toBeGreaterThanOrEqual(1)
     expect(result.next_cursor).toBeNull()
@@ -88,7 +88,7 @@ describe('a session in a git checkout', () => {
 
   it('shows it piped as field lines and the body', async () => {
     const r = await kb(user, ['show', entryId], {cwd: repo})
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.split('\n')
     expect(lines[0]).toBe('title:\tPort 7411 already in use')
     expect(lines).toContain(`id:\t${entryId}`)
@@ -100,18 +100,18 @@ describe('a session in a git checkout', () => {
 
   it('comments, resolves and publishes it', async () => {
     const c = await kb(user, ['comment', entryId, 'Also seen on macOS', '--type', 'supplement'], {cwd: repo})
-    expect(c.code).toBe(0)
+    expect(c.code, c.stderr).toBe(0)
     expect(c.stdout.trim()).toMatch(UUID_RE)
 
     const piped = await kb(user, ['comment', entryId], {cwd: repo, input: 'A question from a pipe?'})
-    expect(piped.code).toBe(0)
+    expect(piped.code, piped.stderr).toBe(0)
 
     const r = await kb(user, ['resolve', entryId, '--note', 'Stopped the stale daemon', '--url', 'https://github.com/acme/api/pull/7'], {cwd: repo})
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toBe(`${entryId}\tresolved\n`)
 
     const p = await kb(user, ['publish', entryId], {cwd: repo})
-    expect(p.code).toBe(0)
+    expect(p.code, p.stderr).toBe(0)
     expect(p.stdout).toBe(`${entryId}\tglobal\n`)
 
     const full = await kb(user, ['show', entryId, '--detail', 'full', '--json'], {cwd: repo})
@@ -127,7 +127,7 @@ describe('a session in a git checkout', () => {
 
   it('forks it and prints the bare id of the fork', async () => {
     const r = await kb(user, ['fork', entryId, '--title', 'Port in use on Windows'], {cwd: repo})
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^[0-9a-f-]{36}\n$/)
     forkId = r.stdout.trim()
     const f = JSON.parse((await kb(user, ['show', forkId, '--json'], {cwd: repo})).stdout)
@@ -138,7 +138,7 @@ describe('a session in a git checkout', () => {
 
   it('lists entries piped as tab-separated rows, id first, no header', async () => {
     const r = await kb(user, ['list'], {cwd: repo})
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'))
     expect(rows.map((x) => x[0]).sort()).toEqual([entryId, forkId].sort())
     expect(rows.every((x) => x.length === 5)).toBe(true)
@@ -148,11 +148,11 @@ describe('a session in a git checkout', () => {
 
   it('edits with If-Match and reports a stale version as a conflict', async () => {
     const ok = await kb(user, ['edit', forkId, '--title', 'Port in use on Windows 11', '--add-tag', 'windows'], {cwd: repo})
-    expect(ok.code).toBe(0)
+    expect(ok.code, ok.stderr).toBe(0)
     const [id, version] = ok.stdout.trim().split('\t')
     expect(id).toBe(forkId)
     const stale = await kb(user, ['edit', forkId, '--title', 'Lost update', '--if-version', String(Number(version) - 1)], {cwd: repo})
-    expect(stale.code).toBe(5)
+    expect(stale.code, stale.stderr).toBe(5)
     expect(stale.stderr).toMatch(/changed since version \d+ was read.*edit again/)
     const e = (await d.request('GET', `/knowledge/${forkId}`)).body
     expect(e.title).toBe('Port in use on Windows 11')
@@ -161,25 +161,25 @@ describe('a session in a git checkout', () => {
 
   it('deletes only with --yes when not on a terminal', async () => {
     const refused = await kb(user, ['delete', entryId], {cwd: repo})
-    expect(refused.code).toBe(2)
+    expect(refused.code, refused.stderr).toBe(2)
     expect(refused.stderr).toContain('pass --yes')
     expect((await d.request('GET', `/knowledge/${entryId}`)).status).toBe(200)
 
     const r = await kb(user, ['delete', entryId, '--yes'], {cwd: repo})
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toBe(`${entryId}\n`)
     const gone = await kb(user, ['show', entryId], {cwd: repo})
-    expect(gone.code).toBe(3)
+    expect(gone.code, gone.stderr).toBe(3)
   })
 
   it('works outside a repository without a project', async () => {
     const r = await kb(user, ['add', 'Outside any checkout', '--body', 'private by default'], {cwd: user.home})
-    expect(r.code).toBe(0)
+    expect(r.code, r.stderr).toBe(0)
     const e = (await d.request('GET', `/knowledge/${r.stdout.trim()}`)).body
     expect(e).toMatchObject({scope: 'private', project_id: null})
     // --project takes the canonical remote too
     const p = await kb(user, ['add', 'Named project', '--body', 'x', '--project', 'github.com/acme/api', '--json'], {cwd: user.home})
-    expect(p.code).toBe(0)
+    expect(p.code, p.stderr).toBe(0)
     expect(JSON.parse(p.stdout)).toMatchObject({scope: 'project', project_id: git(user, repo, 'config', 'kb.project')})
   })
 })

@@ -34,7 +34,7 @@ async function modulesOf(args: string[], nodeArgs: string[] = [KB_BIN], cwd = re
   const file = join(user.root, `modules-${Math.random().toString(36).slice(2)}.txt`)
   const r = await run(process.execPath, ['--import', RECORDER, ...nodeArgs, ...args], user, {cwd, env: {KB_RECORD_MODULES: file}})
   expect(r.stderr).toBe('')
-  expect(r.code).toBe(0)
+  expect(r.code, r.stderr).toBe(0)
   const lines = readFileSync(file, 'utf8').trim().split('\n')
   rmSync(file)
   return [...new Set(lines.map((l) => l.slice(4)))]
