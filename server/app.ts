@@ -93,6 +93,11 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   const baseUrl = (req: FastifyRequest): string => options.publicBaseUrl ?? `${req.protocol}://${req.host}${API_PREFIX}`
   const allowed = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()))
   app.addHook('onRequest', async (req) => {
+    // node keeps the first of several Host lines; a proxy may route by another, so the check would be
+    // checking the wrong name (RFC 9112 §3.2: such a request is a 400).
+    if (req.raw.rawHeaders.filter((h, i) => i % 2 === 0 && h.toLowerCase() === 'host').length > 1) {
+      throw new KbError('bad_request', 'the request has more than one Host header')
+    }
     const host = hostName(req.headers.host)
     if (!isLoopbackName(host) && !allowed.has(host)) {
       throw new KbError('forbidden', `requests for host "${host}" are refused; start the daemon with --allow-host ${host} to serve it`)

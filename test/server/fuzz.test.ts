@@ -473,24 +473,26 @@ describe('fuzzing every endpoint of the OpenAPI document', () => {
         void headers
       }
     }
-    const raws: Array<[string, string]> = [
-      ['unknown method', `BREW ${prefix}/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`],
-      ['WebDAV method', `PROPFIND ${prefix}/knowledge HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`],
+    // label, request, the status it must get (0: the connection may close without an answer)
+    const raws: Array<[string, string, number?]> = [
+      ['unknown method', `BREW ${prefix}/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, 400],
+      ['WebDAV method', `PROPFIND ${prefix}/knowledge HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, 404],
       ['TRACE', `TRACE ${prefix}/knowledge HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`],
-      ['raw UTF-8 in the target', `GET ${prefix}/knowledge/\u00e9\u00e8 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`],
-      ['bad header line', `GET ${prefix}/health HTTP/1.1\r\nHost: 127.0.0.1\r\nBroken header\r\n\r\n`],
+      ['raw UTF-8 in the target', `GET ${prefix}/knowledge/\u00e9\u00e8 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, 400],
+      ['bad header line', `GET ${prefix}/health HTTP/1.1\r\nHost: 127.0.0.1\r\nBroken header\r\n\r\n`, 400],
       ['Content-Length mismatch (short)', `POST ${prefix}/knowledge HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer KEY\r\nContent-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n{"title":"t","body":"b"}`],
       ['both Content-Length and chunked', `POST ${prefix}/knowledge HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`],
       ['bad chunk', `POST ${prefix}/knowledge HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`],
       ['HTTP/0.9', `GET ${prefix}/health\r\n\r\n`],
       ['no Host (HTTP/1.0)', `GET ${prefix}/health HTTP/1.0\r\n\r\n`],
-      ['evil Host', `GET ${prefix}/health HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`],
-      ['two Hosts', `GET ${prefix}/health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`],
-      ['huge header', `GET ${prefix}/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`],
-      ['header with NUL', `GET ${prefix}/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\u0000b\r\n\r\n`],
+      ['evil Host', `GET ${prefix}/health HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`, 403],
+      ['two Hosts', `GET ${prefix}/health HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`, 400],
+      ['huge header', `GET ${prefix}/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+      ['header with NUL', `GET ${prefix}/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-A: a\u0000b\r\n\r\n`, 400],
     ]
-    for (const [label, text] of raws) {
+    for (const [label, text, status] of raws) {
       const res = await sendBytes(Buffer.from(text.replace('KEY', d.ownerKey), 'latin1'))
+      if (status !== undefined) expect(res.status, label).toBe(status)
       if (res.status === 0) continue // the connection was closed without an answer, which HTTP allows for garbage
       check(label, 'GET', res)
     }
