@@ -193,7 +193,8 @@ export async function ensureDaemon(o: StartOptions & {cliVersion: string}): Prom
   if (h && h.version === o.cliVersion) return {started: false}
   if (h) {
     const info = readDaemonInfo(dataDir(env))
-    if (!info || !sameServer(info.url, o.baseUrl) || !isAlive(info.pid)) {
+    // Never our own parent: a program (or test runner) that embeds the daemon and runs kb under it.
+    if (!info || !sameServer(info.url, o.baseUrl) || !isAlive(info.pid) || info.pid === process.ppid) {
       return {started: false, warning: `the daemon at ${new URL(o.baseUrl).host} runs kb ${h.version}, this CLI is ${o.cliVersion}; it was not started from ${dataDir(env)}, so it was left running`}
     }
     await stopDaemon(dataDir(env))
