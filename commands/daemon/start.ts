@@ -31,7 +31,7 @@ export default class DaemonStart extends KbCommand<typeof DaemonStart> {
     let started = false
     if (h && h.version !== this.config.version) {
       const info = readDaemonInfo(dir)
-      if (!info) throw new KbError('conflict', `a kb ${h.version} daemon that was not started from ${dir} answers at ${new URL(baseUrl).host}; stop it, or pick another port with --base-url`)
+      if (!info || info.pid === process.ppid) throw new KbError('conflict', `a kb ${h.version} daemon that was not started from ${dir} answers at ${new URL(baseUrl).host}; stop it, or pick another port with --base-url`)
       await stopDaemon(dir)
       h = null
     }
