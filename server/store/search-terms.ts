@@ -1,6 +1,8 @@
 /**
- * @module Driver-independent pieces of search: turning a query into terms, stop words, and typo candidates.
+ * @module Driver-independent pieces of search: turning a query into terms, stop words, typo candidates,
+ * and the BM25F scorer that re-ranks a driver's candidates (docs/search.md explains the choices).
  */
+import {porterStem} from './porter.js'
 
 // Words that carry no meaning in a question ("what are the problems of …"); dropped from queries unless
 // nothing else is left. Kept short on purpose: BM25 already gives frequent words little weight.
@@ -51,4 +53,147 @@ export function withinOneEdit(a: string, b: string): boolean {
     return i + 1 < la && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2) // swap
   }
   return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1)
+}
+
+/** The fields search looks at, in the order of the FTS5 table's columns. */
+export const SEARCH_FIELDS = ['title', 'tags', 'body'] as const
+export type SearchField = (typeof SEARCH_FIELDS)[number]
+
+export interface RankingParams {
+  /** Term-frequency saturation: how much a second, third … occurrence still adds. */
+  k1: number
+  /** Per field: how much a match there counts, and how strongly the field's length normalises it (0–1). */
+  fields: Record<SearchField, {weight: number; b: number}>
+}
+
+/**
+ * BM25F parameters, tuned on the Cranfield collection with 2-fold cross-validation (docs/search.md).
+ * Tags have no counterpart there; they sit between title and body, as API.md asks, without length
+ * normalisation: most entries have none or one, so the mean tag count says little.
+ */
+export const RANKING: RankingParams = {
+  k1: 2.0,
+  fields: {title: {weight: 3, b: 1.0}, tags: {weight: 2, b: 0}, body: {weight: 1, b: 0.6}},
+}
+
+export interface CollectionStats {
+  /** Entries in the index. */
+  docs: number
+  /** Mean length in tokens of each field. */
+  avgLength: Record<SearchField, number>
+}
+
+export interface RankTerm {
+  /** The term as the index stores it (Porter stem of the folded word). */
+  stem: string
+  /** How many entries contain it. */
+  df: number
+}
+
+/** Inverse document frequency, BM25's with 1 added inside the logarithm so that it never goes negative. */
+export function idf(df: number, docs: number): number {
+  return Math.log(1 + (docs - df + 0.5) / (df + 0.5))
+}
+
+const STEM_CACHE_MAX = 100_000
+const stemCache = new Map<string, string>()
+
+/** The index form of a folded word, memoised: the same few thousand words recur in every document. */
+export function stemOf(word: string): string {
+  let s = stemCache.get(word)
+  if (s === undefined) {
+    if (stemCache.size >= STEM_CACHE_MAX) stemCache.clear()
+    s = porterStem(word)
+    stemCache.set(word, s)
+  }
+  return s
+}
+
+/** The distinct index terms (stems) of a text, as the FTS5 tokenizer produces them. */
+export function indexStems(text: string): Set<string> {
+  const out = new Set<string>()
+  for (const w of fold(text).match(/[\p{L}\p{N}]+/gu) ?? []) out.add(stemOf(w))
+  return out
+}
+
+/** Folds text as the index tokenizer does (lower case, accents removed). */
+function fold(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase()
+}
+
+/**
+ * Scores documents against a query with BM25F (Robertson & Zaragoza): each field's term frequency is
+ * normalised by that field's length, weighted, summed, then saturated once per term with k1.
+ */
+export class Bm25fScorer {
+  private readonly index = new Map<string, number>()
+  private readonly idfs: number[]
+  private readonly firstChars: Set<string>
+  private readonly asciiFirst = new Uint8Array(128)
+
+  constructor(
+    terms: RankTerm[],
+    private readonly stats: CollectionStats,
+    private readonly params: RankingParams = RANKING,
+  ) {
+    terms.forEach((t, i) => this.index.set(t.stem, i))
+    this.idfs = terms.map((t) => idf(t.df, Math.max(stats.docs, t.df)))
+    // The stemmer never changes a word's first character, so other words need no stemming at all.
+    this.firstChars = new Set(terms.map((t) => t.stem[0]!))
+    for (const c of this.firstChars) if (c.charCodeAt(0) < 128) this.asciiFirst[c.charCodeAt(0)] = 1
+  }
+
+  /** Occurrences of each query term in the text, and the text's length in tokens. */
+  private count(text: string, tf: Float64Array): number {
+    // eslint-disable-next-line no-control-regex
+    if (!/^[\x00-\x7f]*$/.test(text)) return this.countUnicode(text, tf)
+    // ASCII text (most of it): scan char codes, and cut out only words that may be query terms.
+    let tokens = 0
+    let start = -1
+    const lower = text.toLowerCase()
+    for (let i = 0; i <= lower.length; i++) {
+      const c = i < lower.length ? lower.charCodeAt(i) : 32
+      if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+        if (start < 0) start = i
+        continue
+      }
+      if (start < 0) continue
+      tokens++
+      if (this.asciiFirst[lower.charCodeAt(start)] === 1) {
+        const t = this.index.get(stemOf(lower.slice(start, i)))
+        if (t !== undefined) tf[t]!++
+      }
+      start = -1
+    }
+    return tokens
+  }
+
+  private countUnicode(text: string, tf: Float64Array): number {
+    const words = fold(text).match(/[\p{L}\p{N}]+/gu)
+    if (!words) return 0
+    for (const w of words) {
+      if (!this.firstChars.has(w[0]!)) continue
+      const i = this.index.get(stemOf(w))
+      if (i !== undefined) tf[i]!++
+    }
+    return words.length
+  }
+
+  score(doc: Record<SearchField, string>): number {
+    const n = this.idfs.length
+    const combined = new Float64Array(n)
+    const tf = new Float64Array(n)
+    for (const field of SEARCH_FIELDS) {
+      tf.fill(0)
+      const length = this.count(doc[field], tf)
+      const {weight, b} = this.params.fields[field]
+      const avg = this.stats.avgLength[field] || 1
+      const norm = 1 - b + (b * length) / avg
+      for (let i = 0; i < n; i++) if (tf[i]! > 0) combined[i]! += (weight * tf[i]!) / norm
+    }
+    const k1 = this.params.k1
+    let score = 0
+    for (let i = 0; i < n; i++) if (combined[i]! > 0) score += (this.idfs[i]! * combined[i]! * (k1 + 1)) / (k1 + combined[i]!)
+    return score
+  }
 }

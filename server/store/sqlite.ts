@@ -6,7 +6,7 @@ import Database from 'better-sqlite3'
 import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/api/types.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
-import {rankTerms, typoCandidates} from './search-terms.js'
+import {Bm25fScorer, type CollectionStats, type RankTerm, SEARCH_FIELDS, indexStems, rankTerms, stemOf, typoCandidates} from './search-terms.js'
 import type {
   ApiKeyRow, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
   OAuthStore, SearchHit, SearchOptions, SearchOutcome, Store, UpdateOutcome, Viewer,
@@ -17,8 +17,67 @@ type Row = Record<string, unknown>
 const ENTRY_COLUMNS = `e.seq, e.id, e.title, e.body, e.summary, e.summary_title, e.scope, e.project_id, e.tags, e.url, e.status,
   e.resolution, e.thought_chain, e.forked_from, e.author_id, p.name AS author_name, e.created_at, e.updated_at, e.version, e.comment_count`
 
-/** Column weights for BM25: title, tags, body. Tuned on the Cranfield collection (docs/search.md). */
+/** FTS5 bm25() column weights (title, tags, body) that order candidates before re-ranking (docs/search.md). */
 export const BM25_WEIGHTS = {title: 4, tags: 2, body: 1}
+/** Candidates re-ranked per search: at least this many, and twice the page size. */
+const CANDIDATES_MIN = 50
+/** Postings (summed document frequencies) that candidate terms may cover before common terms are left out. */
+const CANDIDATE_POSTINGS = 10_000
+const DF_CACHE_MAX = 50_000
+/** Shortest indexed term a typo may stand for (search-terms.ts typoCandidates). */
+const TYPO_MIN_TERM = 4
+const VOCAB_SEEN_MAX = 200_000
+/** Words per query that typo tolerance looks up. */
+const TYPO_LOOKUPS_MAX = 3
+
+interface QueryTerm extends RankTerm {
+  /** A query word (or typo replacement) with this stem, as given to MATCH. */
+  word: string
+}
+
+/** An FTS5 expression matching any of the terms in title, tags or body. */
+function ftsMatch(terms: QueryTerm[]): string {
+  return `{title tags body} : (${terms.map((t) => `"${t.word.replaceAll('"', '""')}"`).join(' OR ')})`
+}
+
+/**
+ * The terms that generate candidates: the rarest first, adding commoner ones while the postings they
+ * cover stay within CANDIDATE_POSTINGS. The rest only re-rank; none at all when even the rarest term is
+ * that common.
+ */
+function selectiveTerms(terms: QueryTerm[]): QueryTerm[] {
+  const byRarity = [...terms].sort((a, b) => a.df - b.df)
+  const chosen: QueryTerm[] = []
+  let postings = 0
+  for (const t of byRarity) {
+    if (postings + t.df > CANDIDATE_POSTINGS) break
+    chosen.push(t)
+    postings += t.df
+  }
+  return chosen
+}
+
+/** SQLite varints (big-endian, 7 bits a byte, the ninth byte whole), as FTS5 stores its totals. */
+function readVarints(buf: Buffer): number[] {
+  const out: number[] = []
+  let i = 0
+  while (i < buf.length) {
+    let v = 0
+    let n = 0
+    for (;;) {
+      const byte = buf[i++]!
+      if (n === 8) {
+        v = v * 256 + byte
+        break
+      }
+      v = v * 128 + (byte & 0x7f)
+      n++
+      if (byte < 0x80 || i >= buf.length) break
+    }
+    out.push(v)
+  }
+  return out
+}
 
 export interface SqliteOptions {
   /** Path of the database file, or ':memory:'. */
@@ -34,6 +93,9 @@ export class SqliteStore implements Store {
   readonly db: Database.Database
   readonly oauth: OAuthStore
   private readonly stmts = new Map<string, Database.Statement>()
+  private readonly dfCache = new Map<string, {df: number; changes: number}>()
+  /** Terms known to be in search_vocab already, so that writes skip re-inserting them. */
+  private readonly vocabSeen = new Set<string>()
 
   constructor(path: string) {
     this.db = new Database(path)
@@ -167,7 +229,25 @@ export class SqliteStore implements Store {
         VALUES (@id, @title, @body, @summary, @summary_title, @scope, @project_id, @tags, @url, @status, @resolution,
           @thought_chain, @forked_from, @author_id, @created_at, @updated_at, @version, @comment_count)`).run(toDb(e))
       this.writeTags(Number(info.lastInsertRowid), e.tags)
+      this.addVocabulary([e.title, e.body, ...e.tags])
     }).immediate()
+  }
+
+  /**
+   * Records the text's index terms in `search_vocab`, where typo tolerance looks for near spellings
+   * (migration 3). Terms of deleted text stay behind; a search drops any that no longer match.
+   */
+  private addVocabulary(texts: string[]): void {
+    const insert = this.stmt('INSERT OR IGNORE INTO search_vocab (head, len, term) VALUES (?, ?, ?)')
+    for (const text of texts) {
+      for (const term of indexStems(text)) {
+        const len = Array.from(term).length
+        if (len < TYPO_MIN_TERM || this.vocabSeen.has(term)) continue
+        insert.run(String.fromCodePoint(term.codePointAt(0)!), len, term)
+        if (this.vocabSeen.size >= VOCAB_SEEN_MAX) this.vocabSeen.clear()
+        this.vocabSeen.add(term)
+      }
+    }
   }
 
   private writeTags(seq: number, tags: string[]): void {
@@ -197,6 +277,7 @@ export class SqliteStore implements Store {
       }
       this.stmt(`UPDATE entries SET ${[...sets, 'updated_at = @at', 'version = version + 1'].join(', ')} WHERE seq = @seq`).run(params)
       if (changes.tags) this.writeTags(current.seq, changes.tags)
+      this.addVocabulary([changes.title ?? '', changes.body ?? '', ...(changes.tags ?? [])])
       return {ok: true, entry: this.getEntrySync(id)!}
     }).immediate()
   }
@@ -223,58 +304,155 @@ export class SqliteStore implements Store {
     return rows.map(fromDb)
   }
 
+  /**
+   * Search in two stages (docs/search.md): FTS5 finds candidates with any-term matching and ranks them
+   * with its bm25(); the best few are re-ranked in TypeScript with a tuned BM25F over all the terms.
+   * Very common terms do not generate candidates when rarer ones give enough, so that a query with
+   * "error" in it does not score half the store; they still count in the re-ranking and in `total`.
+   */
   async searchEntries(viewer: Viewer, filter: EntryFilter, options: SearchOptions): Promise<SearchOutcome> {
     const terms = this.expandTerms(rankTerms(options.terms))
     if (terms.length === 0) return {hits: [], total: 0}
-    const match = `{title tags body} : (${terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ')})`
+    const all = ftsMatch(terms)
     const {where, params} = filterSql(viewer, filter)
-    params.match = match
-    params.limit = options.limit
-    const from = `FROM entries_fts f JOIN entries e ON e.seq = f.rowid JOIN principals p ON p.id = e.author_id
-      WHERE entries_fts MATCH @match AND ${where.join(' AND ')}`
-    const w = BM25_WEIGHTS
-    const explainCols = options.explain
-      ? `, highlight(entries_fts, 0, char(1), char(2)) AS hl_title, highlight(entries_fts, 1, char(1), char(2)) AS hl_tags,
-         snippet(entries_fts, 2, char(1), char(2), '…', 24) AS hl_body`
-      : ''
-    const rows = this.stmt(`SELECT ${ENTRY_COLUMNS}, bm25(entries_fts, ${w.title}, ${w.tags}, ${w.body}) AS rank${explainCols}
-      ${from} ORDER BY rank LIMIT @limit`).all(params) as Row[]
-    const total = (this.stmt(`SELECT count(*) AS n ${from}`).get(params) as {n: number}).n
-    const hits = rows.map((row): SearchHit => {
-      const hit: SearchHit = {entry: fromDb(row), score: Number((-(row.rank as number)).toPrecision(6))}
-      if (options.explain) {
-        const fields: string[] = []
-        const found = new Set<string>()
-        for (const [field, text] of [['title', row.hl_title], ['tags', row.hl_tags], ['body', row.hl_body]] as const) {
-          const marked = [...String(text ?? '').matchAll(/\u0001([^\u0002]*)\u0002/g)].map((m) => m[1]!.toLowerCase())
-          if (marked.length > 0) fields.push(field)
-          for (const m of marked) found.add(m)
-        }
-        hit.matched = {fields, terms: [...found]}
-        hit.snippet = String(row.hl_body ?? '').replaceAll('\u0001', '«').replaceAll('\u0002', '»')
-      }
+    const unfiltered = Object.values(filter).every((v) => v === undefined)
+    // When the caller may see every entry and narrows nothing, FTS5 alone answers; else join the entries.
+    const direct = unfiltered && this.seesEverything(viewer)
+    const total = direct
+      ? (this.stmt('SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH ?').get(all) as {n: number}).n
+      : (this.stmt(`SELECT count(*) AS n FROM entries_fts f JOIN entries e ON e.seq = f.rowid
+          WHERE entries_fts MATCH @match AND ${where.join(' AND ')}`).get({...params, match: all}) as {n: number}).n
+    if (total === 0) return {hits: [], total: 0}
+
+    const depth = Math.max(CANDIDATES_MIN, 2 * options.limit)
+    const selective = selectiveTerms(terms)
+    let seqs = selective.length > 0 ? this.rankedCandidates(selective, direct, where, params, depth) : []
+    if (seqs.length < Math.min(depth, total)) {
+      // Only very common terms, or too few entries with the rarer ones: ranking every entry with a
+      // common word would cost a scan, so take the newest matches, those with a title match first.
+      seqs = [...new Set([...seqs, ...this.newestCandidates(terms, direct, where, params, depth)])]
+    }
+    const texts = this.stmt('SELECT seq, title, tags, body FROM entries WHERE seq IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(seqs)) as Array<{seq: number; title: string; tags: string; body: string}>
+    const scorer = new Bm25fScorer(terms, this.collectionStats())
+    const ranked = texts
+      .map((t) => ({seq: t.seq, score: scorer.score({title: t.title, tags: (JSON.parse(t.tags) as string[]).join(' '), body: t.body})}))
+      .sort((a, b) => b.score - a.score || b.seq - a.seq)
+      .slice(0, options.limit)
+    const rows = new Map((this.stmt(`SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id
+      WHERE e.seq IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ranked.map((r) => r.seq))) as Row[]).map((r) => [r.seq as number, r]))
+    const hits = ranked.map(({seq, score}): SearchHit => {
+      const hit: SearchHit = {entry: fromDb(rows.get(seq)!), score: Number(score.toPrecision(6))}
+      if (options.explain) Object.assign(hit, this.explainHit(seq, all))
       return hit
     })
     return {hits, total}
   }
 
+  /** The newest `depth` entries with a term in the title, then with a term anywhere; FTS5 reads doclists backwards and stops. */
+  private newestCandidates(terms: QueryTerm[], direct: boolean, where: string[], params: Row, depth: number): number[] {
+    const sql = direct
+      ? 'SELECT rowid AS seq FROM entries_fts WHERE entries_fts MATCH @match ORDER BY rowid DESC LIMIT @depth'
+      : `SELECT e.seq FROM entries_fts f JOIN entries e ON e.seq = f.rowid
+         WHERE entries_fts MATCH @match AND ${where.join(' AND ')} ORDER BY f.rowid DESC LIMIT @depth`
+    const words = terms.map((t) => `"${t.word.replaceAll('"', '""')}"`).join(' OR ')
+    const run = (match: string): number[] => this.stmt(sql).pluck().all({...(direct ? {} : params), match, depth}) as number[]
+    return [...run(`{title} : (${words})`), ...run(ftsMatch(terms))]
+  }
+
+  /** The `depth` best entries by FTS5's bm25() for the terms, among those the filter lets through. */
+  private rankedCandidates(terms: QueryTerm[], direct: boolean, where: string[], params: Row, depth: number): number[] {
+    const w = BM25_WEIGHTS
+    const rank = `bm25(entries_fts, ${w.title}, ${w.tags}, ${w.body})`
+    const sql = direct
+      ? `SELECT rowid AS seq FROM entries_fts WHERE entries_fts MATCH @match ORDER BY ${rank} LIMIT @depth`
+      : `SELECT e.seq FROM entries_fts f JOIN entries e ON e.seq = f.rowid
+         WHERE entries_fts MATCH @match AND ${where.join(' AND ')} ORDER BY ${rank} LIMIT @depth`
+    return this.stmt(sql).pluck().all({...(direct ? {} : params), match: ftsMatch(terms), depth}) as number[]
+  }
+
   /**
-   * Adds, for each longer word that matches nothing, the indexed terms one edit away (typo tolerance).
-   * The vocabulary holds stemmed terms, so a few trailing characters of the word may be dropped first.
+   * Which fields and words matched, and a highlighted excerpt of the body (API.md `explain`). The CAST
+   * matters: better-sqlite3 binds a JS number as REAL, and FTS5 then ignores `rowid = ?` next to MATCH.
    */
-  private expandTerms(terms: string[]): string[] {
-    const out = new Set(terms)
-    const exists = this.stmt('SELECT 1 FROM entries_fts WHERE entries_fts MATCH ? LIMIT 1')
-    const vocab = this.stmt('SELECT term FROM entries_vocab WHERE term >= ? AND term < ? AND length(term) BETWEEN ? AND ?')
-    for (const term of terms) {
-      if (Array.from(term).length < 5 || !/^[\p{L}\p{N}]+$/u.test(term)) continue
-      if (exists.get(`"${term}"`)) continue
-      const first = term[0]!
-      const next = String.fromCodePoint(first.codePointAt(0)! + 1)
-      const rows = vocab.all(first, next, Math.max(1, term.length - 4), term.length + 1) as Array<{term: string}>
-      for (const candidate of typoCandidates(term, rows.map((r) => r.term))) out.add(candidate)
+  private explainHit(seq: number, match: string): Pick<SearchHit, 'matched' | 'snippet'> {
+    const row = this.stmt(`SELECT highlight(entries_fts, 0, char(1), char(2)) AS title, highlight(entries_fts, 1, char(1), char(2)) AS tags,
+        snippet(entries_fts, 2, char(1), char(2), '…', 24) AS body
+      FROM entries_fts WHERE entries_fts MATCH ? AND rowid = CAST(? AS INTEGER)`).get(match, seq) as {title: string; tags: string; body: string} | undefined
+    const fields: string[] = []
+    const found = new Set<string>()
+    for (const field of SEARCH_FIELDS) {
+      const marked = [...String(row?.[field] ?? '').matchAll(/\u0001([^\u0002]*)\u0002/g)].map((m) => m[1]!.toLowerCase())
+      if (marked.length > 0) fields.push(field)
+      for (const m of marked) found.add(m)
     }
-    return [...out]
+    return {matched: {fields, terms: [...found]}, snippet: String(row?.body ?? '').replaceAll('\u0001', '«').replaceAll('\u0002', '»')}
+  }
+
+  /**
+   * Whether every entry is visible to the viewer: no one else's private entries and no project entries
+   * outside the viewer's projects. A few index seeks (migration 3), so a search can skip the join.
+   */
+  private seesEverything(viewer: Viewer): boolean {
+    const row = this.stmt(`SELECT
+        EXISTS (SELECT 1 FROM entries WHERE scope = 'private' AND author_id < @me)
+        OR EXISTS (SELECT 1 FROM entries WHERE scope = 'private' AND author_id > @me)
+        OR EXISTS (SELECT 1 FROM entries WHERE scope = 'project' AND project_id IS NULL)
+        OR EXISTS (SELECT 1 FROM projects pr WHERE pr.id NOT IN (SELECT project_id FROM memberships WHERE principal_id = @me)
+          AND EXISTS (SELECT 1 FROM entries WHERE scope = 'project' AND project_id = pr.id)) AS hidden`).get({me: viewer.principalId}) as {hidden: number}
+    return row.hidden === 0
+  }
+
+  /** Entries in the index and mean field lengths, from FTS5's own totals record (one row read). */
+  private collectionStats(): CollectionStats {
+    const block = (this.stmt('SELECT block FROM entries_fts_data WHERE id = 1').pluck().get() as Buffer | undefined) ?? Buffer.alloc(0)
+    const [docs = 0, title = 0, tags = 0, body = 0] = readVarints(block)
+    const avg = (n: number): number => (docs > 0 ? n / docs : 0)
+    return {docs, avgLength: {title: avg(title), tags: avg(tags), body: avg(body)}}
+  }
+
+  /**
+   * How many entries contain the stem. Counting walks the term's whole doclist, so counts are cached
+   * and reused while the rows changed since (`total_changes()`, an upper bound on how far the count can
+   * have moved) stay under 1% of it: a rare term is recounted each time, a common one rarely.
+   */
+  private documentFrequency(stem: string): number {
+    const changes = this.stmt('SELECT total_changes()').pluck().get() as number
+    const cached = this.dfCache.get(stem)
+    if (cached && changes - cached.changes <= cached.df / 100) return cached.df
+    const df = (this.stmt('SELECT doc FROM entries_vocab WHERE term = ?').pluck().get(stem) as number | undefined) ?? 0
+    if (this.dfCache.size >= DF_CACHE_MAX) this.dfCache.clear()
+    this.dfCache.set(stem, {df, changes})
+    return df
+  }
+
+  /**
+   * The query's words as index terms with their document frequencies, one per stem, without words
+   * that match nothing. A longer word that matches nothing brings instead the indexed terms one edit
+   * away (typo tolerance); the vocabulary holds stems, so a few trailing characters may be dropped first.
+   */
+  private expandTerms(words: string[]): QueryTerm[] {
+    const out = new Map<string, QueryTerm>()
+    const add = (word: string): number => {
+      const stem = stemOf(word)
+      const known = out.get(stem)
+      if (known) return known.df
+      const df = this.documentFrequency(stem)
+      if (df > 0) out.set(stem, {word, stem, df})
+      return df
+    }
+    const vocab = this.stmt('SELECT term FROM search_vocab WHERE head = ? AND len BETWEEN ? AND ?').pluck()
+    let lookups = 0
+    for (const word of words) {
+      if (add(word) > 0) continue
+      const length = Array.from(word).length
+      // A long question may hold many words the store lacks; a few corrections are what helps.
+      if (length < 5 || !/^[\p{L}\p{N}]+$/u.test(word) || lookups++ >= TYPO_LOOKUPS_MAX) continue
+      const head = String.fromCodePoint(word.codePointAt(0)!)
+      const nearby = vocab.all(head, Math.max(TYPO_MIN_TERM, length - 4), length + 1) as string[]
+      for (const candidate of typoCandidates(word, nearby)) add(candidate)
+    }
+    return [...out.values()]
   }
 
   async listBranches(parentId: string, viewer: Viewer): Promise<Branch[]> {
