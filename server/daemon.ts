@@ -2,7 +2,7 @@
  * @module The daemon process: one per data directory (a lock file), the owner bootstrap, listening,
  * and a graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
  */
-import {closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, fsyncSync, chmodSync} from 'node:fs'
+import {chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeSync} from 'node:fs'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {dataFiles, type DaemonInfo} from '../src/api/paths.js'
 import {API_PREFIX, buildApp, isLoopbackName} from './app.js'
@@ -20,30 +20,44 @@ export interface DaemonOptions {
 
 export class DaemonError extends Error {}
 
-/** Takes the data directory's lock, or explains who holds it. Stale locks of dead processes are taken over. */
+/**
+ * Takes the data directory's lock, or explains who holds it. The lock file appears atomically with
+ * the pid already in it (written aside, then hard-linked into place), so a second starter never sees an
+ * empty lock. Stale locks of dead processes are taken over.
+ */
 export function acquireLock(lockPath: string): () => void {
-  for (let attempt = 0; attempt < 3; attempt++) {
+  const release = (): void => {
     try {
-      const fd = openSync(lockPath, 'wx', 0o600)
-      writeSync(fd, `${process.pid}\n`)
-      closeSync(fd)
-      return () => {
-        try {
-          if (readFileSync(lockPath, 'utf8').trim() === String(process.pid)) rmSync(lockPath)
-        } catch {
-          // already gone
-        }
-      }
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-      const pid = Number.parseInt(readFileSync(lockPath, 'utf8'), 10)
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new DaemonError(`another kb daemon (pid ${pid}) already uses this data directory; stop it with \`kb daemon stop\` or pass --data-dir`)
-      }
-      rmSync(lockPath, {force: true})
+      if (readFileSync(lockPath, 'utf8').trim() === String(process.pid)) rmSync(lockPath)
+    } catch {
+      // already gone
     }
   }
-  throw new DaemonError(`could not take the lock ${lockPath}`)
+  const aside = `${lockPath}.${process.pid}.tmp`
+  writePrivateFile(aside, `${process.pid}\n`)
+  try {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        linkSync(aside, lockPath)
+        return release
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
+        let pid = Number.NaN
+        try {
+          pid = Number.parseInt(readFileSync(lockPath, 'utf8'), 10)
+        } catch {
+          continue // removed meanwhile: try again
+        }
+        if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+          throw new DaemonError(`another kb daemon (pid ${pid}) already uses this data directory; stop it with \`kb daemon stop\` or pass --data-dir`)
+        }
+        rmSync(lockPath, {force: true})
+      }
+    }
+    throw new DaemonError(`could not take the lock ${lockPath}`)
+  } finally {
+    rmSync(aside, {force: true})
+  }
 }
 
 function isAlive(pid: number): boolean {

@@ -2,6 +2,7 @@
  * @module The embedded Store driver: SQLite through better-sqlite3, WAL with synchronous=FULL (a write
  * that returned is on disk), FTS5 with Porter stemming for search, versioned migrations.
  */
+import {chmodSync, closeSync, openSync} from 'node:fs'
 import Database from 'better-sqlite3'
 import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/api/types.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
@@ -98,6 +99,12 @@ export class SqliteStore implements Store {
   private readonly vocabSeen = new Set<string>()
 
   constructor(path: string) {
+    // The file holds key hashes and private entries: create it owner-only (SQLite gives its -wal and
+    // -shm files the same mode), whatever the umask or the directory's mode.
+    if (path !== ':memory:' && path !== '') {
+      closeSync(openSync(path, 'a', 0o600))
+      chmodSync(path, 0o600)
+    }
     this.db = new Database(path)
     this.db.pragma('journal_mode = WAL')
     this.db.pragma('synchronous = FULL')

@@ -1,0 +1,31 @@
+import {chmodSync, readdirSync, readFileSync, statSync} from 'node:fs'
+import {join} from 'node:path'
+import {describe, expect, it} from 'vitest'
+import {acquireLock} from '../../server/daemon.js'
+import {startInProcessDaemon, tempDir} from '../helpers/daemon.js'
+
+describe('files of the data directory', () => {
+  it('keeps the database and its WAL owner-only even in a world-readable directory', async () => {
+    const dir = tempDir()
+    chmodSync(dir, 0o755)
+    const d = await startInProcessDaemon({dataDir: dir})
+    try {
+      await d.request('POST', '/knowledge', {body: {title: 'secret', body: 'private text'}})
+      for (const f of readdirSync(dir).filter((n) => n.startsWith('kb.sqlite'))) {
+        expect([f, statSync(join(dir, f)).mode & 0o777]).toEqual([f, 0o600])
+      }
+    } finally {
+      await d.stop()
+    }
+  })
+
+  it('creates the lock with its pid already in it and leaves nothing behind on release', () => {
+    const lock = join(tempDir(), 'daemon.lock')
+    const release = acquireLock(lock)
+    expect(readFileSync(lock, 'utf8')).toBe(`${process.pid}\n`)
+    expect(readdirSync(join(lock, '..'))).toEqual(['daemon.lock'])
+    release()
+    expect(() => statSync(lock)).toThrow()
+    expect(readdirSync(join(lock, '..'))).toEqual([])
+  })
+})
