@@ -72,8 +72,8 @@ export interface RankingParams {
  * normalisation: most entries have none or one, so the mean tag count says little.
  */
 export const RANKING: RankingParams = {
-  k1: 2.0,
-  fields: {title: {weight: 3, b: 1.0}, tags: {weight: 2, b: 0}, body: {weight: 1, b: 0.6}},
+  k1: 2.5,
+  fields: {title: {weight: 4, b: 1.0}, tags: {weight: 2, b: 0}, body: {weight: 1, b: 0.6}},
 }
 
 export interface CollectionStats {

@@ -229,11 +229,12 @@ describe.skipIf(!cranfield)('Cranfield, reduced (first 100 queries, documents lo
   it('keeps nDCG@10 and MRR@10 at the measured level', async () => {
     const r = await evaluate({url: d.url, key: d.ownerKey}, cranfield!, byEntry, cranfield!.queries.slice(0, 100))
     expect(r.queries).toBe(100)
-    // Measured on these 100 queries: see docs/search.md; the floor leaves room for tie order only.
+    // Measured on these 100 queries: nDCG@10 0.368, MRR@10 0.530; FTS5's bm25() alone (title ×4, the
+    // previous ranking) gets 0.356 and 0.522. The floors sit between, with room for tie order only.
     expect(r.ndcg10).toBeGreaterThanOrEqual(NDCG_FLOOR)
     expect(r.mrr10).toBeGreaterThanOrEqual(MRR_FLOOR)
   })
 })
 
-const NDCG_FLOOR = 0.355
-const MRR_FLOOR = 0.52
+const NDCG_FLOOR = 0.362
+const MRR_FLOOR = 0.525
