@@ -398,16 +398,22 @@ export class SqliteStore implements Store {
 
   /**
    * Whether every entry is visible to the viewer: no one else's private entries and no project entries
-   * outside the viewer's projects. A few index seeks (migration 3), so a search can skip the join.
+   * outside the viewer's projects. Index seeks only (migration 3): one per project that has entries.
    */
   private seesEverything(viewer: Viewer): boolean {
-    const row = this.stmt(`SELECT
-        EXISTS (SELECT 1 FROM entries WHERE scope = 'private' AND author_id < @me)
-        OR EXISTS (SELECT 1 FROM entries WHERE scope = 'private' AND author_id > @me)
-        OR EXISTS (SELECT 1 FROM entries WHERE scope = 'project' AND project_id IS NULL)
-        OR EXISTS (SELECT 1 FROM projects pr WHERE pr.id NOT IN (SELECT project_id FROM memberships WHERE principal_id = @me)
-          AND EXISTS (SELECT 1 FROM entries WHERE scope = 'project' AND project_id = pr.id)) AS hidden`).get({me: viewer.principalId}) as {hidden: number}
-    return row.hidden === 0
+    const me = viewer.principalId
+    const othersPrivate = this.stmt(`SELECT EXISTS (SELECT 1 FROM entries WHERE scope = 'private' AND author_id < @me)
+      OR EXISTS (SELECT 1 FROM entries WHERE scope = 'private' AND author_id > @me)
+      OR EXISTS (SELECT 1 FROM entries WHERE scope = 'project' AND project_id IS NULL)`).pluck().get({me}) as number
+    if (othersPrivate) return false
+    const mine = new Set(this.stmt('SELECT project_id FROM memberships WHERE principal_id = ?').pluck().all(me) as string[])
+    const nextProject = this.stmt(`SELECT project_id FROM entries WHERE scope = 'project' AND project_id > ? ORDER BY project_id LIMIT 1`).pluck()
+    for (let after = ''; ;) {
+      const project = nextProject.get(after) as string | undefined
+      if (project === undefined) return true
+      if (!mine.has(project)) return false
+      after = project
+    }
   }
 
   /** Entries in the index and mean field lengths, from FTS5's own totals record (one row read). */

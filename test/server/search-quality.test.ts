@@ -203,6 +203,25 @@ describe('search on a larger store', () => {
     const r = await store.searchEntries({principalId: other.id}, {}, {terms: ['error'], limit: 5, explain: false})
     expect(r.total).toBe(N) // the owner's entries are global; its own private one counts for it
   })
+
+  it('neither finds nor counts project entries outside the viewer\'s projects, until it joins', async () => {
+    const at = '2025-01-01T00:00:00.000Z'
+    await store.createProject({id: 'proj-a', name: 'a', remote: 'example.com/a', created_by: other.id, created_at: at})
+    const entry = (id: string, projectId: string): Parameters<typeof store.insertEntry>[0] => ({
+      id, title: 'zeppelin in a project', body: 'error', summary: '', summary_title: '', scope: 'project', project_id: projectId, tags: [],
+      url: null, status: 'open', resolution: null, thought_chain: [], forked_from: null, author: other, created_at: at, updated_at: at, version: 1, comment_count: 0,
+    })
+    await store.insertEntry(entry('10000000-0000-7000-8000-000000000001', 'proj-a'))
+    // A project id without a projects row must not slip through either.
+    await store.insertEntry(entry('10000000-0000-7000-8000-000000000002', 'proj-gone'))
+    expect((await search(['zeppelin'])).total).toBe(1)
+    expect((await search(['error'])).total).toBe(N - 1)
+    await store.addMember('proj-a', owner.id, 'member', at)
+    const r = await search(['zeppelin'])
+    expect(r.total).toBe(2)
+    expect(r.hits.map((h) => h.entry.project_id)).toContain('proj-a')
+    expect((await search(['error'])).total).toBe(N)
+  })
 })
 
 const cranfield = loadCranfield()
