@@ -1,52 +1,93 @@
 /**
- * @module `kb auth login --with-token`: check an API key against the server and store it for the base
- * URL (OS keychain, or a 0600 file when no keychain answers).
+ * @module `kb auth login`: either `--web` (the CLI signs in through the browser as an OAuth 2.1 public
+ * client and stores the tokens) or `--with-token` (check an API key against the server and store it).
+ * Either way the credential goes to the OS keychain, or a 0600 file when no keychain answers.
  */
 import {Flags} from '@oclif/core'
 import {KbError} from '../../src/api/errors.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {readStdin, stdinPiped} from '../../src/cli/input.js'
-import {ApiClient} from '../../src/client/client.js'
-import {storeCredential} from '../../src/credentials/credentials.js'
+import {storeCredential, storeOAuthCredential} from '../../src/credentials/credentials.js'
 import {green} from '../../src/output/format.js'
 
 export interface LoginResult {
   base_url: string
+  kind: 'api-key' | 'oauth'
   store: 'keychain' | 'file'
   location: string
   principal: {id: string; name: string} | null
   key_prefix: string
+  /** OAuth only: when the access token expires (it is refreshed automatically), and the registered client. */
+  expires_at?: string | null
+  client_id?: string
 }
 
 export default class AuthLogin extends KbCommand<typeof AuthLogin> {
-  static override summary = 'Store an API key for the base URL'
+  static override summary = 'Sign in to the base URL: in the browser (--web) or with an API key (--with-token)'
   static override description =
-    'Reads the key from stdin (never from an argument, which would land in shell history), checks it with the server, then stores it in the OS keychain (service "kb", account = base URL) or, when no keychain answers within 3 s, in a 0600 file under $XDG_CONFIG_HOME/kb. KB_API_KEY still wins over a stored key.'
-  static override examples = ['<%= config.bin %> auth login --with-token < key.txt', 'echo "$KB_TEAM_KEY" | <%= config.bin %> auth login --with-token --base-url https://kb.acme.dev/api/v1']
+    '--web: kb registers itself with the server as an OAuth client (once per base URL), opens your browser at the consent page (or prints the URL when no browser can open), waits on a 127.0.0.1 port for the answer, and stores the tokens; they are refreshed automatically. ' +
+    '--with-token: reads an API key from stdin (never from an argument, which would land in shell history) and checks it with the server. ' +
+    'The credential goes to the OS keychain (service "kb", account = base URL) or, when no keychain answers within 3 s, a 0600 file under $XDG_CONFIG_HOME/kb. KB_API_KEY still wins over a stored credential.'
+  static override examples = [
+    '<%= config.bin %> auth login --web',
+    '<%= config.bin %> auth login --web --no-browser --base-url https://kb.acme.dev/api/v1',
+    '<%= config.bin %> auth login --with-token < key.txt',
+    'echo "$KB_TEAM_KEY" | <%= config.bin %> auth login --with-token --base-url https://kb.acme.dev/api/v1',
+  ]
   static override flags = {
-    'with-token': Flags.boolean({description: 'read the API key from stdin', required: true}),
+    web: Flags.boolean({description: 'sign in in the browser (OAuth 2.1 with PKCE)', exclusive: ['with-token']}),
+    'with-token': Flags.boolean({description: 'read the API key from stdin', exclusive: ['web']}),
+    'no-browser': Flags.boolean({description: 'with --web: do not open a browser, print the URL to open instead'}),
+    timeout: Flags.integer({description: 'with --web: seconds to wait for the browser', default: 300, min: 1}),
   }
 
   async run(): Promise<LoginResult> {
+    if (this.flags.web) return this.web()
+    if (!this.flags['with-token']) throw new KbError('usage', 'say how to sign in: `kb auth login --web` (in the browser) or `kb auth login --with-token < key.txt`')
     if (!stdinPiped()) throw new KbError('usage', 'pipe the key on stdin: `kb auth login --with-token < key.txt`')
     const key = (await readStdin()).trim()
     if (key === '') throw new KbError('usage', 'no key on stdin: `echo "$KEY" | kb auth login --with-token`')
     if (/\s/.test(key)) throw new KbError('usage', 'stdin held more than one word; pipe just the API key')
-    const base = await this.client() // starts the local daemon if needed; its own credential is not used
-    const probe = new ApiClient({baseUrl: base.baseUrl, key, userAgent: `kb/${this.config.version}`})
+    // Not client(): that would use (and maybe try to refresh) whatever credential is stored now.
+    await this.ensureServer()
     let principal: {id: string; name: string} | null = null
     try {
-      const keys = await probe.listApiKeys()
-      principal = keys.find((k) => key.startsWith(k.prefix))?.principal ?? keys[0]?.principal ?? null
+      principal = await this.principalOf(key)
     } catch (e) {
       if (e instanceof KbError && e.code === 'unauthenticated') throw new KbError('unauthenticated', `${this.baseUrl} rejected that key (unknown, revoked or expired); create one with \`kb api-key create\``)
       throw e
     }
     const stored = await storeCredential(this.baseUrl, key)
     if (stored.store === 'file' && stored.keychainProblem) this.note(`no keychain (${stored.keychainProblem}); using the 0600 file`)
-    const result: LoginResult = {base_url: this.baseUrl, store: stored.store, location: stored.location, principal, key_prefix: key.slice(0, 11)}
+    const result: LoginResult = {base_url: this.baseUrl, kind: 'api-key', store: stored.store, location: stored.location, principal, key_prefix: key.slice(0, 11)}
     if (this.mode.tty) this.out(`${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${principal.name}` : ''}; key stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`)
     else this.out(`${this.baseUrl}\t${stored.store}\t${principal?.name ?? ''}`)
+    return result
+  }
+
+  private async principalOf(key: string): Promise<{id: string; name: string} | null> {
+    const keys = await this.bareClient(key).listApiKeys()
+    return keys.find((k) => key.startsWith(k.prefix))?.principal ?? keys[0]?.principal ?? null
+  }
+
+  private async web(): Promise<LoginResult> {
+    await this.ensureServer()
+    const {webLogin} = await import('../../src/oauth/login.js')
+    const r = await webLogin({
+      baseUrl: this.baseUrl, userAgent: `kb/${this.config.version}`, browser: !this.flags['no-browser'], timeoutMs: this.flags.timeout * 1000,
+      say: (line) => process.stderr.write(`${line}\n`),
+    })
+    // The server has accepted the code; asking the API with the new token proves it works and says as whom.
+    const principal = await this.principalOf(r.oauth.access_token)
+    const stored = await storeOAuthCredential(this.baseUrl, r.oauth)
+    if (stored.store === 'file' && stored.keychainProblem) this.note(`no keychain (${stored.keychainProblem}); using the 0600 file`)
+    const result: LoginResult = {
+      base_url: this.baseUrl, kind: 'oauth', store: stored.store, location: stored.location, principal, key_prefix: r.oauth.access_token.slice(0, 11),
+      expires_at: r.oauth.expires_at, client_id: r.client_id,
+    }
+    if (this.mode.tty) this.out(`${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${principal.name}` : ''} (OAuth); tokens stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`)
+    else this.out(`${this.baseUrl}\t${stored.store}\t${principal?.name ?? ''}\toauth`)
+    if (process.env.KB_API_KEY) this.warnLine('KB_API_KEY is set in this environment and wins over the stored sign-in')
     return result
   }
 }

@@ -1,19 +1,52 @@
 /**
- * @module `kb auth logout`: forget the stored key of the base URL (the key itself stays valid).
+ * @module `kb auth logout`: forget the stored credential of the base URL. OAuth tokens from
+ * `kb auth login --web` are revoked at the server first (RFC 7009); an API key stays valid.
  */
 import {KbCommand} from '../../src/cli/base.js'
-import {removeCredential} from '../../src/credentials/credentials.js'
+import {readStoredCredential, removeCredential} from '../../src/credentials/credentials.js'
+
+export interface LogoutResult {
+  base_url: string
+  removed: boolean
+  store: 'keychain' | 'file' | null
+  kind: 'api-key' | 'oauth' | null
+  /** OAuth only: whether the server revoked the tokens (null for an API key or nothing stored). */
+  revoked: boolean | null
+}
 
 export default class AuthLogout extends KbCommand<typeof AuthLogout> {
-  static override summary = 'Forget the stored API key for the base URL'
-  static override description = 'Removes it from the keychain or the credential file. The key stays valid on the server: revoke it with `kb api-key revoke <id>`.'
+  static override summary = 'Sign out: revoke the OAuth sign-in, or forget the stored API key'
+  static override description = 'Removes the credential from the keychain or the credential file. OAuth tokens (`kb auth login --web`) are revoked at the server first; if that fails it says so and removes them anyway. An API key stays valid on the server: revoke it with `kb api-key revoke <id>`.'
   static override examples = ['<%= config.bin %> auth logout', '<%= config.bin %> auth logout --base-url https://kb.acme.dev/api/v1']
 
-  async run(): Promise<{base_url: string; removed: boolean; store: 'keychain' | 'file' | null}> {
+  async run(): Promise<LogoutResult> {
+    const stored = await readStoredCredential(this.baseUrl)
+    const oauth = stored && 'source' in stored && stored.kind === 'oauth' ? stored.oauth ?? null : null
+    let revoked: boolean | null = null
+    if (oauth) {
+      let problems: string[]
+      try {
+        await this.ensureServer()
+        const {revokeOAuthCredential} = await import('../../src/oauth/tokens.js')
+        problems = await revokeOAuthCredential(oauth, `kb/${this.config.version}`)
+      } catch (e) {
+        problems = [`the tokens were not revoked: ${e instanceof Error ? e.message : String(e)}`]
+      }
+      revoked = problems.length === 0
+      // Removed anyway: keeping a credential the person asked to drop is worse; the tokens expire (1 h / 30 days).
+      for (const p of problems) this.warnLine(`${p}; the sign-in is removed from this machine anyway`)
+    }
     const r = await removeCredential(this.baseUrl)
-    if (this.mode.tty) this.out(r.removed ? `Removed the key for ${this.baseUrl} from the ${r.store === 'keychain' ? 'system keychain' : 'credential file'}` : `No key was stored for ${this.baseUrl}`)
-    else this.out(r.removed ? `removed\t${r.store}` : 'none')
+    const kind = r.removed ? (oauth ? 'oauth' : 'api-key') : null
+    if (this.mode.tty) {
+      const where = r.store === 'keychain' ? 'system keychain' : 'credential file'
+      if (!r.removed) this.out(`Nothing was stored for ${this.baseUrl}`)
+      else if (oauth) this.out(`Signed out of ${this.baseUrl}: ${revoked ? 'tokens revoked and' : 'tokens (not revoked)'} removed from the ${where}`)
+      else this.out(`Removed the key for ${this.baseUrl} from the ${where}`)
+    } else {
+      this.out(!r.removed ? 'none' : oauth ? `removed\t${r.store}\t${revoked ? 'revoked' : 'not-revoked'}` : `removed\t${r.store}`)
+    }
     if (process.env.KB_API_KEY && this.mode.tty) this.note('KB_API_KEY is still set in this environment and will be used')
-    return {base_url: this.baseUrl, ...r}
+    return {base_url: this.baseUrl, removed: r.removed, store: r.store, kind, revoked}
   }
 }

@@ -1,20 +1,24 @@
 /**
- * @module `kb auth status`: which credential is used for the base URL, where it is stored, and whether
- * the server accepts it.
+ * @module `kb auth status`: which credential is used for the base URL (API key or OAuth sign-in), where
+ * it is stored, when an OAuth access token expires, and whether the server accepts it.
  */
 import {KbError} from '../../src/api/errors.js'
 import {KbCommand} from '../../src/cli/base.js'
-import type {CredentialSource} from '../../src/credentials/credentials.js'
+import type {CredentialKind, CredentialSource, ResolvedCredential} from '../../src/credentials/credentials.js'
 import {storedLocation} from '../../src/credentials/credentials.js'
 import {dim, green, red} from '../../src/output/format.js'
 
 export interface AuthStatus {
   base_url: string
   source: CredentialSource
+  /** `api-key`, or `oauth` for tokens from `kb auth login --web`; null without a credential. */
+  kind: CredentialKind | null
   location: string | null
-  /** Where `kb auth login` stored a key for this base URL (even if another source wins). */
+  /** Where `kb auth login` stored a credential for this base URL (even if another source wins). */
   stored_in: 'keychain' | 'file' | null
   key_prefix: string | null
+  /** OAuth only: when the access token in use expires (kb refreshes it by itself). */
+  expires_at: string | null
   authenticated: boolean
   principal: {id: string; name: string} | null
   error: string | null
@@ -28,19 +32,36 @@ const SOURCE_LABEL: Record<CredentialSource, string> = {
   none: 'no credential',
 }
 
+function inMinutes(iso: string): string {
+  const min = Math.round((Date.parse(iso) - Date.now()) / 60_000)
+  return min <= 0 ? 'expired' : min < 120 ? `expires in ${min} min` : `expires in ${Math.round(min / 60)} h`
+}
+
 export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
   static override summary = 'Show which credential kb uses and whether it works'
-  static override description = 'Order: KB_API_KEY, then the key stored by `kb auth login` for this base URL (keychain or file), then, for a local daemon, its owner.key. Exit 4 when there is no working credential.'
+  static override description = 'Order: KB_API_KEY, then the credential stored by `kb auth login` for this base URL (an API key, or the OAuth sign-in of `kb auth login --web`; keychain or file), then, for a local daemon, its owner.key. Exit 4 when there is no working credential.'
   static override examples = ['<%= config.bin %> auth status', '<%= config.bin %> auth status --json']
 
   async run(): Promise<AuthStatus> {
-    const client = await this.client()
-    const cred = await this.credentialInUse()
-    const status: AuthStatus = {
-      base_url: this.baseUrl, source: cred.source, location: cred.location, stored_in: storedLocation(this.baseUrl),
-      key_prefix: cred.key ? cred.key.slice(0, 11) : null, authenticated: false, principal: null, error: cred.problem ?? null,
+    let cred: ResolvedCredential
+    let failure: string | null = null
+    let client
+    try {
+      client = await this.client()
+      cred = await this.credentialInUse()
+    } catch (e) {
+      // An OAuth sign-in whose refresh was refused: report it like any credential the server rejects.
+      const read = this.credentialRead()
+      if (!(e instanceof KbError) || e.code !== 'unauthenticated' || !read) throw e
+      cred = read
+      failure = e.message
     }
-    if (cred.key) {
+    const status: AuthStatus = {
+      base_url: this.baseUrl, source: cred.source, kind: cred.kind, location: cred.location, stored_in: storedLocation(this.baseUrl),
+      key_prefix: cred.key ? cred.key.slice(0, 11) : null, expires_at: cred.oauth?.expires_at ?? null, authenticated: false, principal: null,
+      error: failure ?? cred.problem ?? null,
+    }
+    if (cred.key && client && !failure) {
       try {
         const keys = await client.listApiKeys()
         status.authenticated = true
@@ -49,16 +70,24 @@ export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
         if (!(e instanceof KbError) || e.code !== 'unauthenticated') throw e
         status.error = e.message
       }
+      // A refresh during the call changed the token in use.
+      const now = this.credentialRead()
+      if (now?.oauth) {
+        status.key_prefix = now.oauth.access_token.slice(0, 11)
+        status.expires_at = now.oauth.expires_at
+      }
     }
     if (this.mode.tty) {
+      const what = cred.kind === 'oauth' ? 'OAuth sign-in (kb auth login --web)' : cred.kind === 'api-key' ? 'API key' : null
       this.out(`${this.baseUrl}`)
       this.out(`  ${status.authenticated ? green(this.mode, '✓ authenticated') : red(this.mode, '✗ not authenticated')}${status.principal ? ` as ${status.principal.name}` : ''}`)
-      this.out(`  credential: ${SOURCE_LABEL[cred.source]}${cred.location && cred.source !== 'keychain' ? ` (${cred.location})` : ''}${status.key_prefix ? ` ${dim(this.mode, status.key_prefix + '…')}` : ''}`)
+      this.out(`  credential: ${what ? `${what} from ` : ''}${SOURCE_LABEL[cred.source]}${cred.location && cred.source !== 'keychain' ? ` (${cred.location})` : ''}${status.key_prefix ? ` ${dim(this.mode, status.key_prefix + '…')}` : ''}`)
+      if (status.expires_at) this.out(`  access token ${inMinutes(status.expires_at)} (${status.expires_at}); refreshed automatically`)
       if (status.stored_in && status.stored_in !== cred.source) this.out(`  stored by kb auth login: ${status.stored_in === 'keychain' ? 'system keychain' : 'credential file'} (not used: ${SOURCE_LABEL[cred.source]} wins)`)
       if (status.error) this.out(`  ${status.error}`)
-      if (!status.authenticated) this.out('  fix: `kb auth login --with-token < key.txt`, or set KB_API_KEY')
+      if (!status.authenticated) this.out('  fix: `kb auth login --web`, `kb auth login --with-token < key.txt`, or set KB_API_KEY')
     } else {
-      this.out([this.baseUrl, cred.source, status.authenticated ? 'authenticated' : 'unauthenticated', status.principal?.name ?? '', cred.location ?? ''].join('\t'))
+      this.out([this.baseUrl, cred.source, status.authenticated ? 'authenticated' : 'unauthenticated', status.principal?.name ?? '', cred.location ?? '', cred.kind ?? ''].join('\t'))
     }
     if (!status.authenticated) process.exitCode = 4
     return status

@@ -7,7 +7,7 @@ import {Command, Flags, type Interfaces} from '@oclif/core'
 import {KbError, type ErrorCode} from '../api/errors.js'
 import {ApiClient, isServerError} from '../client/client.js'
 import {resolveBaseUrl} from '../config/config.js'
-import {resolveCredential, type ResolvedCredential} from '../credentials/credentials.js'
+import {oauthExpired, resolveCredential, type ResolvedCredential} from '../credentials/credentials.js'
 import {autostartEnabled, ensureDaemon, isLoopbackUrl} from '../daemon/manager.js'
 import {outputMode, type OutputMode} from '../output/format.js'
 import {projectRef, resolveProjectId} from '../project/project.js'
@@ -18,7 +18,7 @@ export type KbArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']
 /** What to do about an error the server reported, by code. */
 const HINTS: Partial<Record<ErrorCode, string>> = {
   bad_request: 'check the arguments (`kb help <command>`)',
-  unauthenticated: 'log in with `kb auth login --with-token` or set KB_API_KEY (`kb auth status` shows the credential in use)',
+  unauthenticated: 'log in with `kb auth login --web` or `kb auth login --with-token`, or set KB_API_KEY (`kb auth status` shows the credential in use)',
   forbidden: 'only the author or the owner may do that; `kb auth status` shows who you are',
   not_found: 'check the id (`kb list`, `kb search`)',
   conflict: '`kb show <id>` shows its current state',
@@ -95,22 +95,46 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     return 'run `kb daemon start` or check --base-url'
   }
 
+  /** Starts the local daemon when the base URL is local and nothing answers (what `client()` does first). */
+  protected async ensureServer(): Promise<void> {
+    if (!this.local || !autostartEnabled()) return
+    const r = await ensureDaemon({baseUrl: this.baseUrl, root: this.config.root, cliVersion: this.config.version})
+    if (r.warning) this.note(`warning: ${r.warning}`)
+    else if (r.started) this.note(`started the kb daemon at ${new URL(this.baseUrl).host} (logs: \`kb daemon logs\`)`)
+  }
+
+  /** A client for the base URL sending `key` (or nothing), whatever credential is stored. */
+  protected bareClient(key: string | null): ApiClient {
+    return new ApiClient({baseUrl: this.baseUrl, key, userAgent: `kb/${this.config.version}`, unreachableHint: this.unreachableHint(), serverLabel: this.local ? 'kb daemon' : 'kb server'})
+  }
+
   private async makeClient(): Promise<ApiClient> {
-    const baseUrl = this.baseUrl
-    if (this.local && autostartEnabled()) {
-      const r = await ensureDaemon({baseUrl, root: this.config.root, cliVersion: this.config.version})
-      if (r.warning) this.note(`warning: ${r.warning}`)
-      else if (r.started) this.note(`started the kb daemon at ${new URL(baseUrl).host} (logs: \`kb daemon logs\`)`)
-    }
-    this.credential = await resolveCredential(baseUrl, this.local)
+    await this.ensureServer()
+    this.credential = await resolveCredential(this.baseUrl, this.local)
     if (this.credential.problem) this.note(`warning: ${this.credential.problem}; using ${this.credential.source === 'none' ? 'no credential' : this.credential.location}`)
-    return new ApiClient({baseUrl, key: this.credential.key, userAgent: `kb/${this.config.version}`, unreachableHint: this.unreachableHint(), serverLabel: this.local ? 'kb daemon' : 'kb server'})
+    const oauth = this.credential.kind === 'oauth' && this.credential.oauth ? this.credential.oauth : null
+    // OAuth tokens from `kb auth login --web`: refreshed before use when expired, and once more if the
+    // server still calls the token invalid (revoked early, or clocks that disagree).
+    if (oauth && oauthExpired(oauth)) this.credential = await this.refreshOAuth()
+    const client = this.bareClient(this.credential.key)
+    if (oauth) client.refreshKey = async () => (this.credential = await this.refreshOAuth()).key
+    return client
+  }
+
+  private async refreshOAuth(): Promise<ResolvedCredential> {
+    const {refreshOAuthCredential} = await import('../oauth/tokens.js')
+    return refreshOAuthCredential(this.baseUrl, this.credential!, `kb/${this.config.version}`)
   }
 
   /** The credential the client uses (after `client()`). */
   protected async credentialInUse(): Promise<ResolvedCredential> {
     await this.client()
     return this.credential!
+  }
+
+  /** The credential as read, even when making the client failed (e.g. its OAuth refresh was refused). */
+  protected credentialRead(): ResolvedCredential | undefined {
+    return this.credential
   }
 
   /** The project id for this command, or null when none is known (outside a joined repository). */

@@ -74,6 +74,11 @@ export class ApiClient {
   private readonly unreachableHint: string
   private readonly serverLabel: string
   private readonly timeoutMs: number
+  /**
+   * Set for OAuth credentials: fresh tokens after a 401 with `error="invalid_token"`. Used at most once
+   * per client, so a token the server keeps refusing is reported instead of refreshed in a loop.
+   */
+  refreshKey: (() => Promise<string | null>) | undefined
 
   constructor(o: ClientOptions) {
     this.baseUrl = o.baseUrl.replace(/\/+$/, '')
@@ -96,7 +101,17 @@ export class ApiClient {
       headers['content-type'] = 'application/json'
       headers['content-length'] = String(Buffer.byteLength(payload))
     }
-    const res = await this.send(url, method, headers, payload, init.timeoutMs ?? this.timeoutMs)
+    let res = await this.send(url, method, headers, payload, init.timeoutMs ?? this.timeoutMs)
+    if (res.status === 401 && this.key && this.refreshKey && /invalid_token/.test(String(res.headers['www-authenticate'] ?? ''))) {
+      const refresh = this.refreshKey
+      this.refreshKey = undefined
+      const fresh = await refresh()
+      if (fresh && fresh !== headers.authorization?.slice(7)) {
+        this.key = fresh
+        headers.authorization = `Bearer ${fresh}`
+        res = await this.send(url, method, headers, payload, init.timeoutMs ?? this.timeoutMs)
+      }
+    }
     let body: unknown = res.text
     const type = String(res.headers['content-type'] ?? '')
     if (res.text !== '' && type.includes('json')) {
