@@ -110,6 +110,9 @@ export class SqliteStore implements Store {
     this.db.pragma('synchronous = FULL')
     this.db.pragma('foreign_keys = ON')
     this.db.pragma('busy_timeout = 5000')
+    // Reads through a memory map instead of a read() per page missing from SQLite's 2 MB cache: a get by
+    // id at 100k entries (320 MB) went from 25–30 µs to 16 µs of CPU (docs/performance.md).
+    this.db.pragma('mmap_size = 1073741824')
     this.migrate()
     this.oauth = new SqliteOAuthStore(this.db)
   }
