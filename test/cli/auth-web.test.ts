@@ -5,17 +5,15 @@
  * logout revoking at the server, a refresh the server refuses, the deny path, the timeout path, and a
  * cached client the server no longer knows.
  */
-import {spawn} from 'node:child_process'
 import {readFileSync, statSync, writeFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
-import {chromium, type Browser, type Page} from 'playwright-core'
+import {chromium, type Browser} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {KB_BIN, newPrincipal, startChildDaemon, tempDir, type ChildDaemon} from '../helpers/daemon.js'
 import {openDb, sha256Hex, tokenRequest} from '../server/oauth/support.js'
+import {CHROMIUM, CHROMIUM_ARGS, consent, startLogin} from './auth-web-support.js'
 import {cleanup, kb, makeUser, run, type KbEnv, type RunResult} from './helpers.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 const RECORDER = join(import.meta.dirname, 'fixtures', 'record-modules.mjs')
 
 let d: ChildDaemon
@@ -53,58 +51,6 @@ afterAll(async () => {
   if (user) await cleanup(user)
   if (daemonDir) rmSync(daemonDir, {recursive: true, force: true})
 })
-
-interface Login {
-  /** The authorize URL kb printed on stderr. */
-  url: Promise<string>
-  done: Promise<RunResult>
-}
-
-/** Starts `kb auth login --web` and hands out the URL it prints as soon as it appears. */
-function startLogin(args: string[] = ['--no-browser']): Login {
-  const started = Date.now()
-  const child = spawn(process.execPath, [KB_BIN, 'auth', 'login', '--web', '--json', ...args], {cwd: user.home, env: user.env, stdio: ['ignore', 'pipe', 'pipe']})
-  let stdout = ''
-  let stderr = ''
-  let found: (u: string) => void
-  let missing: (e: Error) => void
-  const url = new Promise<string>((resolve, reject) => ((found = resolve), (missing = reject)))
-  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString()
-    const m = /^\s+(http:\/\/\S+\/oauth\/authorize\?\S+)$/m.exec(stderr)
-    if (m) found(m[1]!)
-  })
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-  const done = new Promise<RunResult>((resolve) => child.on('close', (code) => {
-    clearTimeout(timer)
-    missing(new Error(`kb exited (${code}) without printing an authorize URL:\n${stderr}`))
-    resolve({code, stdout, stderr, ms: Date.now() - started})
-  }))
-  return {url, done}
-}
-
-async function inBrowser<T>(fn: (page: Page) => Promise<T>): Promise<T> {
-  const context = await browser.newContext()
-  try {
-    return await fn(await context.newPage())
-  } finally {
-    await context.close()
-  }
-}
-
-/** Opens the consent page kb printed, pastes `key`, presses `decision`; returns the loopback page's text. */
-async function consent(url: string, key: string, decision: 'approve' | 'deny'): Promise<{title: string; body: string; landed: URL}> {
-  return inBrowser(async (page) => {
-    expect((await page.goto(url))!.status()).toBe(200)
-    expect(await page.textContent('#client-name')).toMatch(/^kb CLI on /)
-    expect(await page.textContent('#redirect-host')).toMatch(/^127\.0\.0\.1:\d+$/)
-    if (decision === 'approve') await page.fill('#api_key', key)
-    await Promise.all([page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/), page.click(`button[value=${decision}]`)])
-    await page.waitForSelector('#title')
-    return {title: (await page.textContent('#title'))!, body: (await page.textContent('body'))!, landed: new URL(page.url())}
-  })
-}
 
 const credFile = (): string => join(user.env.XDG_CONFIG_HOME!, 'kb', 'credentials.json')
 const clientFile = (): string => join(user.env.XDG_CONFIG_HOME!, 'kb', 'oauth-clients.json')
@@ -146,8 +92,8 @@ let beforeLogout: string
 
 describe('kb auth login --web', () => {
   it('signs in through the consent page, stores the tokens (0600), and every command uses them', async () => {
-    const login = startLogin()
-    const page = await consent(await login.url, aliceKey, 'approve')
+    const login = startLogin(user)
+    const page = await consent(browser, await login.url, aliceKey, 'approve')
     expect(page.title).toBe('Signed in to kb')
     expect(page.body).toContain('You can close this tab')
     const r = await login.done
@@ -253,10 +199,10 @@ describe('kb auth login --web', () => {
   })
 
   it('deny: the page says so, kb exits 4 and stores nothing; the cached client is reused', async () => {
-    const login = startLogin()
+    const login = startLogin(user)
     const url = new URL(await login.url)
     expect(url.searchParams.get('client_id')).toBe(clientId)
-    const page = await consent(url.toString(), '', 'deny')
+    const page = await consent(browser, url.toString(), '', 'deny')
     expect(page.title).toBe('Sign-in denied')
     expect(page.landed.searchParams.get('error')).toBe('access_denied')
     const r = await login.done
@@ -271,7 +217,7 @@ describe('kb auth login --web', () => {
     cache.clients[d.url].client_id = '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980'
     writeFileSync(clientFile(), JSON.stringify(cache))
     // No --no-browser: with DISPLAY and WAYLAND_DISPLAY empty there is no browser to open.
-    const login = startLogin(['--timeout', '2'])
+    const login = startLogin(user, ['--timeout', '2'])
     const url = new URL(await login.url)
     const r = await login.done
     expect(r.code, r.stderr).toBe(4)

@@ -1,0 +1,64 @@
+/**
+ * @module What the `kb auth login --web` tests share: the login process with the URL it prints on stderr,
+ * and the consent page played in chromium.
+ */
+import {spawn} from 'node:child_process'
+import type {Browser, Page} from 'playwright-core'
+import {expect} from 'vitest'
+import {KB_BIN} from '../helpers/daemon.js'
+import type {KbEnv, RunResult} from './helpers.js'
+
+export const CHROMIUM = '/usr/bin/chromium'
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+export interface Login {
+  /** The authorize URL kb printed on stderr. */
+  url: Promise<string>
+  done: Promise<RunResult>
+}
+
+/** Starts `kb auth login --web` and hands out the URL it prints as soon as it appears. */
+export function startLogin(user: KbEnv, args: string[] = ['--no-browser']): Login {
+  const started = Date.now()
+  const child = spawn(process.execPath, [KB_BIN, 'auth', 'login', '--web', '--json', ...args], {cwd: user.home, env: user.env, stdio: ['ignore', 'pipe', 'pipe']})
+  let stdout = ''
+  let stderr = ''
+  let found: (u: string) => void
+  let missing: (e: Error) => void
+  const url = new Promise<string>((resolve, reject) => ((found = resolve), (missing = reject)))
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString()
+    const m = /^\s+(http:\/\/\S+\/oauth\/authorize\?\S+)$/m.exec(stderr)
+    if (m) found(m[1]!)
+  })
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+  const done = new Promise<RunResult>((resolve) => child.on('close', (code) => {
+    clearTimeout(timer)
+    missing(new Error(`kb exited (${code}) without printing an authorize URL:\n${stderr}`))
+    resolve({code, stdout, stderr, ms: Date.now() - started})
+  }))
+  return {url, done}
+}
+
+async function inBrowser<T>(browser: Browser, fn: (page: Page) => Promise<T>): Promise<T> {
+  const context = await browser.newContext()
+  try {
+    return await fn(await context.newPage())
+  } finally {
+    await context.close()
+  }
+}
+
+/** Opens the consent page kb printed, pastes `key`, presses `decision`; returns the loopback page's text. */
+export async function consent(browser: Browser, url: string, key: string, decision: 'approve' | 'deny'): Promise<{title: string; body: string; landed: URL}> {
+  return inBrowser(browser, async (page) => {
+    expect((await page.goto(url))!.status()).toBe(200)
+    expect(await page.textContent('#client-name')).toMatch(/^kb CLI on /)
+    expect(await page.textContent('#redirect-host')).toMatch(/^127\.0\.0\.1:\d+$/)
+    if (decision === 'approve') await page.fill('#api_key', key)
+    await Promise.all([page.waitForURL(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/), page.click(`button[value=${decision}]`)])
+    await page.waitForSelector('#title')
+    return {title: (await page.textContent('#title'))!, body: (await page.textContent('body'))!, landed: new URL(page.url())}
+  })
+}
