@@ -25,6 +25,7 @@ const CANDIDATES_MIN = 50
 /** Postings (summed document frequencies) that candidate terms may cover before common terms are left out. */
 const CANDIDATE_POSTINGS = 10_000
 const DF_CACHE_MAX = 50_000
+const REMEMBERED_MAX = 1_000
 /** Shortest indexed term a typo may stand for (search-terms.ts typoCandidates). */
 const TYPO_MIN_TERM = 4
 const VOCAB_SEEN_MAX = 200_000
@@ -95,6 +96,8 @@ export class SqliteStore implements Store {
   readonly oauth: OAuthStore
   private readonly stmts = new Map<string, Database.Statement>()
   private readonly dfCache = new Map<string, {df: number; changes: number}>()
+  private readonly rememberedRows = new Map<string, object | null>()
+  private rememberedAt = -1
   /** Terms known to be in search_vocab already, so that writes skip re-inserting them. */
   private readonly vocabSeen = new Set<string>()
 
@@ -166,7 +169,7 @@ export class SqliteStore implements Store {
   }
 
   async getPrincipal(id: string): Promise<PrincipalRecord | null> {
-    return (this.stmt('SELECT id, name, role, created_at FROM principals WHERE id = ?').get(id) as PrincipalRecord | undefined) ?? null
+    return this.remembered(`principal:${id}`, () => (this.stmt('SELECT id, name, role, created_at FROM principals WHERE id = ?').get(id) as PrincipalRecord | undefined) ?? null)
   }
 
   async getPrincipalByName(name: string): Promise<PrincipalRecord | null> {
@@ -181,7 +184,28 @@ export class SqliteStore implements Store {
   }
 
   async findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {
-    return (this.stmt('SELECT * FROM api_keys WHERE hash = ?').get(hash) as ApiKeyRow | undefined) ?? null
+    return this.remembered(`key:${hash}`, () => (this.stmt('SELECT * FROM api_keys WHERE hash = ?').get(hash) as ApiKeyRow | undefined) ?? null)
+  }
+
+  /**
+   * Every authenticated request reads its key and principal; each read is a WAL read transaction of its
+   * own (about half the cost of a GET /knowledge/:id besides HTTP). Rows are remembered until this
+   * connection next changes anything (`total_changes()`), which is exact while the daemon is the only
+   * writer — the data directory's lock makes sure of that. Callers get copies.
+   */
+  private remembered<T extends object>(key: string, read: () => T | null): T | null {
+    const changes = this.stmt('SELECT total_changes()').pluck().get() as number
+    if (changes !== this.rememberedAt) {
+      this.rememberedRows.clear()
+      this.rememberedAt = changes
+    }
+    let row = this.rememberedRows.get(key) as T | null | undefined
+    if (row === undefined) {
+      row = read()
+      if (this.rememberedRows.size >= REMEMBERED_MAX) this.rememberedRows.clear()
+      this.rememberedRows.set(key, row)
+    }
+    return row === null ? null : {...row}
   }
 
   async listApiKeys(principalId: string): Promise<ApiKeyRow[]> {
