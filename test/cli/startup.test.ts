@@ -11,7 +11,7 @@ import {KB_BIN, ROOT, startChildDaemon, type ChildDaemon} from '../helpers/daemo
 import {cleanup, gitRepo, kb, makeUser, run, type KbEnv} from './helpers.js'
 
 const RECORDER = join(import.meta.dirname, 'fixtures', 'record-modules.mjs')
-const HEAVY = /\/node_modules\/(ink|react|react-reconciler|fastify|better-sqlite3|gpt-tokenizer|@sinclair\/typebox|undici|conf|simple-git|@napi-rs\/keyring[^/]*)\/|\/dist\/server\//
+const HEAVY = /\/node_modules\/(ink|react|react-reconciler|fastify|better-sqlite3|gpt-tokenizer|@sinclair\/typebox|undici|conf|simple-git|oauth4webapi|@modelcontextprotocol\/sdk|@napi-rs\/keyring[^/]*)\/|\/dist\/server\//
 
 let d: ChildDaemon
 let user: KbEnv
