@@ -24,7 +24,11 @@ function schemaOrRef(s: TSchema | string): unknown {
   return typeof s === 'string' ? {$ref: `#/components/schemas/${s}`} : clean(s)
 }
 
-export function buildOpenApi(routes: RouteDef[], info: {version: string; serverUrl: string}): Record<string, unknown> {
+/**
+ * The document for the route table, plus `extraPaths`: path items of endpoints served outside it
+ * (OAuth), described by their own modules.
+ */
+export function buildOpenApi(routes: RouteDef[], info: {version: string; serverUrl: string}, extraPaths: Record<string, Record<string, unknown>> = {}): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const r of routes) {
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}')
@@ -52,6 +56,7 @@ export function buildOpenApi(routes: RouteDef[], info: {version: string; serverU
     paths[path] ??= {}
     paths[path][r.method.toLowerCase()] = op
   }
+  for (const [path, item] of Object.entries(extraPaths)) paths[path] = {...paths[path], ...item}
   return {
     openapi: '3.1.0',
     info: {title: 'kb knowledge API', version: info.version, description: 'Knowledge entries for developers and their coding agents. Errors are RFC 9457 problem+json with a stable `code`.'},
