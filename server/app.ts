@@ -10,6 +10,7 @@ import {Authenticator, bearerChallenge} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
 import {sendClientErrorProblem, sendProblem} from './http/problem.js'
 import type {RouteDef} from './http/route.js'
+import {oauthOpenApiPaths} from './oauth/openapi-paths.js'
 import {OAuthService} from './oauth/service.js'
 import {buildOpenApi} from './openapi.js'
 import {apiKeyRoutes} from './routes/api-keys.js'
@@ -190,7 +191,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   oauth.start()
   app.addHook('onClose', async () => oauth.stop())
 
-  openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`})
+  openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`}, oauthOpenApiPaths())
   return {app, services: {knowledge, projects, apiKeys, auth, oauth}, routes}
 }
 
