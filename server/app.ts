@@ -16,13 +16,16 @@ import {buildOpenApi} from './openapi.js'
 import {apiKeyRoutes} from './routes/api-keys.js'
 import {knowledgeRoutes} from './routes/knowledge.js'
 import {metaRoutes} from './routes/meta.js'
+import {registerMcpRoute} from './routes/mcp.js'
 import {registerOAuthRoutes} from './routes/oauth.js'
 import {projectRoutes} from './routes/projects.js'
 import {searchRoutes} from './routes/search.js'
+import {transferRoutes} from './routes/transfer.js'
 import {ApiKeyService} from './services/api-keys.js'
 import type {Caller} from './services/context.js'
 import {KnowledgeService} from './services/knowledge.js'
 import {ProjectService} from './services/projects.js'
+import {TransferService} from './services/transfer.js'
 import type {Store} from './store/store.js'
 
 export const API_PREFIX = '/api/v1'
@@ -90,6 +93,12 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
       done(new KbError('bad_request', `request body is not valid JSON: ${(e as Error).message}`), undefined)
     }
   })
+  // Imports are JSON Lines of up to 512 MiB, which the /import route reads as a stream itself
+  // (server/services/transfer.ts); every other route refuses them like any body that is not JSON.
+  app.addContentTypeParser(/^application\/x-ndjson\s*(;|$)/i, (req, payload, done) => {
+    if (req.routeOptions.url !== `${API_PREFIX}/import`) return done(new KbError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json'), undefined)
+    done(null, payload)
+  })
 
   const baseUrl = (req: FastifyRequest): string => options.publicBaseUrl ?? `${req.protocol}://${req.host}${API_PREFIX}`
   const allowed = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()))
@@ -140,6 +149,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     ...searchRoutes(knowledge),
     ...projectRoutes(projects),
     ...apiKeyRoutes(apiKeys),
+    ...transferRoutes(new TransferService(store, version)),
   ]
 
   const methodsByPath = new Map<string, Set<string>>()
@@ -188,6 +198,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   }
 
   registerOAuthRoutes(app, {service: oauth, baseUrl, prefix: API_PREFIX})
+  registerMcpRoute(app, {auth, baseUrl, prefix: API_PREFIX, version})
   oauth.start()
   app.addHook('onClose', async () => oauth.stop())
 

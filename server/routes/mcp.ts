@@ -1,0 +1,67 @@
+/**
+ * @module `/api/v1/mcp`: the kb tools over MCP Streamable HTTP (revisions 2025-06-18 and 2025-11-25).
+ * Stateless: every POST gets a fresh SDK server and transport answering in plain JSON, so no session
+ * outlives a request and any daemon process can answer any call. GET (a server-to-client event stream)
+ * and DELETE (ending a session) are 405, as the transport spec allows a server without either.
+ * The bearer credential is checked as for the API; a 401 points at the MCP endpoint's own resource
+ * metadata, and the tools call the API in process with the same credential (server/mcp/inject-client.ts).
+ */
+import {WebStandardStreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import type {FastifyInstance, FastifyRequest} from 'fastify'
+import {KbError} from '../../src/api/errors.js'
+import {createMcpServer} from '../../src/mcp/server.js'
+import {bearerChallenge, type Authenticator} from '../auth/authenticate.js'
+import {InjectClient} from '../mcp/inject-client.js'
+
+export interface McpRouteOptions {
+  auth: Authenticator
+  /** The public base URL (ending in /api/v1) of a request. */
+  baseUrl: (req: FastifyRequest) => string
+  prefix: string
+  version: string
+}
+
+/** Where the MCP endpoint's protected resource metadata is (RFC 9728 path insertion). */
+export function mcpResourceMetadataUrl(base: string): string {
+  const u = new URL(base)
+  return `${u.origin}/.well-known/oauth-protected-resource${u.pathname.replace(/\/+$/, '')}/mcp`
+}
+
+export function registerMcpRoute(app: FastifyInstance, o: McpRouteOptions): void {
+  const url = `${o.prefix}/mcp`
+  app.route({
+    method: 'POST',
+    url,
+    onRequest: async (req) => {
+      const base = o.baseUrl(req)
+      req.caller = await o.auth.authenticate(req.headers.authorization, (invalid) => bearerChallenge(mcpResourceMetadataUrl(base), invalid), {baseUrl: base})
+    },
+    handler: async (req, reply) => {
+      const api = new InjectClient(app, o.prefix, {authorization: req.headers.authorization!, host: req.headers.host ?? '127.0.0.1', requestId: req.id})
+      const server = createMcpServer({api}, o.version)
+      const transport = new WebStandardStreamableHTTPServerTransport({sessionIdGenerator: undefined, enableJsonResponse: true})
+      try {
+        await server.connect(transport)
+        const headers = new Headers()
+        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v)
+        const request = new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url}`, {method: 'POST', headers})
+        const res = await transport.handleRequest(request, {parsedBody: req.body})
+        reply.code(res.status)
+        res.headers.forEach((value, key) => {
+          if (key !== 'content-length') reply.header(key, value)
+        })
+        const text = await res.text()
+        return reply.send(text === '' ? undefined : text)
+      } finally {
+        await server.close()
+      }
+    },
+  })
+  app.route({
+    method: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'],
+    url,
+    handler: async () => {
+      throw new KbError('method_not_allowed', 'the MCP endpoint is stateless: send JSON-RPC messages with POST (there is no event stream to GET and no session to DELETE)', {headers: {Allow: 'POST'}})
+    },
+  })
+}
