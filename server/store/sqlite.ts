@@ -7,10 +7,11 @@ import Database from 'better-sqlite3'
 import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/api/types.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
+import {SqliteTransferStore} from './sqlite-transfer.js'
 import {Bm25fScorer, type CollectionStats, type RankTerm, SEARCH_FIELDS, indexStems, rankTerms, stemOf, typoCandidates} from './search-terms.js'
 import type {
   ApiKeyRow, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
-  OAuthStore, SearchHit, SearchOptions, SearchOutcome, Store, UpdateOutcome, Viewer,
+  OAuthStore, SearchHit, SearchOptions, SearchOutcome, Store, TransferStore, UpdateOutcome, Viewer,
 } from './store.js'
 
 type Row = Record<string, unknown>
@@ -94,6 +95,7 @@ export class SqliteStore implements Store {
   readonly driver = 'sqlite'
   readonly db: Database.Database
   readonly oauth: OAuthStore
+  readonly transfer: TransferStore
   private readonly stmts = new Map<string, Database.Statement>()
   private readonly dfCache = new Map<string, {df: number; changes: number}>()
   private readonly rememberedRows = new Map<string, object | null>()
@@ -118,6 +120,7 @@ export class SqliteStore implements Store {
     this.db.pragma('mmap_size = 1073741824')
     this.migrate()
     this.oauth = new SqliteOAuthStore(this.db)
+    this.transfer = new SqliteTransferStore(this.db)
   }
 
   /** Runs every migration newer than the file's `user_version`, each in its own transaction. */

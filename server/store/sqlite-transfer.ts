@@ -1,0 +1,287 @@
+/**
+ * @module The SQLite driver's export, import and online backup (the Store's `transfer` group): exports
+ * read in keyset pages, an import is one transaction over every record (all or none), a backup is
+ * SQLite's online backup API into a file beside the store.
+ */
+import {randomUUID} from 'node:crypto'
+import {closeSync, openSync, rmSync, statSync} from 'node:fs'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import type Database from 'better-sqlite3'
+import type {AuthorRef, Comment, Resolution, ThoughtStep} from '../../src/api/types.js'
+import {indexStems} from './search-terms.js'
+import type {
+  EntryExport, ExportFilter, ImportOptions, ImportOutcome, ImportRecord, ProjectExport, StoreSnapshot, TransferStore, Viewer,
+} from './store.js'
+
+type Row = Record<string, unknown>
+
+/** Shortest term kept in search_vocab (as in sqlite.ts). */
+const TYPO_MIN_TERM = 4
+/** Rejections listed in one outcome; an import with more is wrong throughout and the first ones tell why. */
+const REJECTIONS_MAX = 1000
+
+/** Thrown inside the import transaction to roll it back (dry runs, rejected lines). */
+class Rollback extends Error {}
+
+/** A line the import refuses; the message is the reason the report gives. */
+class Rejection extends Error {}
+
+const VISIBLE = `(e.scope = 'global'
+  OR (e.scope = 'private' AND e.author_id = @me)
+  OR (e.scope = 'project' AND e.project_id IN (SELECT project_id FROM memberships WHERE principal_id = @me)))`
+
+export class SqliteTransferStore implements TransferStore {
+  constructor(private readonly db: Database.Database) {}
+
+  async exportProjects(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: string}): Promise<ProjectExport[]> {
+    const where = ['p.id > @after']
+    const params: Row = {after: page.after ?? '', limit: page.limit}
+    if (viewer) {
+      where.push('p.id IN (SELECT project_id FROM memberships WHERE principal_id = @me)')
+      params.me = viewer.principalId
+    }
+    if (filter.projectId !== undefined) {
+      where.push('p.id = @project')
+      params.project = filter.projectId
+    }
+    const rows = this.db.prepare(`SELECT p.id, p.name, p.remote, p.created_at, p.created_by, c.name AS creator_name
+      FROM projects p JOIN principals c ON c.id = p.created_by WHERE ${where.join(' AND ')} ORDER BY p.id LIMIT @limit`).all(params) as Row[]
+    const members = this.db.prepare(`SELECT m.principal_id AS id, p.name, m.role FROM memberships m JOIN principals p ON p.id = m.principal_id
+      WHERE m.project_id = ? ORDER BY m.created_at, m.principal_id`)
+    return rows.map((r) => {
+      const project: ProjectExport = {
+        id: r.id as string, name: r.name as string, remote: r.remote as string, created_at: r.created_at as string,
+        created_by: {id: r.created_by as string, name: r.creator_name as string},
+      }
+      // Who else is a member is the owner's to know; another principal's export names only the creator.
+      if (!viewer) project.members = members.all(project.id) as ProjectExport['members']
+      return project
+    })
+  }
+
+  async exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}> {
+    const where = ['e.seq > @after']
+    const params: Row = {after: page.after ?? 0, limit: page.limit}
+    if (viewer) {
+      where.push(VISIBLE)
+      params.me = viewer.principalId
+    }
+    if (filter.scope !== undefined) {
+      where.push('e.scope = @scope')
+      params.scope = filter.scope
+    }
+    if (filter.projectId !== undefined) {
+      where.push('e.project_id = @project')
+      params.project = filter.projectId
+    }
+    const rows = this.db.prepare(`SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id
+      WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT @limit`).all(params) as Row[]
+    const comments = new Map<number, Comment[]>()
+    const commentRows = this.db.prepare(`SELECT c.entry_seq, c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at
+      FROM comments c JOIN principals p ON p.id = c.author_id
+      WHERE c.entry_seq IN (SELECT value FROM json_each(?)) ORDER BY c.entry_seq, c.created_at, c.rowid`).all(JSON.stringify(rows.map((r) => r.seq))) as Row[]
+    for (const c of commentRows) {
+      const list = comments.get(c.entry_seq as number) ?? []
+      list.push({id: c.id as string, body: c.body as string, type: c.type as Comment['type'], author: {id: c.author_id as string, name: c.author_name as string}, created_at: c.created_at as string})
+      comments.set(c.entry_seq as number, list)
+    }
+    const entries = rows.map((r) => entryFromRow(r, comments.get(r.seq as number) ?? []))
+    const last = rows.at(-1)
+    return rows.length === page.limit && last ? {entries, next: last.seq as number} : {entries}
+  }
+
+  async applyImport(records: Iterable<ImportRecord>, options: ImportOptions): Promise<ImportOutcome> {
+    const outcome: ImportOutcome = {created: 0, updated: 0, skipped: 0, principals_created: 0, rejected: []}
+    const run = this.db.transaction(() => {
+      for (const record of records) {
+        try {
+          const result = record.kind === 'project' ? this.importProject(record.project, options, outcome) : this.importEntry(record.entry, options, outcome)
+          outcome[result]++
+        } catch (e) {
+          const constraint = (e as {code?: string}).code?.startsWith('SQLITE_CONSTRAINT')
+          if (!(e instanceof Rejection) && !constraint) throw e
+          if (outcome.rejected.length < REJECTIONS_MAX) outcome.rejected.push({line: record.line, reason: (e as Error).message})
+        }
+      }
+      if (outcome.rejected.length > 0 || options.dryRun) throw new Rollback()
+    })
+    try {
+      run.immediate()
+    } catch (e) {
+      if (!(e instanceof Rollback)) throw e
+    }
+    return outcome
+  }
+
+  /** The principal by id, created (owner imports only) when missing; its name must not belong to another. */
+  private principal(ref: AuthorRef, options: ImportOptions, outcome: ImportOutcome, what: string): void {
+    if (this.db.prepare('SELECT 1 FROM principals WHERE id = ?').get(ref.id)) return
+    if (!options.importer.owner) throw new Rejection(`${what} ${ref.name} (${ref.id}) is not a principal of this server; only the owner may import other principals`)
+    const other = this.db.prepare('SELECT id FROM principals WHERE name = ?').pluck().get(ref.name) as string | undefined
+    if (other) throw new Rejection(`${what} ${ref.id} is named ${ref.name}, but that name belongs to principal ${other} here`)
+    this.db.prepare(`INSERT INTO principals (id, name, role, created_at) VALUES (?, ?, 'member', ?)`).run(ref.id, ref.name, options.at)
+    outcome.principals_created++
+  }
+
+  private importProject(p: ProjectExport, options: ImportOptions, outcome: ImportOutcome): 'created' | 'updated' | 'skipped' {
+    const me = options.importer
+    const byRemote = this.db.prepare('SELECT id FROM projects WHERE remote = ?').pluck().get(p.remote) as string | undefined
+    if (byRemote !== undefined && byRemote !== p.id) throw new Rejection(`remote ${p.remote} already belongs to project ${byRemote} here`)
+    const existing = this.db.prepare('SELECT name FROM projects WHERE id = ?').get(p.id) as {name: string} | undefined
+    const role = this.db.prepare('SELECT role FROM memberships WHERE project_id = ? AND principal_id = ?').pluck()
+    const addMember = this.db.prepare('INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, ?, ?)')
+    if (existing) {
+      const myRole = role.get(p.id, me.id) as string | undefined
+      if (!me.owner && myRole === undefined) throw new Rejection(`project ${p.id} exists and you are not a member of it`)
+      if (options.onConflict === 'skip') return 'skipped'
+      let changed = false
+      if (existing.name !== p.name) {
+        if (!me.owner && myRole !== 'maintainer') throw new Rejection(`only a maintainer of project ${p.id} or the owner may rename it`)
+        this.db.prepare('UPDATE projects SET name = ? WHERE id = ?').run(p.name, p.id)
+        changed = true
+      }
+      if (me.owner) {
+        for (const m of p.members ?? []) {
+          this.principal(m, options, outcome, 'member')
+          changed = addMember.run(p.id, m.id, m.role, options.at).changes > 0 || changed
+        }
+      }
+      return changed ? 'updated' : 'skipped'
+    }
+    const creator = me.owner ? p.created_by : {id: me.id, name: me.name}
+    if (me.owner) this.principal(creator, options, outcome, 'creator')
+    this.db.prepare('INSERT INTO projects (id, name, remote, created_by, created_at) VALUES (?, ?, ?, ?, ?)').run(p.id, p.name, p.remote, creator.id, p.created_at)
+    addMember.run(p.id, creator.id, 'maintainer', p.created_at)
+    if (me.owner) {
+      for (const m of p.members ?? []) {
+        this.principal(m, options, outcome, 'member')
+        addMember.run(p.id, m.id, m.role, p.created_at)
+      }
+    }
+    return 'created'
+  }
+
+  private importEntry(e: EntryExport & {summary: string; summary_title: string}, options: ImportOptions, outcome: ImportOutcome): 'created' | 'updated' | 'skipped' {
+    const me = options.importer
+    if (!me.owner && e.author.id !== me.id) throw new Rejection(`entry ${e.id} is by ${e.author.name} (${e.author.id}); only the owner may import entries of other authors`)
+    this.principal(e.author, options, outcome, 'author')
+    for (const c of e.comments) this.principal(c.author, options, outcome, `comment ${c.id}: author`)
+    if (e.project_id !== null) {
+      if (!this.db.prepare('SELECT 1 FROM projects WHERE id = ?').get(e.project_id)) {
+        throw new Rejection(`project ${e.project_id} is neither on this server nor on an earlier line of the file`)
+      }
+      if (!me.owner && !this.db.prepare('SELECT 1 FROM memberships WHERE project_id = ? AND principal_id = ?').get(e.project_id, me.id)) {
+        throw new Rejection(`you are not a member of project ${e.project_id}`)
+      }
+    }
+    const existing = this.db.prepare('SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?').get(e.id) as Row | undefined
+    let seq: number
+    if (existing) {
+      if (options.onConflict === 'skip') return 'skipped'
+      if (!me.owner && existing.author_id !== me.id) throw new Rejection(`entry ${e.id} exists here and is not yours; only its author or the owner may overwrite it`)
+      const current = entryFromRow(existing, this.commentsOf(existing.seq as number))
+      if (JSON.stringify(current) === JSON.stringify(canonical(e))) return 'skipped'
+      seq = existing.seq as number
+      this.db.prepare(`UPDATE entries SET title = @title, body = @body, summary = @summary, summary_title = @summary_title, scope = @scope,
+          project_id = @project_id, tags = @tags, url = @url, status = @status, resolution = @resolution, thought_chain = @thought_chain,
+          forked_from = @forked_from, author_id = @author_id, created_at = @created_at, updated_at = @updated_at, version = @version,
+          comment_count = @comment_count WHERE seq = @seq`).run({...toDb(e), seq})
+      this.db.prepare('DELETE FROM comments WHERE entry_seq = ?').run(seq)
+    } else {
+      seq = Number(this.db.prepare(`INSERT INTO entries (id, title, body, summary, summary_title, scope, project_id, tags, url, status, resolution,
+          thought_chain, forked_from, author_id, created_at, updated_at, version, comment_count)
+        VALUES (@id, @title, @body, @summary, @summary_title, @scope, @project_id, @tags, @url, @status, @resolution,
+          @thought_chain, @forked_from, @author_id, @created_at, @updated_at, @version, @comment_count)`).run(toDb(e)).lastInsertRowid)
+    }
+    this.db.prepare('DELETE FROM entry_tags WHERE seq = ?').run(seq)
+    const tag = this.db.prepare('INSERT OR IGNORE INTO entry_tags (tag, seq) VALUES (?, ?)')
+    for (const t of e.tags) tag.run(t, seq)
+    const comment = this.db.prepare('INSERT INTO comments (id, entry_seq, body, type, author_id, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+    const elsewhere = this.db.prepare('SELECT e.id FROM comments c JOIN entries e ON e.seq = c.entry_seq WHERE c.id = ?').pluck()
+    for (const c of e.comments) {
+      const owner = elsewhere.get(c.id) as string | undefined
+      if (owner !== undefined) throw new Rejection(`comment ${c.id} already exists here on entry ${owner}`)
+      comment.run(c.id, seq, c.body, c.type, c.author.id, c.created_at)
+    }
+    this.addVocabulary([e.title, e.body, ...e.tags])
+    return existing ? 'updated' : 'created'
+  }
+
+  private commentsOf(seq: number): Comment[] {
+    return (this.db.prepare(`SELECT c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at FROM comments c
+      JOIN principals p ON p.id = c.author_id WHERE c.entry_seq = ? ORDER BY c.created_at, c.rowid`).all(seq) as Row[]).map((c) => ({
+      id: c.id as string, body: c.body as string, type: c.type as Comment['type'], author: {id: c.author_id as string, name: c.author_name as string}, created_at: c.created_at as string,
+    }))
+  }
+
+  /**
+   * The text's index terms into search_vocab, where typo tolerance looks (migration 3). Written here
+   * without the main driver's cache of terms already there: a rolled-back import must leave no trace.
+   */
+  private addVocabulary(texts: string[]): void {
+    const insert = this.db.prepare('INSERT OR IGNORE INTO search_vocab (head, len, term) VALUES (?, ?, ?)')
+    for (const text of texts) {
+      for (const term of indexStems(text)) {
+        const len = Array.from(term).length
+        if (len >= TYPO_MIN_TERM) insert.run(String.fromCodePoint(term.codePointAt(0)!), len, term)
+      }
+    }
+  }
+
+  async snapshot(): Promise<StoreSnapshot> {
+    const name = this.db.name
+    const dir = name === ':memory:' || name === '' ? tmpdir() : join(name, '..')
+    const path = join(dir, `.kb-backup-${randomUUID()}.sqlite`)
+    const release = async (): Promise<void> => {
+      for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(path + suffix, {force: true})
+    }
+    // Created owner-only before SQLite writes into it: the copy holds key hashes and private entries.
+    closeSync(openSync(path, 'wx', 0o600))
+    try {
+      // The online backup copies pages a step at a time between other requests; writes made meanwhile
+      // through this same connection are carried into the copy, so it ends as one consistent state.
+      await this.db.backup(path)
+    } catch (e) {
+      await release()
+      throw e
+    }
+    return {path, bytes: statSync(path).size, contentType: 'application/vnd.sqlite3', release}
+  }
+}
+
+function entryFromRow(r: Row, comments: Comment[]): EntryExport {
+  return {
+    id: r.id as string,
+    title: r.title as string,
+    body: r.body as string,
+    scope: r.scope as EntryExport['scope'],
+    project_id: (r.project_id as string | null) ?? null,
+    tags: JSON.parse(r.tags as string) as string[],
+    url: (r.url as string | null) ?? null,
+    status: r.status as EntryExport['status'],
+    resolution: r.resolution ? (JSON.parse(r.resolution as string) as Resolution) : null,
+    thought_chain: JSON.parse(r.thought_chain as string) as ThoughtStep[],
+    forked_from: (r.forked_from as string | null) ?? null,
+    author: {id: r.author_id as string, name: r.author_name as string},
+    created_at: r.created_at as string,
+    updated_at: r.updated_at as string,
+    version: r.version as number,
+    comments,
+  }
+}
+
+/** An import record in exactly the shape (and key order) an export of it has, to tell unchanged from changed. */
+function canonical(e: EntryExport & {summary: string; summary_title: string}): EntryExport {
+  const comments = e.comments.map((c) => ({id: c.id, body: c.body, type: c.type, author: {id: c.author.id, name: c.author.name}, created_at: c.created_at}))
+  return entryFromRow({...toDb(e), author_name: e.author.name}, comments)
+}
+
+function toDb(e: EntryExport & {summary: string; summary_title: string}): Row {
+  return {
+    id: e.id, title: e.title, body: e.body, summary: e.summary, summary_title: e.summary_title, scope: e.scope, project_id: e.project_id,
+    tags: JSON.stringify(e.tags), url: e.url, status: e.status, resolution: e.resolution ? JSON.stringify(e.resolution) : null,
+    thought_chain: JSON.stringify(e.thought_chain), forked_from: e.forked_from, author_id: e.author.id,
+    created_at: e.created_at, updated_at: e.updated_at, version: e.version, comment_count: e.comments.length,
+  }
+}
