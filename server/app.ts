@@ -21,12 +21,10 @@ import {registerOAuthRoutes} from './routes/oauth.js'
 import {projectRoutes} from './routes/projects.js'
 import {searchRoutes} from './routes/search.js'
 import {transferRoutes} from './routes/transfer.js'
-import {transferRoutes} from './routes/transfer.js'
 import {ApiKeyService} from './services/api-keys.js'
 import type {Caller} from './services/context.js'
 import {KnowledgeService} from './services/knowledge.js'
 import {ProjectService} from './services/projects.js'
-import {TransferService} from './services/transfer.js'
 import {TransferService} from './services/transfer.js'
 import type {Store} from './store/store.js'
 
@@ -101,12 +99,6 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     if (req.routeOptions.url !== `${API_PREFIX}/import`) return done(new KbError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json'), undefined)
     done(null, payload)
   })
-  // Imports are JSON Lines of up to 512 MiB, which the /import route reads as a stream itself
-  // (server/services/transfer.ts); every other route refuses them like any body that is not JSON.
-  app.addContentTypeParser(/^application\/x-ndjson\s*(;|$)/i, (req, payload, done) => {
-    if (req.routeOptions.url !== `${API_PREFIX}/import`) return done(new KbError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json'), undefined)
-    done(null, payload)
-  })
 
   const baseUrl = (req: FastifyRequest): string => options.publicBaseUrl ?? `${req.protocol}://${req.host}${API_PREFIX}`
   const allowed = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()))
@@ -157,7 +149,6 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     ...searchRoutes(knowledge),
     ...projectRoutes(projects),
     ...apiKeyRoutes(apiKeys),
-    ...transferRoutes(new TransferService(store, version)),
     ...transferRoutes(new TransferService(store, version)),
   ]
 
