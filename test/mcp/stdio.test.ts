@@ -1,0 +1,108 @@
+/**
+ * `kb mcp` over stdio with the real SDK client (`StdioClientTransport`) spawning the built binary in a
+ * temporary git repository, with its own HOME/XDG and KB_BASE_URL/KB_API_KEY for a child daemon: the
+ * project comes from the repository, and search, add with a thought chain and resolve work end to end.
+ */
+import {Client} from '@modelcontextprotocol/sdk/client/index.js'
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
+import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {KB_BIN, startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
+import {cleanup, gitRepo, kb, makeUser, type KbEnv} from '../cli/helpers.js'
+
+let d: ChildDaemon
+let user: KbEnv
+let repo: string
+let projectId: string
+
+function textOf(r: CallToolResult): string {
+  return r.content.map((p) => (p.type === 'text' ? p.text : '')).join('')
+}
+
+async function spawnMcp(cwd: string, env: Record<string, string> = {}): Promise<{client: Client; stderr: () => string}> {
+  const transport = new StdioClientTransport({command: process.execPath, args: [KB_BIN, 'mcp'], cwd, env: {...user.env, ...env}, stderr: 'pipe'})
+  let stderr = ''
+  transport.stderr?.on('data', (b: Buffer) => {
+    stderr += b.toString()
+  })
+  const client = new Client({name: 'kb-stdio-test', version: '1.0.0'})
+  await client.connect(transport)
+  return {client, stderr: () => stderr}
+}
+
+beforeAll(async () => {
+  user = makeUser()
+  d = await startChildDaemon({dataDir: user.dataDir})
+  Object.assign(user.env, {KB_BASE_URL: d.url, KB_API_KEY: d.ownerKey})
+  repo = gitRepo(user, 'api', {origin: 'git@github.com:acme/stdio.git'})
+  const joined = await kb(user, ['project', 'join', '--json'], {cwd: repo})
+  expect(joined.code, joined.stderr).toBe(0)
+  projectId = JSON.parse(joined.stdout).project.id
+}, 30_000)
+
+afterAll(async () => {
+  await d?.stop()
+  if (user) await cleanup(user)
+})
+
+describe('kb mcp over stdio', () => {
+  it('adds with a thought chain (in the repository\'s project), searches and resolves', async () => {
+    const {client, stderr} = await spawnMcp(repo)
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('search_knowledge')
+      const added = (await client.callTool({name: 'add_knowledge', arguments: {
+        title: 'Vitest hangs after the last test',
+        body: 'An open keep-alive socket keeps the worker alive.\n\nClose the agent in afterAll.',
+        tags: ['vitest'],
+        thought_chain: [{thought: 'the run ends but the process stays', kind: 'observation'}, {thought: 'a socket is left open', kind: 'hypothesis'}, {thought: 'closing the agent fixes it', kind: 'conclusion'}],
+      }})) as CallToolResult
+      expect(added.isError, textOf(added) + stderr()).toBeFalsy()
+      const id = (added.structuredContent as {entry: {id: string}}).entry.id
+      expect(textOf(added)).toMatch(/Added \(project, 3 thought steps\)/)
+      const rest = (await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body
+      expect(rest).toMatchObject({scope: 'project', project_id: projectId, tags: ['vitest']})
+      expect(rest.thought_chain.map((t: {thought: string}) => t.thought)).toEqual(['the run ends but the process stays', 'a socket is left open', 'closing the agent fixes it'])
+
+      const found = (await client.callTool({name: 'search_knowledge', arguments: {query: 'vitest hangs'}})) as CallToolResult
+      expect(found.isError, textOf(found)).toBeFalsy()
+      expect((found.structuredContent as {items: {id: string}[]}).items[0]!.id).toBe(id)
+      expect(textOf(found)).toContain(id)
+
+      const resolved = (await client.callTool({name: 'resolve_knowledge', arguments: {id, note: 'close the agent', url: 'https://github.com/acme/stdio/pull/7'}})) as CallToolResult
+      expect(resolved.isError, textOf(resolved)).toBeFalsy()
+      expect((await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body).toMatchObject({status: 'resolved', resolution: {note: 'close the agent', url: 'https://github.com/acme/stdio/pull/7'}})
+
+      // Bad arguments are tool errors; the server keeps running.
+      const bad = (await client.callTool({name: 'resolve_knowledge', arguments: {id: 'nope'}})) as CallToolResult
+      expect(bad.isError).toBe(true)
+      expect(textOf(bad)).toMatch(/id must match pattern/)
+      const missing = (await client.callTool({name: 'get_knowledge', arguments: {id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980'}})) as CallToolResult
+      expect(missing.isError).toBe(true)
+      expect(textOf(missing)).toMatch(/not_found/)
+      expect((await client.listTools()).tools).toHaveLength(9)
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
+
+  it('outside a joined repository entries are private; a refused credential is a tool error, not a crash', async () => {
+    const elsewhere = gitRepo(user, 'other', {origin: 'git@github.com:acme/not-joined.git'})
+    const {client} = await spawnMcp(elsewhere)
+    try {
+      const added = (await client.callTool({name: 'add_knowledge', arguments: {title: 'Scratch note', body: 'only mine'}})) as CallToolResult
+      expect(added.isError, textOf(added)).toBeFalsy()
+      const id = (added.structuredContent as {entry: {id: string}}).entry.id
+      expect((await d.request('GET', `/knowledge/${id}`)).body).toMatchObject({scope: 'private', project_id: null})
+    } finally {
+      await client.close()
+    }
+    const refused = await spawnMcp(repo, {KB_API_KEY: 'kb_0000000000000000000000000000000000000000000'})
+    try {
+      const r = (await refused.client.callTool({name: 'search_knowledge', arguments: {query: 'anything'}})) as CallToolResult
+      expect(r.isError).toBe(true)
+      expect(textOf(r)).toMatch(/unauthenticated/)
+    } finally {
+      await refused.client.close()
+    }
+  }, 30_000)
+})
