@@ -85,7 +85,7 @@ describe('kb mcp over stdio', () => {
     }
   }, 30_000)
 
-  it('outside a joined repository entries are private; a refused credential is a tool error, not a crash', async () => {
+  it('outside a project entries are private, a clone finds its project by remote; a refused credential is a tool error, not a crash', async () => {
     const elsewhere = gitRepo(user, 'other', {origin: 'git@github.com:acme/not-joined.git'})
     const {client} = await spawnMcp(elsewhere)
     try {
@@ -95,6 +95,17 @@ describe('kb mcp over stdio', () => {
       expect((await d.request('GET', `/knowledge/${id}`)).body).toMatchObject({scope: 'private', project_id: null})
     } finally {
       await client.close()
+    }
+    // A clone of a project's repository that never ran `kb project join`: the project comes from its remote.
+    const clone = gitRepo(user, 'clone', {origin: 'https://github.com/Acme/stdio.git'})
+    const inClone = await spawnMcp(clone)
+    try {
+      const added = (await inClone.client.callTool({name: 'add_knowledge', arguments: {title: 'From a clone', body: 'project by remote'}})) as CallToolResult
+      expect(added.isError, textOf(added)).toBeFalsy()
+      const id = (added.structuredContent as {entry: {id: string}}).entry.id
+      expect((await d.request('GET', `/knowledge/${id}`)).body).toMatchObject({scope: 'project', project_id: projectId})
+    } finally {
+      await inClone.client.close()
     }
     const refused = await spawnMcp(repo, {KB_API_KEY: 'kb_0000000000000000000000000000000000000000000'})
     try {
