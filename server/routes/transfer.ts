@@ -8,7 +8,7 @@ import {Type, type Static} from '@sinclair/typebox'
 import {KbError} from '../../src/api/errors.js'
 import {ScopeSchema, Uuid} from '../../src/api/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
-import type {TransferService} from '../services/transfer.js'
+import {IMPORT_BODY_LIMIT, tooLarge, type TransferService} from '../services/transfer.js'
 import {errorResponses} from './common.js'
 
 export const ExportQuery = Type.Object({scope: Type.Optional(ScopeSchema), project_id: Type.Optional(Uuid)})
@@ -55,6 +55,8 @@ export function transferRoutes(transfer: TransferService): RouteDef[] {
       handler: async ({caller, query, req}) => {
         const body = req.body
         if (!(body instanceof Readable)) throw new KbError('unsupported_media_type', `send the export as the body with Content-Type: ${NDJSON}`)
+        // A declared length over the limit is refused before reading a byte of it.
+        if (Number(req.headers['content-length'] ?? 0) > IMPORT_BODY_LIMIT) throw tooLarge()
         return transfer.import(caller, body, {onConflict: query.on_conflict ?? 'skip', dryRun: query.dry_run ?? false})
       },
     }),

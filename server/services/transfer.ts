@@ -128,6 +128,13 @@ export interface ImportRequest {
   dryRun: boolean
 }
 
+export function tooLarge(): KbError {
+  return new KbError('payload_too_large', `an import body holds at most ${IMPORT_BODY_LIMIT / 1024 / 1024} MiB; split the export (e.g. kb export --project)`, {
+    // The rest of the body is not read: the connection cannot carry another request after it.
+    headers: {Connection: 'close'},
+  })
+}
+
 /** A line the validation refused, with the reason the report gives. */
 class LineError extends Error {}
 
@@ -266,7 +273,7 @@ export class TransferService {
     try {
       for await (const chunk of body as AsyncIterable<Buffer>) {
         total += chunk.length
-        if (total > IMPORT_BODY_LIMIT) throw new KbError('payload_too_large', `an import body holds at most ${IMPORT_BODY_LIMIT / 1024 / 1024} MiB; split the file (e.g. by --project)`)
+        if (total > IMPORT_BODY_LIMIT) throw tooLarge()
         let start = 0
         for (let nl = chunk.indexOf(10, start); ; nl = chunk.indexOf(10, start)) {
           const end = nl === -1 ? chunk.length : nl
