@@ -1,0 +1,20 @@
+/**
+ * @module Starts the `kb browse` screen on the terminal and resolves when the person leaves. The only
+ * module `commands/browse.ts` imports (dynamically), so Ink and React load for this command alone.
+ */
+import {render} from 'ink'
+import {BrowseApp, type BrowseProps} from './app.js'
+import {copyText, openUrl} from './system.js'
+
+export type RunBrowseOptions = Omit<BrowseProps, 'openUrl' | 'copy' | 'color'>
+
+/** Honours NO_COLOR (any non-empty value), as the rest of the CLI does. */
+export function colorWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+  return !('NO_COLOR' in env && env.NO_COLOR !== '') && env.TERM !== 'dumb'
+}
+
+export async function runBrowse(options: RunBrowseOptions): Promise<void> {
+  const app = render(<BrowseApp {...options} color={colorWanted()} openUrl={openUrl} copy={(text) => copyText(text)} />, {exitOnCtrlC: false})
+  await app.waitUntilExit()
+  app.cleanup()
+}
