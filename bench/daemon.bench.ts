@@ -1,12 +1,13 @@
 /**
  * @module The daemon's benchmarks, in one run so that ratios share the machine's conditions:
- * create / get-by-id / search latency at growing store sizes (entries bulk-loaded through the driver,
- * requests through HTTP to the built `kb daemon run`, logging at its default level to a file), HTTP
+ * create / get-by-id / search latency at each store size (entries bulk-loaded through the driver; one
+ * built `kb daemon run` per size, logging at its default level to a file, all running at once and
+ * answering requests in turn, so that load on this shared machine hits every size alike), HTTP
  * throughput of GET /knowledge/:id against a bare node:http server (autocannon), and start-up time on
- * the largest store. Usage: `node dist/bench/daemon.bench.js [--sizes 1000,10000,100000] [--json]`.
+ * the largest store. Usage: `node dist/bench/daemon.bench.js [--sizes 1000,10000,100000] [--seconds 10] [--json]`.
  */
 import {spawn, type ChildProcess} from 'node:child_process'
-import {closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync} from 'node:fs'
+import {closeSync, cpSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync} from 'node:fs'
 import {cpus, freemem, loadavg, tmpdir, totalmem} from 'node:os'
 import {join} from 'node:path'
 import autocannon from 'autocannon'
@@ -42,7 +43,9 @@ async function spawnDaemon(dataDir: string): Promise<RunningDaemon & {startMs: n
   const exited = new Promise<void>((res) => child.once('exit', () => res()))
   let url = ''
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the daemon exited with ${child.exitCode}; see ${join(dataDir, 'bench-daemon.log')}`)
+    if (child.exitCode !== null) {
+      throw new Error(`the daemon exited with ${child.exitCode}:\n${readFileSync(join(dataDir, 'bench-daemon.log'), 'utf8').split('\n').slice(-5).join('\n')}`)
+    }
     if (performance.now() - started > 60_000) throw new Error('the daemon did not answer /health within 60 s')
     if (!url && existsSync(files.daemonJson)) {
       try {
@@ -76,15 +79,8 @@ interface Latency {
   n: number
 }
 
-async function time(n: number, warmup: number, op: (i: number) => Promise<void>): Promise<Latency> {
-  for (let i = 0; i < warmup; i++) await op(i)
-  const ms: number[] = []
-  for (let i = warmup; i < warmup + n; i++) {
-    const t = performance.now()
-    await op(i)
-    ms.push(performance.now() - t)
-  }
-  return {p50: quantile(ms, 0.5), p99: quantile(ms, 0.99), n}
+function latency(ms: number[]): Latency {
+  return {p50: quantile(ms, 0.5), p99: quantile(ms, 0.99), n: ms.length}
 }
 
 async function call(url: string, key: string, method: string, path: string, body?: unknown): Promise<unknown> {
@@ -116,29 +112,50 @@ interface SizeResult {
   search: Latency
 }
 
-async function measureSize(dataDir: string, key: string, ids: string[], entries: number, createFrom: number): Promise<SizeResult> {
-  const d = await spawnDaemon(dataDir)
+interface Store {
+  entries: number
+  dataDir: string
+  ids: string[]
+}
+
+/**
+ * Measures every store with its own daemon running side by side, requests taking turns between them,
+ * so that a change in the machine's load (it is shared) shows in every size alike and ratios hold.
+ */
+async function measureSizes(stores: Store[], key: string): Promise<SizeResult[]> {
+  const daemons: RunningDaemon[] = []
   try {
+    for (const s of stores) daemons.push(await spawnDaemon(s.dataDir))
     const c = corpus(42)
-    const create = await time(200, 20, async (i) => {
-      const e = c.entry(createFrom + i)
+    const timings = stores.map(() => ({create: [] as number[], get: [] as number[], search: [] as number[]}))
+    const round = async (kind: 'create' | 'get' | 'search', n: number, warmup: number, op: (d: RunningDaemon, s: Store, i: number) => Promise<void>): Promise<void> => {
+      for (let i = 0; i < warmup + n; i++) {
+        for (let k = 0; k < stores.length; k++) {
+          const t = performance.now()
+          await op(daemons[k]!, stores[k]!, i)
+          if (i >= warmup) timings[k]![kind].push(performance.now() - t)
+        }
+      }
+    }
+    await round('create', 200, 20, async (d, _s, i) => {
+      const e = c.entry(10_000_000 + i)
       await call(d.url, key, 'POST', '/knowledge', {title: e.title, body: e.body, tags: e.tags})
     })
     let seed = 1
-    const nextId = (): string => {
+    await round('get', 1000, 50, async (d, s) => {
       seed = (seed * 48271) % 2147483647
-      return ids[seed % ids.length]!
-    }
-    const get = await time(1000, 50, async () => {
-      await call(d.url, key, 'GET', `/knowledge/${nextId()}`)
+      await call(d.url, key, 'GET', `/knowledge/${s.ids[seed % s.ids.length]}`)
     })
-    const search = await time(200, 20, async (i) => {
+    await round('search', 200, 20, async (d, _s, i) => {
       const q = i % 4 === 3 ? withTypo(c.shortQuery(i)) : c.shortQuery(i)
       await call(d.url, key, 'GET', `/search?q=${encodeURIComponent(q)}`)
     })
-    return {entries, dbMB: statSync(dataFiles(dataDir).db).size / 1e6, create, get, search}
+    return stores.map((s, k) => ({
+      entries: s.entries, dbMB: statSync(dataFiles(s.dataDir).db).size / 1e6,
+      create: latency(timings[k]!.create), get: latency(timings[k]!.get), search: latency(timings[k]!.search),
+    }))
   } finally {
-    await d.stop()
+    for (const d of daemons) await d.stop()
   }
 }
 
@@ -198,14 +215,15 @@ function machine(): Record<string, string> {
 
 async function main(): Promise<void> {
   const before = machine()
-  const dir = mkdtempSync(join(tmpdir(), 'kb-bench-'))
+  const root = mkdtempSync(join(tmpdir(), 'kb-bench-'))
+  const dir = join(root, 'largest')
   try {
-    const sizes: SizeResult[] = []
-    let loaded = 0
+    // One directory grows through the sizes; a copy is kept at each smaller size.
+    const stores: Store[] = []
     let prepared: Awaited<ReturnType<typeof prepareDataDir>> | null = null
     const ids: string[] = []
-    let created = 10_000_000
-    for (const size of SIZES) {
+    let loaded = 0
+    for (const [k, size] of SIZES.entries()) {
       const t = performance.now()
       if (!prepared) {
         prepared = await prepareDataDir(dir, size)
@@ -214,10 +232,14 @@ async function main(): Promise<void> {
         ids.push(...(await loadEntries(dir, loaded, size)))
       }
       loaded = size
-      if (!asJson) process.stderr.write(`loaded ${size} entries in ${((performance.now() - t) / 1000).toFixed(1)} s; measuring…\n`)
-      sizes.push(await measureSize(dir, prepared.ownerKey, ids, size, created))
-      created += 1_000
+      if (!asJson) process.stderr.write(`loaded ${size} entries in ${((performance.now() - t) / 1000).toFixed(1)} s\n`)
+      const last = k === SIZES.length - 1
+      const copy = last ? dir : join(root, String(size))
+      if (!last) cpSync(dir, copy, {recursive: true})
+      stores.push({entries: size, dataDir: copy, ids: [...ids]})
     }
+    if (!asJson) process.stderr.write('measuring all sizes side by side…\n')
+    const sizes = await measureSizes(stores, prepared!.ownerKey)
     const key = prepared!.ownerKey
     if (!asJson) process.stderr.write('throughput…\n')
     const tp = await throughput(dir, key, ids)
@@ -250,7 +272,7 @@ async function main(): Promise<void> {
     console.log(`GET /knowledge/:id throughput (autocannon, 10 connections, ${AUTOCANNON_SECONDS} s, ${tp.bytes}-byte body): kb ${tp.kb.toFixed(0)} req/s (p99 ${tp.kbP99} ms), bare node:http ${tp.bare.toFixed(0)} req/s (p99 ${tp.bareP99} ms): ${tpRatio.toFixed(2)}× (goal ≥ ${GOALS.throughputRatio} ${mark(tpRatio >= GOALS.throughputRatio)})`)
     console.log(`daemon start until /health answers, ${loaded.toLocaleString('en')} entries: median ${startMs.toFixed(0)} ms of ${starts.map((s) => s.toFixed(0)).join(', ')} (goal ≤ ${GOALS.startSeconds} s ${mark(startMs <= GOALS.startSeconds * 1000)})`)
   } finally {
-    rmSync(dir, {recursive: true, force: true})
+    rmSync(root, {recursive: true, force: true})
   }
 }
 
