@@ -1,0 +1,64 @@
+/**
+ * @module `kb import`: reads a `kb export` file (or stdin) into the server — every line checked first,
+ * then all applied in one transaction or none.
+ */
+import {createReadStream, statSync} from 'node:fs'
+import {Args, Flags} from '@oclif/core'
+import {KbError} from '../src/api/errors.js'
+import {KbCommand} from '../src/cli/base.js'
+import {readJson, streamRequest} from '../src/client/stream.js'
+
+interface ImportReport {
+  created: number
+  updated: number
+  skipped: number
+  principals_created: number
+  dry_run: boolean
+  rejected: Array<{line: number; reason: string}>
+}
+
+export default class Import extends KbCommand<typeof Import> {
+  static override summary = 'Import a kb export (JSON Lines): all of it or none'
+  static override description =
+    'Ids are kept, so importing the same file twice changes nothing. Projects and entries that exist are skipped unless --on-conflict overwrite. Only the owner may import entries written by others. Any rejected line means nothing is imported; each is listed with its line number (exit 1).'
+  static override examples = [
+    '<%= config.bin %> import kb.jsonl --dry-run',
+    '<%= config.bin %> import kb.jsonl --on-conflict overwrite',
+    'gunzip -c global.jsonl.gz | <%= config.bin %> import -',
+  ]
+  static override args = {file: Args.string({description: 'the export file, or - for stdin', required: true})}
+  static override flags = {
+    'dry-run': Flags.boolean({description: 'check and count, change nothing', default: false}),
+    'on-conflict': Flags.option({options: ['skip', 'overwrite'] as const, description: 'what to do with an id that exists', default: 'skip' as const})(),
+  }
+
+  async run(): Promise<ImportReport> {
+    const {flags, args} = this
+    let body: NodeJS.ReadableStream
+    if (args.file === '-') body = process.stdin
+    else {
+      try {
+        if (!statSync(args.file).isFile()) throw new KbError('usage', `${args.file} is not a file`)
+      } catch (e) {
+        if (e instanceof KbError) throw e
+        throw new KbError('usage', `cannot read ${args.file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+      }
+      body = createReadStream(args.file)
+    }
+    const client = await this.client()
+    const res = await streamRequest(client, {
+      method: 'POST', path: '/import', accept: 'application/json', contentType: 'application/x-ndjson', body: body as import('node:stream').Readable,
+      query: {dry_run: flags['dry-run'] ? true : undefined, on_conflict: flags['on-conflict']},
+    })
+    const report = await readJson<ImportReport>(res)
+    if (report.rejected.length > 0) {
+      const shown = report.rejected.map((r) => `  line ${r.line}: ${r.reason}`).join('\n')
+      if (!this.jsonEnabled()) process.stderr.write(`kb: nothing was imported; ${report.rejected.length} line(s) rejected:\n${shown}\n`)
+      process.exitCode = 1
+      return report
+    }
+    const what = `${report.created} created, ${report.updated} updated, ${report.skipped} skipped${report.principals_created ? `, ${report.principals_created} principal(s) created` : ''}`
+    this.out(report.dry_run ? `Dry run (nothing changed): would import ${what}` : `Imported: ${what}`)
+    return report
+  }
+}
