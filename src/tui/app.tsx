@@ -326,6 +326,12 @@ export function BrowseApp(props: BrowseProps): ReactElement {
       else if (key.rightArrow || key.tab) setPrompt({...p, choice: (p.choice + 1) % SCOPES.length})
       return
     }
+    // A terminal may deliver typed text and Enter in one read (fast typing, tmux send-keys, a paste).
+    const enter = /[\r\n]/.exec(input)
+    if (!key.return && enter && !key.ctrl && !key.meta) {
+      confirmPrompt({...p, text: p.text + printable(input.slice(0, enter.index))})
+      return
+    }
     if (key.return) {
       confirmPrompt(p)
       return
@@ -373,7 +379,9 @@ export function BrowseApp(props: BrowseProps): ReactElement {
       else if (a === 'backspace') setQuery((q) => q.slice(0, -1))
       else if (a === 'clear') setQuery('')
       else if (!key.ctrl && !key.meta && input && !key.upArrow) {
-        const text = printable(input)
+        const enter = /[\r\n]/.exec(input)
+        if (enter) setFocus('list')
+        const text = printable(enter ? input.slice(0, enter.index) : input)
         if (text !== '') {
           setQuery((q) => q + text)
           setSelected(0)
@@ -573,55 +581,52 @@ export function BrowseApp(props: BrowseProps): ReactElement {
   )
 }
 
+/** The prompt line: label, the input (its tail when long), a hint — cut to one terminal line. */
 function renderPrompt(p: Prompt, columns: number, color: boolean): ReactElement {
   const title = p.entry.title.length > 30 ? `${p.entry.title.slice(0, 29)}…` : p.entry.title
-  const cursor = <Text inverse> </Text>
+  let label: string
+  let hint: string
+  let text: string | null = null
   switch (p.kind) {
     case 'resolve':
-      return (
-        <Box>
-          <Text bold>{`Resolve "${title}" — note (optional): `}</Text>
-          <Text>{p.text}</Text>
-          {cursor}
-          <Text dimColor={color}>  Enter resolve · Esc cancel</Text>
-        </Box>
-      )
+      label = `Resolve "${title}" — note (optional): `
+      hint = 'Enter resolve · Esc cancel'
+      text = p.text
+      break
     case 'comment':
-      return (
-        <Box>
-          <Text bold>{'Comment '}</Text>
-          <Text color={color ? 'cyan' : undefined}>{`[${p.type}]`}</Text>
-          <Text bold>{': '}</Text>
-          <Text>{p.text.length > columns - 50 ? `…${p.text.slice(-(columns - 51))}` : p.text}</Text>
-          {cursor}
-          <Text dimColor={color}>  Tab type · Enter send · Esc</Text>
-        </Box>
-      )
+      label = `Comment [${p.type}]: `
+      hint = 'Tab type · Enter send · Esc cancel'
+      text = p.text
+      break
     case 'fork':
-      return (
-        <Box>
-          <Text bold>{'Fork title: '}</Text>
-          <Text>{p.text}</Text>
-          {cursor}
-          <Text dimColor={color}>{p.text === '' ? `  Enter for "${title} (fork)" · Esc cancel` : '  Enter fork · Esc cancel'}</Text>
-        </Box>
-      )
+      label = 'Fork title: '
+      hint = p.text === '' ? `Enter for "${title} (fork)" · Esc cancel` : 'Enter fork · Esc cancel'
+      text = p.text
+      break
     case 'publish':
-      return (
-        <Box>
-          <Text bold>{`Publish "${title}" to: `}</Text>
-          {SCOPES.map((s, i) => (
-            <Text key={s} inverse={i === p.choice} bold={i === p.choice}>{` ${s} `}</Text>
-          ))}
-          <Text dimColor={color}>  ←/→ choose · Enter publish · Esc</Text>
-        </Box>
-      )
+      label = `Publish "${title}" to: `
+      hint = '←/→ choose · Enter publish · Esc cancel'
+      break
     case 'delete':
-      return (
-        <Box>
-          <Text bold color={color ? 'red' : undefined}>{`Delete "${title}"? `}</Text>
-          <Text>y/N</Text>
-        </Box>
-      )
+      label = `Delete "${title}"? `
+      hint = 'y/N'
+      break
   }
+  if (label.length + hint.length + 24 > columns) hint = ''
+  if (label.length + 12 > columns) label = fit(label, Math.max(1, columns - 12))
+  const room = columns - label.length - (hint ? hint.length + 2 : 0) - 1
+  const shown = text === null ? '' : text.length > room ? `…${text.slice(-(room - 1))}` : text
+  return (
+    <Box>
+      <Text bold color={color && p.kind === 'delete' ? 'red' : undefined}>{label}</Text>
+      {p.kind === 'publish'
+        ? SCOPES.map((s, i) => (
+            <Text key={s} inverse={i === p.choice} bold={i === p.choice}>{` ${s} `}</Text>
+          ))
+        : null}
+      {text !== null ? <Text>{shown}</Text> : null}
+      {text !== null ? <Text inverse> </Text> : null}
+      {hint ? <Text dimColor={color}>{`  ${hint}`}</Text> : null}
+    </Box>
+  )
 }
