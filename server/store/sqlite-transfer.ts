@@ -32,7 +32,19 @@ const VISIBLE = `(e.scope = 'global'
   OR (e.scope = 'project' AND e.project_id IN (SELECT project_id FROM memberships WHERE principal_id = @me)))`
 
 export class SqliteTransferStore implements TransferStore {
+  private readonly stmts = new Map<string, Database.Statement>()
+
   constructor(private readonly db: Database.Database) {}
+
+  /** Statements are prepared once: an import runs a dozen per line. */
+  private stmt(sql: string): Database.Statement {
+    let s = this.stmts.get(sql)
+    if (!s) {
+      s = this.db.prepare(sql)
+      this.stmts.set(sql, s)
+    }
+    return s
+  }
 
   async exportProjects(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: string}): Promise<ProjectExport[]> {
     const where = ['p.id > @after']
@@ -45,9 +57,9 @@ export class SqliteTransferStore implements TransferStore {
       where.push('p.id = @project')
       params.project = filter.projectId
     }
-    const rows = this.db.prepare(`SELECT p.id, p.name, p.remote, p.created_at, p.created_by, c.name AS creator_name
+    const rows = this.stmt(`SELECT p.id, p.name, p.remote, p.created_at, p.created_by, c.name AS creator_name
       FROM projects p JOIN principals c ON c.id = p.created_by WHERE ${where.join(' AND ')} ORDER BY p.id LIMIT @limit`).all(params) as Row[]
-    const members = this.db.prepare(`SELECT m.principal_id AS id, p.name, m.role FROM memberships m JOIN principals p ON p.id = m.principal_id
+    const members = this.stmt(`SELECT m.principal_id AS id, p.name, m.role FROM memberships m JOIN principals p ON p.id = m.principal_id
       WHERE m.project_id = ? ORDER BY m.created_at, m.principal_id`)
     return rows.map((r) => {
       const project: ProjectExport = {
@@ -75,10 +87,10 @@ export class SqliteTransferStore implements TransferStore {
       where.push('e.project_id = @project')
       params.project = filter.projectId
     }
-    const rows = this.db.prepare(`SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id
+    const rows = this.stmt(`SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id
       WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT @limit`).all(params) as Row[]
     const comments = new Map<number, Comment[]>()
-    const commentRows = this.db.prepare(`SELECT c.entry_seq, c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at
+    const commentRows = this.stmt(`SELECT c.entry_seq, c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at
       FROM comments c JOIN principals p ON p.id = c.author_id
       WHERE c.entry_seq IN (SELECT value FROM json_each(?)) ORDER BY c.entry_seq, c.created_at, c.rowid`).all(JSON.stringify(rows.map((r) => r.seq))) as Row[]
     for (const c of commentRows) {
@@ -116,21 +128,21 @@ export class SqliteTransferStore implements TransferStore {
 
   /** The principal by id, created (owner imports only) when missing; its name must not belong to another. */
   private principal(ref: AuthorRef, options: ImportOptions, outcome: ImportOutcome, what: string): void {
-    if (this.db.prepare('SELECT 1 FROM principals WHERE id = ?').get(ref.id)) return
+    if (this.stmt('SELECT 1 FROM principals WHERE id = ?').get(ref.id)) return
     if (!options.importer.owner) throw new Rejection(`${what} ${ref.name} (${ref.id}) is not a principal of this server; only the owner may import other principals`)
-    const other = this.db.prepare('SELECT id FROM principals WHERE name = ?').pluck().get(ref.name) as string | undefined
+    const other = this.stmt('SELECT id FROM principals WHERE name = ?').pluck().get(ref.name) as string | undefined
     if (other) throw new Rejection(`${what} ${ref.id} is named ${ref.name}, but that name belongs to principal ${other} here`)
-    this.db.prepare(`INSERT INTO principals (id, name, role, created_at) VALUES (?, ?, 'member', ?)`).run(ref.id, ref.name, options.at)
+    this.stmt(`INSERT INTO principals (id, name, role, created_at) VALUES (?, ?, 'member', ?)`).run(ref.id, ref.name, options.at)
     outcome.principals_created++
   }
 
   private importProject(p: ProjectExport, options: ImportOptions, outcome: ImportOutcome): 'created' | 'updated' | 'skipped' {
     const me = options.importer
-    const byRemote = this.db.prepare('SELECT id FROM projects WHERE remote = ?').pluck().get(p.remote) as string | undefined
+    const byRemote = this.stmt('SELECT id FROM projects WHERE remote = ?').pluck().get(p.remote) as string | undefined
     if (byRemote !== undefined && byRemote !== p.id) throw new Rejection(`remote ${p.remote} already belongs to project ${byRemote} here`)
-    const existing = this.db.prepare('SELECT name FROM projects WHERE id = ?').get(p.id) as {name: string} | undefined
-    const role = this.db.prepare('SELECT role FROM memberships WHERE project_id = ? AND principal_id = ?').pluck()
-    const addMember = this.db.prepare('INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, ?, ?)')
+    const existing = this.stmt('SELECT name FROM projects WHERE id = ?').get(p.id) as {name: string} | undefined
+    const role = this.stmt('SELECT role FROM memberships WHERE project_id = ? AND principal_id = ?').pluck()
+    const addMember = this.stmt('INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, ?, ?)')
     if (existing) {
       const myRole = role.get(p.id, me.id) as string | undefined
       if (!me.owner && myRole === undefined) throw new Rejection(`project ${p.id} exists and you are not a member of it`)
@@ -138,7 +150,7 @@ export class SqliteTransferStore implements TransferStore {
       let changed = false
       if (existing.name !== p.name) {
         if (!me.owner && myRole !== 'maintainer') throw new Rejection(`only a maintainer of project ${p.id} or the owner may rename it`)
-        this.db.prepare('UPDATE projects SET name = ? WHERE id = ?').run(p.name, p.id)
+        this.stmt('UPDATE projects SET name = ? WHERE id = ?').run(p.name, p.id)
         changed = true
       }
       if (me.owner) {
@@ -151,7 +163,7 @@ export class SqliteTransferStore implements TransferStore {
     }
     const creator = me.owner ? p.created_by : {id: me.id, name: me.name}
     if (me.owner) this.principal(creator, options, outcome, 'creator')
-    this.db.prepare('INSERT INTO projects (id, name, remote, created_by, created_at) VALUES (?, ?, ?, ?, ?)').run(p.id, p.name, p.remote, creator.id, p.created_at)
+    this.stmt('INSERT INTO projects (id, name, remote, created_by, created_at) VALUES (?, ?, ?, ?, ?)').run(p.id, p.name, p.remote, creator.id, p.created_at)
     addMember.run(p.id, creator.id, 'maintainer', p.created_at)
     if (me.owner) {
       for (const m of p.members ?? []) {
@@ -168,14 +180,14 @@ export class SqliteTransferStore implements TransferStore {
     this.principal(e.author, options, outcome, 'author')
     for (const c of e.comments) this.principal(c.author, options, outcome, `comment ${c.id}: author`)
     if (e.project_id !== null) {
-      if (!this.db.prepare('SELECT 1 FROM projects WHERE id = ?').get(e.project_id)) {
+      if (!this.stmt('SELECT 1 FROM projects WHERE id = ?').get(e.project_id)) {
         throw new Rejection(`project ${e.project_id} is neither on this server nor on an earlier line of the file`)
       }
-      if (!me.owner && !this.db.prepare('SELECT 1 FROM memberships WHERE project_id = ? AND principal_id = ?').get(e.project_id, me.id)) {
+      if (!me.owner && !this.stmt('SELECT 1 FROM memberships WHERE project_id = ? AND principal_id = ?').get(e.project_id, me.id)) {
         throw new Rejection(`you are not a member of project ${e.project_id}`)
       }
     }
-    const existing = this.db.prepare('SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?').get(e.id) as Row | undefined
+    const existing = this.stmt('SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?').get(e.id) as Row | undefined
     let seq: number
     if (existing) {
       if (options.onConflict === 'skip') return 'skipped'
@@ -183,22 +195,22 @@ export class SqliteTransferStore implements TransferStore {
       const current = entryFromRow(existing, this.commentsOf(existing.seq as number))
       if (JSON.stringify(current) === JSON.stringify(canonical(e))) return 'skipped'
       seq = existing.seq as number
-      this.db.prepare(`UPDATE entries SET title = @title, body = @body, summary = @summary, summary_title = @summary_title, scope = @scope,
+      this.stmt(`UPDATE entries SET title = @title, body = @body, summary = @summary, summary_title = @summary_title, scope = @scope,
           project_id = @project_id, tags = @tags, url = @url, status = @status, resolution = @resolution, thought_chain = @thought_chain,
           forked_from = @forked_from, author_id = @author_id, created_at = @created_at, updated_at = @updated_at, version = @version,
           comment_count = @comment_count WHERE seq = @seq`).run({...toDb(e), seq})
-      this.db.prepare('DELETE FROM comments WHERE entry_seq = ?').run(seq)
+      this.stmt('DELETE FROM comments WHERE entry_seq = ?').run(seq)
     } else {
-      seq = Number(this.db.prepare(`INSERT INTO entries (id, title, body, summary, summary_title, scope, project_id, tags, url, status, resolution,
+      seq = Number(this.stmt(`INSERT INTO entries (id, title, body, summary, summary_title, scope, project_id, tags, url, status, resolution,
           thought_chain, forked_from, author_id, created_at, updated_at, version, comment_count)
         VALUES (@id, @title, @body, @summary, @summary_title, @scope, @project_id, @tags, @url, @status, @resolution,
           @thought_chain, @forked_from, @author_id, @created_at, @updated_at, @version, @comment_count)`).run(toDb(e)).lastInsertRowid)
     }
-    this.db.prepare('DELETE FROM entry_tags WHERE seq = ?').run(seq)
-    const tag = this.db.prepare('INSERT OR IGNORE INTO entry_tags (tag, seq) VALUES (?, ?)')
+    this.stmt('DELETE FROM entry_tags WHERE seq = ?').run(seq)
+    const tag = this.stmt('INSERT OR IGNORE INTO entry_tags (tag, seq) VALUES (?, ?)')
     for (const t of e.tags) tag.run(t, seq)
-    const comment = this.db.prepare('INSERT INTO comments (id, entry_seq, body, type, author_id, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-    const elsewhere = this.db.prepare('SELECT e.id FROM comments c JOIN entries e ON e.seq = c.entry_seq WHERE c.id = ?').pluck()
+    const comment = this.stmt('INSERT INTO comments (id, entry_seq, body, type, author_id, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+    const elsewhere = this.stmt('SELECT e.id FROM comments c JOIN entries e ON e.seq = c.entry_seq WHERE c.id = ?').pluck()
     for (const c of e.comments) {
       const owner = elsewhere.get(c.id) as string | undefined
       if (owner !== undefined) throw new Rejection(`comment ${c.id} already exists here on entry ${owner}`)
@@ -209,7 +221,7 @@ export class SqliteTransferStore implements TransferStore {
   }
 
   private commentsOf(seq: number): Comment[] {
-    return (this.db.prepare(`SELECT c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at FROM comments c
+    return (this.stmt(`SELECT c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at FROM comments c
       JOIN principals p ON p.id = c.author_id WHERE c.entry_seq = ? ORDER BY c.created_at, c.rowid`).all(seq) as Row[]).map((c) => ({
       id: c.id as string, body: c.body as string, type: c.type as Comment['type'], author: {id: c.author_id as string, name: c.author_name as string}, created_at: c.created_at as string,
     }))
@@ -220,7 +232,7 @@ export class SqliteTransferStore implements TransferStore {
    * without the main driver's cache of terms already there: a rolled-back import must leave no trace.
    */
   private addVocabulary(texts: string[]): void {
-    const insert = this.db.prepare('INSERT OR IGNORE INTO search_vocab (head, len, term) VALUES (?, ?, ?)')
+    const insert = this.stmt('INSERT OR IGNORE INTO search_vocab (head, len, term) VALUES (?, ?, ?)')
     for (const text of texts) {
       for (const term of indexStems(text)) {
         const len = Array.from(term).length
