@@ -81,6 +81,21 @@ function printable(input: string): string {
   return input.replace(/\u001B\[[0-9;?]*[A-Za-z~]/g, '').replace(/[\u0000-\u001F\u007F]/g, ' ')
 }
 
+/**
+ * State whose latest value is readable at once: keys may arrive faster than React commits (a fast
+ * typist, a paste split in reads, tmux), and each key must see what the previous one did.
+ */
+function useSyncState<T>(initial: T): [T, (v: T) => void, () => T] {
+  const [value, setValue] = useState(initial)
+  const ref = useRef(value)
+  const set = useCallback((v: T) => {
+    ref.current = v
+    setValue(v)
+  }, [])
+  const get = useCallback(() => ref.current, [])
+  return [value, set, get]
+}
+
 function useScreenSize(fixed: {columns?: number; rows?: number}): {columns: number; rows: number} {
   const {stdout} = useStdout()
   const read = (): {columns: number; rows: number} => ({
@@ -107,22 +122,21 @@ export function BrowseApp(props: BrowseProps): ReactElement {
   const {columns, rows} = useScreenSize(props)
 
   const [query, setQuery] = useState(props.query ?? '')
-  const [focus, setFocus] = useState<Focus>(props.query ? 'list' : 'search')
-  const [scope, setScope] = useState<Scope | undefined>(props.scope)
-  const [status, setStatus] = useState<Status | undefined>(props.status)
-  const [items, setItems] = useState<EntryStandard[]>([])
+  const [focus, setFocus, getFocus] = useSyncState<Focus>(props.query ? 'list' : 'search')
+  const [scope, setScope, getScope] = useSyncState<Scope | undefined>(props.scope)
+  const [status, setStatus, getStatus] = useSyncState<Status | undefined>(props.status)
+  const [items, setItems, getItems] = useSyncState<EntryStandard[]>([])
   const [total, setTotal] = useState(0)
   const [loaded, setLoaded] = useState(false)
   const [loading, setLoading] = useState(false)
   const [loadError, setLoadError] = useState<string | null>(null)
-  const [selected, setSelected] = useState(0)
-  const [view, setView] = useState<View>({kind: 'browse'})
-  const [prompt, setPrompt] = useState<Prompt | null>(null)
-  const [busy, setBusy] = useState(false)
+  const [selected, setSelected, getSelected] = useSyncState(0)
+  const [view, setView, getView] = useSyncState<View>({kind: 'browse'})
+  const [prompt, setPrompt, getPrompt] = useSyncState<Prompt | null>(null)
+  const [busy, setBusy, getBusy] = useSyncState(false)
   const [line, setLine] = useState<StatusLine | null>(null)
   const [tick, setTick] = useState(0)
   const seq = useRef(0)
-  const selectedId = useRef<string | null>(null)
   const firstLoad = useRef(true)
 
   // Layout: header, search box, rule, body…, status line, key line. The screen never grows past the
@@ -152,13 +166,14 @@ export function BrowseApp(props: BrowseProps): ReactElement {
           if (seq.current !== mine) return
           clearTimeout(loadingTimer)
           const list = r.items as EntryStandard[]
+          const selectedId = getItems()[getSelected()]?.id
           setItems(list)
           setTotal(r.more ? -1 : r.total)
           setLoadError(null)
           setLoading(false)
           setLoaded(true)
-          const keep = selectedId.current ? list.findIndex((e) => e.id === selectedId.current) : -1
-          setSelected((old) => (keep >= 0 ? keep : Math.min(old, Math.max(0, list.length - 1))))
+          const keep = selectedId ? list.findIndex((e) => e.id === selectedId) : -1
+          setSelected(keep >= 0 ? keep : Math.min(getSelected(), Math.max(0, list.length - 1)))
         },
         (e: unknown) => {
           if (seq.current !== mine) return
@@ -176,7 +191,6 @@ export function BrowseApp(props: BrowseProps): ReactElement {
   }, [client, query, scope, status, projectId, limit, tick])
 
   const current: EntryStandard | undefined = items[selected]
-  selectedId.current = current?.id ?? null
 
   // The list's window follows the selection in the same frame (an effect would draw one frame without it).
   const topRef = useRef(0)
@@ -192,8 +206,14 @@ export function BrowseApp(props: BrowseProps): ReactElement {
     if (!fullId) return
     let live = true
     client.getEntry(fullId, 'full').then(
-      ({entry}) => live && setView((v) => (v.kind === 'full' && v.id === fullId ? {...v, entry: entry as EntryFull, error: null} : v)),
-      (e: unknown) => live && setView((v) => (v.kind === 'full' && v.id === fullId ? {...v, error: describeError(e)} : v)),
+      ({entry}) => {
+        const v = getView()
+        if (live && v.kind === 'full' && v.id === fullId) setView({...v, entry: entry as EntryFull, error: null})
+      },
+      (e: unknown) => {
+        const v = getView()
+        if (live && v.kind === 'full' && v.id === fullId) setView({...v, error: describeError(e)})
+      },
     )
     return () => {
       live = false
@@ -299,14 +319,17 @@ export function BrowseApp(props: BrowseProps): ReactElement {
             await client.deleteEntry(entry.id)
             return `Deleted "${entry.title}"`
           },
-          () => setView((v) => (v.kind === 'full' && v.id === entry.id ? {kind: 'browse'} : v)),
+          () => {
+            const v = getView()
+            if (v.kind === 'full' && v.id === entry.id) setView({kind: 'browse'})
+          },
         )
         return
     }
   }
 
   const onPromptKey = (input: string, key: import('ink').Key, p: Prompt): void => {
-    if (busy) return
+    if (getBusy()) return
     if (key.escape) {
       setPrompt(null)
       setLine({tone: 'info', text: 'Cancelled'})
@@ -347,6 +370,15 @@ export function BrowseApp(props: BrowseProps): ReactElement {
   }
 
   const onKey = (input: string, key: import('ink').Key): void => {
+    // The latest state, not this render's: see useSyncState.
+    const prompt = getPrompt()
+    const view = getView()
+    const focus = getFocus()
+    const items = getItems()
+    const selected = getSelected()
+    const scope = getScope()
+    const status = getStatus()
+    const current = items[selected]
     if (prompt) return onPromptKey(input, key, prompt)
     if (view.kind === 'help') {
       setView({kind: 'browse'})

@@ -13,8 +13,8 @@ import {KB_BIN, startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
 import {cleanup, kb, makeUser, type KbEnv} from '../cli/helpers.js'
 
 const exec = promisify(execFile)
-// Our own tmux server (socket name), so a person's tmux sessions are never touched.
-const SOCKET = `kb-browse-test-${process.pid}`
+// Our own tmux server (a socket in the test's temp dir), so a person's tmux sessions are never touched.
+let socket = ''
 
 let d: ChildDaemon
 let user: KbEnv
@@ -22,7 +22,7 @@ let env: Record<string, string>
 /** The tmux session of the running test (one per test, so a failed one cannot block the next). */
 let session = ''
 
-const tmux = async (...args: string[]): Promise<string> => (await exec('tmux', ['-L', SOCKET, '-f', '/dev/null', ...args], {env})).stdout
+const tmux = async (...args: string[]): Promise<string> => (await exec('tmux', ['-S', socket, '-f', '/dev/null', ...args], {env})).stdout
 
 async function screen(): Promise<string> {
   return tmux('capture-pane', '-p', '-t', session)
@@ -49,6 +49,7 @@ async function waitUntil(ok: () => boolean, what: string, ms = 15_000): Promise<
 
 beforeAll(async () => {
   user = makeUser()
+  socket = join(user.root, 'tmux.sock')
   d = await startChildDaemon({dataDir: user.dataDir})
   env = {...user.env, KB_BASE_URL: d.url, KB_API_KEY: d.ownerKey, KB_NO_AUTOSTART: '1', TERM: 'xterm-256color'}
   for (const [title, body] of [
@@ -61,7 +62,7 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
-  await exec('tmux', ['-L', SOCKET, 'kill-server']).catch(() => undefined)
+  if (socket) await exec('tmux', ['-S', socket, 'kill-server']).catch(() => undefined)
   await d?.stop()
   if (user) await cleanup(user)
 })

@@ -3,10 +3,12 @@
  * in-process daemon: search as you type, navigation, the full view, and every action's happy and
  * error paths, each checked through the API afterwards.
  */
+import {createServer, request as httpRequest, type Server} from 'node:http'
 import {render} from 'ink-testing-library'
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {ApiClient} from '../../src/client/client.js'
 import {BrowseApp, type BrowseProps} from '../../src/tui/app.js'
+import {copyText} from '../../src/tui/system.js'
 import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../helpers/daemon.js'
 
 const KEY = {up: '\u001B[A', down: '\u001B[B', enter: '\r', esc: '\u001B', tab: '\t', backspace: '\u007F', pgDown: '\u001B[6~', pgUp: '\u001B[5~'}
@@ -39,6 +41,8 @@ afterEach(() => {
 })
 
 interface Ui {
+  /** Writes a key with no pause after it. */
+  raw: (key: string) => void
   frame: () => string
   press: (...keys: string[]) => Promise<void>
   type: (text: string) => Promise<void>
@@ -74,6 +78,7 @@ function ui({key, ...props}: Partial<BrowseProps> & {key?: string} = {}): Ui {
   }
   const has = (t: string | RegExp): boolean => (typeof t === 'string' ? frame().includes(t) : t.test(frame()))
   return {
+    raw: (k: string) => app.stdin.write(k),
     frame,
     opened,
     copied,
@@ -229,6 +234,70 @@ describe('kb browse: finding', () => {
   })
 })
 
+describe('kb browse: timing and the machine', () => {
+  it('keys typed faster than the screen redraws all count (one write after another, no pause)', async () => {
+    const u = ui({query: 'Port 7411'})
+    await u.waitFor(row('Port 7411 already in use'))
+    // Open the comment prompt, pick a type and type the text, all within one tick.
+    for (const k of ['c', KEY.tab, ...'quick typing works']) u.raw(k)
+    await u.waitFor('[supplement]: quick typing works')
+    await u.press(KEY.esc)
+    await u.waitFor('Cancelled')
+  })
+
+  it('shows Loading… only when an answer takes longer than 100 ms', async () => {
+    // A real HTTP hop in front of the daemon that answers searches late (a slow link or a busy server).
+    const slow: Server = createServer((req, res) => {
+      const target = new URL(d.url)
+      const delay = req.url!.includes('/search') ? 600 : 0
+      setTimeout(() => {
+        const fwd = httpRequest({host: target.hostname, port: target.port, path: req.url, method: req.method, headers: {...req.headers, host: target.host}}, (r) => {
+          res.writeHead(r.statusCode!, r.headers)
+          r.pipe(res)
+        })
+        req.pipe(fwd)
+      }, delay)
+    })
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r))
+    try {
+      const port = (slow.address() as {port: number}).port
+      const client = new ApiClient({baseUrl: `http://127.0.0.1:${port}/api/v1`, key: d.ownerKey})
+      const frames: string[] = []
+      const app = render(<BrowseApp client={client} columns={100} rows={30} openUrl={async () => true} copy={async () => ''} />)
+      live.push(app)
+      const until = async (ok: () => boolean): Promise<void> => {
+        const end = Date.now() + 5000
+        while (!ok() && Date.now() < end) await new Promise((r) => setTimeout(r, 5))
+        frames.push(app.lastFrame() ?? '')
+      }
+      // The listing is fast: it never shows the indicator.
+      await until(() => (app.lastFrame() ?? '').includes('Filler entry number 14'))
+      expect(app.frames.some((f) => f.includes('Loading…'))).toBe(false)
+      app.stdin.write('sqlite')
+      const typed = Date.now()
+      await until(() => (app.lastFrame() ?? '').includes('Loading…'))
+      const shownAfter = Date.now() - typed
+      expect(app.lastFrame()).toContain('Loading…')
+      // debounce (150 ms) + the 100 ms grace, at least
+      expect(shownAfter).toBeGreaterThanOrEqual(240)
+      await until(() => (app.lastFrame() ?? '').includes('1 match'))
+      expect(app.lastFrame()).not.toContain('Loading…')
+    } finally {
+      await new Promise((r) => slow.close(r))
+    }
+  })
+
+  it('copies through the terminal (OSC 52) where no clipboard tool can run', async () => {
+    const written: string[] = []
+    const where = await copyText('01a2-id', {env: {PATH: '/nonexistent'}, write: (s) => written.push(s)})
+    expect(where).toBe('the terminal (OSC 52)')
+    expect(written).toEqual([`\u001B]52;c;${Buffer.from('01a2-id').toString('base64')}\u0007`])
+    const inTmux: string[] = []
+    await copyText('x', {env: {PATH: '/nonexistent', TMUX: '/tmp/t,1,0'}, write: (s) => inTmux.push(s)})
+    expect(inTmux[0]).toMatch(/^\u001BPtmux;\u001B\u001B]52;c;eA==\u0007\u001B\\$/)
+  })
+})
+
 describe('kb browse: actions', () => {
   it('r resolves with a note; on an entry of someone else it shows forbidden', async () => {
     const e = await add('Resolve me please')
@@ -323,7 +392,7 @@ describe('kb browse: actions', () => {
     const u = ui({query: 'Delete candidate'})
     await u.waitFor(row('Delete candidate'))
     await u.press('d')
-    await u.waitFor('Delete "Delete candidate"? y/N')
+    await u.waitFor(/Delete "Delete candidate"\?\s+y\/N/)
     await u.press('n')
     await u.waitFor('Not deleted')
     expect((await entry(e.id)).status).toBe('open')
