@@ -21,7 +21,7 @@ export interface PreparedDir {
 }
 
 /**
- * About the size of the real summary (≤ 100 tokens). The real one (services/summary.ts) tokenises the
+ * About the size of the real summary (≤ 100 tokens). The real one (src/api/summary.ts) tokenises the
  * text several times, which would make loading 100k entries take minutes; HTTP creates still use it.
  */
 export function cheapSummary(body: string): string {

@@ -9,7 +9,7 @@ import {nowIso, uuidv7} from '../lib/ids.js'
 import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
 import {queryTerms} from '../store/search-terms.js'
 import {type Caller, isOwner} from './context.js'
-import {countTokens, summarize} from './summary.js'
+import {countTokens, summarize} from '../../src/api/summary.js'
 import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
 

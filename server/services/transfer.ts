@@ -22,7 +22,7 @@ import {fieldErrors} from '../http/problem.js'
 import {nowIso} from '../lib/ids.js'
 import type {EntryExport, ExportFilter, ImportOutcome, ImportRecord, ProjectExport, Store, StoreSnapshot, Viewer} from '../store/store.js'
 import {type Caller, isOwner} from './context.js'
-import {summarize} from './summary.js'
+import {summarize} from '../../src/api/summary.js'
 import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 
 export const EXPORT_KIND = 'kb-export'

@@ -1,7 +1,8 @@
 /**
  * @module The summary form of an entry (API.md §3.2–3.3): the first paragraph of text, stripped of
  * Markdown, cut so that the whole `summary` item — id, title, body, status and a search score, as JSON —
- * stays within 100 tokens of o200k_base as counted by gpt-tokenizer.
+ * stays within 100 tokens of o200k_base as counted by gpt-tokenizer. Shared by the daemon and `kb mcp`,
+ * unlike the rest of src/api it loads a tokenizer: import it only where tokens are counted.
  */
 import {countTokens as rawCount} from 'gpt-tokenizer/encoding/o200k_base'
 

@@ -6,7 +6,7 @@
 import {KbError} from '../api/errors.js'
 import type {Comment, Detail, EntryView, JoinResult, SearchResult} from '../api/types.js'
 import type {ApiClient} from '../client/client.js'
-import {countTokens, cutToFit, SUMMARY_TOKEN_BUDGET} from '../../server/services/summary.js'
+import {countTokens, cutToFit, SUMMARY_TOKEN_BUDGET} from '../api/summary.js'
 
 /** What the tools need from a kb API client. */
 export type KbApi = Pick<ApiClient, 'search' | 'getEntry' | 'createEntry' | 'patchEntry' | 'resolve' | 'comment' | 'publish' | 'fork' | 'joinProject'>

@@ -6,7 +6,7 @@
 import fc from 'fast-check'
 import {encode} from 'gpt-tokenizer/encoding/o200k_base'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {summarize} from '../../server/services/summary.js'
+import {summarize} from '../../src/api/summary.js'
 import {startInProcessDaemon, type TestDaemon} from '../helpers/daemon.js'
 
 const BUDGET = 100
