@@ -2,7 +2,8 @@
  * @module The daemon process: one per data directory (a lock file), the owner bootstrap, listening,
  * and a graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
  */
-import {chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeSync} from 'node:fs'
+import {chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync} from 'node:fs'
+import {join} from 'node:path'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {dataFiles, type DaemonInfo} from '../src/api/paths.js'
 import {API_PREFIX, buildApp, isLoopbackName} from './app.js'
@@ -86,6 +87,9 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
   mkdirSync(o.dataDir, {recursive: true, mode: 0o700})
   const files = dataFiles(o.dataDir)
   const releaseLock = acquireLock(files.lock)
+  // Snapshots being streamed by `GET /backup` when a previous daemon died; holding the lock, we know no
+  // one is streaming them now.
+  for (const name of readdirSync(o.dataDir)) if (/^\.kb-backup-[0-9a-f-]+\.sqlite(-wal|-shm|-journal)?$/.test(name)) rmSync(join(o.dataDir, name), {force: true})
   let store
   try {
     store = openSqliteStore({path: files.db})

@@ -1,4 +1,4 @@
-import {chmodSync, readdirSync, readFileSync, statSync} from 'node:fs'
+import {chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
 import {acquireLock} from '../../server/daemon.js'
@@ -17,6 +17,18 @@ describe('files of the data directory', () => {
     } finally {
       await d.stop()
     }
+  })
+
+  it('removes backup snapshots a dead daemon left behind, and nothing else', async () => {
+    const dir = tempDir()
+    const leftover = join(dir, '.kb-backup-0b6c1a2e-1111-4222-8333-444455556666.sqlite')
+    const mine = join(dir, 'notes.sqlite')
+    writeFileSync(leftover, 'x')
+    writeFileSync(mine, 'y')
+    const d = await startInProcessDaemon({dataDir: dir})
+    await d.stop()
+    expect(existsSync(leftover)).toBe(false)
+    expect(existsSync(mine)).toBe(true)
   })
 
   it('creates the lock with its pid already in it and leaves nothing behind on release', () => {
