@@ -22,6 +22,11 @@ export function wrap(text: string, width: number): string[] {
       out.push('')
       continue
     }
+    // A line that fits keeps its spacing (aligned metadata columns).
+    if (raw.length <= w) {
+      out.push(raw.trimEnd())
+      continue
+    }
     let line = ''
     for (const word of raw.split(/ +/)) {
       let rest = word
@@ -72,7 +77,8 @@ export function rowParts(e: EntryView, width: number, now = Date.now()): RowPart
   const s = e as Partial<EntryStandard>
   const fixed = 2 + 9 + 8 + 4
   const tagsW = width - fixed >= 48 ? 18 : 0
-  const titleW = Math.max(8, width - fixed - tagsW)
+  // One column between title and tags; a row must never reach the last column (terminals wrap there).
+  const titleW = Math.max(8, width - fixed - tagsW - 2)
   return {
     title: fit(e.title, titleW),
     tags: tagsW > 0 ? fit((s.tags ?? []).map((t) => `#${t}`).join(' '), tagsW - 1) + ' ' : '',
