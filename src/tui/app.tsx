@@ -127,6 +127,8 @@ export function BrowseApp(props: BrowseProps): ReactElement {
   const [status, setStatus, getStatus] = useSyncState<Status | undefined>(props.status)
   const [items, setItems, getItems] = useSyncState<EntryStandard[]>([])
   const [total, setTotal] = useState(0)
+  // The query the shown results answer (the box may already hold a newer one).
+  const [shownQuery, setShownQuery] = useState('')
   const [loaded, setLoaded] = useState(false)
   const [loading, setLoading] = useState(false)
   const [loadError, setLoadError] = useState<string | null>(null)
@@ -169,6 +171,7 @@ export function BrowseApp(props: BrowseProps): ReactElement {
           const selectedId = getItems()[getSelected()]?.id
           setItems(list)
           setTotal(r.more ? -1 : r.total)
+          setShownQuery(q)
           setLoadError(null)
           setLoading(false)
           setLoaded(true)
@@ -486,7 +489,7 @@ export function BrowseApp(props: BrowseProps): ReactElement {
 
   // ---- rendering ----
   const filters = `scope ${scope ?? 'all'} · status ${status ?? 'all'}`
-  const count = !loaded ? '' : total < 0 ? `${items.length}+ entries` : query.trim() === '' ? `${items.length} entr${items.length === 1 ? 'y' : 'ies'}` : `${total} match${total === 1 ? '' : 'es'}`
+  const count = !loaded ? '' : total < 0 ? `${items.length}+ entries` : shownQuery === '' ? `${items.length} entr${items.length === 1 ? 'y' : 'ies'}` : `${total} match${total === 1 ? '' : 'es'}`
   const header = (
     <Box>
       <Text bold color={paint('cyan')}>kb browse</Text>
