@@ -197,6 +197,8 @@ export class SqliteStore implements Store {
    * writer — the data directory's lock makes sure of that. Callers get copies.
    */
   private remembered<T extends object>(key: string, read: () => T | null): T | null {
+    // Inside a transaction a row may yet be rolled back, which total_changes() would not show.
+    if (this.db.inTransaction) return read()
     const changes = this.stmt('SELECT total_changes()').pluck().get() as number
     if (changes !== this.rememberedAt) {
       this.rememberedRows.clear()
