@@ -29,7 +29,6 @@ const DF_CACHE_MAX = 50_000
 const REMEMBERED_MAX = 1_000
 /** Shortest indexed term a typo may stand for (search-terms.ts typoCandidates). */
 const TYPO_MIN_TERM = 4
-const VOCAB_SEEN_MAX = 200_000
 /** Words per query that typo tolerance looks up. */
 const TYPO_LOOKUPS_MAX = 3
 
@@ -100,8 +99,6 @@ export class SqliteStore implements Store {
   private readonly dfCache = new Map<string, {df: number; changes: number}>()
   private readonly rememberedRows = new Map<string, object | null>()
   private rememberedAt = -1
-  /** Terms known to be in search_vocab already, so that writes skip re-inserting them. */
-  private readonly vocabSeen = new Set<string>()
 
   constructor(path: string) {
     // The file holds key hashes and private entries: create it owner-only (SQLite gives its -wal and
@@ -281,10 +278,7 @@ export class SqliteStore implements Store {
     for (const text of texts) {
       for (const term of indexStems(text)) {
         const len = Array.from(term).length
-        if (len < TYPO_MIN_TERM || this.vocabSeen.has(term)) continue
-        insert.run(String.fromCodePoint(term.codePointAt(0)!), len, term)
-        if (this.vocabSeen.size >= VOCAB_SEEN_MAX) this.vocabSeen.clear()
-        this.vocabSeen.add(term)
+        if (len >= TYPO_MIN_TERM) insert.run(String.fromCodePoint(term.codePointAt(0)!), len, term)
       }
     }
   }
