@@ -12,11 +12,56 @@ const STOP_WORDS = new Set(
     'we were what when where which while who whom why will with would you your').split(' '),
 )
 
-/** Splits a query into lower-case, accent-free words (letters and digits), in order, without repeats. */
+const WORD = /[\p{L}\p{N}]+/gu
+
+/**
+ * Splits a query into its terms, lower-cased and accent-free, in order, without repeats. Everything that
+ * is not a letter or digit separates words, so FTS5 syntax in the input (`AND`, `"`, `*`, `:`, `(` …)
+ * is plain text. Besides the words, a term may be:
+ * - a **phrase** (words joined by one space): the parts of a code token in the order written, so that
+ *   `max_idle_conns`, `foo.bar()`, `src/server/app.ts` or `node:http` match as a whole (the index splits
+ *   them into adjacent words) above entries that merely contain the parts; `getUserName` brings the
+ *   phrase `get user name` too, for the same identifier written `get_user_name`;
+ * - a **prefix** (a word and `*`): the last word, when the query ends inside it (someone is still typing;
+ *   `daemo` → `daemon`). Words under three letters and stop words are not completed.
+ */
 export function queryTerms(query: string): string[] {
-  const folded = query.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase()
-  const words = folded.match(/[\p{L}\p{N}]+/gu) ?? []
-  return [...new Set(words)]
+  const out: string[] = []
+  const chunks = query.split(/\s+/).filter((c) => c !== '')
+  const typing = /[\p{L}\p{N}]$/u.test(query)
+  chunks.forEach((chunk, i) => {
+    const runs = chunk.match(WORD) ?? []
+    const words = runs.map(fold)
+    if (words.length === 0) return
+    if (words.length > 1) out.push(words.join(' '))
+    for (const run of runs) {
+      const camel = camelParts(run)
+      if (camel.length > 1) out.push(camel.map(fold).join(' '))
+    }
+    out.push(...words)
+    const last = words.at(-1)!
+    if (i === chunks.length - 1 && typing && Array.from(last).length >= 3 && !STOP_WORDS.has(last)) out.push(`${last}*`)
+  })
+  return [...new Set(out)]
+}
+
+/** `getUserName` → get, User, Name; `XMLHttpRequest` → XML, Http, Request; one part when not camel case. */
+function camelParts(run: string): string[] {
+  return run.match(/\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|[^\p{Lu}\p{Ll}\p{N}]+/gu) ?? [run]
+}
+
+export type QueryTerm = {kind: 'word'; word: string} | {kind: 'phrase'; words: string[]} | {kind: 'prefix'; word: string}
+
+/** Reads back a term of queryTerms: a word, a phrase of words, or a prefix to complete. */
+export function parseTerm(term: string): QueryTerm {
+  if (term.includes(' ')) return {kind: 'phrase', words: term.split(' ').filter((w) => w !== '')}
+  if (term.endsWith('*') && term.length > 1) return {kind: 'prefix', word: term.slice(0, -1)}
+  return {kind: 'word', word: term}
+}
+
+/** A term as an FTS5 string: always quoted, so no input can be read as an operator. */
+export function ftsString(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`
 }
 
 /** The terms worth matching: without stop words, unless the query is nothing but stop words. */
@@ -84,10 +129,14 @@ export interface CollectionStats {
 }
 
 export interface RankTerm {
-  /** The term as the index stores it (Porter stem of the folded word). */
+  /** The term as the index stores it (Porter stem of the folded word); for a phrase, its stems joined by spaces. */
   stem: string
   /** How many entries contain it. */
   df: number
+  /** A phrase's stems, which count only when adjacent and in this order. */
+  phrase?: string[]
+  /** How much the term counts (default 1): a completion of a word still being typed counts less than a word. */
+  weight?: number
 }
 
 /** Inverse document frequency, BM25's with 1 added inside the logarithm so that it never goes negative. */
@@ -128,6 +177,12 @@ function fold(text: string): string {
 export class Bm25fScorer {
   private readonly index = new Map<string, number>()
   private readonly idfs: number[]
+  private readonly weights: number[]
+  private readonly phrases: Array<{stems: string[]; term: number}> = []
+  private readonly phraseParts = new Set<string>()
+  /** The stems of the last few tokens (null: not a query term), to find phrases. */
+  private recent: Array<string | null> = []
+  private readonly longestPhrase: number
   private readonly firstChars: Set<string>
   private readonly asciiFirst = new Uint8Array(128)
 
@@ -136,15 +191,43 @@ export class Bm25fScorer {
     private readonly stats: CollectionStats,
     private readonly params: RankingParams = RANKING,
   ) {
-    terms.forEach((t, i) => this.index.set(t.stem, i))
+    terms.forEach((t, i) => {
+      if (t.phrase && t.phrase.length > 1) {
+        this.phrases.push({stems: t.phrase, term: i})
+        for (const p of t.phrase) this.phraseParts.add(p)
+      } else this.index.set(t.stem, i)
+    })
+    this.longestPhrase = Math.max(0, ...this.phrases.map((p) => p.stems.length))
     this.idfs = terms.map((t) => idf(t.df, Math.max(stats.docs, t.df)))
+    this.weights = terms.map((t) => t.weight ?? 1)
     // The stemmer never changes a word's first character, so other words need no stemming at all.
-    this.firstChars = new Set(terms.map((t) => t.stem[0]!))
+    this.firstChars = new Set([...this.index.keys(), ...this.phraseParts].map((stem) => stem[0]!))
     for (const c of this.firstChars) if (c.charCodeAt(0) < 128) this.asciiFirst[c.charCodeAt(0)] = 1
+  }
+
+  /** Counts one token (its stem, or null when it cannot be a query term) towards words and phrases. */
+  private visit(stem: string | null, tf: Float64Array): void {
+    if (stem !== null) {
+      const t = this.index.get(stem)
+      if (t !== undefined) tf[t]!++
+    }
+    if (this.longestPhrase === 0) return
+    const recent = this.recent
+    recent.push(stem !== null && this.phraseParts.has(stem) ? stem : null)
+    if (recent.length > this.longestPhrase) recent.shift()
+    if (stem === null) return
+    for (const {stems, term} of this.phrases) {
+      const from = recent.length - stems.length
+      if (from < 0) continue
+      let all = true
+      for (let j = 0; j < stems.length && all; j++) all = recent[from + j] === stems[j]
+      if (all) tf[term]!++
+    }
   }
 
   /** Occurrences of each query term in the text, and the text's length in tokens. */
   private count(text: string, tf: Float64Array): number {
+    this.recent = []
     // eslint-disable-next-line no-control-regex
     if (!/^[\x00-\x7f]*$/.test(text)) return this.countUnicode(text, tf)
     // ASCII text (most of it): scan char codes, and cut out only words that may be query terms.
@@ -159,10 +242,7 @@ export class Bm25fScorer {
       }
       if (start < 0) continue
       tokens++
-      if (this.asciiFirst[lower.charCodeAt(start)] === 1) {
-        const t = this.index.get(stemOf(lower.slice(start, i)))
-        if (t !== undefined) tf[t]!++
-      }
+      this.visit(this.asciiFirst[lower.charCodeAt(start)] === 1 ? stemOf(lower.slice(start, i)) : null, tf)
       start = -1
     }
     return tokens
@@ -171,11 +251,7 @@ export class Bm25fScorer {
   private countUnicode(text: string, tf: Float64Array): number {
     const words = fold(text).match(/[\p{L}\p{N}]+/gu)
     if (!words) return 0
-    for (const w of words) {
-      if (!this.firstChars.has(w[0]!)) continue
-      const i = this.index.get(stemOf(w))
-      if (i !== undefined) tf[i]!++
-    }
+    for (const w of words) this.visit(this.firstChars.has(w[0]!) ? stemOf(w) : null, tf)
     return words.length
   }
 
@@ -193,7 +269,7 @@ export class Bm25fScorer {
     }
     const k1 = this.params.k1
     let score = 0
-    for (let i = 0; i < n; i++) if (combined[i]! > 0) score += (this.idfs[i]! * combined[i]! * (k1 + 1)) / (k1 + combined[i]!)
+    for (let i = 0; i < n; i++) if (combined[i]! > 0) score += (this.weights[i]! * this.idfs[i]! * combined[i]! * (k1 + 1)) / (k1 + combined[i]!)
     return score
   }
 }
