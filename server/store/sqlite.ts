@@ -8,7 +8,7 @@ import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/api/types
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
 import {SqliteTransferStore} from './sqlite-transfer.js'
-import {Bm25fScorer, type CollectionStats, type RankTerm, SEARCH_FIELDS, indexStems, rankTerms, stemOf, typoCandidates} from './search-terms.js'
+import {Bm25fScorer, type CollectionStats, type RankTerm, SEARCH_FIELDS, ftsString, indexStems, parseTerm, rankTerms, stemOf, typoCandidates} from './search-terms.js'
 import type {
   ApiKeyRow, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
   OAuthStore, SearchHit, SearchOptions, SearchOutcome, Store, TransferStore, UpdateOutcome, Viewer,
@@ -31,15 +31,22 @@ const REMEMBERED_MAX = 1_000
 const TYPO_MIN_TERM = 4
 /** Words per query that typo tolerance looks up. */
 const TYPO_LOOKUPS_MAX = 3
+/** Completions of a word still being typed, the shortest first, and how much each counts next to a typed word. */
+const COMPLETIONS_MAX = 8
+const COMPLETION_WEIGHT = 0.5
+/** How much longer than the typed prefix a completion may be. */
+const COMPLETION_EXTRA_MAX = 12
+/** How much a code token's phrase counts on top of its parts (docs/search.md: Cranfield's hyphenated words). */
+const PHRASE_WEIGHT = 0.5
 
 interface QueryTerm extends RankTerm {
-  /** A query word (or typo replacement) with this stem, as given to MATCH. */
-  word: string
+  /** The term as an FTS5 string (a quoted word or phrase; never an operator). */
+  match: string
 }
 
 /** An FTS5 expression matching any of the terms in title, tags or body. */
 function ftsMatch(terms: QueryTerm[]): string {
-  return `{title tags body} : (${terms.map((t) => `"${t.word.replaceAll('"', '""')}"`).join(' OR ')})`
+  return `{title tags body} : (${terms.map((t) => t.match).join(' OR ')})`
 }
 
 /**
@@ -388,7 +395,7 @@ export class SqliteStore implements Store {
       ? 'SELECT rowid AS seq FROM entries_fts WHERE entries_fts MATCH @match ORDER BY rowid DESC LIMIT @depth'
       : `SELECT e.seq FROM entries_fts f JOIN entries e ON e.seq = f.rowid
          WHERE entries_fts MATCH @match AND ${where.join(' AND ')} ORDER BY f.rowid DESC LIMIT @depth`
-    const words = terms.map((t) => `"${t.word.replaceAll('"', '""')}"`).join(' OR ')
+    const words = terms.map((t) => t.match).join(' OR ')
     const run = (match: string): number[] => this.stmt(sql).pluck().all({...(direct ? {} : params), match, depth}) as number[]
     return [...run(`{title} : (${words})`), ...run(ftsMatch(terms))]
   }
@@ -466,23 +473,41 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * The query's words as index terms with their document frequencies, one per stem, without words
-   * that match nothing. A longer word that matches nothing brings instead the indexed terms one edit
-   * away (typo tolerance); the vocabulary holds stems, so a few trailing characters may be dropped first.
+   * The query's terms (search-terms.ts queryTerms) as index terms with their document frequencies, one
+   * per stem or phrase, without those that match nothing. A longer word that matches nothing brings
+   * instead the indexed terms one edit away (typo tolerance; the vocabulary holds stems, so a few
+   * trailing characters may be dropped first). A prefix brings the shortest indexed terms it begins,
+   * counting less than typed words; a phrase (a code token's parts) is one more term, rarer than its parts.
    */
-  private expandTerms(words: string[]): QueryTerm[] {
+  private expandTerms(terms: string[]): QueryTerm[] {
     const out = new Map<string, QueryTerm>()
-    const add = (word: string): number => {
+    const add = (word: string, weight = 1): number => {
       const stem = stemOf(word)
       const known = out.get(stem)
       if (known) return known.df
       const df = this.documentFrequency(stem)
-      if (df > 0) out.set(stem, {word, stem, df})
+      if (df > 0) out.set(stem, {match: ftsString(word), stem, df, ...(weight !== 1 ? {weight} : {})})
       return df
     }
     const vocab = this.stmt('SELECT term FROM search_vocab WHERE head = ? AND len BETWEEN ? AND ?').pluck()
     let lookups = 0
-    for (const word of words) {
+    const prefixes: string[] = []
+    for (const term of terms) {
+      const parsed = parseTerm(term)
+      if (parsed.kind === 'prefix') {
+        prefixes.push(parsed.word)
+        continue
+      }
+      if (parsed.kind === 'phrase') {
+        const stems = parsed.words.map(stemOf)
+        const key = stems.join(' ')
+        if (out.has(key)) continue
+        const match = ftsString(parsed.words.join(' '))
+        const df = this.phraseFrequency(match)
+        if (df > 0) out.set(key, {match, stem: key, df, phrase: stems, weight: PHRASE_WEIGHT})
+        continue
+      }
+      const word = parsed.word
       if (add(word) > 0) continue
       const length = Array.from(word).length
       // A long question may hold many words the store lacks; a few corrections are what helps.
@@ -491,7 +516,34 @@ export class SqliteStore implements Store {
       const nearby = vocab.all(head, Math.max(TYPO_MIN_TERM, length - 4), length + 1) as string[]
       for (const candidate of typoCandidates(word, nearby)) add(candidate)
     }
+    // Completions last, so that a word typed in full keeps its full weight.
+    for (const prefix of prefixes) for (const completion of this.completions(prefix)) add(completion, COMPLETION_WEIGHT)
     return [...out.values()]
+  }
+
+  /** The shortest indexed terms (at most COMPLETIONS_MAX) that begin with the prefix: one index range per length. */
+  private completions(prefix: string): string[] {
+    if (!/^[\p{L}\p{N}]+$/u.test(prefix)) return []
+    const length = Array.from(prefix).length
+    const head = String.fromCodePoint(prefix.codePointAt(0)!)
+    const range = this.stmt('SELECT term FROM search_vocab WHERE head = ? AND len = ? AND term >= ? AND term < ? ORDER BY term LIMIT ?').pluck()
+    const out: string[] = []
+    for (let len = Math.max(TYPO_MIN_TERM, length + 1); len <= length + COMPLETION_EXTRA_MAX && out.length < COMPLETIONS_MAX; len++) {
+      out.push(...(range.all(head, len, prefix, `${prefix}\u{10FFFF}`, COMPLETIONS_MAX - out.length) as string[]))
+    }
+    return out
+  }
+
+  /** How many entries contain the phrase, cached like documentFrequency (FTS5 reads the parts' doclists). */
+  private phraseFrequency(match: string): number {
+    const changes = this.stmt('SELECT total_changes()').pluck().get() as number
+    const key = `\u0000${match}`
+    const cached = this.dfCache.get(key)
+    if (cached && changes - cached.changes <= cached.df / 100) return cached.df
+    const df = this.stmt('SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck().get(match) as number
+    if (this.dfCache.size >= DF_CACHE_MAX) this.dfCache.clear()
+    this.dfCache.set(key, {df, changes})
+    return df
   }
 
   async listBranches(parentId: string, viewer: Viewer): Promise<Branch[]> {

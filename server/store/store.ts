@@ -88,7 +88,7 @@ export interface ListPage {
 }
 
 export interface SearchOptions {
-  /** The query's words, lower-cased and stripped of accents; the driver stems and matches them. */
+  /** The query's terms (search-terms.ts `queryTerms`: words, phrases of a code token's parts, a prefix being typed), lower-cased and accent-free; the driver stems and matches them. */
   terms: string[]
   limit: number
   explain: boolean

@@ -85,7 +85,7 @@ describe('forgiving search through HTTP', () => {
     await add('socket', {title: 'Bad port number', body: 'node:http throws ERR_SOCKET_BAD_PORT when the port is out of range.'})
     await add('camel', {title: 'User lookup', body: 'getUserName returns null for deleted accounts.'})
     await add('operators', {title: 'NOT found AND friends', body: 'Queries with "quotes", stars* and col:val (parens) -minus NEAR words.'})
-    await add('private', {title: 'Daemonized worker secrets', body: 'A private note about the daemonized worker.', scope: 'private'}, ann)
+    await add('private', {title: 'Daemonset worker secrets', body: 'A private note about the daemonset worker.', scope: 'private'}, ann)
     await add('big1', {title: 'Long postmortem one', body: 'incident '.repeat(3000)})
     await add('big2', {title: 'Long postmortem two', body: 'incident '.repeat(3000)})
   })
@@ -97,7 +97,7 @@ describe('forgiving search through HTTP', () => {
     expect(names(await search('daem'))).toEqual(['daemon'])
     expect((await search('daem ')).total).toBe(0) // a finished word: no completion (and too short for a typo)
     expect((await search('daem .')).total).toBe(0)
-    // "daemon" typed whole counts fully; "daemonized" (a completion) counts half.
+    // "daemon" typed whole counts fully; "daemonset" (a completion) counts half.
     const r = await search('daemon', {}, ann)
     expect(names(r)).toEqual(['daemon', 'private'])
     expect(r.items[0]!.score).toBeGreaterThan(r.items[1]!.score)
@@ -138,9 +138,10 @@ describe('forgiving search through HTTP', () => {
 
   it('keeps visibility and filters with completions and typo corrections', async () => {
     // The owner does not see ann's private entry, however it is spelt.
-    for (const q of ['daemoniz', 'daemonizd worker', 'daemonized']) expect(names(await search(q))).not.toContain('private')
-    expect(names(await search('daemoniz', {}, ann))).toContain('private')
-    expect(names(await search('daemoniz', {scope: 'global'}, ann))).not.toContain('private')
+    for (const q of ['daemons', 'daemonsett worker', 'daemonset']) expect(names(await search(q))).not.toContain('private')
+    expect(names(await search('daemons', {}, ann))).toContain('private')
+    expect(names(await search('daemonsett worker', {}, ann))).toContain('private')
+    expect(names(await search('daemons', {scope: 'global'}, ann))).not.toContain('private')
     expect((await search('daemo', {status: 'resolved'})).total).toBe(0)
   })
 
