@@ -11,7 +11,7 @@ import {dim, searchRows} from '../src/output/format.js'
 export default class Search extends KbCommand<typeof Search> {
   static override summary = 'Search knowledge entries'
   static override description = 'Words match titles, tags and bodies (stemmed, typo-tolerant); any word may match and the best matches come first. Inside a joined repository the search covers that project, global entries and your private ones.'
-  static override examples = ['<%= config.bin %> search port already in use', '<%= config.bin %> search "sqlite locked" --status open --limit 5', '<%= config.bin %> search crash --json | jq -r ".items[0].id"']
+  static override examples = ['<%= config.bin %> search port already in use', '<%= config.bin %> search "sqlite locked" --status open --limit 5', '<%= config.bin %> search crash --json | jq -r ".items[0].id"', '<%= config.bin %> search "deploy rollback" --detail full --max-tokens 2000']
   static override strict = false
   static override args = {query: Args.string({description: 'words to search for', required: true})}
   static override flags = {
@@ -20,6 +20,7 @@ export default class Search extends KbCommand<typeof Search> {
     tag: Flags.string({description: 'only entries with this tag'}),
     limit: Flags.integer({char: 'L', description: 'how many results (1–100, default 10 or config default_limit)', min: 1, max: 100}),
     detail: detailFlag(),
+    'max-tokens': Flags.integer({description: 'pack the best hits into this many tokens, stepping big ones down a detail level before dropping them', min: 1, max: 1_000_000}),
   }
 
   async run(): Promise<SearchResult> {
@@ -36,12 +37,19 @@ export default class Search extends KbCommand<typeof Search> {
       ...(projectId ? {project_id: projectId} : {}),
       detail: detailOr(flags.detail, 'summary'),
       limit: limitOr(flags.limit, 10),
+      ...(flags['max-tokens'] !== undefined ? {max_tokens: flags['max-tokens']} : {}),
     })
     if (result.items.length === 0) {
       if (this.mode.tty) this.out(`No entries match "${q}".`)
     } else {
       this.out(searchRows(result.items, this.mode))
       if (this.mode.tty && result.total > result.items.length) this.out(dim(this.mode, `${result.items.length} of ${result.total} matches; --limit shows more.`))
+    }
+    if (flags['max-tokens'] !== undefined && result.tokens_used !== undefined && !this.jsonEnabled()) {
+      const line = `${result.tokens_used} of ${flags['max-tokens']} tokens used${result.truncated ? '; truncated: hits were shortened or left out to fit' : ''}`
+      // Piped rows stay rows: off a terminal the budget's outcome goes to stderr.
+      if (this.mode.tty) this.out(dim(this.mode, line))
+      else process.stderr.write(`kb: ${line}\n`)
     }
     return result
   }

@@ -184,7 +184,7 @@ export class ApiClient {
     await this.request('DELETE', `/knowledge/${encodeURIComponent(id)}`)
   }
 
-  async search(query: Omit<EntryQuery, 'cursor'> & {q: string}): Promise<SearchResult> {
+  async search(query: Omit<EntryQuery, 'cursor'> & {q: string; max_tokens?: number}): Promise<SearchResult> {
     return (await this.request<SearchResult>('GET', '/search', {query: {...query}})).body
   }
 
