@@ -110,6 +110,20 @@ interface SizeResult {
   create: Latency
   get: Latency
   search: Latency
+  /** The daemon's resident memory after the measurements, and its peak (Linux /proc; 0 elsewhere). */
+  rssMB: number
+  peakRssMB: number
+}
+
+/** VmRSS and VmHWM of a process in MB, from /proc (zeros where there is none). */
+function memoryOf(pid: number | undefined): {rssMB: number; peakRssMB: number} {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+    const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0)
+    return {rssMB: kb('VmRSS') / 1024, peakRssMB: kb('VmHWM') / 1024}
+  } catch {
+    return {rssMB: 0, peakRssMB: 0}
+  }
 }
 
 interface Store {
@@ -153,6 +167,7 @@ async function measureSizes(stores: Store[], key: string): Promise<SizeResult[]>
     return stores.map((s, k) => ({
       entries: s.entries, dbMB: statSync(dataFiles(s.dataDir).db).size / 1e6,
       create: latency(timings[k]!.create), get: latency(timings[k]!.get), search: latency(timings[k]!.search),
+      ...memoryOf(daemons[k]!.child.pid),
     }))
   } finally {
     for (const d of daemons) await d.stop()
@@ -262,10 +277,10 @@ async function main(): Promise<void> {
     }
     const f = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(2))
     console.log(`Daemon benchmarks, ${before.date}: ${before.cpu}, ${before.memory}, Node ${before.node}, load ${before.load} → ${result.machine.loadAfter}\n`)
-    console.log('| entries | DB MB | create p50 / p99 ms | get p50 / p99 ms | search p50 / p99 ms |')
-    console.log('|---:|---:|---:|---:|---:|')
+    console.log('| entries | DB MB | create p50 / p99 ms | get p50 / p99 ms | search p50 / p99 ms | daemon RSS / peak MB |')
+    console.log('|---:|---:|---:|---:|---:|---:|')
     for (const s of sizes) {
-      console.log(`| ${s.entries.toLocaleString('en')} | ${s.dbMB.toFixed(0)} | ${f(s.create.p50)} / ${f(s.create.p99)} | ${f(s.get.p50)} / ${f(s.get.p99)} | ${f(s.search.p50)} / ${f(s.search.p99)} |`)
+      console.log(`| ${s.entries.toLocaleString('en')} | ${s.dbMB.toFixed(0)} | ${f(s.create.p50)} / ${f(s.create.p99)} | ${f(s.get.p50)} / ${f(s.get.p99)} | ${f(s.search.p50)} / ${f(s.search.p99)} | ${s.rssMB.toFixed(0)} / ${s.peakRssMB.toFixed(0)} |`)
     }
     const mark = (ok: boolean): string => (ok ? '✓' : '✗')
     console.log(`\ncreate p50 at ${last.entries.toLocaleString('en')} ÷ at ${first.entries.toLocaleString('en')}: ${createRatio.toFixed(2)}× (goal ≤ ${GOALS.createRatio}× ${mark(createRatio <= GOALS.createRatio)})`)
