@@ -4,9 +4,10 @@
  */
 import {randomUUID} from 'node:crypto'
 import {Ajv} from 'ajv'
+import {pino} from 'pino'
 import Fastify, {LogController, type FastifyInstance, type FastifyRequest} from 'fastify'
 import {KbError} from '../src/api/errors.js'
-import {Authenticator, bearerChallenge} from './auth/authenticate.js'
+import {Authenticator, bearerChallenge, type VerifyContext} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
 import {sendClientErrorProblem, sendProblem} from './http/problem.js'
 import type {RouteDef} from './http/route.js'
@@ -57,8 +58,12 @@ declare module 'fastify' {
 
 export async function buildApp(options: AppOptions): Promise<KbApp> {
   const {store, version} = options
+  const level = options.logLevel ?? 'info'
   const app = Fastify({
-    logger: {level: options.logLevel ?? 'info', stream: process.stderr},
+    // Lines go to stderr asynchronously (sonic-boom): a synchronous write per request cost ~10 µs of the
+    // GET path (docs/performance.md). Lines written while a write is in flight are coalesced into the
+    // next one, so nothing waits for a buffer to fill; pino flushes synchronously on exit, a crash included.
+    logger: {level, stream: level === 'silent' ? process.stderr : pino.destination({dest: 2, sync: false})},
     // One line per request (onResponse below) instead of fastify's two.
     logController: new LogController({disableRequestLogging: true}),
     bodyLimit: BODY_LIMIT,
@@ -102,27 +107,34 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
 
   const baseUrl = (req: FastifyRequest): string => options.publicBaseUrl ?? `${req.protocol}://${req.host}${API_PREFIX}`
   const allowed = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()))
-  app.addHook('onRequest', async (req) => {
+  // The per-request hooks are few and synchronous (`done` callbacks): each async hook costs fastify a
+  // promise and a turn of the microtask queue, which showed in GET throughput (docs/performance.md).
+  app.addHook('onRequest', (req, reply, done) => {
     // node keeps the first of several Host lines; a proxy may route by another, so the check would be
     // checking the wrong name (RFC 9112 §3.2: such a request is a 400).
-    if (req.raw.rawHeaders.filter((h, i) => i % 2 === 0 && h.toLowerCase() === 'host').length > 1) {
-      throw new KbError('bad_request', 'the request has more than one Host header')
-    }
+    const raw = req.raw.rawHeaders
+    let hosts = 0
+    for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++
+    if (hosts > 1) return done(new KbError('bad_request', 'the request has more than one Host header'))
     const host = hostName(req.headers.host)
     if (!isLoopbackName(host) && !allowed.has(host)) {
-      throw new KbError('forbidden', `requests for host "${host}" are refused; start the daemon with --allow-host ${host} to serve it`)
+      return done(new KbError('forbidden', `requests for host "${host}" are refused; start the daemon with --allow-host ${host} to serve it`))
     }
+    // CORS (server/http/cors.ts): preflights are answered before routing decides 404 or 405.
+    if (req.method === 'OPTIONS' && isCorsPath(pathOf(req.url), API_PREFIX)) {
+      sendPreflight(reply)
+      return
+    }
+    done()
   })
-  // CORS (server/http/cors.ts): preflights are answered before routing decides 404 or 405.
-  app.addHook('onRequest', async (req, reply) => {
-    if (req.method === 'OPTIONS' && isCorsPath(req.url.split('?')[0]!, API_PREFIX)) return sendPreflight(reply)
-  })
-  app.addHook('onSend', async (req, reply) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     reply.header('X-Request-Id', req.id)
-    if (isCorsPath(req.url.split('?')[0]!, API_PREFIX)) addCorsHeaders(reply)
+    if (isCorsPath(pathOf(req.url), API_PREFIX)) addCorsHeaders(reply)
+    done(null, payload)
   })
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     req.log.info({method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10}, 'request')
+    done()
   })
   app.setErrorHandler((error, req, reply) => sendProblem(req, reply, error))
   app.setNotFoundHandler((req, reply) =>
@@ -166,15 +178,23 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
         ...(r.body ? {body: r.body} : {}),
       },
       onRequest: r.auth
-        ? async (req) => {
-            req.caller = await auth.authenticate(req.headers.authorization, (invalid) =>
+        ? (req, _reply, done) => {
+            // The base URL only matters for a challenge or an OAuth audience: not worked out otherwise.
+            const context: VerifyContext = {get baseUrl() { return baseUrl(req) }}
+            auth.authenticate(req.headers.authorization, (invalid) =>
               bearerChallenge(`${baseUrl(req)}/.well-known/oauth-protected-resource`, invalid),
-            {baseUrl: baseUrl(req)})
+            context).then((caller) => {
+              req.caller = caller
+              done()
+            }, done)
           }
         : undefined,
-      preValidation: async (req) => {
-        if (r.body && req.body === undefined) req.body = {}
-      },
+      preValidation: r.body
+        ? (req, _reply, done) => {
+            if (req.body === undefined) req.body = {}
+            done()
+          }
+        : undefined,
       handler: async (req, reply) => {
         const result = await r.handler({req, reply, params: req.params, query: req.query, body: req.body, caller: req.caller as Caller})
         if (reply.statusCode === 204) return reply.send()
@@ -204,6 +224,12 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
 
   openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`}, oauthOpenApiPaths())
   return {app, services: {knowledge, projects, apiKeys, auth, oauth}, routes}
+}
+
+/** The path of a request URL, without its query. */
+function pathOf(url: string): string {
+  const q = url.indexOf('?')
+  return q === -1 ? url : url.slice(0, q)
 }
 
 /** The host name of a Host header, lower case, without port; IPv6 keeps its brackets. */

@@ -8,6 +8,7 @@ import type {Caller} from '../services/context.js'
 import type {Store} from '../store/store.js'
 
 const TOUCH_EVERY_MS = 60_000
+const HASHES_MAX = 256
 
 /** What a verifier may need to know about the request: the base URL it came to, for audience checks. */
 export interface VerifyContext {
@@ -53,8 +54,24 @@ export class Authenticator {
     return null
   }
 
+  /**
+   * The SHA-256 of recently presented keys: hashing is a few µs of every request. Only the hash is
+   * remembered, never whether the key is valid, so revocation and expiry are checked on every request.
+   */
+  private readonly hashes = new Map<string, string>()
+
+  private hashOf(token: string): string {
+    let hash = this.hashes.get(token)
+    if (hash === undefined) {
+      hash = sha256Hex(token)
+      if (this.hashes.size >= HASHES_MAX) this.hashes.delete(this.hashes.keys().next().value!)
+      this.hashes.set(token, hash)
+    }
+    return hash
+  }
+
   private async verifyApiKey(token: string): Promise<Caller | null> {
-    const key = await this.store.findApiKeyByHash(sha256Hex(token))
+    const key = await this.store.findApiKeyByHash(this.hashOf(token))
     if (!key || key.revoked_at !== null) return null
     const now = Date.now()
     if (key.expires_at !== null && Date.parse(key.expires_at) <= now) return null

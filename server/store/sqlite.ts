@@ -18,6 +18,7 @@ type Row = Record<string, unknown>
 
 const ENTRY_COLUMNS = `e.seq, e.id, e.title, e.body, e.summary, e.summary_title, e.scope, e.project_id, e.tags, e.url, e.status,
   e.resolution, e.thought_chain, e.forked_from, e.author_id, p.name AS author_name, e.created_at, e.updated_at, e.version, e.comment_count`
+const GET_ENTRY_SQL = `SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?`
 
 /** FTS5 bm25() column weights (title, tags, body) that order candidates before re-ranking (docs/search.md). */
 export const BM25_WEIGHTS = {title: 4, tags: 2, body: 1}
@@ -297,8 +298,7 @@ export class SqliteStore implements Store {
   }
 
   async getEntry(id: string): Promise<EntryRow | null> {
-    const row = this.stmt(`SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?`).get(id) as Row | undefined
-    return row ? fromDb(row) : null
+    return this.getEntrySync(id)
   }
 
   async updateEntry(id: string, changes: EntryChanges, options: {at: string; expectedVersion?: number}): Promise<UpdateOutcome> {
@@ -322,9 +322,16 @@ export class SqliteStore implements Store {
     }).immediate()
   }
 
+  /** One entry by id. Rows come as arrays (`raw()`): better-sqlite3 builds a 20-key object per row ~4 µs slower. */
   private getEntrySync(id: string): EntryRow | null {
-    const row = this.stmt(`SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?`).get(id) as Row | undefined
-    return row ? fromDb(row) : null
+    // Its own key: a statement put in raw mode must not be handed to callers of stmt() expecting objects.
+    let s = this.stmts.get(`raw:${GET_ENTRY_SQL}`)
+    if (!s) {
+      s = this.db.prepare(GET_ENTRY_SQL).raw()
+      this.stmts.set(`raw:${GET_ENTRY_SQL}`, s)
+    }
+    const row = s.get(id) as unknown[] | undefined
+    return row ? fromRaw(row) : null
   }
 
   async deleteEntry(id: string): Promise<boolean> {
@@ -628,6 +635,30 @@ function encodeColumn(key: string, value: unknown): unknown {
   if (key === 'tags' || key === 'thought_chain') return JSON.stringify(value)
   if (key === 'resolution') return value === null ? null : JSON.stringify(value)
   return value
+}
+
+/** fromDb for a row of ENTRY_COLUMNS read with `raw()`, by position. */
+function fromRaw(r: unknown[]): EntryRow {
+  return {
+    id: r[1] as string,
+    title: r[2] as string,
+    body: r[3] as string,
+    summary: r[4] as string,
+    summary_title: r[5] as string,
+    scope: r[6] as EntryRow['scope'],
+    project_id: (r[7] as string | null) ?? null,
+    tags: JSON.parse(r[8] as string) as string[],
+    url: (r[9] as string | null) ?? null,
+    status: r[10] as EntryRow['status'],
+    resolution: r[11] ? (JSON.parse(r[11] as string) as Resolution) : null,
+    thought_chain: JSON.parse(r[12] as string) as ThoughtStep[],
+    forked_from: (r[13] as string | null) ?? null,
+    author: {id: r[14] as string, name: r[15] as string},
+    created_at: r[16] as string,
+    updated_at: r[17] as string,
+    version: r[18] as number,
+    comment_count: r[19] as number,
+  }
 }
 
 function fromDb(r: Row): EntryRow {
