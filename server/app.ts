@@ -7,7 +7,7 @@ import {Ajv} from 'ajv'
 import {pino} from 'pino'
 import Fastify, {LogController, type FastifyInstance, type FastifyRequest} from 'fastify'
 import {KbError} from '../src/api/errors.js'
-import {Authenticator, bearerChallenge, type VerifyContext} from './auth/authenticate.js'
+import {Authenticator, bearerChallenge} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
 import {sendClientErrorProblem, sendProblem} from './http/problem.js'
 import type {RouteDef} from './http/route.js'
@@ -107,34 +107,30 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
 
   const baseUrl = (req: FastifyRequest): string => options.publicBaseUrl ?? `${req.protocol}://${req.host}${API_PREFIX}`
   const allowed = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()))
-  // The per-request hooks are few and synchronous (`done` callbacks): each async hook costs fastify a
-  // promise and a turn of the microtask queue, which showed in GET throughput (docs/performance.md).
-  app.addHook('onRequest', (req, reply, done) => {
+  app.addHook('onRequest', async (req) => {
     // node keeps the first of several Host lines; a proxy may route by another, so the check would be
     // checking the wrong name (RFC 9112 §3.2: such a request is a 400).
     const raw = req.raw.rawHeaders
     let hosts = 0
     for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++
-    if (hosts > 1) return done(new KbError('bad_request', 'the request has more than one Host header'))
+    if (hosts > 1) {
+      throw new KbError('bad_request', 'the request has more than one Host header')
+    }
     const host = hostName(req.headers.host)
     if (!isLoopbackName(host) && !allowed.has(host)) {
-      return done(new KbError('forbidden', `requests for host "${host}" are refused; start the daemon with --allow-host ${host} to serve it`))
+      throw new KbError('forbidden', `requests for host "${host}" are refused; start the daemon with --allow-host ${host} to serve it`)
     }
-    // CORS (server/http/cors.ts): preflights are answered before routing decides 404 or 405.
-    if (req.method === 'OPTIONS' && isCorsPath(pathOf(req.url), API_PREFIX)) {
-      sendPreflight(reply)
-      return
-    }
-    done()
   })
-  app.addHook('onSend', (req, reply, payload, done) => {
+  // CORS (server/http/cors.ts): preflights are answered before routing decides 404 or 405.
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.method === 'OPTIONS' && isCorsPath(pathOf(req.url), API_PREFIX)) return sendPreflight(reply)
+  })
+  app.addHook('onSend', async (req, reply) => {
     reply.header('X-Request-Id', req.id)
     if (isCorsPath(pathOf(req.url), API_PREFIX)) addCorsHeaders(reply)
-    done(null, payload)
   })
-  app.addHook('onResponse', (req, reply, done) => {
+  app.addHook('onResponse', async (req, reply) => {
     req.log.info({method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10}, 'request')
-    done()
   })
   app.setErrorHandler((error, req, reply) => sendProblem(req, reply, error))
   app.setNotFoundHandler((req, reply) =>
@@ -178,21 +174,15 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
         ...(r.body ? {body: r.body} : {}),
       },
       onRequest: r.auth
-        ? (req, _reply, done) => {
-            // The base URL only matters for a challenge or an OAuth audience: not worked out otherwise.
-            const context: VerifyContext = {get baseUrl() { return baseUrl(req) }}
-            auth.authenticate(req.headers.authorization, (invalid) =>
+        ? async (req) => {
+            req.caller = await auth.authenticate(req.headers.authorization, (invalid) =>
               bearerChallenge(`${baseUrl(req)}/.well-known/oauth-protected-resource`, invalid),
-            context).then((caller) => {
-              req.caller = caller
-              done()
-            }, done)
+            {baseUrl: baseUrl(req)})
           }
         : undefined,
       preValidation: r.body
-        ? (req, _reply, done) => {
+        ? async (req) => {
             if (req.body === undefined) req.body = {}
-            done()
           }
         : undefined,
       handler: async (req, reply) => {
