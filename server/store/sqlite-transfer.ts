@@ -8,13 +8,13 @@ import {closeSync, openSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type Database from 'better-sqlite3'
-import type {AuthorRef, Comment, Resolution, ThoughtStep} from '../../src/api/types.js'
+import type {AuthorRef, Comment} from '../../src/api/types.js'
 import {indexStems} from './search-terms.js'
+import {entryFromRow, type Row} from './sqlite-rows.js'
 import type {
   EntryExport, ExportFilter, ImportOptions, ImportOutcome, ImportRecord, ProjectExport, StoreSnapshot, TransferStore, Viewer,
 } from './store.js'
 
-type Row = Record<string, unknown>
 
 /** Shortest term kept in search_vocab (as in sqlite.ts). */
 const TYPO_MIN_TERM = 4
@@ -98,7 +98,7 @@ export class SqliteTransferStore implements TransferStore {
       list.push({id: c.id as string, body: c.body as string, type: c.type as Comment['type'], author: {id: c.author_id as string, name: c.author_name as string}, created_at: c.created_at as string})
       comments.set(c.entry_seq as number, list)
     }
-    const entries = rows.map((r) => entryFromRow(r, comments.get(r.seq as number) ?? []))
+    const entries = rows.map((r) => exportedEntry(r, comments.get(r.seq as number) ?? []))
     const last = rows.at(-1)
     return rows.length === page.limit && last ? {entries, next: last.seq as number} : {entries}
   }
@@ -192,7 +192,7 @@ export class SqliteTransferStore implements TransferStore {
     if (existing) {
       if (options.onConflict === 'skip') return 'skipped'
       if (!me.owner && existing.author_id !== me.id) throw new Rejection(`entry ${e.id} exists here and is not yours; only its author or the owner may overwrite it`)
-      const current = entryFromRow(existing, this.commentsOf(existing.seq as number))
+      const current = exportedEntry(existing, this.commentsOf(existing.seq as number))
       if (JSON.stringify(current) === JSON.stringify(canonical(e))) return 'skipped'
       seq = existing.seq as number
       this.stmt(`UPDATE entries SET title = @title, body = @body, summary = @summary, summary_title = @summary_title, scope = @scope,
@@ -262,31 +262,16 @@ export class SqliteTransferStore implements TransferStore {
   }
 }
 
-function entryFromRow(r: Row, comments: Comment[]): EntryExport {
-  return {
-    id: r.id as string,
-    title: r.title as string,
-    body: r.body as string,
-    scope: r.scope as EntryExport['scope'],
-    project_id: (r.project_id as string | null) ?? null,
-    tags: JSON.parse(r.tags as string) as string[],
-    url: (r.url as string | null) ?? null,
-    status: r.status as EntryExport['status'],
-    resolution: r.resolution ? (JSON.parse(r.resolution as string) as Resolution) : null,
-    thought_chain: JSON.parse(r.thought_chain as string) as ThoughtStep[],
-    forked_from: (r.forked_from as string | null) ?? null,
-    author: {id: r.author_id as string, name: r.author_name as string},
-    created_at: r.created_at as string,
-    updated_at: r.updated_at as string,
-    version: r.version as number,
-    comments,
-  }
+function exportedEntry(r: Row, comments: Comment[]): EntryExport {
+  // Everything stored but what the server derives again on import (summary) or counts (comments).
+  const {summary: _summary, summary_title: _title, comment_count: _count, ...entry} = entryFromRow(r)
+  return {...entry, comments}
 }
 
 /** An import record in exactly the shape (and key order) an export of it has, to tell unchanged from changed. */
 function canonical(e: EntryExport & {summary: string; summary_title: string}): EntryExport {
   const comments = e.comments.map((c) => ({id: c.id, body: c.body, type: c.type, author: {id: c.author.id, name: c.author.name}, created_at: c.created_at}))
-  return entryFromRow({...toDb(e), author_name: e.author.name}, comments)
+  return exportedEntry({...toDb(e), author_name: e.author.name}, comments)
 }
 
 function toDb(e: EntryExport & {summary: string; summary_title: string}): Row {

@@ -6,6 +6,7 @@ import {chmodSync, closeSync, openSync} from 'node:fs'
 import Database from 'better-sqlite3'
 import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/api/types.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
+import {entryFromRow, type Row} from './sqlite-rows.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
 import {SqliteTransferStore} from './sqlite-transfer.js'
 import {Bm25fScorer, type CollectionStats, type RankTerm, SEARCH_FIELDS, ftsString, indexStems, parseTerm, rankTerms, stemOf, typoCandidates} from './search-terms.js'
@@ -14,7 +15,6 @@ import type {
   OAuthStore, SearchHit, SearchOptions, SearchOutcome, Store, TransferStore, UpdateOutcome, Viewer,
 } from './store.js'
 
-type Row = Record<string, unknown>
 
 const ENTRY_COLUMNS = `e.seq, e.id, e.title, e.body, e.summary, e.summary_title, e.scope, e.project_id, e.tags, e.url, e.status,
   e.resolution, e.thought_chain, e.forked_from, e.author_id, p.name AS author_name, e.created_at, e.updated_at, e.version, e.comment_count`
@@ -348,7 +348,7 @@ export class SqliteStore implements Store {
     params.limit = page.limit
     const rows = this.stmt(`SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id
       WHERE ${where.join(' AND ')} ORDER BY e.updated_at DESC, e.id DESC LIMIT @limit`).all(params) as Row[]
-    return rows.map(fromDb)
+    return rows.map(entryFromRow)
   }
 
   /**
@@ -389,7 +389,7 @@ export class SqliteStore implements Store {
     const rows = new Map((this.stmt(`SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id
       WHERE e.seq IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ranked.map((r) => r.seq))) as Row[]).map((r) => [r.seq as number, r]))
     const hits = ranked.map(({seq, score}): SearchHit => {
-      const hit: SearchHit = {entry: fromDb(rows.get(seq)!), score: Number(score.toPrecision(6))}
+      const hit: SearchHit = {entry: entryFromRow(rows.get(seq)!), score: Number(score.toPrecision(6))}
       if (options.explain) Object.assign(hit, this.explainHit(seq, all))
       return hit
     })
@@ -661,25 +661,3 @@ function fromRaw(r: unknown[]): EntryRow {
   }
 }
 
-function fromDb(r: Row): EntryRow {
-  return {
-    id: r.id as string,
-    title: r.title as string,
-    body: r.body as string,
-    summary: r.summary as string,
-    summary_title: r.summary_title as string,
-    scope: r.scope as EntryRow['scope'],
-    project_id: (r.project_id as string | null) ?? null,
-    tags: JSON.parse(r.tags as string) as string[],
-    url: (r.url as string | null) ?? null,
-    status: r.status as EntryRow['status'],
-    resolution: r.resolution ? (JSON.parse(r.resolution as string) as Resolution) : null,
-    thought_chain: JSON.parse(r.thought_chain as string) as ThoughtStep[],
-    forked_from: (r.forked_from as string | null) ?? null,
-    author: {id: r.author_id as string, name: r.author_name as string},
-    created_at: r.created_at as string,
-    updated_at: r.updated_at as string,
-    version: r.version as number,
-    comment_count: r.comment_count as number,
-  }
-}

@@ -169,24 +169,7 @@ export interface ProjectExport {
 }
 
 /** An entry as exported and imported: every stored field but the derived summary, with its comments. */
-export interface EntryExport {
-  id: string
-  title: string
-  body: string
-  scope: Scope
-  project_id: string | null
-  tags: string[]
-  url: string | null
-  status: Status
-  resolution: Resolution | null
-  thought_chain: ThoughtStep[]
-  forked_from: string | null
-  author: AuthorRef
-  created_at: string
-  updated_at: string
-  version: number
-  comments: Comment[]
-}
+export type EntryExport = Omit<EntryRow, 'summary' | 'summary_title' | 'comment_count'> & {comments: Comment[]}
 
 export interface ExportFilter {
   scope?: Scope
