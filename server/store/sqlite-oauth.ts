@@ -3,22 +3,18 @@
  * and tokens. Single-use steps (code exchange, refresh rotation) are one transaction each.
  */
 import type Database from 'better-sqlite3'
+import {type Row, StatementCache} from './sqlite-rows.js'
 import type {OAuthClientRow, OAuthCodeRow, OAuthPurgeCutoffs, OAuthRequestRow, OAuthStore, OAuthTokenRow} from './store.js'
 
-type Row = Record<string, unknown>
-
 export class SqliteOAuthStore implements OAuthStore {
-  private readonly stmts = new Map<string, Database.Statement>()
+  private readonly statements: StatementCache
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database.Database) {
+    this.statements = new StatementCache(db)
+  }
 
   private stmt(sql: string): Database.Statement {
-    let s = this.stmts.get(sql)
-    if (!s) {
-      s = this.db.prepare(sql)
-      this.stmts.set(sql, s)
-    }
-    return s
+    return this.statements.get(sql)
   }
 
   // ---- clients ----

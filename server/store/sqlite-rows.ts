@@ -1,9 +1,31 @@
 /**
- * @module Rows of the SQLite `entries` table (joined with the author's name) as `EntryRow`s, shared by
- * the driver and its export code.
+ * @module What the SQLite driver's modules share: the visibility rule as SQL, a statement cache, and
+ * rows of the `entries` table (joined with the author's name) as `EntryRow`s.
  */
+import type Database from 'better-sqlite3'
 import type {Resolution, ThoughtStep} from '../../src/api/types.js'
 import type {EntryRow} from './store.js'
+
+/** API.md §4 over `entries e` for the principal bound as `@me`: the one place this rule is written in SQL. */
+export const VISIBLE_TO_ME = `(e.scope = 'global'
+  OR (e.scope = 'private' AND e.author_id = @me)
+  OR (e.scope = 'project' AND e.project_id IN (SELECT project_id FROM memberships WHERE principal_id = @me)))`
+
+/** Prepares each SQL text once per connection (an import runs a dozen statements per line). */
+export class StatementCache {
+  private readonly stmts = new Map<string, Database.Statement>()
+
+  constructor(private readonly db: Database.Database) {}
+
+  get(sql: string): Database.Statement {
+    let s = this.stmts.get(sql)
+    if (!s) {
+      s = this.db.prepare(sql)
+      this.stmts.set(sql, s)
+    }
+    return s
+  }
+}
 
 export type Row = Record<string, unknown>
 

@@ -10,7 +10,7 @@ import {join} from 'node:path'
 import type Database from 'better-sqlite3'
 import type {AuthorRef, Comment} from '../../src/api/types.js'
 import {indexStems} from './search-terms.js'
-import {entryFromRow, type Row} from './sqlite-rows.js'
+import {entryFromRow, type Row, StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
 import type {
   EntryExport, ExportFilter, ImportOptions, ImportOutcome, ImportRecord, ProjectExport, StoreSnapshot, TransferStore, Viewer,
 } from './store.js'
@@ -27,23 +27,16 @@ class Rollback extends Error {}
 /** A line the import refuses; the message is the reason the report gives. */
 class Rejection extends Error {}
 
-const VISIBLE = `(e.scope = 'global'
-  OR (e.scope = 'private' AND e.author_id = @me)
-  OR (e.scope = 'project' AND e.project_id IN (SELECT project_id FROM memberships WHERE principal_id = @me)))`
 
 export class SqliteTransferStore implements TransferStore {
-  private readonly stmts = new Map<string, Database.Statement>()
+  private readonly statements: StatementCache
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly db: Database.Database) {
+    this.statements = new StatementCache(db)
+  }
 
-  /** Statements are prepared once: an import runs a dozen per line. */
   private stmt(sql: string): Database.Statement {
-    let s = this.stmts.get(sql)
-    if (!s) {
-      s = this.db.prepare(sql)
-      this.stmts.set(sql, s)
-    }
-    return s
+    return this.statements.get(sql)
   }
 
   async exportProjects(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: string}): Promise<ProjectExport[]> {
@@ -76,7 +69,7 @@ export class SqliteTransferStore implements TransferStore {
     const where = ['e.seq > @after']
     const params: Row = {after: page.after ?? 0, limit: page.limit}
     if (viewer) {
-      where.push(VISIBLE)
+      where.push(VISIBLE_TO_ME)
       params.me = viewer.principalId
     }
     if (filter.scope !== undefined) {

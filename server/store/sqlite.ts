@@ -6,7 +6,7 @@ import {chmodSync, closeSync, openSync} from 'node:fs'
 import Database from 'better-sqlite3'
 import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/api/types.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
-import {entryFromRow, type Row} from './sqlite-rows.js'
+import {entryFromRow, type Row, VISIBLE_TO_ME} from './sqlite-rows.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
 import {SqliteTransferStore} from './sqlite-transfer.js'
 import {Bm25fScorer, type CollectionStats, type RankTerm, SEARCH_FIELDS, ftsString, indexStems, parseTerm, rankTerms, stemOf, typoCandidates} from './search-terms.js'
@@ -594,9 +594,7 @@ export class SqliteStore implements Store {
 /** The visibility rule of API.md §4 and the list/search filters of §5, as SQL over `entries e`. */
 function filterSql(viewer: Viewer, filter: EntryFilter): {where: string[]; params: Row} {
   const params: Row = {me: viewer.principalId}
-  const where = [`(e.scope = 'global'
-    OR (e.scope = 'private' AND e.author_id = @me)
-    OR (e.scope = 'project' AND e.project_id IN (SELECT project_id FROM memberships WHERE principal_id = @me)))`]
+  const where = [VISIBLE_TO_ME]
   if (filter.projectId !== undefined) {
     where.push(`(e.project_id = @project OR e.scope = 'global' OR (e.scope = 'private' AND e.author_id = @me))`)
     params.project = filter.projectId
