@@ -3,36 +3,29 @@
  * within --timeout, stray requests to the loopback listener, and a cached client the server no longer
  * knows (registered again rather than sending the browser to an error page).
  */
-import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {chromium, type Browser} from 'playwright-core'
+import type {Browser} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startChildDaemon, tempDir, type ChildDaemon} from '../helpers/daemon.js'
-import {CHROMIUM, CHROMIUM_ARGS, consent, startLogin} from './auth-web-support.js'
-import {cleanup, makeUser, type KbEnv} from './helpers.js'
+import type {ChildDaemon} from '../helpers/daemon.js'
+import {consent, startLogin, startAuthWebFixture, type AuthWebFixture} from './auth-web-support.js'
+import type {KbEnv} from './helpers.js'
 
 const FORGOTTEN = '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980'
 
 let d: ChildDaemon
-let daemonDir: string
 let browser: Browser
 let user: KbEnv
 
+let fixture: AuthWebFixture | undefined
+
 beforeAll(async () => {
-  daemonDir = tempDir('kb-auth-web-fail-daemon-')
-  user = makeUser({KB_NO_AUTOSTART: '1', KB_KEYCHAIN_TIMEOUT_MS: '1000', DISPLAY: '', WAYLAND_DISPLAY: ''})
-  const [dr, br] = await Promise.allSettled([startChildDaemon({dataDir: daemonDir}), chromium.launch({executablePath: CHROMIUM, args: CHROMIUM_ARGS})])
-  if (dr.status === 'fulfilled') d = dr.value
-  if (br.status === 'fulfilled') browser = br.value
-  for (const r of [dr, br]) if (r.status === 'rejected') throw r.reason
-  user.env.KB_BASE_URL = d.url
+  fixture = await startAuthWebFixture('kb-auth-web-fail-daemon-', {KB_KEYCHAIN_TIMEOUT_MS: '1000'})
+  ;({d, browser, user} = fixture)
 }, 60_000)
 
 afterAll(async () => {
-  await browser?.close()
-  await d?.stop()
-  if (user) await cleanup(user)
-  if (daemonDir) rmSync(daemonDir, {recursive: true, force: true})
+  await fixture?.stop()
 })
 
 const configFile = (name: string): string => join(user.env.XDG_CONFIG_HOME!, 'kb', name)

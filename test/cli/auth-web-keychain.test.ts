@@ -3,34 +3,27 @@
  * tokens go to the keychain as one item, never into our files; a refresh rewrites that item; logout
  * revokes and deletes it. The browser step is played by chromium, as in auth-web.test.ts.
  */
-import {existsSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {chromium, type Browser} from 'playwright-core'
+import type {Browser} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {KB_BIN, ROOT, newPrincipal, startChildDaemon, tempDir, type ChildDaemon} from '../helpers/daemon.js'
-import {CHROMIUM, CHROMIUM_ARGS, consent} from './auth-web-support.js'
-import {cleanup, makeUser, run, type KbEnv} from './helpers.js'
+import {KB_BIN, ROOT, newPrincipal, type ChildDaemon} from '../helpers/daemon.js'
+import {consent, startAuthWebFixture, type AuthWebFixture} from './auth-web-support.js'
+import {run, type KbEnv} from './helpers.js'
 
 let d: ChildDaemon
-let daemonDir: string
 let browser: Browser
 let user: KbEnv
 
+let fixture: AuthWebFixture | undefined
+
 beforeAll(async () => {
-  daemonDir = tempDir('kb-auth-web-kc-daemon-')
-  user = makeUser({KB_NO_AUTOSTART: '1', DISPLAY: '', WAYLAND_DISPLAY: ''})
-  const [dr, br] = await Promise.allSettled([startChildDaemon({dataDir: daemonDir}), chromium.launch({executablePath: CHROMIUM, args: CHROMIUM_ARGS})])
-  if (dr.status === 'fulfilled') d = dr.value
-  if (br.status === 'fulfilled') browser = br.value
-  for (const r of [dr, br]) if (r.status === 'rejected') throw r.reason
-  user.env.KB_BASE_URL = d.url
+  fixture = await startAuthWebFixture('kb-auth-web-kc-daemon-', {})
+  ;({d, browser, user} = fixture)
 }, 60_000)
 
 afterAll(async () => {
-  await browser?.close()
-  await d?.stop()
-  if (user) await cleanup(user)
-  if (daemonDir) rmSync(daemonDir, {recursive: true, force: true})
+  await fixture?.stop()
 })
 
 async function waitForFile(path: string, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> {

@@ -3,13 +3,44 @@
  * and the consent page played in chromium.
  */
 import {spawn} from 'node:child_process'
-import type {Browser, Page} from 'playwright-core'
+import {rmSync} from 'node:fs'
+import {chromium, type Browser, type Page} from 'playwright-core'
 import {expect} from 'vitest'
-import {KB_BIN} from '../helpers/daemon.js'
-import type {KbEnv, RunResult} from './helpers.js'
+import {KB_BIN, startChildDaemon, tempDir, type ChildDaemon} from '../helpers/daemon.js'
+import {cleanup, makeUser, type KbEnv, type RunResult} from './helpers.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+/** What every `kb auth login --web` test needs: a child daemon, a headless chromium and a kb user of its own. */
+export interface AuthWebFixture {
+  d: ChildDaemon
+  browser: Browser
+  user: KbEnv
+  stop(): Promise<void>
+}
+
+/** Starts the daemon and the browser side by side; the user's KB_BASE_URL points at the daemon. */
+export async function startAuthWebFixture(prefix: string, env: Record<string, string>): Promise<AuthWebFixture> {
+  const daemonDir = tempDir(prefix)
+  const user = makeUser({KB_NO_AUTOSTART: '1', DISPLAY: '', WAYLAND_DISPLAY: '', ...env})
+  const [dr, br] = await Promise.allSettled([startChildDaemon({dataDir: daemonDir}), chromium.launch({executablePath: CHROMIUM, args: CHROMIUM_ARGS})])
+  const stop = async (): Promise<void> => {
+    if (br.status === 'fulfilled') await br.value.close()
+    if (dr.status === 'fulfilled') await dr.value.stop()
+    await cleanup(user)
+    rmSync(daemonDir, {recursive: true, force: true})
+  }
+  for (const r of [dr, br]) {
+    if (r.status === 'rejected') {
+      await stop()
+      throw r.reason
+    }
+  }
+  const d = (dr as PromiseFulfilledResult<ChildDaemon>).value
+  user.env.KB_BASE_URL = d.url
+  return {d, browser: (br as PromiseFulfilledResult<Browser>).value, user, stop}
+}
 
 export interface Login {
   /** The authorize URL kb printed on stderr. */

@@ -7,17 +7,16 @@
  */
 import {existsSync, readFileSync, statSync, writeFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
-import {chromium, type Browser} from 'playwright-core'
+import type {Browser} from 'playwright-core'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {KB_BIN, newPrincipal, startChildDaemon, tempDir, type ChildDaemon} from '../helpers/daemon.js'
+import {KB_BIN, newPrincipal, type ChildDaemon} from '../helpers/daemon.js'
 import {openDb, sha256Hex, tokenRequest} from '../server/oauth/support.js'
-import {CHROMIUM, CHROMIUM_ARGS, consent, startLogin} from './auth-web-support.js'
-import {cleanup, kb, makeUser, run, type KbEnv, type RunResult} from './helpers.js'
+import {consent, startLogin, startAuthWebFixture, type AuthWebFixture} from './auth-web-support.js'
+import {kb, run, type KbEnv, type RunResult} from './helpers.js'
 
 const RECORDER = join(import.meta.dirname, 'fixtures', 'record-modules.mjs')
 
 let d: ChildDaemon
-let daemonDir: string
 let browser: Browser
 let user: KbEnv
 let aliceKey: string
@@ -33,23 +32,16 @@ interface OAuthStored {
   resource: string
 }
 
+let fixture: AuthWebFixture | undefined
+
 beforeAll(async () => {
-  // The daemon keeps its own data dir, so no owner.key can stand in for a missing sign-in.
-  daemonDir = tempDir('kb-auth-web-daemon-')
-  user = makeUser({KB_NO_AUTOSTART: '1', KB_KEYCHAIN_TIMEOUT_MS: '1000', DISPLAY: '', WAYLAND_DISPLAY: ''})
-  const [dr, br] = await Promise.allSettled([startChildDaemon({dataDir: daemonDir}), chromium.launch({executablePath: CHROMIUM, args: CHROMIUM_ARGS})])
-  if (dr.status === 'fulfilled') d = dr.value
-  if (br.status === 'fulfilled') browser = br.value
-  for (const r of [dr, br]) if (r.status === 'rejected') throw r.reason
-  user.env.KB_BASE_URL = d.url
+  fixture = await startAuthWebFixture('kb-auth-web-daemon-', {KB_KEYCHAIN_TIMEOUT_MS: '1000'})
+  ;({d, browser, user} = fixture)
   aliceKey = await newPrincipal(d, 'alice')
 }, 60_000)
 
 afterAll(async () => {
-  await browser?.close()
-  await d?.stop()
-  if (user) await cleanup(user)
-  if (daemonDir) rmSync(daemonDir, {recursive: true, force: true})
+  await fixture?.stop()
 })
 
 const credFile = (): string => join(user.env.XDG_CONFIG_HOME!, 'kb', 'credentials.json')
