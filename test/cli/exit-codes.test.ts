@@ -3,17 +3,15 @@
  * 6 unreachable), each with one stderr line that names the fix, and the --json error shape.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {newPrincipal, startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
-import {cleanup, freePort, kb, makeUser, type KbEnv} from './helpers.js'
+import {newPrincipal, type ChildDaemon} from '../helpers/daemon.js'
+import {cleanup, freePort, kb, type KbEnv, userWithDaemon} from './helpers.js'
 
 let d: ChildDaemon
 let user: KbEnv
 let entryId: string
 
 beforeAll(async () => {
-  user = makeUser()
-  d = await startChildDaemon({dataDir: user.dataDir})
-  user.env.KB_BASE_URL = d.url
+  ;({user, d} = await userWithDaemon())
   const r = await d.request('POST', '/knowledge', {body: {title: 'Global note', body: 'visible to all', scope: 'global'}})
   entryId = r.body.id
 })

@@ -6,7 +6,7 @@ import {execFileSync, spawn} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, rmSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {join} from 'node:path'
-import {KB_BIN, tempDir} from '../helpers/daemon.js'
+import {KB_BIN, startChildDaemon, tempDir, type ChildDaemon} from '../helpers/daemon.js'
 
 export interface KbEnv {
   root: string
@@ -157,3 +157,11 @@ export async function kbTty(user: KbEnv, args: string[], o: {cwd?: string; input
 
 // eslint-disable-next-line no-control-regex
 export const ANSI_RE = /\u001B\[[0-9;]*m/
+
+/** A user of its own with a child daemon on that user's data dir, and KB_BASE_URL pointing at it. */
+export async function userWithDaemon(extra: Record<string, string> = {}): Promise<{user: KbEnv; d: ChildDaemon}> {
+  const user = makeUser(extra)
+  const d = await startChildDaemon({dataDir: user.dataDir})
+  user.env.KB_BASE_URL = d.url
+  return {user, d}
+}

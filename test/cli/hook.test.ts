@@ -7,16 +7,14 @@ import {execFileSync, spawnSync} from 'node:child_process'
 import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
-import {cleanup, freePort, git, gitRepo, kb, makeUser, type KbEnv} from './helpers.js'
+import type {ChildDaemon} from '../helpers/daemon.js'
+import {cleanup, freePort, git, gitRepo, kb, type KbEnv, userWithDaemon} from './helpers.js'
 
 let d: ChildDaemon
 let user: KbEnv
 
 beforeAll(async () => {
-  user = makeUser()
-  d = await startChildDaemon({dataDir: user.dataDir})
-  user.env.KB_BASE_URL = d.url
+  ;({user, d} = await userWithDaemon())
 })
 
 afterAll(async () => {

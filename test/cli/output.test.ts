@@ -6,17 +6,15 @@
 import {writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
-import {ANSI_RE, cleanup, kb, kbTty, makeUser, type KbEnv} from './helpers.js'
+import type {ChildDaemon} from '../helpers/daemon.js'
+import {ANSI_RE, cleanup, kb, kbTty, type KbEnv, userWithDaemon} from './helpers.js'
 
 let d: ChildDaemon
 let user: KbEnv
 const ids: string[] = []
 
 beforeAll(async () => {
-  user = makeUser({TERM: 'xterm'})
-  d = await startChildDaemon({dataDir: user.dataDir})
-  user.env.KB_BASE_URL = d.url
+  ;({user, d} = await userWithDaemon({TERM: 'xterm'}))
   for (const [title, scope] of [['SQLite database is locked', 'global'], ['Daemon port already in use', 'private']] as const) {
     ids.push((await d.request('POST', '/knowledge', {body: {title, body: `${title}: what happened and the fix.`, scope, tags: ['ops']}})).body.id)
   }

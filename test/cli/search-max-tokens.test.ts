@@ -3,16 +3,14 @@
  * `truncated`, and human output reports them (on stderr when piped, so rows stay rows).
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
-import {cleanup, kb, makeUser, type KbEnv} from './helpers.js'
+import type {ChildDaemon} from '../helpers/daemon.js'
+import {cleanup, kb, type KbEnv, userWithDaemon} from './helpers.js'
 
 let d: ChildDaemon
 let user: KbEnv
 
 beforeAll(async () => {
-  user = makeUser()
-  d = await startChildDaemon({dataDir: user.dataDir})
-  user.env.KB_BASE_URL = d.url
+  ;({user, d} = await userWithDaemon())
   for (const title of ['Rollback of a deploy, the long story', 'Deploy rollback checklist']) {
     const res = await d.request('POST', '/knowledge', {body: {title, body: 'rollback '.repeat(2000), scope: 'global'}})
     expect(res.status).toBe(201)

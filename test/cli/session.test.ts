@@ -6,17 +6,15 @@
 import {mkdirSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
-import {cleanup, git, gitRepo, kb, makeUser, UUID_RE, type KbEnv} from './helpers.js'
+import type {ChildDaemon} from '../helpers/daemon.js'
+import {cleanup, git, gitRepo, kb, UUID_RE, type KbEnv, userWithDaemon} from './helpers.js'
 
 let d: ChildDaemon
 let user: KbEnv
 let repo: string
 
 beforeAll(async () => {
-  user = makeUser()
-  d = await startChildDaemon({dataDir: user.dataDir})
-  user.env.KB_BASE_URL = d.url
+  ;({user, d} = await userWithDaemon())
   repo = gitRepo(user, 'api', {origin: 'git@github.com:acme/api.git', fork: 'https://github.com/ada/api.git'})
 })
 

@@ -7,8 +7,8 @@
 import {readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {KB_BIN, ROOT, startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
-import {cleanup, gitRepo, kb, makeUser, run, type KbEnv} from './helpers.js'
+import {KB_BIN, ROOT, type ChildDaemon} from '../helpers/daemon.js'
+import {cleanup, gitRepo, kb, run, type KbEnv, userWithDaemon} from './helpers.js'
 
 const RECORDER = join(import.meta.dirname, 'fixtures', 'record-modules.mjs')
 const HEAVY = /\/node_modules\/(ink|react|react-reconciler|fastify|better-sqlite3|gpt-tokenizer|@sinclair\/typebox|undici|conf|simple-git|oauth4webapi|@modelcontextprotocol\/sdk|@napi-rs\/keyring[^/]*)\/|\/dist\/server\//
@@ -18,9 +18,7 @@ let user: KbEnv
 let repo: string
 
 beforeAll(async () => {
-  user = makeUser()
-  d = await startChildDaemon({dataDir: user.dataDir})
-  user.env.KB_BASE_URL = d.url
+  ;({user, d} = await userWithDaemon())
   repo = gitRepo(user, 'api', {origin: 'git@github.com:acme/api.git'})
   expect((await kb(user, ['project', 'join'], {cwd: repo})).code).toBe(0)
 })
