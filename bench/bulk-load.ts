@@ -5,7 +5,7 @@
  */
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
-import {dataFiles} from '../src/api/paths.js'
+import {dataFiles} from '../src/shared/paths.js'
 import {startDaemon} from '../server/daemon.js'
 import {uuidv7} from '../server/lib/ids.js'
 import {openSqliteStore} from '../server/store/sqlite.js'
@@ -21,7 +21,7 @@ export interface PreparedDir {
 }
 
 /**
- * About the size of the real summary (≤ 100 tokens). The real one (src/api/summary.ts) tokenises the
+ * About the size of the real summary (≤ 100 tokens). The real one (src/shared/summary.ts) tokenises the
  * text several times, which would make loading 100k entries take minutes; HTTP creates still use it.
  */
 export function cheapSummary(body: string): string {

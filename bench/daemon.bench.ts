@@ -11,7 +11,7 @@ import {closeSync, cpSync, existsSync, mkdtempSync, openSync, readFileSync, rmSy
 import {cpus, freemem, loadavg, tmpdir, totalmem} from 'node:os'
 import {join} from 'node:path'
 import autocannon from 'autocannon'
-import {dataFiles} from '../src/api/paths.js'
+import {dataFiles} from '../src/shared/paths.js'
 import {loadEntries, prepareDataDir} from './bulk-load.js'
 import {corpus} from './corpus.js'
 import {projectRoot, quantile} from './cranfield.js'

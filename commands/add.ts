@@ -2,11 +2,11 @@
  * @module `kb add`: create a knowledge entry; piped, prints only the new id.
  */
 import {Args, Flags} from '@oclif/core'
-import {KbError} from '../src/api/errors.js'
-import type {EntryFull} from '../src/api/types.js'
+import {KbError} from '../src/shared/errors.js'
+import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {bodyFrom, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
-import {dim, green} from '../src/output/format.js'
+import {dim, green} from '../src/cli/output/format.js'
 
 export default class Add extends KbCommand<typeof Add> {
   static override summary = 'Add a knowledge entry'

@@ -5,9 +5,9 @@
 import {createWriteStream, fsyncSync, openSync, closeSync, renameSync, rmSync} from 'node:fs'
 import {pipeline} from 'node:stream/promises'
 import {Args} from '@oclif/core'
-import {KbError} from '../src/api/errors.js'
+import {KbError} from '../src/shared/errors.js'
 import {KbCommand} from '../src/cli/base.js'
-import {streamRequest} from '../src/client/stream.js'
+import {streamRequest} from '../src/cli/client/stream.js'
 
 export interface BackupResult {
   file: string

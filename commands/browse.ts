@@ -3,7 +3,7 @@
  * and nowhere else on the CLI's paths, so other commands never pay their ≈540 ms.
  */
 import {Args} from '@oclif/core'
-import {KbError} from '../src/api/errors.js'
+import {KbError} from '../src/shared/errors.js'
 import {KbCommand} from '../src/cli/base.js'
 import {scopeFlag, statusFlag} from '../src/cli/flags.js'
 
@@ -34,7 +34,7 @@ export default class Browse extends KbCommand<typeof Browse> {
       if (!(e instanceof KbError) || !['unreachable', 'unauthenticated', 'unavailable', 'internal'].includes(e.code)) throw e
     }
     const query = this.positional.join(' ').trim()
-    const {runBrowse} = await import('../src/tui/run.js')
+    const {runBrowse} = await import('../src/cli/tui/run.js')
     await runBrowse({
       client,
       ...(query ? {query} : {}),

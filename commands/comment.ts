@@ -2,11 +2,11 @@
  * @module `kb comment <id> [body]`: add a comment (note, supplement, correction or question).
  */
 import {Args, Flags} from '@oclif/core'
-import {KbError} from '../src/api/errors.js'
-import type {Comment} from '../src/api/types.js'
+import {KbError} from '../src/shared/errors.js'
+import type {Comment} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {bodyFrom, commentTypeFlag} from '../src/cli/flags.js'
-import {green} from '../src/output/format.js'
+import {green} from '../src/cli/output/format.js'
 
 export default class CommentCmd extends KbCommand<typeof CommentCmd> {
   static override summary = 'Comment on a knowledge entry'

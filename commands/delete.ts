@@ -2,10 +2,10 @@
  * @module `kb delete <id>`: asks on a terminal unless --yes; off a terminal it never asks and needs --yes.
  */
 import {Args, Flags} from '@oclif/core'
-import {KbError} from '../src/api/errors.js'
+import {KbError} from '../src/shared/errors.js'
 import {KbCommand} from '../src/cli/base.js'
 import {confirm, interactive} from '../src/cli/input.js'
-import {red} from '../src/output/format.js'
+import {red} from '../src/cli/output/format.js'
 
 export default class Delete extends KbCommand<typeof Delete> {
   static override summary = 'Delete a knowledge entry'

@@ -3,13 +3,13 @@
  * with `If-Match`, so an edit never silently overwrites someone else's.
  */
 import {Args, Flags} from '@oclif/core'
-import {KbError} from '../src/api/errors.js'
-import type {EntryFull} from '../src/api/types.js'
-import type {PatchEntryInput} from '../src/client/client.js'
+import {KbError} from '../src/shared/errors.js'
+import type {EntryFull} from '../src/shared/types.js'
+import type {PatchEntryInput} from '../src/shared/client.js'
 import {KbCommand} from '../src/cli/base.js'
 import {statusFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
 import {editText, interactive, readStdin} from '../src/cli/input.js'
-import {green} from '../src/output/format.js'
+import {green} from '../src/cli/output/format.js'
 import {readFile} from 'node:fs/promises'
 
 export default class Edit extends KbCommand<typeof Edit> {

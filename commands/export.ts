@@ -8,7 +8,7 @@ import {pipeline} from 'node:stream/promises'
 import {Flags} from '@oclif/core'
 import {KbCommand} from '../src/cli/base.js'
 import {scopeFlag} from '../src/cli/flags.js'
-import {streamRequest} from '../src/client/stream.js'
+import {streamRequest} from '../src/cli/client/stream.js'
 
 export default class Export extends KbCommand<typeof Export> {
   static override summary = 'Export knowledge as JSON Lines (stdout, or --output)'

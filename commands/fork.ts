@@ -2,11 +2,11 @@
  * @module `kb fork <id>`: a private copy to work on (a branch of the entry); piped, prints the new id.
  */
 import {Args, Flags} from '@oclif/core'
-import type {EntryFull} from '../src/api/types.js'
+import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {scopeFlag} from '../src/cli/flags.js'
-import {resolveProjectId} from '../src/project/project.js'
-import {green} from '../src/output/format.js'
+import {resolveProjectId} from '../src/cli/project/project.js'
+import {green} from '../src/cli/output/format.js'
 
 export default class Fork extends KbCommand<typeof Fork> {
   static override summary = 'Fork a knowledge entry (create a branch)'

@@ -4,9 +4,9 @@
  */
 import {createReadStream, statSync} from 'node:fs'
 import {Args, Flags} from '@oclif/core'
-import {KbError} from '../src/api/errors.js'
+import {KbError} from '../src/shared/errors.js'
 import {KbCommand} from '../src/cli/base.js'
-import {readJson, streamRequest} from '../src/client/stream.js'
+import {readJson, streamRequest} from '../src/cli/client/stream.js'
 
 interface ImportReport {
   created: number

@@ -3,10 +3,10 @@
  * ones inside a joined repository).
  */
 import {Flags} from '@oclif/core'
-import type {EntryView, Page} from '../src/api/types.js'
+import type {EntryView, Page} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {detailFlag, limitOr, scopeFlag, statusFlag} from '../src/cli/flags.js'
-import {dim, entryRows} from '../src/output/format.js'
+import {dim, entryRows} from '../src/cli/output/format.js'
 
 export default class List extends KbCommand<typeof List> {
   static override summary = 'List knowledge entries, newest first'

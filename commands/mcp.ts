@@ -5,8 +5,8 @@
  * the protocol channel, so nothing else is ever written there.
  */
 import {KbCommand} from '../src/cli/base.js'
-import {canonicalRemote} from '../src/api/remote.js'
-import {listRemotes, projectRef, resolveProjectId, inGitRepo} from '../src/project/project.js'
+import {canonicalRemote} from '../src/shared/remote.js'
+import {listRemotes, projectRef, resolveProjectId, inGitRepo} from '../src/cli/project/project.js'
 
 export default class Mcp extends KbCommand<typeof Mcp> {
   static override summary = 'Serve the kb tools to a coding agent over MCP (stdio)'
@@ -19,7 +19,7 @@ export default class Mcp extends KbCommand<typeof Mcp> {
   async run(): Promise<void> {
     const [{StdioServerTransport}, {createMcpServer}] = await Promise.all([
       import('@modelcontextprotocol/sdk/server/stdio.js'),
-      import('../src/mcp/server.js'),
+      import('../src/shared/mcp/server.js'),
     ])
     const client = await this.client()
     // The base client refreshes an OAuth token at most once; a session lasts hours, so re-arm it per call.

@@ -2,10 +2,10 @@
  * @module `kb publish <id>`: widen an entry's scope (private → project → global).
  */
 import {Args} from '@oclif/core'
-import type {EntryFull} from '../src/api/types.js'
+import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {scopeFlag} from '../src/cli/flags.js'
-import {green} from '../src/output/format.js'
+import {green} from '../src/cli/output/format.js'
 
 export default class Publish extends KbCommand<typeof Publish> {
   static override summary = 'Publish a knowledge entry to a wider scope'

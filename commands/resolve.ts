@@ -2,9 +2,9 @@
  * @module `kb resolve <id>`: mark an entry resolved, with an optional note and source URL.
  */
 import {Args, Flags} from '@oclif/core'
-import type {EntryFull} from '../src/api/types.js'
+import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {green} from '../src/output/format.js'
+import {green} from '../src/cli/output/format.js'
 
 export default class Resolve extends KbCommand<typeof Resolve> {
   static override summary = 'Resolve a knowledge entry'

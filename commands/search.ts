@@ -2,11 +2,11 @@
  * @module `kb search <query…>`: ranked full-text search, best match first.
  */
 import {Args, Flags} from '@oclif/core'
-import {KbError} from '../src/api/errors.js'
-import type {SearchResult} from '../src/api/types.js'
+import {KbError} from '../src/shared/errors.js'
+import type {SearchResult} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {detailFlag, detailOr, limitOr, scopeFlag, statusFlag} from '../src/cli/flags.js'
-import {dim, searchRows} from '../src/output/format.js'
+import {dim, searchRows} from '../src/cli/output/format.js'
 
 export default class Search extends KbCommand<typeof Search> {
   static override summary = 'Search knowledge entries'

@@ -2,10 +2,10 @@
  * @module `kb show <id>`: one entry at a detail level.
  */
 import {Args} from '@oclif/core'
-import type {EntryView} from '../src/api/types.js'
+import type {EntryView} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {detailFlag, detailOr} from '../src/cli/flags.js'
-import {renderEntry} from '../src/output/format.js'
+import {renderEntry} from '../src/cli/output/format.js'
 
 export default class Show extends KbCommand<typeof Show> {
   static override summary = 'Show a knowledge entry'

@@ -5,7 +5,7 @@
 import {chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
 import type {IncomingMessage, ServerResponse} from 'node:http'
-import {dataFiles, type DaemonInfo} from '../src/api/paths.js'
+import {dataFiles, type DaemonInfo} from '../src/shared/paths.js'
 import {API_PREFIX, buildApp, isLoopbackName} from './app.js'
 import {openSqliteStore} from './store/sqlite.js'
 

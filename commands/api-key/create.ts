@@ -2,9 +2,9 @@
  * @module `kb api-key create`: mint an API key for yourself; the secret is shown once.
  */
 import {Flags} from '@oclif/core'
-import type {ApiKeyRecord} from '../../src/api/types.js'
+import type {ApiKeyRecord} from '../../src/shared/types.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {bold, yellow} from '../../src/output/format.js'
+import {bold, yellow} from '../../src/cli/output/format.js'
 
 export default class ApiKeyCreate extends KbCommand<typeof ApiKeyCreate> {
   static override summary = 'Create an API key'

@@ -1,9 +1,9 @@
 /**
  * @module `kb api-key list`: your keys (never their secrets).
  */
-import type {ApiKeyRecord} from '../../src/api/types.js'
+import type {ApiKeyRecord} from '../../src/shared/types.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {apiKeyRows} from '../../src/output/format.js'
+import {apiKeyRows} from '../../src/cli/output/format.js'
 
 export default class ApiKeyList extends KbCommand<typeof ApiKeyList> {
   static override summary = 'List your API keys'

@@ -4,11 +4,11 @@
  * Either way the credential goes to the OS keychain, or a 0600 file when no keychain answers.
  */
 import {Flags} from '@oclif/core'
-import {KbError} from '../../src/api/errors.js'
+import {KbError} from '../../src/shared/errors.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {readStdin, stdinPiped} from '../../src/cli/input.js'
-import {storeCredential, storeOAuthCredential} from '../../src/credentials/credentials.js'
-import {green} from '../../src/output/format.js'
+import {storeCredential, storeOAuthCredential} from '../../src/cli/credentials/credentials.js'
+import {green} from '../../src/cli/output/format.js'
 
 export interface LoginResult {
   base_url: string
@@ -72,7 +72,7 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
 
   private async web(): Promise<LoginResult> {
     await this.ensureServer()
-    const {webLogin} = await import('../../src/oauth/login.js')
+    const {webLogin} = await import('../../src/cli/oauth/login.js')
     const r = await webLogin({
       baseUrl: this.baseUrl, userAgent: `kb/${this.config.version}`, browser: !this.flags['no-browser'], timeoutMs: this.flags.timeout * 1000,
       say: (line) => process.stderr.write(`${line}\n`),

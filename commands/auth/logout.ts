@@ -3,7 +3,7 @@
  * `kb auth login --web` are revoked at the server first (RFC 7009); an API key stays valid.
  */
 import {KbCommand} from '../../src/cli/base.js'
-import {readStoredCredential, removeCredential} from '../../src/credentials/credentials.js'
+import {readStoredCredential, removeCredential} from '../../src/cli/credentials/credentials.js'
 
 export interface LogoutResult {
   base_url: string
@@ -27,7 +27,7 @@ export default class AuthLogout extends KbCommand<typeof AuthLogout> {
       let problems: string[]
       try {
         await this.ensureServer()
-        const {revokeOAuthCredential} = await import('../../src/oauth/tokens.js')
+        const {revokeOAuthCredential} = await import('../../src/cli/oauth/tokens.js')
         problems = await revokeOAuthCredential(oauth, `kb/${this.config.version}`)
       } catch (e) {
         problems = [`the tokens were not revoked: ${e instanceof Error ? e.message : String(e)}`]

@@ -2,11 +2,11 @@
  * @module `kb auth status`: which credential is used for the base URL (API key or OAuth sign-in), where
  * it is stored, when an OAuth access token expires, and whether the server accepts it.
  */
-import {KbError} from '../../src/api/errors.js'
+import {KbError} from '../../src/shared/errors.js'
 import {KbCommand} from '../../src/cli/base.js'
-import type {CredentialKind, CredentialSource, ResolvedCredential} from '../../src/credentials/credentials.js'
-import {storedLocation} from '../../src/credentials/credentials.js'
-import {dim, green, red} from '../../src/output/format.js'
+import type {CredentialKind, CredentialSource, ResolvedCredential} from '../../src/cli/credentials/credentials.js'
+import {storedLocation} from '../../src/cli/credentials/credentials.js'
+import {dim, green, red} from '../../src/cli/output/format.js'
 
 export interface AuthStatus {
   base_url: string

@@ -3,8 +3,8 @@
  */
 import {Args} from '@oclif/core'
 import {KbCommand} from '../../src/cli/base.js'
-import {assertConfigKey, CONFIG_KEYS} from '../../src/config/config.js'
-import {effectiveSetting, type Setting} from '../../src/config/effective.js'
+import {assertConfigKey, CONFIG_KEYS} from '../../src/cli/config/config.js'
+import {effectiveSetting, type Setting} from '../../src/cli/config/effective.js'
 
 export default class ConfigGet extends KbCommand<typeof ConfigGet> {
   static override summary = 'Print a setting'

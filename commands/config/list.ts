@@ -2,9 +2,9 @@
  * @module `kb config list`: every setting, its value in effect and where that comes from.
  */
 import {KbCommand} from '../../src/cli/base.js'
-import {CONFIG_KEYS} from '../../src/config/config.js'
-import {effectiveSetting, type Setting} from '../../src/config/effective.js'
-import {renderTable} from '../../src/output/format.js'
+import {CONFIG_KEYS} from '../../src/cli/config/config.js'
+import {effectiveSetting, type Setting} from '../../src/cli/config/effective.js'
+import {renderTable} from '../../src/cli/output/format.js'
 
 export default class ConfigList extends KbCommand<typeof ConfigList> {
   static override summary = 'List the settings'

@@ -3,7 +3,7 @@
  */
 import {Args} from '@oclif/core'
 import {KbCommand} from '../../src/cli/base.js'
-import {assertConfigKey, CONFIG_KEYS, openConfigStore} from '../../src/config/config.js'
+import {assertConfigKey, CONFIG_KEYS, openConfigStore} from '../../src/cli/config/config.js'
 
 export default class ConfigSet extends KbCommand<typeof ConfigSet> {
   static override summary = 'Store a setting'

@@ -3,7 +3,7 @@
  */
 import {Args} from '@oclif/core'
 import {KbCommand} from '../../src/cli/base.js'
-import {assertConfigKey, openConfigStore} from '../../src/config/config.js'
+import {assertConfigKey, openConfigStore} from '../../src/cli/config/config.js'
 
 export default class ConfigUnset extends KbCommand<typeof ConfigUnset> {
   static override summary = 'Remove a setting'

@@ -3,10 +3,10 @@
  */
 import {Flags} from '@oclif/core'
 import {closeSync, existsSync, openSync, readSync, statSync, watch} from 'node:fs'
-import {KbError} from '../../src/api/errors.js'
-import {dataDir, dataFiles} from '../../src/api/paths.js'
+import {KbError} from '../../src/shared/errors.js'
+import {dataDir, dataFiles} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {logTail} from '../../src/daemon/manager.js'
+import {logTail} from '../../src/cli/daemon/manager.js'
 
 export default class DaemonLogs extends KbCommand<typeof DaemonLogs> {
   static override summary = "Show the local kb daemon's log"

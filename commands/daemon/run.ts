@@ -2,7 +2,7 @@
  * @module `kb daemon run`: the daemon in the foreground, logging to stderr.
  */
 import {Command, Flags} from '@oclif/core'
-import {DEFAULT_HOST, DEFAULT_PORT, dataDir} from '../../src/api/paths.js'
+import {DEFAULT_HOST, DEFAULT_PORT, dataDir} from '../../src/shared/paths.js'
 
 export default class DaemonRun extends Command {
   static override summary = 'Run the kb daemon in the foreground'

@@ -1,11 +1,11 @@
 /**
  * @module `kb daemon start`: start the local daemon in the background (what autostart does).
  */
-import {KbError} from '../../src/api/errors.js'
-import {dataDir, dataFiles} from '../../src/api/paths.js'
+import {KbError} from '../../src/shared/errors.js'
+import {dataDir, dataFiles} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {isLoopbackUrl, probeHealth, readDaemonInfo, spawnDaemon, stopDaemon} from '../../src/daemon/manager.js'
-import {green} from '../../src/output/format.js'
+import {isLoopbackUrl, probeHealth, readDaemonInfo, spawnDaemon, stopDaemon} from '../../src/cli/daemon/manager.js'
+import {green} from '../../src/cli/output/format.js'
 
 export interface DaemonStartResult {
   url: string

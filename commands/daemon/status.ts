@@ -1,10 +1,10 @@
 /**
  * @module `kb daemon status`: is the daemon of the base URL up, which version, which process.
  */
-import {dataDir, dataFiles} from '../../src/api/paths.js'
+import {dataDir, dataFiles} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {isAlive, isLoopbackUrl, probeHealth, readDaemonInfo} from '../../src/daemon/manager.js'
-import {dim, green, red} from '../../src/output/format.js'
+import {isAlive, isLoopbackUrl, probeHealth, readDaemonInfo} from '../../src/cli/daemon/manager.js'
+import {dim, green, red} from '../../src/cli/output/format.js'
 
 export interface DaemonStatus {
   url: string

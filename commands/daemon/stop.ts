@@ -1,9 +1,9 @@
 /**
  * @module `kb daemon stop`: stop the local daemon gracefully (SIGTERM, wait for it to finish requests).
  */
-import {dataDir} from '../../src/api/paths.js'
+import {dataDir} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {stopDaemon} from '../../src/daemon/manager.js'
+import {stopDaemon} from '../../src/cli/daemon/manager.js'
 
 export default class DaemonStop extends KbCommand<typeof DaemonStop> {
   static override summary = 'Stop the local kb daemon'

@@ -4,8 +4,8 @@
 import {Flags} from '@oclif/core'
 import {join} from 'node:path'
 import {KbCommand} from '../../src/cli/base.js'
-import {installHook, type HookInstall} from '../../src/hooks/git-hook.js'
-import {green} from '../../src/output/format.js'
+import {installHook, type HookInstall} from '../../src/cli/hooks/git-hook.js'
+import {green} from '../../src/cli/output/format.js'
 
 export default class HookInstall_ extends KbCommand<typeof HookInstall_> {
   static override summary = 'Install the git hook that resolves entries named in commit trailers'

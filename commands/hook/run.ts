@@ -3,9 +3,9 @@
  * in HEAD's `Resolves-KB` trailers; any failure is a warning and exit 0, so git is never blocked.
  */
 import {Args} from '@oclif/core'
-import {KbError} from '../../src/api/errors.js'
+import {KbError} from '../../src/shared/errors.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {commitRemoteUrl, headCommit} from '../../src/hooks/git-hook.js'
+import {commitRemoteUrl, headCommit} from '../../src/cli/hooks/git-hook.js'
 
 export interface HookRunResult {
   commit: string | null

@@ -2,7 +2,7 @@
  * @module `kb hook uninstall`: remove kb's post-commit hook (or its line in someone else's hook).
  */
 import {KbCommand} from '../../src/cli/base.js'
-import {uninstallHook, type HookUninstall} from '../../src/hooks/git-hook.js'
+import {uninstallHook, type HookUninstall} from '../../src/cli/hooks/git-hook.js'
 
 export default class HookUninstall_ extends KbCommand<typeof HookUninstall_> {
   static override summary = "Remove kb's git hook"

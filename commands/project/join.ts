@@ -3,10 +3,10 @@
  * it in `git config kb.project`.
  */
 import {Flags} from '@oclif/core'
-import type {JoinResult} from '../../src/api/types.js'
+import type {JoinResult} from '../../src/shared/types.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {git, inGitRepo, pickRemote} from '../../src/project/project.js'
-import {dim, green} from '../../src/output/format.js'
+import {git, inGitRepo, pickRemote} from '../../src/cli/project/project.js'
+import {dim, green} from '../../src/cli/output/format.js'
 
 export default class ProjectJoin extends KbCommand<typeof ProjectJoin> {
   static override summary = "Join the project of this repository's git remote"

@@ -1,10 +1,10 @@
 /**
  * @module `kb project list`: the projects you belong to (the current one marked).
  */
-import type {Project} from '../../src/api/types.js'
+import type {Project} from '../../src/shared/types.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {projectRef} from '../../src/project/project.js'
-import {projectRows} from '../../src/output/format.js'
+import {projectRef} from '../../src/cli/project/project.js'
+import {projectRows} from '../../src/cli/output/format.js'
 
 export default class ProjectList extends KbCommand<typeof ProjectList> {
   static override summary = 'List your projects'

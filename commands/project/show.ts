@@ -1,11 +1,11 @@
 /**
  * @module `kb project show`: the project commands use here (from --project, KB_PROJECT or git config).
  */
-import {KbError} from '../../src/api/errors.js'
-import type {Project} from '../../src/api/types.js'
+import {KbError} from '../../src/shared/errors.js'
+import type {Project} from '../../src/shared/types.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {projectRef, resolveProjectId} from '../../src/project/project.js'
-import {bold, dim} from '../../src/output/format.js'
+import {projectRef, resolveProjectId} from '../../src/cli/project/project.js'
+import {bold, dim} from '../../src/cli/output/format.js'
 
 export default class ProjectShow extends KbCommand<typeof ProjectShow> {
   static override summary = 'Show the current project'

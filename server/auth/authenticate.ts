@@ -1,8 +1,8 @@
 /**
  * @module Bearer authentication: API keys (and, with the OAuth issue, access tokens) to a Caller,
- * and the 401 challenge of API.md §2 that tells clients where to discover how to sign in.
+ * and the 401 challenge of docs/api.md, "Errors" that tells clients where to discover how to sign in.
  */
-import {KbError} from '../../src/api/errors.js'
+import {KbError} from '../../src/shared/errors.js'
 import {sha256Hex, nowIso} from '../lib/ids.js'
 import type {Caller} from '../services/context.js'
 import type {Store} from '../store/store.js'

@@ -1,5 +1,5 @@
 /**
- * @module CORS for browser clients such as MCP Inspector (OAUTH.md): any origin may call the API, the
+ * @module CORS for browser clients such as MCP Inspector (docs/oauth.md): any origin may call the API, the
  * discovery documents and the OAuth JSON endpoints, without credentials (bearer tokens, never cookies).
  * The consent page is a top-level navigation and gets none of it, so no other site can read its form.
  */

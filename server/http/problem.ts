@@ -2,7 +2,7 @@
  * @module Every failure leaves the daemon as an RFC 9457 problem: this maps any thrown thing to one.
  */
 import type {FastifyError, FastifyReply, FastifyRequest} from 'fastify'
-import {codeForStatus, type FieldError, KbError} from '../../src/api/errors.js'
+import {codeForStatus, type FieldError, KbError} from '../../src/shared/errors.js'
 
 interface AjvError {
   instancePath?: string

@@ -1,5 +1,5 @@
 /**
- * @module Redirect URIs: which shapes a client may register (OAUTH.md) and how a request's URI matches a
+ * @module Redirect URIs: which shapes a client may register (docs/oauth.md) and how a request's URI matches a
  * registered one — exactly, except that loopback redirects may use any port (RFC 8252 §7.3).
  */
 

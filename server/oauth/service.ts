@@ -1,5 +1,5 @@
 /**
- * @module The OAuth 2.1 authorization server (OAUTH.md): client registration, the authorization request and
+ * @module The OAuth 2.1 authorization server (docs/oauth.md): client registration, the authorization request and
  * its consent decision, the token endpoint (authorization code + PKCE S256, rotating refresh tokens),
  * revocation, access-token verification for the API, and the sweep of expired records. HTTP-free: the
  * routes in server/routes/oauth.ts translate requests and outcomes.

@@ -2,7 +2,7 @@
  * @module /api-keys routes: mint (secret shown once), list, revoke (including the key in use).
  */
 import {Type} from '@sinclair/typebox'
-import {CreateApiKeyBody, RevokeApiKeyBody} from '../../src/api/schemas.js'
+import {CreateApiKeyBody, RevokeApiKeyBody} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {ApiKeyService} from '../services/api-keys.js'
 import {errorResponses} from './common.js'

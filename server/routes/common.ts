@@ -1,7 +1,7 @@
 /**
  * @module Pieces the route modules share: error response docs and header parsing.
  */
-import {ERROR_CODES} from '../../src/api/errors.js'
+import {ERROR_CODES} from '../../src/shared/errors.js'
 import type {ResponseDoc} from '../http/route.js'
 
 /** OpenAPI response entries for the listed error statuses, all problem+json. */

@@ -4,8 +4,8 @@
 import {Type} from '@sinclair/typebox'
 import {
   CommentBody, CreateEntryBody, ForkBody, GetEntryQuery, IdParams, ListQuery, PatchEntryBody, PublishBody, ResolveBody,
-} from '../../src/api/schemas.js'
-import type {Detail, EntryFull} from '../../src/api/types.js'
+} from '../../src/shared/schemas.js'
+import type {Detail, EntryFull} from '../../src/shared/types.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {KnowledgeService} from '../services/knowledge.js'
 import {errorResponses, parseIfMatch} from './common.js'

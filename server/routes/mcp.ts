@@ -4,14 +4,14 @@
  * outlives a request and any daemon process can answer any call. GET (a server-to-client event stream)
  * and DELETE (ending a session) are 405, as the transport spec allows a server without either.
  * The bearer credential is checked as for the API; a 401 points at the MCP endpoint's own resource
- * metadata, and the tools call the API in process with the same credential (server/mcp/inject-client.ts).
+ * metadata, and the tools call the API in process with the same credential (server/mcp/inject-transport.ts).
  */
 import {WebStandardStreamableHTTPServerTransport} from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type {FastifyInstance, FastifyRequest} from 'fastify'
-import {KbError} from '../../src/api/errors.js'
-import {createMcpServer} from '../../src/mcp/server.js'
+import {KbError} from '../../src/shared/errors.js'
+import {createMcpServer} from '../../src/shared/mcp/server.js'
 import {bearerChallenge, type Authenticator} from '../auth/authenticate.js'
-import {InjectClient} from '../mcp/inject-client.js'
+import {injectClient} from '../mcp/inject-transport.js'
 
 export interface McpRouteOptions {
   auth: Authenticator
@@ -37,7 +37,7 @@ export function registerMcpRoute(app: FastifyInstance, o: McpRouteOptions): void
       req.caller = await o.auth.authenticate(req.headers.authorization, (invalid) => bearerChallenge(mcpResourceMetadataUrl(base), invalid), {baseUrl: base})
     },
     handler: async (req, reply) => {
-      const api = new InjectClient(app, o.prefix, {authorization: req.headers.authorization!, host: req.headers.host ?? '127.0.0.1', requestId: req.id})
+      const api = injectClient(app, o.prefix, {authorization: req.headers.authorization!, host: req.headers.host ?? '127.0.0.1', requestId: req.id})
       const server = createMcpServer({api}, o.version)
       const transport = new WebStandardStreamableHTTPServerTransport({sessionIdGenerator: undefined, enableJsonResponse: true})
       try {

@@ -2,7 +2,7 @@
  * @module /projects routes: join or create by git remote, and the caller's projects.
  */
 import {Type} from '@sinclair/typebox'
-import {JoinProjectBody, ProjectsQuery} from '../../src/api/schemas.js'
+import {JoinProjectBody, ProjectsQuery} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {ProjectService} from '../services/projects.js'
 import {errorResponses} from './common.js'

@@ -2,8 +2,8 @@
  * @module GET /search: ranked full-text search over what the caller may see.
  */
 import {Type} from '@sinclair/typebox'
-import {KbError} from '../../src/api/errors.js'
-import {SearchQuery} from '../../src/api/schemas.js'
+import {KbError} from '../../src/shared/errors.js'
+import {SearchQuery} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {KnowledgeService} from '../services/knowledge.js'
 import {errorResponses} from './common.js'

@@ -2,9 +2,9 @@
  * @module API keys: minted as `kb_` + 43 base62 characters, stored only as SHA-256, shown once.
  * Also the owner bootstrap: the first principal and its key, made when a store is initialised.
  */
-import {KbError} from '../../src/api/errors.js'
-import type {CreateApiKeyBody} from '../../src/api/schemas.js'
-import type {ApiKeyRecord} from '../../src/api/types.js'
+import {KbError} from '../../src/shared/errors.js'
+import type {CreateApiKeyBody} from '../../src/shared/schemas.js'
+import type {ApiKeyRecord} from '../../src/shared/types.js'
 import {nowIso, randomBase62, sha256Hex, uuidv7} from '../lib/ids.js'
 import type {ApiKeyRow, PrincipalRecord, Store} from '../store/store.js'
 import {type Caller, isOwner} from './context.js'

@@ -1,15 +1,15 @@
 /**
  * @module Knowledge entries: create, read, change, resolve, comment, publish, fork, list and search,
- * with the permission rules of API.md §4 (a hidden entry is indistinguishable from a missing one).
+ * with the permission rules of docs/api.md, "Visibility and permissions" (a hidden entry is indistinguishable from a missing one).
  */
-import {KbError} from '../../src/api/errors.js'
-import {TITLE_MAX, type CommentBody, type CreateEntryBody, type ForkBody, type PatchEntryBody, type PublishBody, type ResolveBody} from '../../src/api/schemas.js'
-import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/api/types.js'
+import {KbError} from '../../src/shared/errors.js'
+import {TITLE_MAX, type CommentBody, type CreateEntryBody, type ForkBody, type PatchEntryBody, type PublishBody, type ResolveBody} from '../../src/shared/schemas.js'
+import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
 import {queryTerms} from '../store/search-terms.js'
 import {type Caller, isOwner} from './context.js'
-import {countTokens, summarize} from '../../src/api/summary.js'
+import {countTokens, summarize} from '../../src/shared/summary.js'
 import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
 
@@ -22,7 +22,7 @@ export class KnowledgeService {
     return {principalId: caller.principal.id}
   }
 
-  /** Whether the caller may see the entry (API.md §4). */
+  /** Whether the caller may see the entry (docs/api.md, "Visibility and permissions"). */
   async canSee(caller: Caller, e: EntryRow): Promise<boolean> {
     if (e.scope === 'global') return true
     if (e.scope === 'private') return e.author.id === caller.principal.id

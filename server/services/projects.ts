@@ -1,10 +1,10 @@
 /**
- * @module Projects: join-or-create by git remote (canonicalised as in API.md §3.5) and the caller's list.
+ * @module Projects: join-or-create by git remote (canonicalised as in docs/api.md, "Canonical remotes") and the caller's list.
  */
-import {KbError} from '../../src/api/errors.js'
-import {canonicalRemote, remoteName} from '../../src/api/remote.js'
-import type {JoinProjectBody} from '../../src/api/schemas.js'
-import type {JoinResult, Page, Project} from '../../src/api/types.js'
+import {KbError} from '../../src/shared/errors.js'
+import {canonicalRemote, remoteName} from '../../src/shared/remote.js'
+import type {JoinProjectBody} from '../../src/shared/schemas.js'
+import type {JoinResult, Page, Project} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {ProjectRow, Store} from '../store/store.js'
 import type {Caller} from './context.js'

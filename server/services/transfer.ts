@@ -12,22 +12,22 @@ import {join} from 'node:path'
 import type {Readable} from 'node:stream'
 import {Type, type Static} from '@sinclair/typebox'
 import {Ajv} from 'ajv'
-import {KbError} from '../../src/api/errors.js'
-import {canonicalRemote} from '../../src/api/remote.js'
+import {KbError} from '../../src/shared/errors.js'
+import {canonicalRemote} from '../../src/shared/remote.js'
 import {
   COMMENT_MAX, CommentTypeSchema, CreateEntryBody, PRINCIPAL_NAME_PATTERN, ScopeSchema, StatusSchema, Uuid,
-} from '../../src/api/schemas.js'
-import type {AuthorRef, Scope} from '../../src/api/types.js'
+} from '../../src/shared/schemas.js'
+import type {AuthorRef, Scope} from '../../src/shared/types.js'
 import {fieldErrors} from '../http/problem.js'
 import {nowIso} from '../lib/ids.js'
 import type {EntryExport, ExportFilter, ImportOutcome, ImportRecord, ProjectExport, Store, StoreSnapshot, Viewer} from '../store/store.js'
 import {type Caller, isOwner} from './context.js'
-import {summarize} from '../../src/api/summary.js'
+import {summarize} from '../../src/shared/summary.js'
 import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 
 export const EXPORT_KIND = 'kb-export'
 export const EXPORT_VERSION = 1
-/** The largest import body (API.md §5); JSON requests keep their 1 MiB limit. */
+/** The largest import body (docs/api.md); JSON requests keep their 1 MiB limit. */
 export const IMPORT_BODY_LIMIT = 512 * 1024 * 1024
 /** The longest line an import reads: an entry's body is at most 100,000 characters, so this leaves room for many comments. */
 export const IMPORT_LINE_MAX = 16 * 1024 * 1024

@@ -1,9 +1,9 @@
 /**
  * @module Field rules that JSON Schema cannot say (trimming, folding, URL syntax); each failure is a 422.
  */
-import {KbError, type FieldError} from '../../src/api/errors.js'
-import {TITLE_MAX, URL_MAX} from '../../src/api/schemas.js'
-import type {ThoughtKind, ThoughtStep} from '../../src/api/types.js'
+import {KbError, type FieldError} from '../../src/shared/errors.js'
+import {TITLE_MAX, URL_MAX} from '../../src/shared/schemas.js'
+import type {ThoughtKind, ThoughtStep} from '../../src/shared/types.js'
 
 /** Collects field errors so one 422 can list every broken rule. */
 export class FieldErrors {

@@ -1,7 +1,7 @@
 /**
- * @module What an entry looks like at each detail level (API.md §3.2).
+ * @module What an entry looks like at each detail level (docs/api.md, "Detail levels").
  */
-import type {Branch, Comment, Detail, EntryFull, EntryStandard, EntrySummary, EntryView} from '../../src/api/types.js'
+import type {Branch, Comment, Detail, EntryFull, EntryStandard, EntrySummary, EntryView} from '../../src/shared/types.js'
 import type {EntryRow} from '../store/store.js'
 
 export function summaryView(e: EntryRow): EntrySummary {

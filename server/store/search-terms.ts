@@ -113,7 +113,7 @@ export interface RankingParams {
 
 /**
  * BM25F parameters, tuned on the Cranfield collection with 2-fold cross-validation (docs/search.md).
- * Tags have no counterpart there; they sit between title and body, as API.md asks, without length
+ * Tags have no counterpart there; they sit between title and body, as docs/search.md says, without length
  * normalisation: most entries have none or one, so the mean tag count says little.
  */
 export const RANKING: RankingParams = {

@@ -3,10 +3,10 @@
  * rows of the `entries` table (joined with the author's name) as `EntryRow`s.
  */
 import type Database from 'better-sqlite3'
-import type {Resolution, ThoughtStep} from '../../src/api/types.js'
+import type {Resolution, ThoughtStep} from '../../src/shared/types.js'
 import type {EntryRow} from './store.js'
 
-/** API.md §4 over `entries e` for the principal bound as `@me`: the one place this rule is written in SQL. */
+/** docs/api.md, "Visibility and permissions" over `entries e` for the principal bound as `@me`: the one place this rule is written in SQL. */
 export const VISIBLE_TO_ME = `(e.scope = 'global'
   OR (e.scope = 'private' AND e.author_id = @me)
   OR (e.scope = 'project' AND e.project_id IN (SELECT project_id FROM memberships WHERE principal_id = @me)))`

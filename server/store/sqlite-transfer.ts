@@ -8,7 +8,7 @@ import {closeSync, openSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type Database from 'better-sqlite3'
-import type {AuthorRef, Comment} from '../../src/api/types.js'
+import type {AuthorRef, Comment} from '../../src/shared/types.js'
 import {indexStems} from './search-terms.js'
 import {entryFromRow, type Row, StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
 import type {

@@ -4,7 +4,7 @@
  */
 import {chmodSync, closeSync, openSync} from 'node:fs'
 import Database from 'better-sqlite3'
-import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/api/types.js'
+import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
 import {entryFromRow, type Row, VISIBLE_TO_ME} from './sqlite-rows.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
@@ -419,7 +419,7 @@ export class SqliteStore implements Store {
   }
 
   /**
-   * Which fields and words matched, and a highlighted excerpt of the body (API.md `explain`). The CAST
+   * Which fields and words matched, and a highlighted excerpt of the body (`explain`, docs/api.md "Search"). The CAST
    * matters: better-sqlite3 binds a JS number as REAL, and FTS5 then ignores `rowid = ?` next to MATCH.
    */
   private explainHit(seq: number, match: string): Pick<SearchHit, 'matched' | 'snippet'> {
@@ -591,7 +591,7 @@ export class SqliteStore implements Store {
   }
 }
 
-/** The visibility rule of API.md §4 and the list/search filters of §5, as SQL over `entries e`. */
+/** The visibility rule of docs/api.md, "Visibility and permissions", and its list/search filters, as SQL over `entries e`. */
 function filterSql(viewer: Viewer, filter: EntryFilter): {where: string[]; params: Row} {
   const params: Row = {me: viewer.principalId}
   const where = [VISIBLE_TO_ME]

@@ -3,7 +3,7 @@
  * Asynchronous on purpose: a networked driver cannot be synchronous. Visibility is part of the queries
  * (a `Viewer`), so a driver filters in its own query language and never returns what the caller may not see.
  */
-import type {AuthorRef, Branch, Comment, CommentType, Resolution, Scope, Status, ThoughtStep} from '../../src/api/types.js'
+import type {AuthorRef, Branch, Comment, CommentType, Resolution, Scope, Status, ThoughtStep} from '../../src/shared/types.js'
 
 export interface PrincipalRecord {
   id: string
@@ -37,7 +37,7 @@ export interface EntryRow {
   id: string
   title: string
   body: string
-  /** The summary form of the body (API.md §3.3), computed whenever title or body change. */
+  /** The summary form of the body (docs/api.md, "Summary form"), computed whenever title or body change. */
   summary: string
   /** The title as shown at `summary` level: the title itself unless it alone would break the budget. */
   summary_title: string
@@ -68,7 +68,7 @@ export interface CommentRow {
   created_at: string
 }
 
-/** Who is asking: reads return only what this principal may see (API.md §4). */
+/** Who is asking: reads return only what this principal may see (docs/api.md, "Visibility and permissions"). */
 export interface Viewer {
   principalId: string
 }

@@ -4,32 +4,18 @@
  * mapping of `KbError` to an exit code plus one stderr line that names the fix.
  */
 import {Command, Flags, type Interfaces} from '@oclif/core'
-import {KbError, type ErrorCode} from '../api/errors.js'
-import {ApiClient, isServerError} from '../client/client.js'
-import {resolveBaseUrl} from '../config/config.js'
-import {oauthExpired, resolveCredential, type ResolvedCredential} from '../credentials/credentials.js'
-import {autostartEnabled, ensureDaemon, isLoopbackUrl} from '../daemon/manager.js'
-import {outputMode, type OutputMode} from '../output/format.js'
-import {projectRef, resolveProjectId} from '../project/project.js'
+import {KbError, type ErrorCode} from '../shared/errors.js'
+import {isServerError, type ApiClient} from '../shared/client.js'
+import {hintFor} from '../shared/hints.js'
+import {httpClient} from './client/http-transport.js'
+import {resolveBaseUrl} from './config/config.js'
+import {oauthExpired, resolveCredential, type ResolvedCredential} from './credentials/credentials.js'
+import {autostartEnabled, ensureDaemon, isLoopbackUrl} from './daemon/manager.js'
+import {outputMode, type OutputMode} from './output/format.js'
+import {projectRef, resolveProjectId} from './project/project.js'
 
 export type KbFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof KbCommand)['baseFlags'] & T['flags']>
 export type KbArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
-
-/** What to do about an error the server reported, by code. */
-const HINTS: Partial<Record<ErrorCode, string>> = {
-  bad_request: 'check the arguments (`kb help <command>`)',
-  unauthenticated: 'log in with `kb auth login --web` or `kb auth login --with-token`, or set KB_API_KEY (`kb auth status` shows the credential in use)',
-  forbidden: 'only the author or the owner may do that; `kb auth status` shows who you are',
-  not_found: 'check the id (`kb list`, `kb search`)',
-  conflict: '`kb show <id>` shows its current state',
-  precondition_failed: 'it changed since it was read; run the command again',
-  payload_too_large: 'send less (a body holds at most 100,000 characters)',
-  unsupported_media_type: 'this CLI and the server disagree; update kb',
-  validation_failed: 'fix that value (`kb help <command>` describes each flag)',
-  method_not_allowed: 'this CLI and the server disagree; update kb',
-  internal: 'retry; if it persists, look at the server log (`kb daemon logs` for the local daemon)',
-  unavailable: 'retry in a moment',
-}
 
 export abstract class KbCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
@@ -105,7 +91,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
 
   /** A client for the base URL sending `key` (or nothing), whatever credential is stored. */
   protected bareClient(key: string | null): ApiClient {
-    return new ApiClient({baseUrl: this.baseUrl, key, userAgent: `kb/${this.config.version}`, unreachableHint: this.unreachableHint(), serverLabel: this.local ? 'kb daemon' : 'kb server'})
+    return httpClient({baseUrl: this.baseUrl, key, userAgent: `kb/${this.config.version}`, unreachableHint: this.unreachableHint(), serverLabel: this.local ? 'kb daemon' : 'kb server'})
   }
 
   private async makeClient(): Promise<ApiClient> {
@@ -122,7 +108,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   }
 
   private async refreshOAuth(): Promise<ResolvedCredential> {
-    const {refreshOAuthCredential} = await import('../oauth/tokens.js')
+    const {refreshOAuthCredential} = await import('./oauth/tokens.js')
     return refreshOAuthCredential(this.baseUrl, this.credential!, `kb/${this.config.version}`)
   }
 
@@ -166,7 +152,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     if (err instanceof KbError) {
       code = err.code
       exit = err.exitCode
-      const hint = isServerError(err) ? HINTS[err.code] : undefined
+      const hint = isServerError(err) ? hintFor(err.code, 'cli') : undefined
       if (hint) message = `${message}; ${hint.replace('<command>', (this.id ?? '').split(':').join(' '))}`
       if (err.code === 'rate_limited' && err.headers?.['retry-after']) message = `${err.message}; retry in ${err.headers['retry-after']} s`
     } else if (err.oclif?.exit !== undefined) {

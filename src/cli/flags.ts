@@ -4,9 +4,9 @@
  */
 import {Flags, type Interfaces} from '@oclif/core'
 import {readFile} from 'node:fs/promises'
-import {KbError} from '../api/errors.js'
-import {COMMENT_TYPES, DETAILS, SCOPES, STATUSES, THOUGHT_KINDS, type Detail, type Scope, type ThoughtKind} from '../api/types.js'
-import {readConfig} from '../config/config.js'
+import {KbError} from '../shared/errors.js'
+import {COMMENT_TYPES, DETAILS, SCOPES, STATUSES, THOUGHT_KINDS, type Detail, type Scope, type ThoughtKind} from '../shared/types.js'
+import {readConfig} from './config/config.js'
 import {editText, interactive, readStdin, stdinPiped} from './input.js'
 
 type OptionFlag<T> = Interfaces.OptionFlag<T>

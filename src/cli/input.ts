@@ -6,8 +6,8 @@ import {spawnSync} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
-import {KbError} from '../api/errors.js'
-import {readConfig} from '../config/config.js'
+import {KbError} from '../shared/errors.js'
+import {readConfig} from './config/config.js'
 
 /** A person is at the keyboard: we may prompt or open an editor. */
 export function interactive(env: NodeJS.ProcessEnv = process.env): boolean {

@@ -2,7 +2,7 @@
  * The commit web URL the git hook records, per forge, from every remote form git accepts.
  */
 import {describe, expect, it} from 'vitest'
-import {commitWebUrl} from '../../src/hooks/git-hook.js'
+import {commitWebUrl} from '../../src/cli/hooks/git-hook.js'
 
 const SHA = '0123456789abcdef0123456789abcdef01234567'
 

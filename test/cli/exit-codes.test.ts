@@ -1,5 +1,5 @@
 /**
- * Every exit code of DESIGN.md's table (0 ok, 1 failure, 2 usage, 3 not found, 4 auth, 5 conflict,
+ * Every exit code of docs/cli.md's table (0 ok, 1 failure, 2 usage, 3 not found, 4 auth, 5 conflict,
  * 6 unreachable), each with one stderr line that names the fix, and the --json error shape.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'

@@ -82,7 +82,7 @@ describe('the document', () => {
     expect(new Set(fromRoutes).size).toBe(fromRoutes.length)
     // And every one of them is really served.
     for (const r of kb.routes) expect(kb.app.hasRoute({method: r.method, url: `/api/v1${r.path}`}), `${r.method} ${r.path}`).toBe(true)
-    // The endpoints of API.md §5 this app serves through its route table (OAuth has its own scope).
+    // The endpoints of docs/api.md this app serves through its route table (OAuth has its own scope).
     for (const required of [
       'POST /knowledge', 'GET /knowledge', 'GET /knowledge/{id}', 'PATCH /knowledge/{id}', 'DELETE /knowledge/{id}', 'GET /search',
       'POST /knowledge/{id}/resolve', 'POST /knowledge/{id}/comments', 'POST /knowledge/{id}/publish', 'POST /knowledge/{id}/fork',

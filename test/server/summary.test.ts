@@ -1,12 +1,12 @@
 /**
- * @module The summary detail level's token budget (API.md §3.2–3.3): whatever the title and body, a
+ * @module The summary detail level's token budget (docs/api.md, "Detail levels" and "Summary form"): whatever the title and body, a
  * `summary` item as served is at most 100 tokens of o200k_base, is cut at a word boundary with "…" when
  * cut, and carries the first paragraph's plain text with the Markdown stripped.
  */
 import fc from 'fast-check'
 import {encode} from 'gpt-tokenizer/encoding/o200k_base'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {summarize} from '../../src/api/summary.js'
+import {summarize} from '../../src/shared/summary.js'
 import {startInProcessDaemon, type TestDaemon} from '../helpers/daemon.js'
 
 const BUDGET = 100

@@ -1,5 +1,5 @@
 /**
- * @module The visibility matrix of API.md §4: three principals (the owner and two members) in two projects
+ * @module The visibility matrix of docs/api.md, "Visibility and permissions": three principals (the owner and two members) in two projects
  * with different memberships, entries by each author in every scope (and forks of them), and every read
  * path checked for every reader against an independently computed expectation. Then the permission rules:
  * the owner moderates what it can see, others get 403 on visible entries they do not own, and private

@@ -1,5 +1,5 @@
 /**
- * @module The error rows of API.md §2, endpoint by endpoint: 400, 403, 404 (missing and hidden alike),
+ * @module The error rows of docs/api.md, "Errors", endpoint by endpoint: 400, 403, 404 (missing and hidden alike),
  * 413, 415 and 422 with every field rule of §3.1/§3.4 listed in `errors`. Every body is checked as a
  * complete RFC 9457 problem by `expectProblem`.
  */

@@ -1,5 +1,5 @@
 /**
- * @module Success paths of the /knowledge endpoints (API.md §5) against a real daemon: exact shapes per
+ * @module Success paths of the /knowledge endpoints (docs/api.md) against a real daemon: exact shapes per
  * detail level, headers, defaults, version bumps, If-Match, reopen, delete and fork semantics.
  */
 import Database from 'better-sqlite3'

@@ -1,5 +1,5 @@
 /**
- * @module What the endpoint tests share: the exact field sets of each detail level (API.md §3.2), a strict
+ * @module What the endpoint tests share: the exact field sets of each detail level (docs/api.md, "Detail levels"), a strict
  * RFC 9457 problem assertion, and small request helpers over a real daemon.
  */
 import {expect} from 'vitest'

@@ -1,0 +1,108 @@
+/**
+ * @module CLI settings. Reading is a plain JSON read of the file `conf` writes (≈1 ms), because `conf`
+ * itself costs ≈95 ms to import and every command needs `base_url`; writing goes through `conf`
+ * (atomic writes, the file's format). Environment variables win over the file.
+ */
+import {readFileSync} from 'node:fs'
+import {homedir} from 'node:os'
+import {join} from 'node:path'
+import {KbError} from '../../shared/errors.js'
+import {DEFAULT_BASE_URL} from '../../shared/paths.js'
+import {DETAILS} from '../../shared/types.js'
+
+/** `$XDG_CONFIG_HOME/kb`, else `~/.config/kb`: config.json and the credential file live here. */
+export function configDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'kb')
+  return join(env.HOME || homedir(), '.config', 'kb')
+}
+
+export const CONFIG_FILE = 'config.json'
+
+export interface ConfigKey {
+  description: string
+  /** Returns the value to store, or throws a usage `KbError` naming what is allowed. */
+  parse: (value: string) => string | number | boolean
+  env?: string
+}
+
+export const CONFIG_KEYS: Record<string, ConfigKey> = {
+  base_url: {
+    description: `the kb server, ending in /api/v1 (default ${DEFAULT_BASE_URL})`,
+    env: 'KB_BASE_URL',
+    parse: (v) => normalizeBaseUrl(v),
+  },
+  default_detail: {
+    description: 'detail level of `kb show` and `kb search` when --detail is not given (summary, standard, full)',
+    parse: (v) => {
+      if (!(DETAILS as readonly string[]).includes(v)) throw new KbError('usage', `default_detail must be one of ${DETAILS.join(', ')}`)
+      return v
+    },
+  },
+  default_limit: {
+    description: 'how many entries `kb list` and `kb search` return when --limit is not given (1–100)',
+    parse: (v) => {
+      const n = Number(v)
+      if (!Number.isInteger(n) || n < 1 || n > 100) throw new KbError('usage', 'default_limit must be a whole number from 1 to 100')
+      return n
+    },
+  },
+  editor: {
+    description: 'the editor for `kb add`, `kb edit` and `kb comment` on a terminal (default $VISUAL, $EDITOR, vi)',
+    parse: (v) => v,
+  },
+}
+
+export function assertConfigKey(key: string): ConfigKey {
+  const k = CONFIG_KEYS[key]
+  if (!k) throw new KbError('usage', `unknown config key "${key}"; known keys: ${Object.keys(CONFIG_KEYS).join(', ')}`)
+  return k
+}
+
+let cached: Record<string, unknown> | undefined
+/** The stored settings (no defaults, no environment), `{}` when there is no file yet. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Record<string, unknown> {
+  if (cached) return cached
+  const path = join(configDir(env), CONFIG_FILE)
+  let text: string
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch {
+    return (cached = {})
+  }
+  try {
+    const parsed = JSON.parse(text) as unknown
+    cached = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {}
+  } catch {
+    throw new KbError('usage', `${path} is not valid JSON; fix it or delete it (\`kb config list\` shows the settings)`)
+  }
+  return cached
+}
+
+/** `conf` for writes, loaded only by `kb config set|unset` and friends. */
+export async function openConfigStore(env: NodeJS.ProcessEnv = process.env): Promise<{get(k: string): unknown; set(k: string, v: unknown): void; delete(k: string): void; store: Record<string, unknown>; path: string}> {
+  const {default: Conf} = await import('conf')
+  cached = undefined
+  return new Conf<Record<string, unknown>>({projectName: 'kb', cwd: configDir(env), configName: 'config', projectSuffix: ''}) as never
+}
+
+/** Trims and checks a base URL: http(s), no query; a trailing slash is dropped. */
+export function normalizeBaseUrl(value: string): string {
+  let u: URL
+  try {
+    u = new URL(value.trim())
+  } catch {
+    throw new KbError('usage', `"${value}" is not a URL; a base URL looks like ${DEFAULT_BASE_URL}`)
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new KbError('usage', `base URL ${value} must start with http:// or https://`)
+  if (u.search || u.hash) throw new KbError('usage', `base URL ${value} must not have a query or fragment`)
+  return u.toString().replace(/\/+$/, '')
+}
+
+/** `--base-url`, else KB_BASE_URL, else config `base_url`, else the local default. */
+export function resolveBaseUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): {url: string; source: 'flag' | 'env' | 'config' | 'default'} {
+  if (flag) return {url: normalizeBaseUrl(flag), source: 'flag'}
+  if (env.KB_BASE_URL) return {url: normalizeBaseUrl(env.KB_BASE_URL), source: 'env'}
+  const configured = readConfig(env).base_url
+  if (typeof configured === 'string' && configured !== '') return {url: normalizeBaseUrl(configured), source: 'config'}
+  return {url: DEFAULT_BASE_URL, source: 'default'}
+}

@@ -1,0 +1,181 @@
+/**
+ * @module Terminal output: aligned, coloured tables for people on a TTY, tab-separated rows for pipes
+ * (first column the id, no header, no colour), and the document view of one entry. Plain ANSI escapes:
+ * a colour library would cost start-up time on every command.
+ */
+import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Project} from '../../shared/types.js'
+
+export interface OutputMode {
+  /** stdout is a terminal: tables with headers. */
+  tty: boolean
+  /** ANSI colour: a TTY, without NO_COLOR or CI. */
+  color: boolean
+  /** Terminal width in columns (80 when unknown). */
+  width: number
+}
+
+export function outputMode(stream: NodeJS.WriteStream = process.stdout, env: NodeJS.ProcessEnv = process.env): OutputMode {
+  const tty = Boolean(stream.isTTY)
+  const color = tty && !('NO_COLOR' in env && env.NO_COLOR !== '') && !env.CI && env.TERM !== 'dumb'
+  return {tty, color, width: stream.columns && stream.columns > 20 ? stream.columns : 80}
+}
+
+const ESC = '\u001B['
+const wrap = (open: number, close: number) => (mode: OutputMode, s: string): string => (mode.color ? `${ESC}${open}m${s}${ESC}${close}m` : s)
+export const bold = wrap(1, 22)
+export const dim = wrap(2, 22)
+export const red = wrap(31, 39)
+export const green = wrap(32, 39)
+export const yellow = wrap(33, 39)
+export const cyan = wrap(36, 39)
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001B\[[0-9;]*m/g
+/** Display width of a string: ANSI escapes count zero. (Wide CJK glyphs are rare in ids and titles.) */
+export function visibleLength(s: string): number {
+  return s.replace(ANSI, '').length
+}
+
+/** One cell of piped output: tabs and newlines would break the row format, so they become spaces. */
+export function cell(value: unknown): string {
+  if (value === null || value === undefined) return ''
+  const s = Array.isArray(value) ? value.join(',') : String(value)
+  return s.replace(/[\t\r\n]+/g, ' ')
+}
+
+export interface Column {
+  header: string
+  /** Grows or shrinks to fill the terminal; at most one column should flex. */
+  flex?: boolean
+  color?: (mode: OutputMode, s: string) => string
+}
+
+/**
+ * A table: on a TTY, a bold header and space-aligned columns fitted to the width (the flex column is cut
+ * with "…"); piped, tab-separated rows without a header.
+ */
+export function renderTable(columns: Column[], rows: unknown[][], mode: OutputMode): string {
+  const cells = rows.map((r) => columns.map((_, i) => cell(r[i])))
+  if (!mode.tty) return cells.map((r) => r.join('\t')).join('\n') + (cells.length > 0 ? '\n' : '')
+  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i]!.length)))
+  const flex = columns.findIndex((c) => c.flex)
+  if (flex !== -1) {
+    const fixed = widths.reduce((sum, w, i) => (i === flex ? sum : sum + w + 2), 0)
+    widths[flex] = Math.max(Math.min(widths[flex]!, mode.width - fixed), Math.min(widths[flex]!, 10))
+  }
+  const line = (values: string[], style: (i: number, s: string) => string): string =>
+    values
+      .map((v, i) => {
+        const w = widths[i]!
+        const text = v.length > w ? `${v.slice(0, Math.max(0, w - 1))}…` : v
+        const padded = i === values.length - 1 ? text : text.padEnd(w)
+        return style(i, padded)
+      })
+      .join('  ')
+      .trimEnd()
+  const out = [line(columns.map((c) => c.header), (_, s) => bold(mode, s))]
+  for (const r of cells) out.push(line(r, (i, s) => (columns[i]!.color ? columns[i]!.color!(mode, s) : s)))
+  return out.join('\n') + '\n'
+}
+
+export const statusColor = (mode: OutputMode, s: string): string => (s.trim() === 'resolved' ? green(mode, s) : yellow(mode, s))
+
+/** `2026-11-21 20:00` on a terminal (local readers), the exact RFC 3339 time in pipes. */
+export function time(value: string | null | undefined, mode: OutputMode): string {
+  if (!value) return ''
+  if (!mode.tty) return value
+  const d = new Date(value)
+  if (Number.isNaN(d.getTime())) return value
+  const p = (n: number): string => String(n).padStart(2, '0')
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`
+}
+
+export function entryRows(items: EntryView[], mode: OutputMode): string {
+  const std = (e: EntryView): Partial<EntryStandard> => e as Partial<EntryStandard>
+  return renderTable(
+    [{header: 'ID', color: dim}, {header: 'STATUS', color: statusColor}, {header: 'SCOPE'}, {header: 'TITLE', flex: true}, {header: 'UPDATED'}],
+    items.map((e) => [e.id, e.status, std(e).scope ?? '', e.title, time(std(e).updated_at, mode)]),
+    mode,
+  )
+}
+
+export function searchRows(items: EntryView[], mode: OutputMode): string {
+  return renderTable(
+    [{header: 'ID', color: dim}, {header: 'SCORE'}, {header: 'STATUS', color: statusColor}, {header: 'TITLE', flex: true}],
+    items.map((e) => [e.id, e.score === undefined ? '' : e.score.toFixed(2), e.status, e.title]),
+    mode,
+  )
+}
+
+export function projectRows(items: Project[], mode: OutputMode, current?: string | null): string {
+  return renderTable(
+    [{header: 'ID', color: dim}, {header: 'NAME'}, {header: 'REMOTE', flex: true}, {header: 'ROLE'}, {header: ''}],
+    items.map((p) => [p.id, p.name, p.remote, p.role, p.id === current ? '*' : '']),
+    mode,
+  )
+}
+
+export function apiKeyRows(items: ApiKeyRecord[], mode: OutputMode): string {
+  return renderTable(
+    [{header: 'ID', color: dim}, {header: 'NAME', flex: true}, {header: 'PREFIX'}, {header: 'CREATED'}, {header: 'EXPIRES'}, {header: 'LAST USED'}],
+    items.map((k) => [k.id, k.name, k.prefix, time(k.created_at, mode), time(k.expires_at, mode) || 'never', time(k.last_used_at, mode) || 'never']),
+    mode,
+  )
+}
+
+/**
+ * One entry as a document. On a TTY: a bold title, coloured metadata, the body, then comments, the
+ * thought chain and branches. Piped: `field:\tvalue` lines, `--`, then the body (as `gh issue view` does),
+ * so `grep`/`cut` work without JSON.
+ */
+export function renderEntry(e: EntryView, mode: OutputMode): string {
+  const s = e as Partial<EntryFull>
+  const meta: [string, string][] = [
+    ['id', e.id],
+    ['status', e.status],
+  ]
+  if (s.scope) meta.push(['scope', s.scope])
+  if (s.tags && s.tags.length > 0) meta.push(['tags', s.tags.join(', ')])
+  if (s.url) meta.push(['url', s.url])
+  if (s.author) meta.push(['author', s.author.name])
+  if (s.project_id) meta.push(['project', s.project_id])
+  if (s.forked_from) meta.push(['forked from', s.forked_from])
+  if (s.created_at) meta.push(['created', time(s.created_at, mode)])
+  if (s.updated_at) meta.push(['updated', time(s.updated_at, mode)])
+  if (s.version !== undefined) meta.push(['version', String(s.version)])
+  if (s.comment_count !== undefined && !s.comments) meta.push(['comments', String(s.comment_count)])
+  if (s.resolution) {
+    meta.push(['resolved', `${time(s.resolution.resolved_at, mode)} by ${s.resolution.resolved_by.name}`])
+    if (s.resolution.note) meta.push(['resolution', s.resolution.note])
+    if (s.resolution.url) meta.push(['resolution url', s.resolution.url])
+  }
+  const out: string[] = []
+  if (mode.tty) {
+    out.push(bold(mode, e.title))
+    const w = Math.max(...meta.map(([k]) => k.length))
+    for (const [k, v] of meta) out.push(`${dim(mode, k.padEnd(w))}  ${k === 'status' ? statusColor(mode, v) : v}`)
+    out.push('', e.body.trimEnd())
+  } else {
+    out.push(`title:\t${cell(e.title)}`)
+    for (const [k, v] of meta) out.push(`${k}:\t${cell(v)}`)
+    out.push('--', e.body.trimEnd())
+  }
+  if (s.thought_chain && s.thought_chain.length > 0) {
+    out.push('', mode.tty ? bold(mode, 'Thought chain') : '-- thought chain')
+    for (const t of s.thought_chain) out.push(`${t.step}. [${t.kind}] ${t.thought}`)
+  }
+  if (s.comments && s.comments.length > 0) {
+    out.push('', mode.tty ? bold(mode, `Comments (${s.comments.length})`) : '-- comments')
+    for (const c of s.comments) out.push(renderComment(c, mode))
+  }
+  if (s.branches && s.branches.length > 0) {
+    out.push('', mode.tty ? bold(mode, 'Branches') : '-- branches')
+    for (const b of s.branches) out.push(mode.tty ? `${dim(mode, b.id)}  ${b.title} (${b.scope}, ${b.author.name})` : [b.id, b.title, b.scope, b.author.name].map(cell).join('\t'))
+  }
+  return out.join('\n') + '\n'
+}
+
+export function renderComment(c: Comment, mode: OutputMode): string {
+  const head = `${c.author.name} · ${c.type} · ${time(c.created_at, mode)}`
+  return mode.tty ? `${cyan(mode, head)}\n${c.body.trimEnd()}\n` : `${head}\n${c.body.trimEnd()}\n`
+}

@@ -1,0 +1,240 @@
+/**
+ * @module The kb API client: typed calls over a `Transport`. The CLI sends over node:http
+ * (`src/cli/client/http-transport.ts`); the daemon's MCP endpoint through the app in process
+ * (`server/mcp/inject-transport.ts`). Query building, JSON decoding, the one OAuth refresh and the
+ * problem → `KbError` mapping live here once, whatever carries the bytes.
+ */
+import {codeForStatus, isErrorCode, KbError, type FieldError} from './errors.js'
+import type {
+  ApiKeyRecord, Comment, CommentType, Detail, EntryFull, EntryView, Health, JoinResult, Page, Project, Scope, SearchResult, Status, ThoughtKind,
+} from './types.js'
+
+/** Response headers as node:http and fastify's `inject` both give them (lower-case names). */
+export type Headers = Record<string, string | string[] | number | undefined>
+
+export interface TransportRequest {
+  method: string
+  url: URL
+  headers: Record<string, string>
+  body: string | undefined
+  timeoutMs: number
+}
+
+export interface TransportResponse {
+  status: number
+  headers: Headers
+  text: string
+}
+
+/** Carries one request; a server that cannot be reached rejects with `KbError('unreachable')`. */
+export interface Transport {
+  send(req: TransportRequest): Promise<TransportResponse>
+}
+
+export interface ClientOptions {
+  /** Ends in /api/v1, no trailing slash. */
+  baseUrl: string
+  transport: Transport
+  key?: string | null
+  userAgent?: string
+  timeoutMs?: number
+}
+
+export interface ApiResponse<T> {
+  status: number
+  headers: Headers
+  body: T
+}
+
+export interface RequestInit {
+  query?: Record<string, string | number | boolean | undefined | null>
+  body?: unknown
+  headers?: Record<string, string>
+  timeoutMs?: number
+}
+
+export interface CreateEntryInput {
+  title: string
+  body: string
+  scope?: Scope
+  project_id?: string | null
+  tags?: string[]
+  url?: string | null
+  thought_chain?: {thought: string; kind?: ThoughtKind}[]
+}
+
+export interface PatchEntryInput {
+  title?: string
+  body?: string
+  tags?: string[]
+  url?: string | null
+  thought_chain?: {thought: string; kind?: ThoughtKind}[]
+  status?: Status
+}
+
+export interface EntryQuery {
+  scope?: Scope
+  project_id?: string
+  status?: Status
+  tag?: string
+  author?: string
+  limit?: number
+  cursor?: string
+  detail?: Detail
+}
+
+export class ApiClient {
+  readonly baseUrl: string
+  key: string | null
+  private readonly transport: Transport
+  private readonly userAgent: string
+  private readonly timeoutMs: number
+  /**
+   * Set for OAuth credentials: fresh tokens after a 401 with `error="invalid_token"`. Used at most once
+   * per client, so a token the server keeps refusing is reported instead of refreshed in a loop.
+   */
+  refreshKey: (() => Promise<string | null>) | undefined
+
+  constructor(o: ClientOptions) {
+    this.baseUrl = o.baseUrl.replace(/\/+$/, '')
+    this.key = o.key ?? null
+    this.transport = o.transport
+    this.userAgent = o.userAgent ?? 'kb-cli'
+    this.timeoutMs = o.timeoutMs ?? 30_000
+  }
+
+  /** One request; a 4xx/5xx answer throws `KbError` with the problem's code and detail. */
+  async request<T>(method: string, path: string, init: RequestInit = {}): Promise<ApiResponse<T>> {
+    const url = new URL(this.baseUrl + path)
+    for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined && v !== null) url.searchParams.set(k, String(v))
+    const headers: Record<string, string> = {accept: 'application/json, application/problem+json', 'user-agent': this.userAgent, ...init.headers}
+    if (this.key) headers.authorization = `Bearer ${this.key}`
+    let payload: string | undefined
+    if (init.body !== undefined) {
+      payload = JSON.stringify(init.body)
+      headers['content-type'] = 'application/json'
+      headers['content-length'] = String(Buffer.byteLength(payload))
+    }
+    const timeoutMs = init.timeoutMs ?? this.timeoutMs
+    let res = await this.transport.send({method, url, headers, body: payload, timeoutMs})
+    if (res.status === 401 && this.key && this.refreshKey && /invalid_token/.test(String(res.headers['www-authenticate'] ?? ''))) {
+      const refresh = this.refreshKey
+      this.refreshKey = undefined
+      const fresh = await refresh()
+      if (fresh && fresh !== headers.authorization?.slice(7)) {
+        this.key = fresh
+        headers.authorization = `Bearer ${fresh}`
+        res = await this.transport.send({method, url, headers, body: payload, timeoutMs})
+      }
+    }
+    let body: unknown = res.text
+    const type = String(res.headers['content-type'] ?? '')
+    if (res.text !== '' && type.includes('json')) {
+      try {
+        body = JSON.parse(res.text)
+      } catch {
+        throw new KbError('internal', `${this.origin()} answered ${method} ${url.pathname} with malformed JSON (status ${res.status}); is --base-url a kb server?`)
+      }
+    }
+    if (res.status >= 400) throw problemToError(res.status, body, res.headers, `${method} ${url.pathname}`)
+    return {status: res.status, headers: res.headers, body: body as T}
+  }
+
+  private origin(): string {
+    return new URL(this.baseUrl).origin
+  }
+
+  async health(timeoutMs = 2000): Promise<Health> {
+    return (await this.request<Health>('GET', '/health', {timeoutMs})).body
+  }
+
+  async createEntry(input: CreateEntryInput): Promise<EntryFull> {
+    return (await this.request<EntryFull>('POST', '/knowledge', {body: input})).body
+  }
+
+  async getEntry(id: string, detail?: Detail): Promise<{entry: EntryView; etag: string | null}> {
+    const res = await this.request<EntryView>('GET', `/knowledge/${encodeURIComponent(id)}`, {query: {detail}})
+    return {entry: res.body, etag: typeof res.headers.etag === 'string' ? res.headers.etag : null}
+  }
+
+  async listEntries(query: EntryQuery): Promise<Page<EntryView>> {
+    return (await this.request<Page<EntryView>>('GET', '/knowledge', {query: {...query}})).body
+  }
+
+  async patchEntry(id: string, input: PatchEntryInput, ifMatch?: string): Promise<EntryFull> {
+    return (await this.request<EntryFull>('PATCH', `/knowledge/${encodeURIComponent(id)}`, {body: input, ...(ifMatch ? {headers: {'if-match': ifMatch}} : {})})).body
+  }
+
+  async deleteEntry(id: string): Promise<void> {
+    await this.request('DELETE', `/knowledge/${encodeURIComponent(id)}`)
+  }
+
+  async search(query: Omit<EntryQuery, 'cursor'> & {q: string; max_tokens?: number}): Promise<SearchResult> {
+    return (await this.request<SearchResult>('GET', '/search', {query: {...query}})).body
+  }
+
+  async resolve(id: string, input: {note?: string | null; url?: string | null}): Promise<EntryFull> {
+    return (await this.request<EntryFull>('POST', `/knowledge/${encodeURIComponent(id)}/resolve`, {body: input})).body
+  }
+
+  async comment(id: string, input: {body: string; type?: CommentType}): Promise<Comment> {
+    return (await this.request<Comment>('POST', `/knowledge/${encodeURIComponent(id)}/comments`, {body: input})).body
+  }
+
+  async publish(id: string, input: {scope?: Scope}): Promise<EntryFull> {
+    return (await this.request<EntryFull>('POST', `/knowledge/${encodeURIComponent(id)}/publish`, {body: input})).body
+  }
+
+  async fork(id: string, input: {title?: string; scope?: Scope; project_id?: string}): Promise<EntryFull> {
+    return (await this.request<EntryFull>('POST', `/knowledge/${encodeURIComponent(id)}/fork`, {body: input})).body
+  }
+
+  async joinProject(input: {remote: string; name?: string}): Promise<JoinResult> {
+    return (await this.request<JoinResult>('POST', '/projects/join', {body: input})).body
+  }
+
+  /** Every project of the caller, following cursors. */
+  async listProjects(): Promise<Project[]> {
+    const all: Project[] = []
+    let cursor: string | null = null
+    do {
+      const page: Page<Project> = (await this.request<Page<Project>>('GET', '/projects', {query: {limit: 100, cursor}})).body
+      all.push(...page.items)
+      cursor = page.next_cursor
+    } while (cursor)
+    return all
+  }
+
+  async createApiKey(input: {name?: string; expires_in_days?: number; project_id?: string}): Promise<ApiKeyRecord> {
+    return (await this.request<ApiKeyRecord>('POST', '/api-keys', {body: input})).body
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    return (await this.request<Page<ApiKeyRecord>>('GET', '/api-keys')).body.items
+  }
+
+  async revokeApiKey(id: string): Promise<void> {
+    await this.request('DELETE', '/api-keys', {body: {id}})
+  }
+}
+
+const fromServer = new WeakSet<KbError>()
+
+/** Did the server report this error (as opposed to the CLI deciding it)? Only those get a generic hint. */
+export function isServerError(e: KbError): boolean {
+  return fromServer.has(e)
+}
+
+/** A problem+json answer (or any error status) as a `KbError` carrying the server's code. */
+export function problemToError(status: number, body: unknown, headers: Headers, what: string): KbError {
+  const p = (typeof body === 'object' && body !== null ? body : {}) as {code?: unknown; detail?: unknown; title?: unknown; errors?: unknown}
+  const code = isErrorCode(p.code) ? p.code : codeForStatus(status)
+  let detail = typeof p.detail === 'string' && p.detail !== '' ? p.detail : typeof p.title === 'string' ? p.title : `${what} failed with HTTP ${status}`
+  const errors = Array.isArray(p.errors) ? (p.errors as FieldError[]).filter((e) => e && typeof e.path === 'string') : undefined
+  if (errors && errors.length > 0 && !errors.every((e) => detail.includes(e.message))) detail += ` (${errors.map((e) => `${e.path}: ${e.message}`).join('; ')})`
+  const h: Record<string, string> = {}
+  for (const k of ['retry-after', 'www-authenticate', 'etag']) if (typeof headers[k] === 'string') h[k] = headers[k] as string
+  const err = new KbError(code, detail, {...(errors ? {errors} : {}), headers: h})
+  fromServer.add(err)
+  return err
+}

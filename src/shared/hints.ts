@@ -1,0 +1,52 @@
+/**
+ * @module What to do about an error, by its code: the one table of fixes that the CLI, `kb browse` and the
+ * MCP tools show. Each audience has its own words where the fix differs (a person types `kb …` commands,
+ * an agent calls tools, the TUI refreshes by itself); `hintFor` falls back from the TUI to the CLI.
+ */
+import type {ErrorCode} from './errors.js'
+
+export type Audience = 'cli' | 'tui' | 'agent'
+
+type Hint = Partial<Record<Audience, string>>
+
+const HINTS: Partial<Record<ErrorCode, Hint>> = {
+  bad_request: {cli: 'check the arguments (`kb help <command>`)', agent: 'fix the arguments named above'},
+  validation_failed: {cli: 'fix that value (`kb help <command>` describes each flag)', agent: 'fix the arguments named above'},
+  unauthenticated: {
+    cli: 'log in with `kb auth login --web` or `kb auth login --with-token`, or set KB_API_KEY (`kb auth status` shows the credential in use)',
+    tui: 'log in with `kb auth login --web` (or set KB_API_KEY), then run kb browse again',
+    agent: 'the kb credential was refused: sign in again (`kb auth login --web`, or reconnect the MCP server) or set KB_API_KEY',
+  },
+  forbidden: {
+    cli: 'only the author or the owner may do that; `kb auth status` shows who you are',
+    agent: 'only the author (or the owner) may do that; use comment_on_knowledge or fork_knowledge instead',
+  },
+  not_found: {
+    cli: 'check the id (`kb list`, `kb search`)',
+    tui: 'it may have been deleted meanwhile; the list is refreshed',
+    agent: 'check the id: search_knowledge finds entries (entries you may not see look missing too)',
+  },
+  conflict: {cli: '`kb show <id>` shows its current state', tui: 'it is already so; the view is refreshed', agent: "get_knowledge shows the entry's current state"},
+  precondition_failed: {
+    cli: 'it changed since it was read; run the command again',
+    tui: 'it changed meanwhile; try again',
+    agent: 'it changed meanwhile; read it again with get_knowledge and retry',
+  },
+  payload_too_large: {cli: 'send less (a body holds at most 100,000 characters)', agent: 'send less: a body holds at most 100,000 characters'},
+  unsupported_media_type: {cli: 'this CLI and the server disagree; update kb'},
+  method_not_allowed: {cli: 'this CLI and the server disagree; update kb'},
+  rate_limited: {tui: 'wait a moment and try again', agent: 'wait a little and retry'},
+  unreachable: {agent: 'the kb daemon is not running: start it with `kb daemon start`, then retry'},
+  unavailable: {cli: 'retry in a moment', agent: 'the kb daemon is shutting down or busy; retry in a moment'},
+  internal: {
+    cli: 'retry; if it persists, look at the server log (`kb daemon logs` for the local daemon)',
+    tui: 'retry; if it persists, see `kb daemon logs`',
+    agent: 'retry; if it persists, look at the daemon log (`kb daemon logs`)',
+  },
+}
+
+/** The fix to show `audience` for an error of this code, if there is one. */
+export function hintFor(code: ErrorCode, audience: Audience): string | undefined {
+  const h = HINTS[code]
+  return audience === 'tui' ? (h?.tui ?? h?.cli) : h?.[audience]
+}

@@ -1,0 +1,82 @@
+/**
+ * @module The kb MCP server (the SDK's low-level `Server`, so the tools keep plain JSON Schemas and need
+ * no zod): tools/list and tools/call over whichever transport the caller connects. Every failure of a
+ * tool — bad arguments, an API error, an unreachable daemon — is a tool result with `isError` whose text
+ * says what to do, never a protocol error that would end the agent's call.
+ */
+import {Server} from '@modelcontextprotocol/sdk/server/index.js'
+import {CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
+import {Ajv, type ErrorObject, type ValidateFunction} from 'ajv'
+import {KbError, type ErrorCode} from '../errors.js'
+import {hintFor} from '../hints.js'
+import {TOOLS, type ToolContext, type ToolDef} from './tools.js'
+
+export const MCP_INSTRUCTIONS =
+  'kb is the team knowledge base of problems, root causes, fixes and the reasoning behind them. ' +
+  'Before debugging an error or designing a fix, call search_knowledge with the error message or symptom. ' +
+  'After solving something non-obvious, record it with add_knowledge (with your reasoning as thought_chain), ' +
+  'or comment on / resolve the entry you found.'
+
+const ajv = new Ajv({allErrors: true, strict: false, useDefaults: true, coerceTypes: false})
+const validators = new Map<string, ValidateFunction>()
+function validatorFor(tool: ToolDef): ValidateFunction {
+  let v = validators.get(tool.name)
+  if (!v) validators.set(tool.name, (v = ajv.compile(tool.inputSchema)))
+  return v
+}
+
+function describeErrors(errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? [])
+    .map((e) => {
+      const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.')
+      if (e.keyword === 'additionalProperties') return `unknown argument "${[at, (e.params as {additionalProperty: string}).additionalProperty].filter(Boolean).join('.')}"`
+      if (e.keyword === 'required') return `missing argument "${[at, (e.params as {missingProperty: string}).missingProperty].filter(Boolean).join('.')}"`
+      if (e.keyword === 'enum') return `${at || 'arguments'} must be one of ${(e.params as {allowedValues: unknown[]}).allowedValues.map((x) => JSON.stringify(x)).join(', ')}`
+      return `${at || 'arguments'} ${e.message ?? 'is invalid'}`
+    })
+    .join('; ')
+}
+
+function toolError(text: string): CallToolResult {
+  return {isError: true, content: [{type: 'text', text}]}
+}
+
+/** Runs one tool call to a result; never throws. */
+export async function callTool(name: string, rawArgs: unknown, ctx: ToolContext): Promise<CallToolResult> {
+  const tool = TOOLS.find((t) => t.name === name)
+  if (!tool) return toolError(`there is no tool "${name}"; the tools are ${TOOLS.map((t) => t.name).join(', ')}`)
+  const args = (rawArgs === undefined ? {} : rawArgs) as Record<string, unknown>
+  const validate = validatorFor(tool)
+  if (typeof args !== 'object' || args === null || Array.isArray(args) || !validate(args)) {
+    return toolError(`invalid arguments for ${name}: ${describeErrors(validate.errors) || 'arguments must be an object'}; see the tool's input schema`)
+  }
+  try {
+    const answer = await tool.run(args, ctx)
+    return {content: [{type: 'text', text: answer.text}], structuredContent: answer.structured}
+  } catch (e) {
+    if (e instanceof KbError) {
+      const fix = hintFor(e.code, 'agent')
+      return toolError(`${name} failed (${e.code}): ${e.message}${fix && !e.message.includes(fix) ? `; ${fix}` : ''}`)
+    }
+    return toolError(`${name} failed unexpectedly: ${(e as Error).message}; retry, and if it persists look at the daemon log (\`kb daemon logs\`)`)
+  }
+}
+
+/** A server answering tools/list and tools/call with the kb tools, calling the API as `ctx` says. */
+export function createMcpServer(ctx: ToolContext, version: string): Server {
+  const server = new Server({name: 'kb', title: 'kb knowledge base', version}, {capabilities: {tools: {}}, instructions: MCP_INSTRUCTIONS})
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: TOOLS.map((t) => ({
+      name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema,
+      annotations: {
+        title: t.title,
+        readOnlyHint: t.name === 'search_knowledge' || t.name === 'get_knowledge',
+        destructiveHint: false,
+        idempotentHint: ['search_knowledge', 'get_knowledge', 'resolve_knowledge', 'join_project'].includes(t.name),
+        openWorldHint: false,
+      },
+    })),
+  }))
+  server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(request.params.name, request.params.arguments, ctx))
+  return server
+}
