@@ -7,6 +7,7 @@ import Database from 'better-sqlite3'
 import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
 import {entryFromRow, type Row, VISIBLE_TO_ME} from './sqlite-rows.js'
+import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
 import {SqliteTransferStore} from './sqlite-transfer.js'
 import {Bm25fScorer, type CollectionStats, type RankTerm, SEARCH_FIELDS, ftsString, indexStems, parseTerm, rankTerms, stemOf, typoCandidates} from './search-terms.js'
@@ -103,6 +104,7 @@ export class SqliteStore implements Store {
   readonly db: Database.Database
   readonly oauth: OAuthStore
   readonly transfer: TransferStore
+  readonly idempotency: SqliteIdempotencyStore
   private readonly stmts = new Map<string, Database.Statement>()
   private readonly dfCache = new Map<string, {df: number; changes: number}>()
   private readonly rememberedRows = new Map<string, object | null>()
@@ -126,6 +128,7 @@ export class SqliteStore implements Store {
     this.migrate()
     this.oauth = new SqliteOAuthStore(this.db)
     this.transfer = new SqliteTransferStore(this.db)
+    this.idempotency = new SqliteIdempotencyStore(this.db)
   }
 
   /** Runs every migration newer than the file's `user_version`, each in its own transaction. */

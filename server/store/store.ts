@@ -154,6 +154,9 @@ export interface Store {
 
   /** Export, import and online backup (server/services/transfer.ts), grouped so a driver implements them apart. */
   readonly transfer: TransferStore
+
+  /** Idempotency-Key records (server/store/idempotency.ts), an interface of their own. */
+  readonly idempotency: import('./idempotency.js').IdempotencyStore
 }
 
 // ---- export, import, backup ----
