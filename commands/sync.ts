@@ -36,7 +36,7 @@ export default class Sync extends KbCommand<typeof Sync> {
 
   async run(): Promise<SyncReport | SyncStatus | {dropped: OutboxItem}> {
     const {Outbox} = await import('../src/cli/outbox/queue.js')
-    const outbox = new Outbox({onSetAside: (path, why) => this.warnLine(`the outbox could not be read (${why}); it was moved to ${path}, nothing in it was sent`)})
+    const outbox = this.outbox(Outbox)
     if (this.flags.status) return this.status(outbox)
     if (this.flags.drop !== undefined) return this.drop(outbox, this.flags.drop)
     if (!hasQueued()) {

@@ -174,13 +174,18 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     const {Outbox} = await import('./outbox/queue.js')
     this.queuedBecause = because
     const item: OutboxItem = {key, base_url: this.baseUrl, queued_at: new Date().toISOString(), ...stripUndefined(draft), attempts: 1, last_error: because.message}
-    const waiting = await new Outbox({onSetAside: (path, why) => this.warnLine(`the outbox could not be read (${why}); it was moved to ${path}, nothing in it was sent`)}).append(item)
+    const waiting = await this.outbox(Outbox).append(item)
     const queued: QueuedWrite = {queued: true, key, command: item.command, label: item.label, base_url: item.base_url, queued_at: item.queued_at, reason: because.message, waiting}
     if (!this.quietQueue && !this.jsonEnabled()) {
       const why = because.message.split(';')[0]
       process.stderr.write(`kb: queued ${item.command} "${safeText(item.label, {newlines: false})}" for \`kb sync\` (${waiting} waiting): ${why}\n`)
     }
     return queued
+  }
+
+  /** The outbox (its module loaded by the caller, only when needed), saying so when its file had to be set aside. */
+  protected outbox(ctor: typeof import('./outbox/queue.js').Outbox): import('./outbox/queue.js').Outbox {
+    return new ctor({onSetAside: (path, why) => this.warnLine(`the outbox could not be read (${why}); it was moved to ${path}, nothing in it was sent`)})
   }
 
   /** Whether `e` is a failure to reach the server that `write` would queue (for commands that read before they write). */
@@ -198,7 +203,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   private async sendQueuedInBackground(): Promise<void> {
     try {
       const [{Outbox}, {sendQueued}, {syncLine}] = await Promise.all([import('./outbox/queue.js'), import('./outbox/sync.js'), import('./outbox/report.js')])
-      const report = await sendQueued(new Outbox(), await this.client(), {lockWaitMs: 0, deadline: Date.now() + BACKGROUND_SEND_MS})
+      const report = await sendQueued(this.outbox(Outbox), await this.client(), {lockWaitMs: 0, deadline: Date.now() + BACKGROUND_SEND_MS})
       const done = report.items.filter((i) => i.status !== 'waiting')
       if (done.length === 0 || this.quietQueue) return
       this.note(`sent ${done.length} queued write(s)${report.remaining ? `; ${report.remaining} still waiting (\`kb sync --status\`)` : ''}`)

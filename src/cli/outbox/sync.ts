@@ -5,7 +5,7 @@
  * a fork with the edit applied and a comment on the original pointing at it: never dropped, never overwriting.
  */
 import {KbError} from '../../shared/errors.js'
-import {writeRequests, type ApiClient} from '../../shared/client.js'
+import {writeRequests, type ApiClient, type ApiResponse} from '../../shared/client.js'
 import type {EntryFull} from '../../shared/types.js'
 import {resolveProjectId} from '../project/project.js'
 import {patchFor} from './edit-intent.js'
@@ -54,13 +54,14 @@ export async function sendQueued(outbox: Outbox, client: ApiClient, o: SyncOptio
   const report: SyncReport = {base_url: client.baseUrl, items: [], remaining: 0, busy: false, out_of_time: false}
   const ran = await outbox.sending(o.lockWaitMs, async () => {
     const items = (await outbox.items()).filter((i) => sameServer(i.base_url, client.baseUrl))
-    for (const item of items) {
+    for (const [at, item] of items.entries()) {
       if (o.deadline !== undefined && Date.now() >= o.deadline) {
         report.out_of_time = true
         break
       }
       const timeoutMs = o.deadline === undefined ? o.timeoutMs : Math.max(250, Math.min(o.timeoutMs ?? Infinity, o.deadline - Date.now()))
-      const outcome = await sendOne(outbox, client, item, timeoutMs)
+      const {outcome, version} = await sendOne(outbox, client, item, timeoutMs)
+      if (outcome.status === 'sent' || outcome.status === 'forked') await rebaseLaterEdits(outbox, client, item, items.slice(at + 1), version)
       const line: SyncItemReport = {key: item.key, command: item.command, label: item.label, queued_at: item.queued_at, ...outcome}
       report.items.push(line)
       o.onItem?.(line)
@@ -80,7 +81,38 @@ export async function sendQueued(outbox: Outbox, client: ApiClient, o: SyncOptio
   return report
 }
 
-async function sendOne(outbox: Outbox, client: ApiClient, item: OutboxItem, timeoutMs: number | undefined): Promise<SyncOutcome> {
+/** The entry an item changes (null for `add`): the edit's, or the one its path names. */
+function entryOf(item: OutboxItem): string | null {
+  if (item.edit) return item.edit.entry_id
+  const m = /^\/knowledge\/([^/]+)\/[a-z]+$/.exec(item.request?.path ?? '')
+  return m ? decodeURIComponent(m[1]!) : null
+}
+
+/**
+ * Our own queued writes are no change "made meanwhile": once one has changed an entry, the edits of it queued
+ * after it and not yet settled are based on the version it left (taken from its answer, else read).
+ */
+async function rebaseLaterEdits(outbox: Outbox, client: ApiClient, item: OutboxItem, later: OutboxItem[], version: number | undefined): Promise<void> {
+  const id = entryOf(item)
+  const edits = later.filter((i) => i.edit && !i.request && !i.edit.conflict && i.edit.entry_id === id)
+  if (id === null || edits.length === 0) return
+  let v = version
+  if (v === undefined) {
+    try {
+      const m = /\d+/.exec((await client.getEntry(id, 'summary')).etag ?? '')
+      if (!m) return
+      v = Number(m[0])
+    } catch {
+      return // then they are settled by time when sent
+    }
+  }
+  for (const e of edits) {
+    e.edit!.version = v
+    await outbox.update(e.key, (i) => void (i.edit!.version = v))
+  }
+}
+
+async function sendOne(outbox: Outbox, client: ApiClient, item: OutboxItem, timeoutMs: number | undefined): Promise<{outcome: SyncOutcome; version?: number}> {
   const persist = (): Promise<boolean> =>
     outbox.update(item.key, (i) => {
       if (item.request) i.request = item.request
@@ -97,34 +129,41 @@ async function sendOne(outbox: Outbox, client: ApiClient, item: OutboxItem, time
       await persist()
       delete item.project_ref
     }
-    const res = await client.write<{id?: string}>(item.request, {idempotencyKey: item.key, ...(timeoutMs ? {timeoutMs} : {})})
-    return {status: 'sent', replayed: res.headers['idempotent-replayed'] === 'true', id: typeof res.body?.id === 'string' ? res.body.id : null}
+    const res = await client.write<{id?: unknown; version?: unknown}>(item.request, {idempotencyKey: item.key, ...(timeoutMs ? {timeoutMs} : {})})
+    return sent(res, entryOf(item))
   } catch (e) {
     if (isUnreachable(e) || !(e instanceof KbError) || WAIT_CODES.has(e.code)) {
-      return {status: 'waiting', code: e instanceof KbError ? e.code : 'error', message: e instanceof Error ? e.message : String(e)}
+      return {outcome: {status: 'waiting', code: e instanceof KbError ? e.code : 'error', message: e instanceof Error ? e.message : String(e)}}
     }
-    return {status: 'refused', code: e.code, message: e.message}
+    return {outcome: {status: 'refused', code: e.code, message: e.message}}
   }
+}
+
+/** A 2xx answer: what it made, and the version it left `target` at when the answer is that entry. */
+function sent(res: ApiResponse<{id?: unknown; version?: unknown}>, target: string | null): {outcome: SyncOutcome; version?: number} {
+  const id = typeof res.body?.id === 'string' ? res.body.id : null
+  const outcome: SyncOutcome = {status: 'sent', replayed: res.headers['idempotent-replayed'] === 'true', id}
+  return typeof res.body?.version === 'number' && id === target ? {outcome, version: res.body.version} : {outcome}
 }
 
 /**
  * An edit: settled against the entry on its first send (with If-Match on the version it was applied to); if the
  * entry changed after the edit was made, or changes before the PATCH lands (412), it goes to a fork instead.
  */
-async function sendEdit(client: ApiClient, item: OutboxItem, persist: () => Promise<boolean>, timeoutMs: number | undefined): Promise<SyncOutcome> {
+async function sendEdit(client: ApiClient, item: OutboxItem, persist: () => Promise<boolean>, timeoutMs: number | undefined): Promise<{outcome: SyncOutcome; version?: number}> {
   const intent = item.edit!
   const t = timeoutMs ? {timeoutMs} : {}
   if (!item.request && !intent.conflict) {
     const current = (await client.getEntry(intent.entry_id, 'full')).entry as EntryFull
-    // Made without reading the entry: a change the server has from after the edit was made is one it did not see.
+    // Without a version to go by (made without reading the entry, and no write of ours since), a change the server
+    // has from after the edit was made is one the edit did not see.
     if (intent.version === undefined ? current.updated_at > item.queued_at : current.version !== intent.version) intent.conflict = true
     else item.request = writeRequests.patchEntry(intent.entry_id, patchFor(current, intent), `"${current.version}"`)
     await persist()
   }
   if (!intent.conflict) {
     try {
-      const res = await client.write<EntryFull>(item.request!, {idempotencyKey: item.key, ...t})
-      return {status: 'sent', replayed: res.headers['idempotent-replayed'] === 'true', id: res.body.id}
+      return sent(await client.write<EntryFull>(item.request!, {idempotencyKey: item.key, ...t}), intent.entry_id)
     } catch (e) {
       if (!(e instanceof KbError && e.code === 'precondition_failed')) throw e
       intent.conflict = true
@@ -136,5 +175,5 @@ async function sendEdit(client: ApiClient, item: OutboxItem, persist: () => Prom
   await client.write(writeRequests.patchEntry(fork.id, patchFor(fork, intent), `"${fork.version}"`), {idempotencyKey: `${item.key}.fork-edit`, ...t})
   const note = `An edit made while this server was out of reach (queued ${item.queued_at}) met a change made here meanwhile, so it was applied to a fork instead of overwriting: ${fork.id}`
   await client.write(writeRequests.comment(intent.entry_id, {body: note, type: 'note'}), {idempotencyKey: `${item.key}.fork-note`, ...t})
-  return {status: 'forked', fork_id: fork.id}
+  return {outcome: {status: 'forked', fork_id: fork.id}}
 }
