@@ -29,7 +29,8 @@ export async function startDropProxy(targetPort: number): Promise<DropProxy> {
     const upstream = connect(targetPort, '127.0.0.1')
     sockets.add(upstream)
     upstream.on('close', () => sockets.delete(upstream))
-    let first = true
+    // No pipelining over node's agent: the first client bytes after any answer bytes start the next request.
+    let requestStarts = true
     let dropAnswer = false
     const kill = (): void => {
       client.destroy()
@@ -37,10 +38,10 @@ export async function startDropProxy(targetPort: number): Promise<DropProxy> {
     }
     client.on('error', kill)
     upstream.on('error', kill)
-    // A request's first bytes are its method: the CLI sends one request per connection here (no autostart probe).
+    // A request's first bytes are its method.
     client.on('data', (chunk: Buffer) => {
-      if (first) {
-        first = false
+      if (requestStarts) {
+        requestStarts = false
         const head = chunk.toString('latin1', 0, 10)
         if (state.cut && head.startsWith(`${state.cut} `)) {
           state.cut = null
@@ -55,6 +56,7 @@ export async function startDropProxy(targetPort: number): Promise<DropProxy> {
       upstream.write(chunk)
     })
     upstream.on('data', (chunk: Buffer) => {
+      requestStarts = true
       if (!dropAnswer) return void client.write(chunk)
       // The daemon has answered, so the request is done; the client never hears of it.
       state.dropped++
