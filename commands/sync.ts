@@ -9,7 +9,7 @@ import {dim, renderTable, time} from '../src/cli/output/format.js'
 import {safeText} from '../src/cli/output/safe-text.js'
 import type {Outbox} from '../src/cli/outbox/queue.js'
 import {syncLine} from '../src/cli/outbox/report.js'
-import {hasQueued, type OutboxItem} from '../src/cli/outbox/state.js'
+import {hasQueued, refusedFile, type OutboxItem} from '../src/cli/outbox/state.js'
 import type {SyncReport} from '../src/cli/outbox/sync.js'
 
 export interface SyncStatus {
@@ -36,35 +36,34 @@ export default class Sync extends KbCommand<typeof Sync> {
 
   async run(): Promise<SyncReport | SyncStatus | {dropped: OutboxItem}> {
     const {Outbox} = await import('../src/cli/outbox/queue.js')
-    const outbox = this.outbox(Outbox)
-    if (this.flags.status) return this.status(outbox)
-    if (this.flags.drop !== undefined) return this.drop(outbox, this.flags.drop)
-    if (!hasQueued()) {
-      this.out('Nothing waits to be sent.')
-      return {base_url: this.baseUrl, items: [], remaining: 0, busy: false, out_of_time: false}
+    if (this.flags.status) return this.status(Outbox.every(this.outboxOptions), () => Outbox.setAside())
+    if (this.flags.drop !== undefined) return this.drop(Outbox.every(this.outboxOptions), this.flags.drop)
+    let report: SyncReport = {base_url: this.baseUrl, items: [], remaining: 0, busy: false, out_of_time: false}
+    if (hasQueued(this.baseUrl)) {
+      const {sendQueued} = await import('../src/cli/outbox/sync.js')
+      report = await sendQueued(Outbox.forServer(this.baseUrl, this.outboxOptions), await this.client(), {lockWaitMs: LOCK_WAIT_MS, onItem: (r) => this.out(syncLine(r))})
+      if (report.busy) throw new KbError('unavailable', `another kb process is still sending the outbox after ${LOCK_WAIT_MS / 1000} s; run \`kb sync\` again later`)
     }
-    const {sendQueued} = await import('../src/cli/outbox/sync.js')
-    const report = await sendQueued(outbox, await this.client(), {lockWaitMs: LOCK_WAIT_MS, onItem: (r) => this.out(syncLine(r))})
-    if (report.busy) throw new KbError('unavailable', `another kb process is still sending the outbox after ${LOCK_WAIT_MS / 1000} s; run \`kb sync\` again later`)
     const count = (s: string): number => report.items.filter((i) => i.status === s).length
     const refused = count('refused')
     if (report.items.length > 0) {
-      const parts = [`${count('sent')} sent`, count('forked') ? `${count('forked')} forked` : '', refused ? `${refused} refused (kept in ${outbox.files.refused})` : '']
+      const parts = [`${count('sent')} sent`, count('forked') ? `${count('forked')} forked` : '', refused ? `${refused} refused (kept in ${refusedFile()})` : '']
       this.out(dim(this.mode, `${parts.filter(Boolean).join(', ')}; ${report.remaining} still waiting`))
     } else {
-      this.out(`Nothing waits to be sent to ${this.baseUrl}.`)
+      this.out('Nothing waits to be sent.')
     }
-    const others = (await outbox.items()).filter((i) => i.base_url !== report.base_url)
-    for (const url of new Set(others.map((i) => i.base_url))) {
-      this.out(`${others.filter((i) => i.base_url === url).length} write(s) wait for ${url}: \`kb sync --base-url ${url}\``)
+    for (const other of Outbox.every(this.outboxOptions)) {
+      const items = (await other.items()).filter((i) => i.base_url !== report.base_url)
+      for (const url of new Set(items.map((i) => i.base_url))) this.out(`${items.filter((i) => i.base_url === url).length} write(s) wait for ${url}: \`kb sync --base-url ${url}\``)
     }
     process.exitCode = report.remaining > 0 ? 6 : refused > 0 ? 1 : 0
     return report
   }
 
-  private async status(outbox: Outbox): Promise<SyncStatus> {
-    const items = hasQueued() ? await outbox.items() : []
-    const result: SyncStatus = {items, set_aside: outbox.setAsideFiles(), refused_file: outbox.files.refused}
+  private async status(outboxes: Outbox[], setAside: () => string[]): Promise<SyncStatus> {
+    const items = (await Promise.all(outboxes.map((o) => o.items()))).flat().sort((a, b) => a.queued_at.localeCompare(b.queued_at))
+    // Listed after reading, which sets aside what it cannot read.
+    const result: SyncStatus = {items, set_aside: setAside(), refused_file: refusedFile()}
     if (items.length === 0) {
       if (this.mode.tty) this.out('Nothing waits to be sent.')
     } else {
@@ -72,7 +71,7 @@ export default class Sync extends KbCommand<typeof Sync> {
       const columns = [{header: 'KEY', color: dim}, {header: 'QUEUED'}, {header: 'COMMAND'}, {header: 'WHAT', flex: true}, ...(several ? [{header: 'SERVER'}] : []), {header: 'TRIES'}, {header: 'LAST ERROR'}]
       const rows = items.map((i) => [
         this.mode.tty ? i.key.slice(0, 8) : i.key, time(i.queued_at, this.mode), i.command, safeText(i.label, {newlines: false}),
-        ...(several ? [i.base_url] : []), i.attempts, safeText(i.last_error ?? '', {newlines: false}),
+        ...(several ? [i.base_url] : []), i.attempts, safeText((i.last_error ?? '').split(';')[0]!, {newlines: false}),
       ])
       this.out(renderTable(columns, rows, this.mode))
     }
@@ -80,12 +79,13 @@ export default class Sync extends KbCommand<typeof Sync> {
     return result
   }
 
-  private async drop(outbox: Outbox, prefix: string): Promise<{dropped: OutboxItem}> {
-    const matches = (await outbox.items()).filter((i) => prefix !== '' && i.key.startsWith(prefix))
+  private async drop(outboxes: Outbox[], prefix: string): Promise<{dropped: OutboxItem}> {
+    const matches: Array<{outbox: Outbox; item: OutboxItem}> = []
+    for (const outbox of outboxes) for (const item of await outbox.items()) if (prefix !== '' && item.key.startsWith(prefix)) matches.push({outbox, item})
     if (matches.length !== 1) throw new KbError('usage', matches.length === 0 ? `nothing queued has key ${prefix} (\`kb sync --status\` lists the keys)` : `${prefix} starts ${matches.length} keys; give more of it`)
-    const item = matches[0]!
+    const {outbox, item} = matches[0]!
     await outbox.refuse(item, {code: 'dropped', message: 'taken off the queue with kb sync --drop'})
-    this.out(`Dropped ${item.command} ${safeText(item.label, {newlines: false})}; it is kept in ${outbox.files.refused}`)
+    this.out(`Dropped ${item.command} ${safeText(item.label, {newlines: false})}; it is kept in ${refusedFile()}`)
     return {dropped: item}
   }
 }

@@ -14,6 +14,7 @@ import {oauthExpired, resolveCredential, type ResolvedCredential} from './creden
 import {autostartEnabled, ensureDaemon, isLoopbackUrl} from './daemon/manager.js'
 import {outputMode, type OutputMode} from './output/format.js'
 import {safeText} from './output/safe-text.js'
+import type {OutboxOptions} from './outbox/queue.js'
 import {hasQueued, isUnreachable, queueEnabled, type OutboxItem, type QueuedWrite} from './outbox/state.js'
 import {projectRef, resolveProjectId} from './project/project.js'
 
@@ -174,7 +175,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     const {Outbox} = await import('./outbox/queue.js')
     this.queuedBecause = because
     const item: OutboxItem = {key, base_url: this.baseUrl, queued_at: new Date().toISOString(), ...stripUndefined(draft), attempts: 1, last_error: because.message}
-    const waiting = await this.outbox(Outbox).append(item)
+    const waiting = await Outbox.forServer(this.baseUrl, this.outboxOptions).append(item)
     const queued: QueuedWrite = {queued: true, key, command: item.command, label: item.label, base_url: item.base_url, queued_at: item.queued_at, reason: because.message, waiting}
     if (!this.quietQueue && !this.jsonEnabled()) {
       const why = because.message.split(';')[0]
@@ -183,9 +184,9 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     return queued
   }
 
-  /** The outbox (its module loaded by the caller, only when needed), saying so when its file had to be set aside. */
-  protected outbox(ctor: typeof import('./outbox/queue.js').Outbox): import('./outbox/queue.js').Outbox {
-    return new ctor({onSetAside: (path, why) => this.warnLine(`the outbox could not be read (${why}); it was moved to ${path}, nothing in it was sent`)})
+  /** How the outbox tells of a file it had to set aside. */
+  protected get outboxOptions(): OutboxOptions {
+    return {onSetAside: (path, why) => this.warnLine(`the outbox could not be read (${why}); it was moved to ${path}, nothing in it was sent`)}
   }
 
   /** Whether `e` is a failure to reach the server that `write` would queue (for commands that read before they write). */
@@ -196,14 +197,14 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   public override async finally(err: Error | undefined): Promise<unknown> {
     const result = await super.finally(err)
     // Not awaited: the command's output is not held back; the process ends once this has (bounded), too.
-    if (!err && this.clientMade && !this.queuedBecause && this.sendQueueAfter && hasQueued()) void this.sendQueuedInBackground()
+    if (!err && this.clientMade && !this.queuedBecause && this.sendQueueAfter && hasQueued(this.baseUrl)) void this.sendQueuedInBackground()
     return result
   }
 
   private async sendQueuedInBackground(): Promise<void> {
     try {
       const [{Outbox}, {sendQueued}, {syncLine}] = await Promise.all([import('./outbox/queue.js'), import('./outbox/sync.js'), import('./outbox/report.js')])
-      const report = await sendQueued(this.outbox(Outbox), await this.client(), {lockWaitMs: 0, deadline: Date.now() + BACKGROUND_SEND_MS})
+      const report = await sendQueued(Outbox.forServer(this.baseUrl, this.outboxOptions), await this.client(), {lockWaitMs: 0, deadline: Date.now() + BACKGROUND_SEND_MS})
       const done = report.items.filter((i) => i.status !== 'waiting')
       if (done.length === 0 || this.quietQueue) return
       this.note(`sent ${done.length} queued write(s)${report.remaining ? `; ${report.remaining} still waiting (\`kb sync --status\`)` : ''}`)

@@ -29,7 +29,7 @@ afterAll(async () => {
 })
 
 const stateDir = (): string => join(user.home, '.local', 'state', 'kb')
-const outboxFile = (): string => join(stateDir(), 'outbox.json')
+const outboxFile = (): string => join(stateDir(), `outbox-http_127.0.0.1_${port}_api_v1.json`)
 
 async function full(id: string): Promise<Record<string, any>> {
   return (await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body

@@ -6,7 +6,7 @@
  * the local daemon: nothing queued while it can autostart, queued when it cannot.
  */
 import {spawnSync} from 'node:child_process'
-import {existsSync, statSync} from 'node:fs'
+import {existsSync, readdirSync, statSync} from 'node:fs'
 import {createServer} from 'node:net'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -31,7 +31,9 @@ afterAll(async () => {
   if (user) await cleanup(user)
 })
 
-const outboxFile = (): string => join(user.home, '.local', 'state', 'kb', 'outbox.json')
+const stateDir = (): string => join(user.home, '.local', 'state', 'kb')
+/** The queue files (one per server); none when nothing waits. */
+const queueFiles = (): string[] => (existsSync(stateDir()) ? readdirSync(stateDir()).filter((n) => /^outbox-.*\.json$/.test(n)).map((n) => join(stateDir(), n)) : [])
 
 /** Every entry the owner sees, by title. */
 async function titled(title: string): Promise<Array<Record<string, any>>> {
@@ -89,8 +91,9 @@ describe('a session whose daemon stops mid-way', () => {
     const status = JSON.parse((await kb(user, ['sync', '--status', '--json'], {env: OFF})).stdout)
     expect(status.items.map((i: {command: string}) => i.command)).toEqual(['add', 'add', 'comment', 'resolve', 'publish', 'fork', 'edit'])
     expect(new Set(status.items.map((i: {key: string}) => i.key)).size).toBe(7)
-    expect(statSync(outboxFile()).mode & 0o777).toBe(0o600)
-    expect(statSync(join(user.home, '.local', 'state', 'kb')).mode & 0o777).toBe(0o700)
+    expect(queueFiles()).toEqual([join(stateDir(), `outbox-http_127.0.0.1_${port}_api_v1.json`)])
+    expect(statSync(queueFiles()[0]!).mode & 0o777).toBe(0o600)
+    expect(statSync(stateDir()).mode & 0o777).toBe(0o700)
 
     // A sync while the daemon is still down sends nothing, loses nothing, and says so (exit 6).
     const early = await kb(user, ['sync'], {env: OFF})
@@ -107,7 +110,7 @@ describe('a session whose daemon stops mid-way', () => {
     ])
     expect(report.items.map((i: {key: string}) => i.key)).toEqual(status.items.map((i: {key: string}) => i.key))
     expect(report.remaining).toBe(0)
-    expect(existsSync(outboxFile())).toBe(false)
+    expect(queueFiles()).toEqual([])
 
     // Counted on the server: each write once.
     const [written] = await titled('Written offline')
@@ -171,7 +174,7 @@ describe('the git hook and the background send', () => {
     const list = await kb(user, ['list', '--json'], {env: OFF})
     expect(list.code, list.stderr).toBe(0)
     expect(JSON.parse(list.stdout).items.length).toBeGreaterThan(0)
-    expect(existsSync(outboxFile())).toBe(false)
+    expect(queueFiles()).toEqual([])
     const resolved = await full(target.id)
     expect(resolved.status).toBe('resolved')
     expect(resolved.resolution.note).toMatch(/^Resolved by commit [0-9a-f]+: Fix it$/)
@@ -185,7 +188,7 @@ describe('the local daemon', () => {
     const sent = await kb(user, ['add', 'Autostarted', '--body', 'b'])
     expect(sent.code, sent.stderr).toBe(0)
     expect(sent.stdout.trim()).toMatch(UUID_RE)
-    expect(existsSync(outboxFile())).toBe(false)
+    expect(queueFiles()).toEqual([])
     expect(await titled('Autostarted')).toHaveLength(1)
     // A port held by something that is not kb (it hangs up on every connection): autostart fails, so the write queues.
     const squat = createServer((s) => s.destroy())
@@ -200,7 +203,7 @@ describe('the local daemon', () => {
       expect(waiting.map((i: {label: string; base_url: string}) => [i.label, i.base_url])).toEqual([['Cannot start', url]])
       const drop = await kb(user, ['sync', '--drop', waiting[0].key.slice(0, 8)])
       expect(drop.code, drop.stderr).toBe(0)
-      expect(existsSync(outboxFile())).toBe(false)
+      expect(queueFiles()).toEqual([])
     } finally {
       squat.close()
     }

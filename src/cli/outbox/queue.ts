@@ -6,11 +6,11 @@
  */
 import {appendFileSync, chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
-import {basename, dirname, join} from 'node:path'
+import {dirname, join} from 'node:path'
 import {type Adapter, Low} from 'lowdb'
 import {KbError} from '../../shared/errors.js'
 import {withLock} from './lock.js'
-import {outboxFiles, stateDir, type OutboxItem} from './state.js'
+import {OUTBOX_PREFIX, outboxFile, refusedFile, stateDir, type OutboxItem} from './state.js'
 
 interface OutboxData {
   version: 1
@@ -65,19 +65,39 @@ export interface OutboxOptions {
   onSetAside?: (path: string, why: string) => void
 }
 
+/** One server's queue (state.ts `outboxFile`). */
 export class Outbox {
-  readonly dir: string
-  readonly files: ReturnType<typeof outboxFiles>
+  private readonly queueLock: string
+  private readonly sendLock: string
 
-  constructor(private readonly options: OutboxOptions = {}) {
-    this.dir = stateDir(options.env)
-    this.files = outboxFiles(this.dir)
+  constructor(
+    readonly file: string,
+    private readonly options: OutboxOptions = {},
+  ) {
+    this.queueLock = `${file}.lock`
+    this.sendLock = `${file}.send.lock`
+  }
+
+  static forServer(baseUrl: string, options: OutboxOptions = {}): Outbox {
+    return new Outbox(outboxFile(baseUrl, options.env), options)
+  }
+
+  /** The queue of every server something waits for. */
+  static every(options: OutboxOptions = {}): Outbox[] {
+    const dir = stateDir(options.env)
+    return listDir(dir).filter((n) => n.startsWith(OUTBOX_PREFIX) && n.endsWith('.json')).sort().map((n) => new Outbox(join(dir, n), options))
+  }
+
+  /** Queue files that could not be read, set aside with their contents, oldest first. */
+  static setAside(env?: NodeJS.ProcessEnv): string[] {
+    const dir = stateDir(env)
+    return listDir(dir).filter((n) => n.startsWith(OUTBOX_PREFIX) && n.includes(`.json${CORRUPT_SUFFIX}`)).sort().map((n) => join(dir, n))
   }
 
   /** Runs `change` on the items under the file lock and saves what it leaves (no file when nothing is left). */
   private async change<T>(change: (items: OutboxItem[]) => T): Promise<T> {
-    const outcome = await withLock(this.files.queueLock, QUEUE_LOCK_WAIT_MS, async () => {
-      const db = new Low<OutboxData>(new PrivateJsonFile(this.files.queue), {version: 1, items: []})
+    const outcome = await withLock(this.queueLock, QUEUE_LOCK_WAIT_MS, async () => {
+      const db = new Low<OutboxData>(new PrivateJsonFile(this.file), {version: 1, items: []})
       try {
         await db.read()
       } catch (e) {
@@ -85,19 +105,19 @@ export class Outbox {
       }
       const before = JSON.stringify(db.data.items)
       const value = change(db.data.items)
-      if (db.data.items.length === 0) rmSync(this.files.queue, {force: true})
+      if (db.data.items.length === 0) rmSync(this.file, {force: true})
       else if (JSON.stringify(db.data.items) !== before) await db.write()
       return value
     })
-    if (!outcome.ran) throw new KbError('unavailable', `another kb process holds ${this.files.queueLock}; try again in a moment`)
+    if (!outcome.ran) throw new KbError('unavailable', `another kb process holds ${this.queueLock}; try again in a moment`)
     return outcome.value
   }
 
   /** An unreadable file is renamed, never overwritten or deleted: its requests stay for a person to look at. */
   private setAside(e: unknown): void {
     const stamp = new Date().toISOString().replace(/[:.]/g, '-')
-    const aside = `${this.files.queue}${CORRUPT_SUFFIX}${stamp}`
-    renameSync(this.files.queue, aside)
+    const aside = `${this.file}${CORRUPT_SUFFIX}${stamp}`
+    renameSync(this.file, aside)
     this.options.onSetAside?.(aside, e instanceof Error ? e.message : String(e))
   }
 
@@ -132,24 +152,22 @@ export class Outbox {
 
   /** Takes an item off the queue into the refused file, with why: the server said no, or a person dropped it. */
   async refuse(item: OutboxItem, why: {code: string; message: string}): Promise<void> {
-    mkdirSync(this.dir, {recursive: true, mode: 0o700})
-    appendFileSync(this.files.refused, `${JSON.stringify({refused_at: new Date().toISOString(), ...why, item})}\n`, {mode: 0o600})
+    mkdirSync(dirname(this.file), {recursive: true, mode: 0o700})
+    appendFileSync(refusedFile(this.options.env), `${JSON.stringify({refused_at: new Date().toISOString(), ...why, item})}\n`, {mode: 0o600})
     await this.remove(item.key)
-  }
-
-  /** Files set aside because they could not be read, newest last. */
-  setAsideFiles(): string[] {
-    const prefix = `${basename(this.files.queue)}${CORRUPT_SUFFIX}`
-    try {
-      return readdirSync(this.dir).filter((n) => n.startsWith(prefix)).sort().map((n) => join(this.dir, n))
-    } catch {
-      return []
-    }
   }
 
   /** Runs a sending pass holding the send lock, so two processes never send the same item at once; null if busy past `waitMs`. */
   async sending<T>(waitMs: number, fn: () => Promise<T>): Promise<T | null> {
-    const outcome = await withLock(this.files.sendLock, waitMs, fn)
+    const outcome = await withLock(this.sendLock, waitMs, fn)
     return outcome.ran ? outcome.value : null
+  }
+}
+
+function listDir(dir: string): string[] {
+  try {
+    return readdirSync(dir)
+  } catch {
+    return []
   }
 }

@@ -17,17 +17,26 @@ export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.HOME || homedir(), '.local', 'state', 'kb')
 }
 
-export const outboxFiles = (dir: string): {queue: string; queueLock: string; sendLock: string; refused: string} => ({
-  queue: join(dir, 'outbox.json'),
-  queueLock: join(dir, 'outbox.lock'),
-  sendLock: join(dir, 'outbox-send.lock'),
-  /** Items the server refused (or `kb sync --drop` took off), one JSON line each: off the queue, never lost. */
-  refused: join(dir, 'outbox-refused.jsonl'),
-})
+/**
+ * One queue file per server, named after its base URL (`outbox-https_kb.acme.dev_api_v1.json`), so a command
+ * knows with one stat whether anything waits for its server. Names that collide (very long URLs) share a file
+ * harmlessly: every item names its server.
+ */
+export function outboxFile(baseUrl: string, env: NodeJS.ProcessEnv = process.env): string {
+  const slug = baseUrl.replace(/[^A-Za-z0-9.-]+/g, '_').slice(0, 150)
+  return join(stateDir(env), `${OUTBOX_PREFIX}${slug}.json`)
+}
 
-/** Whether anything waits: the file exists only while it holds items (one stat, nothing imported). */
-export function hasQueued(env: NodeJS.ProcessEnv = process.env): boolean {
-  return existsSync(outboxFiles(stateDir(env)).queue)
+export const OUTBOX_PREFIX = 'outbox-'
+
+/** Items the server refused (or `kb sync --drop` took off), one JSON line each: off the queue, never lost. */
+export function refusedFile(env: NodeJS.ProcessEnv = process.env): string {
+  return join(stateDir(env), 'outbox-refused.jsonl')
+}
+
+/** Whether anything waits for this server: its file exists only while it holds items (one stat, nothing imported). */
+export function hasQueued(baseUrl: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  return existsSync(outboxFile(baseUrl, env))
 }
 
 /** `kb edit` made without reading the entry: what to change, settled against the entry when it is sent. */
