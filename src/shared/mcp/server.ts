@@ -70,9 +70,9 @@ export function createMcpServer(ctx: ToolContext, version: string): Server {
       name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema,
       annotations: {
         title: t.title,
-        readOnlyHint: t.name === 'search_knowledge' || t.name === 'get_knowledge',
+        readOnlyHint: t.readOnly === true,
         destructiveHint: false,
-        idempotentHint: ['search_knowledge', 'get_knowledge', 'resolve_knowledge', 'join_project'].includes(t.name),
+        idempotentHint: t.idempotent === true,
         openWorldHint: false,
       },
     })),
