@@ -3,10 +3,10 @@
  * authentication and every /api/v1 route. `buildApp` is what tests, benchmarks and the daemon all run.
  */
 import {randomUUID} from 'node:crypto'
-import {Ajv} from 'ajv'
 import {pino} from 'pino'
 import Fastify, {LogController, type FastifyInstance, type FastifyRequest} from 'fastify'
 import {KbError} from '../src/shared/errors.js'
+import {createValidator} from '../src/shared/validator.js'
 import {Authenticator, bearerChallenge} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
 import {sendClientErrorProblem, sendProblem} from './http/problem.js'
@@ -80,12 +80,10 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     clientErrorHandler: sendClientErrorProblem,
   })
 
-  // Bodies are validated strictly (no type coercion, unknown fields rejected); query strings are text, so
-  // their numbers and booleans are coerced.
-  const ajvOptions = {allErrors: true, strict: false, useDefaults: true, removeAdditional: false as const}
-  const bodyAjv = new Ajv({...ajvOptions, coerceTypes: false})
-  const queryAjv = new Ajv({...ajvOptions, coerceTypes: true})
-  app.setValidatorCompiler(({schema, httpPart}) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema))
+  // Bodies are JSON, validated without coercion; query strings and path parameters are text.
+  const bodyAjv = createValidator('json')
+  const textAjv = createValidator('query')
+  app.setValidatorCompiler(({schema, httpPart}) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema))
 
   app.removeAllContentTypeParsers()
   // fastify tests the regex against the whole header, parameters included (`application/json; charset=utf-8`).

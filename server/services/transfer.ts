@@ -11,9 +11,9 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Readable} from 'node:stream'
 import {Type, type Static} from '@sinclair/typebox'
-import {Ajv} from 'ajv'
 import {KbError} from '../../src/shared/errors.js'
 import {canonicalRemote} from '../../src/shared/remote.js'
+import {createValidator} from '../../src/shared/validator.js'
 import {COMMENT_MAX, PRINCIPAL_NAME_PATTERN} from '../../src/shared/contract.js'
 import {
   CommentTypeSchema, CreateEntryBody, Note, NullableUuid, ProjectName, ProjectRoleSchema, Remote, ScopeSchema, StatusSchema, Url, Uuid,
@@ -114,8 +114,8 @@ export const EntryLine = Type.Object(
 )
 type EntryLine = Static<typeof EntryLine>
 
-// The request bodies' validator settings (server/app.ts): strict types, no coercion, unknown fields refused.
-const ajv = new Ajv({allErrors: true, strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false})
+// Lines are checked like request bodies: strict types, no coercion, unknown fields refused.
+const ajv = createValidator('json')
 const checkHeader = ajv.compile(HeaderLine)
 const checkProject = ajv.compile(ProjectLine)
 const checkEntry = ajv.compile(EntryLine)
