@@ -12,7 +12,7 @@ import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
 import {sendClientErrorProblem, sendProblem} from './http/problem.js'
 import type {RouteDef} from './http/route.js'
 import {oauthOpenApiPaths} from './oauth/openapi-paths.js'
-import {OAuthService} from './oauth/service.js'
+import {createAuthorizationServer, type AuthorizationServer} from './oauth/authorization-server.js'
 import {buildOpenApi} from './openapi.js'
 import {apiKeyRoutes} from './routes/api-keys.js'
 import {knowledgeRoutes} from './routes/knowledge.js'
@@ -46,7 +46,7 @@ export interface AppOptions {
 
 export interface KbApp {
   app: FastifyInstance
-  services: {knowledge: KnowledgeService; projects: ProjectService; apiKeys: ApiKeyService; auth: Authenticator; oauth: OAuthService}
+  services: {knowledge: KnowledgeService; projects: ProjectService; apiKeys: ApiKeyService; auth: Authenticator; oauth: AuthorizationServer}
   routes: RouteDef[]
 }
 
@@ -136,7 +136,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   )
 
   const auth = new Authenticator(store)
-  const oauth = new OAuthService(store, async (key) => {
+  const oauth = createAuthorizationServer(store, async (key) => {
     try {
       return await auth.authenticate(`Bearer ${key}`, () => '')
     } catch (e) {
@@ -207,8 +207,8 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
 
   registerOAuthRoutes(app, {service: oauth, baseUrl, prefix: API_PREFIX})
   registerMcpRoute(app, {auth, baseUrl, prefix: API_PREFIX, version})
-  oauth.start()
-  app.addHook('onClose', async () => oauth.stop())
+  oauth.sweeper.start()
+  app.addHook('onClose', async () => oauth.sweeper.stop())
 
   openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`}, oauthOpenApiPaths())
   return {app, services: {knowledge, projects, apiKeys, auth, oauth}, routes}

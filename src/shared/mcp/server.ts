@@ -7,7 +7,7 @@
 import {Server} from '@modelcontextprotocol/sdk/server/index.js'
 import {CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import type {ErrorObject, ValidateFunction} from 'ajv'
-import {KbError, type ErrorCode} from '../errors.js'
+import {KbError} from '../errors.js'
 import {hintFor} from '../hints.js'
 import {createValidator} from '../validator.js'
 import {TOOLS, type ToolContext, type ToolDef} from './tools.js'
