@@ -54,6 +54,9 @@ async function defaultProject(args: Record<string, unknown>, ctx: ToolContext): 
   return str(args.project_id) ?? (ctx.projectId ? (await ctx.projectId()) ?? undefined : undefined)
 }
 
+/** A tool, its `run` typed by `ToolDef`. */
+const tool = (def: ToolDef): ToolDef => def
+
 const S = SearchQuery.properties
 const C = CreateEntryBody.properties
 const P = PatchEntryBody.properties
@@ -64,7 +67,7 @@ const titleBound = {maxLength: TITLE_MAX}
 // ---- the tools ----
 
 export const TOOLS: ToolDef[] = [
-  {
+  tool({
     name: 'search_knowledge',
     title: 'Search the knowledge base',
     readOnly: true, idempotent: true,
@@ -99,8 +102,8 @@ export const TOOLS: ToolDef[] = [
       } as Parameters<KbApi['search']>[0])
       return searchAnswer(result, str(args.query)!, maxTokens)
     },
-  },
-  {
+  }),
+  tool({
     name: 'get_knowledge',
     title: 'Read a knowledge entry',
     readOnly: true, idempotent: true,
@@ -108,8 +111,8 @@ export const TOOLS: ToolDef[] = [
     inputSchema: toolInput({id: entryId, detail: detail('standard', 'How much to return')}),
     outputSchema: entryAnswer,
     run: async (args, ctx) => entryAt(ctx, str(args.id)!, levelOf(args.detail, 'standard'), ''),
-  },
-  {
+  }),
+  tool({
     name: 'add_knowledge',
     title: 'Record new knowledge',
     description:
@@ -134,8 +137,8 @@ export const TOOLS: ToolDef[] = [
       const steps = created.thought_chain.length
       return entryAt(ctx, created.id, levelOf(args.detail, 'summary'), `Added (${created.scope}${steps > 0 ? `, ${steps} thought steps` : ''}): `)
     },
-  },
-  {
+  }),
+  tool({
     name: 'update_knowledge',
     title: 'Change a knowledge entry',
     description: 'Change an entry you wrote: title, body, tags, url, thought chain, or status ("open" reopens a resolved entry). To mark it solved use resolve_knowledge; to widen who sees it, publish_knowledge; for someone else\'s entry, comment_on_knowledge or fork_knowledge.',
@@ -151,8 +154,8 @@ export const TOOLS: ToolDef[] = [
       const e = await ctx.api.patchEntry(str(args.id)!, changes)
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Updated (version ${e.version}): `)
     },
-  },
-  {
+  }),
+  tool({
     name: 'comment_on_knowledge',
     title: 'Comment on a knowledge entry',
     description: 'Add to an entry anyone can see: a note, a supplement (more information, e.g. it also happens on macOS), a correction (something in it is wrong), or a question. Prefer this to a new entry when one already covers the problem.',
@@ -168,8 +171,8 @@ export const TOOLS: ToolDef[] = [
       const c: Comment = await ctx.api.comment(str(args.id)!, pick(args, ['body', 'type']) as {body: string})
       return {structured: {comment: c}, text: `Added ${c.type} ${c.id} to entry ${str(args.id)!.toLowerCase()}.`}
     },
-  },
-  {
+  }),
+  tool({
     name: 'resolve_knowledge',
     title: 'Mark a knowledge entry resolved',
     idempotent: true,
@@ -183,8 +186,8 @@ export const TOOLS: ToolDef[] = [
       const e = await ctx.api.resolve(str(args.id)!, pick(args, ['note', 'url']))
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), 'Resolved: ')
     },
-  },
-  {
+  }),
+  tool({
     name: 'publish_knowledge',
     title: 'Publish a knowledge entry more widely',
     description: 'Let more people see an entry you wrote: private → project (when it has a project) → global. Without scope, the next wider one. An entry never narrows.',
@@ -194,8 +197,8 @@ export const TOOLS: ToolDef[] = [
       const e = await ctx.api.publish(str(args.id)!, pick(args, ['scope']))
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Published (${e.scope}): `)
     },
-  },
-  {
+  }),
+  tool({
     name: 'fork_knowledge',
     title: 'Fork a knowledge entry',
     description: 'Branch off an entry you can see to record a variant (another platform, a different root cause) without changing the original. The fork copies body, tags, url and thought chain; it is private until you publish it. Change it with update_knowledge.',
@@ -208,8 +211,8 @@ export const TOOLS: ToolDef[] = [
       const e = await ctx.api.fork(str(args.id)!, pick(args, ['title', 'scope', 'project_id']))
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Forked from ${e.forked_from} (${e.scope}): `)
     },
-  },
-  {
+  }),
+  tool({
     name: 'join_project',
     title: 'Join the project of a git repository',
     idempotent: true,
@@ -232,5 +235,5 @@ export const TOOLS: ToolDef[] = [
         text: `${r.created ? 'Created' : 'Joined'} project ${r.project.name} (${r.project.remote}), id ${r.project.id}, role ${r.project.role}.`,
       }
     },
-  },
+  }),
 ]
