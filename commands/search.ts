@@ -3,7 +3,7 @@
  */
 import {Args, Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
-import {LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX} from '../src/shared/contract.js'
+import {DETAIL_DEFAULT, LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX} from '../src/shared/contract.js'
 import type {SearchResult} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {detailFlag, detailOr, limitOr, scopeFlag, statusFlag} from '../src/cli/flags.js'
@@ -36,7 +36,7 @@ export default class Search extends KbCommand<typeof Search> {
       ...(flags.status ? {status: flags.status} : {}),
       ...(flags.tag ? {tag: flags.tag} : {}),
       ...(projectId ? {project_id: projectId} : {}),
-      detail: detailOr(flags.detail, 'summary'),
+      detail: detailOr(flags.detail, DETAIL_DEFAULT.search),
       limit: limitOr(flags.limit, LIMIT_DEFAULT.search),
       ...(flags['max-tokens'] !== undefined ? {max_tokens: flags['max-tokens']} : {}),
     })

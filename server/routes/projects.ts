@@ -2,6 +2,7 @@
  * @module /projects routes: join or create by git remote, and the caller's projects.
  */
 import {Type} from '@sinclair/typebox'
+import {LIMIT_DEFAULT} from '../../src/shared/contract.js'
 import {JoinProjectBody, ProjectsQuery} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {ProjectService} from '../services/projects.js'
@@ -25,7 +26,7 @@ export function projectRoutes(projects: ProjectService): RouteDef[] {
       method: 'GET', path: '/projects', operationId: 'listProjects', summary: "The caller's projects", tags, auth: true,
       query: ProjectsQuery,
       responses: {200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref('Project')), next_cursor: Type.Union([Type.String(), Type.Null()])})}, ...errorResponses(400, 401)},
-      handler: async ({caller, query}) => projects.list(caller, query.limit ?? 50, query.cursor),
+      handler: async ({caller, query}) => projects.list(caller, query.limit ?? LIMIT_DEFAULT.projects, query.cursor),
     }),
   ]
 }
