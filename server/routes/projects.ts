@@ -3,19 +3,18 @@
  */
 import {Type} from '@sinclair/typebox'
 import {LIMIT_DEFAULT} from '../../src/shared/contract.js'
-import {JoinProjectBody, ProjectsQuery} from '../../src/shared/schemas.js'
+import {JoinProjectBody, JoinResultSchema, ProjectsQuery} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {ProjectService} from '../services/projects.js'
 import {errorResponses} from './common.js'
 
 export function projectRoutes(projects: ProjectService): RouteDef[] {
   const tags = ['projects']
-  const joined = Type.Object({project: Type.Ref('Project'), created: Type.Boolean()})
   return [
     route<unknown, unknown, JoinProjectBody>({
       method: 'POST', path: '/projects/join', operationId: 'joinProject', summary: 'Join the project of a git remote, creating it if new', tags, auth: true,
       body: JoinProjectBody,
-      responses: {201: {description: 'Created and joined', schema: joined}, 200: {description: 'Joined an existing project', schema: joined}, ...errorResponses(400, 401, 413, 415, 422)},
+      responses: {201: {description: 'Created and joined', schema: JoinResultSchema}, 200: {description: 'Joined an existing project', schema: JoinResultSchema}, ...errorResponses(400, 401, 413, 415, 422)},
       handler: async ({caller, body, reply}) => {
         const result = await projects.join(caller, body)
         reply.code(result.created ? 201 : 200)
