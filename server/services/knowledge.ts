@@ -11,7 +11,7 @@ import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/
 import {queryTerms} from '../store/search-terms.js'
 import {type Caller, isOwner} from './context.js'
 import {countTokens, summarize} from '../../src/shared/summary.js'
-import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
+import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
 
 const UUID = new RegExp(UUID_PATTERN)
@@ -76,7 +76,7 @@ export class KnowledgeService {
     const thoughts = normalizeThoughts(input.thought_chain ?? [], errors)
     errors.throwIfAny()
     const projectId = await this.projectFor(caller, input.project_id, 'project_id')
-    const scope: Scope = input.scope ?? (projectId ? 'project' : 'private')
+    const scope = newEntryScope(input.scope, projectId)
     if (scope === 'project' && !projectId) {
       throw new KbError('validation_failed', 'scope "project" needs a project_id (or a key bound to a project)', {
         errors: [{path: 'project_id', message: 'required when scope is project'}],
