@@ -19,9 +19,13 @@ export default class Search extends KbCommand<typeof Search> {
     scope: scopeFlag('only entries of this scope'),
     status: statusFlag(),
     tag: Flags.string({description: 'only entries with this tag'}),
-    limit: Flags.integer({char: 'L', description: `how many results (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.search} or config default_limit)`, min: 1, max: LIMIT_MAX}),
+    limit: Flags.integer({
+      char: 'L', description: `how many results (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.search} or config default_limit)`, min: 1, max: LIMIT_MAX,
+    }),
     detail: detailFlag(),
-    'max-tokens': Flags.integer({description: 'pack the best hits into this many tokens, stepping big ones down a detail level before dropping them', min: 1, max: MAX_TOKENS_MAX}),
+    'max-tokens': Flags.integer({
+      description: 'pack the best hits into this many tokens, stepping big ones down a detail level before dropping them', min: 1, max: MAX_TOKENS_MAX,
+    }),
   }
 
   async run(): Promise<SearchResult> {

@@ -36,7 +36,8 @@ export function knowledgeRoutes(knowledge: KnowledgeService): RouteDef[] {
       method: 'GET', path: '/knowledge', operationId: 'listEntries', summary: 'List the entries the caller may see, newest first', tags, auth: true,
       query: ListQuery,
       responses: {200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref(ENTRY)), next_cursor: Type.Union([Type.String(), Type.Null()])})}, ...errorResponses(400, 401)},
-      handler: async ({caller, query}) => knowledge.list(caller, {...query, limit: query.limit ?? LIMIT_DEFAULT.entries, detail: query.detail ?? DETAIL_DEFAULT.entry}),
+      handler: async ({caller, query}) =>
+        knowledge.list(caller, {...query, limit: query.limit ?? LIMIT_DEFAULT.entries, detail: query.detail ?? DETAIL_DEFAULT.entry}),
     }),
     route<IdParams, {detail?: Detail}>({
       method: 'GET', path: '/knowledge/:id', operationId: 'getEntry', summary: 'Get an entry at a detail level (default standard)', tags, auth: true,

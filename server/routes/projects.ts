@@ -14,7 +14,10 @@ export function projectRoutes(projects: ProjectService): RouteDef[] {
     route<unknown, unknown, JoinProjectBody>({
       method: 'POST', path: '/projects/join', operationId: 'joinProject', summary: 'Join the project of a git remote, creating it if new', tags, auth: true,
       body: JoinProjectBody,
-      responses: {201: {description: 'Created and joined', schema: JoinResultSchema}, 200: {description: 'Joined an existing project', schema: JoinResultSchema}, ...errorResponses(400, 401, 413, 415, 422)},
+      responses: {
+        201: {description: 'Created and joined', schema: JoinResultSchema}, 200: {description: 'Joined an existing project', schema: JoinResultSchema},
+        ...errorResponses(400, 401, 413, 415, 422),
+      },
       handler: async ({caller, body, reply}) => {
         const result = await projects.join(caller, body)
         reply.code(result.created ? 201 : 200)

@@ -27,7 +27,8 @@ export function searchRoutes(knowledge: KnowledgeService): RouteDef[] {
       },
       handler: async ({caller, query}) => {
         if (query.q.trim() === '') throw new KbError('bad_request', 'q must contain a word to search for', {errors: [{path: 'q', message: 'blank'}]})
-        return knowledge.search(caller, {...query, limit: query.limit ?? LIMIT_DEFAULT.search, detail: query.detail ?? DETAIL_DEFAULT.search, explain: query.explain ?? false})
+        const limit = query.limit ?? LIMIT_DEFAULT.search
+        return knowledge.search(caller, {...query, limit, detail: query.detail ?? DETAIL_DEFAULT.search, explain: query.explain ?? false})
       },
     }),
   ]

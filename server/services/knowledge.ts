@@ -144,7 +144,8 @@ export class KnowledgeService {
   async comment(caller: Caller, id: string, input: CommentBody): Promise<Comment> {
     const e = await this.visible(caller, id)
     if (input.body.trim() === '') throw new KbError('validation_failed', 'body: must not be blank', {errors: [{path: 'body', message: 'must not be blank'}]})
-    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type: input.type ?? COMMENT_TYPE_DEFAULT, author_id: caller.principal.id, created_at: nowIso()})
+    const type = input.type ?? COMMENT_TYPE_DEFAULT
+    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type, author_id: caller.principal.id, created_at: nowIso()})
     if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return added.comment
   }

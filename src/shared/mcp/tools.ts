@@ -10,7 +10,9 @@ import {CommentBody, CreateEntryBody, ForkBody, JoinProjectBody, PatchEntryBody,
 import type {Comment, Detail, JoinResult} from '../types.js'
 import type {ApiClient} from '../client.js'
 import {entryText, searchAnswer, type ToolAnswer} from './render.js'
-import {author, described, detail, entryAnswer, entryId, entryOut, projectId, sourceUrl, tags, thoughtChain, toolInput, type JsonSchema} from './tool-schemas.js'
+import {
+  author, described, detail, entryAnswer, entryId, entryOut, projectId, sourceUrl, tags, thoughtChain, toolInput, type JsonSchema,
+} from './tool-schemas.js'
 
 /** What the tools need from a kb API client. */
 export type KbApi = Pick<ApiClient, 'search' | 'getEntry' | 'createEntry' | 'patchEntry' | 'resolve' | 'comment' | 'publish' | 'fork' | 'joinProject'>
@@ -82,7 +84,9 @@ export const TOOLS: ToolDef[] = [
       tag: described(S.tag, 'Only entries with this tag'),
       limit: described(S.limit, `How many hits at most (default ${LIMIT_DEFAULT.search})`),
       detail: detail(DETAIL_DEFAULT.search, 'How much of each hit to return'),
-      max_tokens: described(S.max_tokens, 'Fit the whole answer into this many tokens: hits step down a detail level, then the weakest are dropped', {minimum: TOOL_MAX_TOKENS_MIN}),
+      max_tokens: described(
+        S.max_tokens, 'Fit the whole answer into this many tokens: hits step down a detail level, then the weakest are dropped', {minimum: TOOL_MAX_TOKENS_MIN},
+      ),
       project_id: projectId,
     }),
     outputSchema: {
@@ -191,7 +195,9 @@ export const TOOLS: ToolDef[] = [
     name: 'publish_knowledge',
     title: 'Publish a knowledge entry more widely',
     description: 'Let more people see an entry you wrote: private → project (when it has a project) → global. Without scope, the next wider one. An entry never narrows.',
-    inputSchema: toolInput({id: entryId, scope: described(PublishBody.properties.scope, 'The new, wider scope'), detail: detail('summary', 'How much of the entry to return')}),
+    inputSchema: toolInput({
+      id: entryId, scope: described(PublishBody.properties.scope, 'The new, wider scope'), detail: detail('summary', 'How much of the entry to return'),
+    }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
       const e = await ctx.api.publish(str(args.id)!, pick(args, ['scope']))
