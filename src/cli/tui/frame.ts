@@ -3,7 +3,7 @@
  * (results and detail pane, the full view, or help), status line, key line or prompt. Pure, so a test can
  * check every line of a frame without a terminal; `view.tsx` only paints it.
  */
-import {SCOPES} from '../../shared/types.js'
+import {SCOPES} from '../../shared/contract.js'
 import {helpSections, KEY_LINES} from './keymap.js'
 import {placeOf} from './reduce-prompt.js'
 import {layout, selectedEntry, type Prompt, type State} from './state.js'

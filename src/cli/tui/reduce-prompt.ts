@@ -2,7 +2,8 @@
  * @module The entry actions: starting one (a prompt, or at once for open and copy), the keys of the
  * prompts, and what follows the API's answer.
  */
-import {COMMENT_TYPES, SCOPES, type EntryStandard} from '../../shared/types.js'
+import {COMMENT_TYPES, SCOPES} from '../../shared/contract.js'
+import type {EntryStandard} from '../../shared/types.js'
 import {actionOf, type Action, type Place} from './keymap.js'
 import type {Key} from './keys.js'
 import {step, type Call, type Msg, type Step} from './messages.js'

@@ -4,7 +4,8 @@
  * from the API update what is shown. Prompts live in `reduce-prompt.ts`, the full view and help in
  * `reduce-full.ts`.
  */
-import {SCOPES, STATUSES, type Scope, type Status} from '../../shared/types.js'
+import {SCOPES, STATUSES} from '../../shared/contract.js'
+import type {Scope, Status} from '../../shared/types.js'
 import {actionOf, isQuitKey} from './keymap.js'
 import type {Key} from './keys.js'
 import {step, type Msg, type Step} from './messages.js'
