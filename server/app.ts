@@ -4,7 +4,7 @@
  */
 import {randomUUID} from 'node:crypto'
 import {pino} from 'pino'
-import Fastify, {LogController, type FastifyInstance, type FastifyRequest} from 'fastify'
+import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {KbError} from '../src/shared/errors.js'
 import {createValidator} from '../src/shared/validator.js'
 import {Authenticator, bearerChallenge} from './auth/authenticate.js'
@@ -56,6 +56,12 @@ declare module 'fastify' {
   }
 }
 
+/** Headers every answer carries: its request id (how a report is found in the log) and CORS on API paths. */
+function answerHeaders(req: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Request-Id', req.id)
+  if (isCorsPath(pathOf(req.url), API_PREFIX)) addCorsHeaders(reply)
+}
+
 export async function buildApp(options: AppOptions): Promise<KbApp> {
   const {store, version} = options
   const level = options.logLevel ?? 'info'
@@ -75,6 +81,8 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     routerOptions: {ignoreTrailingSlash: true, maxParamLength: 500},
     return503OnClosing: true,
     frameworkErrors: (error, req, reply) => {
+      // A URL fastify cannot route (`%ff`, an over-long id) is answered before any hook runs.
+      answerHeaders(req, reply)
       sendProblem(req, reply, error)
     },
     clientErrorHandler: sendClientErrorProblem,
@@ -123,10 +131,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   app.addHook('onRequest', async (req, reply) => {
     if (req.method === 'OPTIONS' && isCorsPath(pathOf(req.url), API_PREFIX)) return sendPreflight(reply)
   })
-  app.addHook('onSend', async (req, reply) => {
-    reply.header('X-Request-Id', req.id)
-    if (isCorsPath(pathOf(req.url), API_PREFIX)) addCorsHeaders(reply)
-  })
+  app.addHook('onSend', async (req, reply) => answerHeaders(req, reply))
   app.addHook('onResponse', async (req, reply) => {
     req.log.info({method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10}, 'request')
   })
