@@ -2,7 +2,7 @@
  * @module Dynamic client registration (RFC 7591): turning a request body into the metadata kb keeps, or
  * into the OAuth error that says what is wrong. Fields kb does not understand are ignored, as §2 asks.
  */
-import type {OAuthClientMetadata} from '../store/store.js'
+import type {OAuthClientMetadata} from '../store/oauth-store.js'
 import {oauthError, type OAuthFailure} from './result.js'
 import {redirectUriProblem} from './redirect-uris.js'
 

@@ -7,7 +7,8 @@
 import {createHash, randomBytes, randomUUID, timingSafeEqual} from 'node:crypto'
 import {randomBase62, sha256Hex, uuidv7} from '../lib/ids.js'
 import type {Caller} from '../services/context.js'
-import type {OAuthClientMetadata, OAuthClientRow, OAuthCodeRow, OAuthTokenRow, Store} from '../store/store.js'
+import type {OAuthClientMetadata, OAuthClientRow, OAuthCodeRow, OAuthTokenRow} from '../store/oauth-store.js'
+import type {Store} from '../store/store.js'
 import {
   ACCESS_TOKEN_TTL_S, CODE_RETENTION_MS, CODE_TTL_MS, CONSENT_BURST, CONSENT_PER_MINUTE, CONSENT_TTL_MS, IDLE_CLIENT_TTL_MS, MAX_CONSENT_ATTEMPTS, PREFIX,
   PURGE_INTERVAL_MS, REFRESH_TOKEN_TTL_MS, REGISTRATION_BURST, REGISTRATION_PER_MINUTE, UNUSED_CLIENT_TTL_MS,

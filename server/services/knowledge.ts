@@ -7,7 +7,7 @@ import {TITLE_MAX, type CommentBody, type CreateEntryBody, type ForkBody, type P
 import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
-import {queryTerms} from '../store/search-terms.js'
+import {queryTerms} from '../search/query.js'
 import {type Caller, isOwner} from './context.js'
 import {countTokens, summarize} from '../../src/shared/summary.js'
 import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
