@@ -11,7 +11,7 @@ import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/
 import {queryTerms} from '../search/query.js'
 import {type Caller, isOwner} from './context.js'
 import {countTokens, summarize} from '../../src/shared/summary.js'
-import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
+import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
 
 const UUID = new RegExp(UUID_PATTERN)
@@ -76,7 +76,7 @@ export class KnowledgeService {
     const thoughts = normalizeThoughts(input.thought_chain ?? [], errors)
     errors.throwIfAny()
     const projectId = await this.projectFor(caller, input.project_id, 'project_id')
-    const scope: Scope = input.scope ?? (projectId ? 'project' : 'private')
+    const scope = newEntryScope(input.scope, projectId)
     if (scope === 'project' && !projectId) {
       throw new KbError('validation_failed', 'scope "project" needs a project_id (or a key bound to a project)', {
         errors: [{path: 'project_id', message: 'required when scope is project'}],
@@ -144,7 +144,8 @@ export class KnowledgeService {
   async comment(caller: Caller, id: string, input: CommentBody): Promise<Comment> {
     const e = await this.visible(caller, id)
     if (input.body.trim() === '') throw new KbError('validation_failed', 'body: must not be blank', {errors: [{path: 'body', message: 'must not be blank'}]})
-    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type: input.type ?? COMMENT_TYPE_DEFAULT, author_id: caller.principal.id, created_at: nowIso()})
+    const type = input.type ?? COMMENT_TYPE_DEFAULT
+    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type, author_id: caller.principal.id, created_at: nowIso()})
     if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return added.comment
   }
