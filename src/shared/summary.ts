@@ -4,14 +4,12 @@
  * stays within 100 tokens of o200k_base as counted by gpt-tokenizer. Shared by the daemon and `kb mcp`,
  * unlike the rest of src/shared it loads a tokenizer: import it only where tokens are counted.
  */
-import {countTokens as rawCount} from 'gpt-tokenizer/encoding/o200k_base'
 import {isSpace} from './chars.js'
 import {firstParagraph} from './markdown.js'
+import {countTokens} from './tokens.js'
 
 export const SUMMARY_TOKEN_BUDGET = 100
 const ELLIPSIS = '…'
-// Text that looks like a special token (e.g. "<|endoftext|>") is ordinary text in an entry.
-const ENCODE_OPTIONS = {disallowedSpecial: new Set<string>()}
 // Worst cases of the fields around title and body, so the stored summary fits however the item is served.
 const PLACEHOLDER_ID = '01234567-89ab-7cde-8f01-23456789abcd'
 // The costliest score a search can serve (6 significant digits, as the store rounds them): an exponent
@@ -22,10 +20,6 @@ const MAX_CHARS_PER_TOKEN = 32
 // Dropped before the "…" of a cut, with white space.
 const TRAILING_PUNCTUATION = new Set(['.', ',', ';', ':', '!', '?', '-', '–', '—', '('])
 const SENTENCE_END = new Set(['.', '!', '?'])
-
-export function countTokens(text: string): number {
-  return rawCount(text, ENCODE_OPTIONS)
-}
 
 /** Tokens of a summary item as served, with room for the longest status and a search score. */
 export function summaryItemTokens(id: string | null, title: string, body: string): number {

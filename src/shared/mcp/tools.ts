@@ -6,7 +6,8 @@
 import {KbError} from '../errors.js'
 import type {Comment, Detail, EntryView, JoinResult, SearchResult} from '../types.js'
 import type {ApiClient} from '../client.js'
-import {countTokens, cutToFit, SUMMARY_TOKEN_BUDGET} from '../summary.js'
+import {cutToFit, SUMMARY_TOKEN_BUDGET} from '../summary.js'
+import {countTokens, tokensWithin} from '../tokens.js'
 
 /** What the tools need from a kb API client. */
 export type KbApi = Pick<ApiClient, 'search' | 'getEntry' | 'createEntry' | 'patchEntry' | 'resolve' | 'comment' | 'publish' | 'fork' | 'joinProject'>
@@ -131,14 +132,25 @@ function searchAnswer(result: SearchResult, query: string, maxTokens: number | u
       : lines.join('\n\n') + more
     return {structured, text}
   }
-  let answer = build()
+  const answer = build()
   if (maxTokens === undefined) return answer
-  while (items.length > 0 && (countTokens(answer.text) > maxTokens || countTokens(JSON.stringify(answer.structured)) > maxTokens)) {
-    items.pop()
-    truncated = true
-    answer = build()
+  const fits = (a: ToolAnswer): boolean => tokensWithin(a.text, maxTokens) !== null && tokensWithin(JSON.stringify(a.structured), maxTokens) !== null
+  if (fits(answer)) return answer
+  // The most hits that fit, by bisection: counting is bounded per call, but not 100 calls in a row.
+  const all = [...items]
+  const keep = (n: number): ToolAnswer => {
+    items.splice(0, items.length, ...all.slice(0, n))
+    return build()
   }
-  return answer
+  truncated = true
+  let lo = 0
+  let hi = all.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if (fits(keep(mid))) lo = mid
+    else hi = mid - 1
+  }
+  return keep(lo)
 }
 
 // ---- the tools ----
