@@ -8,13 +8,16 @@ import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, PublishBody
 import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
-import {queryTerms} from '../store/search-terms.js'
+import {queryTerms} from '../search/query.js'
 import {type Caller, isOwner} from './context.js'
-import {countTokens, summarize} from '../../src/shared/summary.js'
+import {summarize} from '../../src/shared/summary.js'
+import {tokensWithin} from '../../src/shared/tokens.js'
 import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
 
 const UUID = new RegExp(UUID_PATTERN)
+/** How long token packing runs before it lets other requests in. */
+const PACK_SLICE_MS = 5
 
 export class KnowledgeService {
   constructor(private readonly store: Store) {}
@@ -244,35 +247,41 @@ export class KnowledgeService {
       }),
     )
     const result: SearchResult = {items, next_cursor: null, total: outcome.total}
-    if (q.max_tokens !== undefined) return packIntoTokens(result, outcome.hits.map((h) => h.entry), q.detail, q.max_tokens)
+    if (q.max_tokens !== undefined) return await packIntoTokens(result, outcome.hits.map((h) => h.entry), q.detail, q.max_tokens)
     return result
   }
 }
 
 /**
  * Packs the best hits into a token budget: each hit at the requested level if it fits, else stepped
- * down a level (full → standard → summary), else dropped; ranks are kept.
+ * down a level (full → standard → summary), else dropped; ranks are kept. Counting one item is bounded
+ * (tokens.ts), and between hits the event loop serves other requests.
  */
-function packIntoTokens(result: SearchResult, entries: EntryRow[], detail: Detail, budget: number): SearchResult {
+async function packIntoTokens(result: SearchResult, entries: EntryRow[], detail: Detail, budget: number): Promise<SearchResult> {
   const levels: Detail[] = detail === 'full' ? ['full', 'standard', 'summary'] : detail === 'standard' ? ['standard', 'summary'] : ['summary']
   const packed: SearchResult['items'] = []
   let used = 0
   let truncated = false
-  result.items.forEach((item, i) => {
+  let sliceStart = performance.now()
+  for (const [i, item] of result.items.entries()) {
+    if (performance.now() - sliceStart > PACK_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve))
+      sliceStart = performance.now()
+    }
     const entry = entries[i]!
     const extras = {score: item.score, ...('matched' in item ? {matched: item.matched} : {}), ...('snippet' in item ? {snippet: item.snippet} : {})}
+    let placed: Detail | null = null
     for (const level of levels) {
       const candidate = level === detail ? item : {...(level === 'summary' ? summaryView(entry) : standardView(entry)), ...extras}
-      const cost = countTokens(JSON.stringify(candidate))
-      if (used + cost <= budget) {
-        packed.push(candidate)
-        used += cost
-        if (level !== detail) truncated = true
-        return
-      }
+      const cost = tokensWithin(JSON.stringify(candidate), budget - used)
+      if (cost === null) continue
+      packed.push(candidate)
+      used += cost
+      placed = level
+      break
     }
-    truncated = true
-  })
+    if (placed !== detail) truncated = true
+  }
   return {items: packed, next_cursor: null, total: result.total, tokens_used: used, truncated}
 }
 
