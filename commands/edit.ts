@@ -5,7 +5,8 @@
 import {Args, Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
 import type {EntryFull} from '../src/shared/types.js'
-import {writeRequests, type PatchEntryInput} from '../src/shared/client.js'
+import {writeRequests} from '../src/shared/client.js'
+import type {PatchEntryBody} from '../src/shared/schemas.js'
 import {KbCommand} from '../src/cli/base.js'
 import {noQueueFlag, statusFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
 import {editText, interactive, readStdin} from '../src/cli/input.js'
@@ -52,7 +53,7 @@ export default class Edit extends KbCommand<typeof Edit> {
       return this.enqueue({command: 'edit', label: args.id, edit: intent}, e)
     }
     const version = flags['if-version'] ?? current.version
-    let patch: PatchEntryInput
+    let patch: PatchEntryBody
     if (fromFlags) patch = patchFor(current, intent)
     else {
       patch = fromEditor(current)
@@ -81,7 +82,7 @@ export default class Edit extends KbCommand<typeof Edit> {
 
 /** What the flags ask for, read before anything is sent (a body file or stdin is read now, not when sent). */
 async function intentFrom(id: string, flags: Edit['flags']): Promise<EditIntent> {
-  const set: PatchEntryInput = {}
+  const set: PatchEntryBody = {}
   if (flags.title !== undefined) set.title = flags.title
   if (flags.body !== undefined) set.body = flags.body
   else if (flags['body-file'] !== undefined) set.body = flags['body-file'] === '-' ? await readStdin() : await readBodyFile(flags['body-file'])
@@ -108,7 +109,7 @@ async function readBodyFile(path: string): Promise<string> {
 const HEADER_END = '--- body below ---'
 
 /** Edits title, tags, url and body as one text: `key: value` lines, a separator, then the body. */
-function fromEditor(e: EntryFull): PatchEntryInput {
+function fromEditor(e: EntryFull): PatchEntryBody {
   const text = editText(`title: ${e.title}\ntags: ${e.tags.join(', ')}\nurl: ${e.url ?? ''}\n${HEADER_END}\n${e.body}`)
   const sep = text.indexOf(`${HEADER_END}\n`)
   if (sep === -1) throw new KbError('usage', `the edited text lost its "${HEADER_END}" line; nothing was changed`)
@@ -118,7 +119,7 @@ function fromEditor(e: EntryFull): PatchEntryInput {
     if (m) head[m[1]!.toLowerCase()] = m[2]!.trim()
   }
   const body = text.slice(sep + HEADER_END.length + 1)
-  const patch: PatchEntryInput = {}
+  const patch: PatchEntryBody = {}
   if (head.title !== undefined && head.title !== e.title) patch.title = head.title
   if (body.trimEnd() !== e.body.trimEnd()) patch.body = body
   const tags = (head.tags ?? '').split(',').map((t) => t.trim()).filter(Boolean)

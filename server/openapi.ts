@@ -3,7 +3,8 @@
  */
 import type {TSchema} from '@sinclair/typebox'
 import {ApiKeySchema, CommentSchema, EntrySchema, ProblemSchema, ProjectSchema} from '../src/shared/schemas.js'
-import {honoursIdempotencyKey, IDEMPOTENCY_KEY_MAX, REPLAYED_HEADER} from './http/idempotency.js'
+import {IDEMPOTENCY_KEY_MAX} from '../src/shared/contract.js'
+import {honoursIdempotencyKey, REPLAYED_HEADER} from './http/idempotency.js'
 import type {ResponseDoc, RouteDef} from './http/route.js'
 import {problemCodes, problemResponse} from './routes/common.js'
 

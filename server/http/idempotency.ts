@@ -8,6 +8,7 @@
 import {createHash, randomUUID, type Hash} from 'node:crypto'
 import {Readable, Transform} from 'node:stream'
 import type {FastifyBaseLogger, FastifyReply, FastifyRequest} from 'fastify'
+import {IDEMPOTENCY_KEY_MAX} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
 import type {IdempotencyStore} from '../store/idempotency.js'
 import type {RouteDef} from './route.js'
@@ -15,7 +16,6 @@ import type {RouteDef} from './route.js'
 export const IDEMPOTENCY_TTL_MS = 24 * 3600_000
 /** A claim left unanswered this long belongs to a daemon that died mid-request: a repeat may take it over. */
 export const ABANDONED_AFTER_MS = 5 * 60_000
-export const IDEMPOTENCY_KEY_MAX = 255
 /** The header a repeated answer carries, as Stripe's API does (the draft names none). */
 export const REPLAYED_HEADER = 'Idempotent-Replayed'
 const SWEEP_INTERVAL_MS = 3600_000

@@ -1,5 +1,5 @@
 /**
- * @module The SQLite side of `Store.idempotency` (table `idempotency_keys`, migration 4): a claim is one
+ * @module The SQLite side of `Store.idempotency` (table `idempotency_keys`, migration 5): a claim is one
  * upsert that takes the key only when it is free, expired or abandoned, read back in the same transaction.
  */
 import type Database from 'better-sqlite3'

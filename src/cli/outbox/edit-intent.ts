@@ -3,12 +3,12 @@
  * PATCH body against an entry's current tags — when the edit is made, or later when a queued edit is sent (to
  * the entry, or to a fork of it when the entry changed meanwhile).
  */
-import type {PatchEntryInput} from '../../shared/client.js'
+import type {PatchEntryBody} from '../../shared/schemas.js'
 import type {EditIntent} from './state.js'
 
 /** The PATCH body of `intent` for an entry that has `current.tags`. */
-export function patchFor(current: {tags: string[]}, intent: EditIntent): PatchEntryInput {
-  const patch: PatchEntryInput = {...intent.set}
+export function patchFor(current: {tags: string[]}, intent: EditIntent): PatchEntryBody {
+  const patch: PatchEntryBody = {...intent.set}
   if (intent.add_tags || intent.remove_tags) {
     const tags = [...(intent.set.tags ?? current.tags)]
     for (const t of intent.add_tags ?? []) if (!tags.some((x) => x.toLowerCase() === t.toLowerCase())) tags.push(t)

@@ -7,7 +7,8 @@ import {existsSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 import {KbError} from '../../shared/errors.js'
-import type {PatchEntryInput, WriteRequest} from '../../shared/client.js'
+import type {WriteRequest} from '../../shared/client.js'
+import type {PatchEntryBody} from '../../shared/schemas.js'
 import {readConfig} from '../config/config.js'
 import type {ProjectRef} from '../project/project.js'
 
@@ -43,7 +44,7 @@ export function hasQueued(baseUrl: string, env: NodeJS.ProcessEnv = process.env)
 export interface EditIntent {
   entry_id: string
   /** Fields set outright. */
-  set: PatchEntryInput
+  set: PatchEntryBody
   add_tags?: string[]
   remove_tags?: string[]
   /** The version it is based on (`--if-version`); else the entry as it was when the edit was made. */
