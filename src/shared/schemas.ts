@@ -22,6 +22,8 @@ export const URL_MAX = 2048
 export const THOUGHTS_MAX = 100
 export const COMMENT_MAX = 20_000
 export const QUERY_MAX = 500
+/** The most items one page of a listing or a search may ask for (`limit`). */
+export const LIMIT_MAX = 100
 
 const Title = Type.String({minLength: 1, maxLength: 1000, description: `1–${TITLE_MAX} characters after trimming`})
 const Body = Type.String({minLength: 1, maxLength: BODY_MAX, description: 'Markdown'})
@@ -116,7 +118,7 @@ export type IdParams = Static<typeof IdParams>
 export const GetEntryQuery = Type.Object({detail: Type.Optional(DetailSchema)})
 export type GetEntryQuery = Static<typeof GetEntryQuery>
 
-const Limit = (dflt: number): TInteger => Type.Integer({minimum: 1, maximum: 100, default: dflt})
+const Limit = (dflt: number): TInteger => Type.Integer({minimum: 1, maximum: LIMIT_MAX, default: dflt})
 const filterFields = {
   scope: Type.Optional(ScopeSchema),
   project_id: Type.Optional(Uuid),

@@ -5,6 +5,7 @@
 import {render} from 'ink'
 import {BrowseApp, type BrowseProps} from './app.js'
 import {copyText, openUrl} from './system.js'
+import {enterScreen, inkStream} from './terminal.js'
 
 export type RunBrowseOptions = Omit<BrowseProps, 'openUrl' | 'copy' | 'color'>
 
@@ -14,7 +15,15 @@ export function colorWanted(env: NodeJS.ProcessEnv = process.env): boolean {
 }
 
 export async function runBrowse(options: RunBrowseOptions): Promise<void> {
-  const app = render(<BrowseApp {...options} color={colorWanted()} openUrl={openUrl} copy={(text) => copyText(text)} />, {exitOnCtrlC: false})
-  await app.waitUntilExit()
-  app.cleanup()
+  const leave = enterScreen(process.stdout)
+  try {
+    const app = render(<BrowseApp {...options} color={colorWanted()} openUrl={openUrl} copy={(text) => copyText(text)} />, {
+      stdout: inkStream(process.stdout),
+      exitOnCtrlC: false,
+    })
+    await app.waitUntilExit()
+    app.cleanup()
+  } finally {
+    leave()
+  }
 }

@@ -60,9 +60,9 @@ export function press(state: State, ...input: (string | Key)[]): Run {
   return apply(state, ...keys.map((key): Msg => ({type: 'key', key})))
 }
 
-/** The answer to the latest load. */
+/** The answer to the latest load, drawn on the screen. */
 export function answer(state: State, p: ResultsPage): Run {
-  return apply(state, {type: 'results', seq: state.seq, page: p})
+  return apply(state, {type: 'results', seq: state.seq, page: p}, {type: 'painted', seq: state.seq})
 }
 
 /** A started browser at `size` whose first load answered with `items`, focus in the list. */
