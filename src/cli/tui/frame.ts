@@ -19,11 +19,21 @@ export function filterText(f: Filters, projectId: string | null, ctx: Context): 
   return [f.scope ? `scope ${f.scope}` : '', f.status ? `status ${f.status}` : '', projectId ? `project ${ctx.projects[projectId]?.name ?? projectId}` : ''].filter(Boolean).join(' · ')
 }
 
+/**
+ * A key line narrower than the terminal: groups of keys are dropped from the middle (the last two, `? more`
+ * and `q quit`, stay) before anything is cut.
+ */
+export function keyLine(line: string, w: number): string {
+  const groups = line.split('  ')
+  while (width(groups.join('  ')) > w && groups.length > 3) groups.splice(groups.length - 3, 1)
+  return cut(groups.join('  '), w)
+}
+
 export function frame(s: State, now = Date.now()): Line[] {
   const ctx = contextOf(s)
   const {columns} = s.size
   const status = statusLines(s, columns)
-  const bottom = s.prompt && !s.help ? promptLines(s.prompt, columns, ctx) : [[seg(cut(KEY_LINES[placeOf(s)], columns - 1), {dim: true})]]
+  const bottom = s.prompt && !s.help ? promptLines(s.prompt, columns, ctx) : [[seg(keyLine(KEY_LINES[placeOf(s)], columns - 1), {dim: true})]]
   const L = layout(s.size, status.length + bottom.length)
   return [header(s, columns, ctx), searchLine(s, columns), plain('─'.repeat(columns)), ...body(s, L, ctx, now), ...status, ...bottom]
 }
@@ -74,8 +84,7 @@ function body(s: State, L: Layout, ctx: Context, now: number): Line[] {
   const list = listLines(s, L, ctx, now)
   const current = selectedEntry(s)
   const detail = padLines(
-    (current && !s.results.error ? standardLines(current, L.detailWidth, ctx, now) : [])
-      .slice(0, L.detailRows)
+    (current && !s.results.error ? standardLines(current, L.detailWidth, ctx, now, L.detailRows) : [])
       .map((l, i): Line => [seg(l, {bold: i === 0, dim: l.startsWith('id ')})]),
     L.detailRows,
   )

@@ -75,8 +75,8 @@ export function rowParts(e: EntryStandard, columns: number, now = Date.now()): R
   }
 }
 
-/** The selected entry at `standard`, as the detail pane shows it. */
-export function standardLines(e: EntryStandard, columns: number, ctx: Context, now = Date.now()): string[] {
+/** The selected entry at `standard`, as the detail pane shows it (its first `rows` lines). */
+export function standardLines(e: EntryStandard, columns: number, ctx: Context, now = Date.now(), rows = Infinity): string[] {
   const meta = [e.status, e.scope, `by ${e.author.name}`, ago('updated', e.updated_at, now), `${e.comment_count} comment${e.comment_count === 1 ? '' : 's'}`]
     .filter((x): x is string => Boolean(x))
     .join(' · ')
@@ -85,8 +85,8 @@ export function standardLines(e: EntryStandard, columns: number, ctx: Context, n
   if (e.project_id) lines.push(...wrap(`project ${projectText(e.project_id, ctx)}`, columns))
   if (e.tags.length > 0) lines.push(...wrap(e.tags.map((t) => `#${t}`).join(' '), columns))
   if (e.url) lines.push(...wrap(e.url, columns))
-  lines.push(...wrap(`id ${e.id}`, columns), '', ...wrap(e.body.trimEnd(), columns))
-  return lines
+  lines.push(...wrap(`id ${e.id}`, columns), '', ...wrap(e.body.trimEnd(), columns, Math.max(0, rows - lines.length - 2)))
+  return lines.slice(0, rows)
 }
 
 /** A line of the full view that opens another entry. */

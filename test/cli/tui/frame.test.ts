@@ -189,3 +189,13 @@ describe('safe text', () => {
     expect(e.title).toBe('Evil title link red')
   })
 })
+
+describe('narrower than 80 columns', () => {
+  it('the key line drops groups of keys, keeping "? more" and "q quit", before anything is cut', () => {
+    const s = browsing([entry('x')], {size: {columns: 60, rows: 20}})
+    const last = frame(s, NOW).map(lineText).at(-1)!
+    expect(width(last)).toBeLessThan(60)
+    expect(last).toMatch(/^↑↓ move {2}Enter open .*\? more {2}q quit$/)
+    expect(last).not.toContain('…')
+  })
+})
