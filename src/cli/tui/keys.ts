@@ -1,7 +1,7 @@
 /**
  * @module Raw terminal input → keys. A terminal may hand several keys to one read (fast typing, tmux
  * send-keys, a paste without brackets): every one of them comes out as its own key, in order. A
- * bracketed paste (`ESC[200~ … ESC[201~`) comes out whole as one `paste` key, newlines kept. A sequence
+ * bracketed paste (`ESC[200~ … ESC[201~`) comes out whole as one `paste` key, its line breaks as `\n`. A sequence
  * cut between two reads waits for the rest; a lone Esc is told apart from the start of a sequence by
  * `flush()`, which the caller runs when no more input follows shortly.
  */
@@ -72,7 +72,8 @@ export function createKeyDecoder(): KeyDecoder {
           paste = (paste + s.slice(i, s.length - keep)).slice(0, MAX_PASTE)
           return s.slice(s.length - keep)
         }
-        out.push(key.paste((paste + s.slice(i, end)).slice(0, MAX_PASTE)))
+        // Terminals paste line breaks as CR (tmux, and most others, turn LF into CR): one kind of break.
+        out.push(key.paste((paste + s.slice(i, end)).slice(0, MAX_PASTE).replace(/\r\n?/g, '\n')))
         paste = null
         i = end + PASTE_END.length
         continue

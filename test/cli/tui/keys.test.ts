@@ -44,7 +44,7 @@ describe('key decoder', () => {
   })
 
   it('keeps a bracketed paste whole, across reads, newlines and escapes included', () => {
-    expect(names('c\u001B[200~line one\nline two\r\nline three\u001B[201~\r')).toEqual(['char:c', 'paste:line one\nline two\r\nline three', 'enter'])
+    expect(names('c\u001B[200~line one\nline two\r\nline three\rfour\u001B[201~\r')).toEqual(['char:c', 'paste:line one\nline two\nline three\nfour', 'enter'])
     const d = createKeyDecoder()
     expect(d.push('\u001B[200~first\n')).toEqual([])
     expect(d.flush()).toEqual([])
