@@ -8,7 +8,7 @@
 import {KbError} from '../../shared/errors.js'
 import {hintFor} from '../../shared/hints.js'
 import type {ApiClient} from '../../shared/client.js'
-import {LIMIT_MAX} from '../../shared/schemas.js'
+import {LIMIT_MAX} from '../../shared/contract.js'
 import type {AuthorRef, EntryFull, EntryStandard, Project} from '../../shared/types.js'
 import {safeText} from '../output/safe-text.js'
 import type {LoadRequest, ResultsPage} from './state.js'

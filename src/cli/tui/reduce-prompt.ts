@@ -2,7 +2,8 @@
  * @module The entry actions: starting one (a prompt, or at once for open and copy), the keys of the
  * prompts, and what follows the API's answer.
  */
-import {COMMENT_TYPES, type EntryStandard, type Scope} from '../../shared/types.js'
+import {COMMENT_TYPE_DEFAULT, COMMENT_TYPES} from '../../shared/contract.js'
+import type {EntryStandard, Scope} from '../../shared/types.js'
 import {actionOf, type Action, type Place} from './keymap.js'
 import type {Key} from './keys.js'
 import {step, type Call, type Msg, type Step} from './messages.js'
@@ -40,7 +41,7 @@ export function startAction(s0: State, action: EntryAction, entry: EntryStandard
       if (entry.status === 'resolved') return step({...s, prompt: {kind: 'reopen', entry}})
       return step({...s, prompt: {kind: 'resolve', entry, text: ''}})
     case 'comment':
-      return step({...s, prompt: {kind: 'comment', entry, text: '', type: 'note'}})
+      return step({...s, prompt: {kind: 'comment', entry, text: '', type: COMMENT_TYPE_DEFAULT}})
     case 'fork':
       return step({...s, prompt: {kind: 'fork', entry, text: ''}})
     case 'publish': {

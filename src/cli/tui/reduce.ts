@@ -5,7 +5,8 @@
  * is held and applied once the new ones are on screen, so a key never acts on an entry the person did not
  * see. Prompts live in `reduce-prompt.ts`, the full view and help in `reduce-full.ts`.
  */
-import {SCOPES, STATUSES, type EntryStandard, type Scope, type Status} from '../../shared/types.js'
+import {SCOPES, STATUSES} from '../../shared/contract.js'
+import type {EntryStandard, Scope, Status} from '../../shared/types.js'
 import {actionOf, isQuitKey, type Action, type Place} from './keymap.js'
 import type {Key} from './keys.js'
 import {step, type Effect, type Msg, type Step} from './messages.js'

@@ -2,7 +2,7 @@
  * @module The state changes several places of the reducer share: loading results (a new question, a
  * refresh, more rows), moving the selection, opening an entry in full, leaving.
  */
-import {LIMIT_MAX} from '../../shared/schemas.js'
+import {LIMIT_MAX} from '../../shared/contract.js'
 import {safeText} from '../output/safe-text.js'
 import {step, type Effect, type Step} from './messages.js'
 import {layout, windowTop, type LoadMode, type LoadRequest, type State} from './state.js'

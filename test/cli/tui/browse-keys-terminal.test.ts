@@ -10,7 +10,10 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {KEY_LINES} from '../../../src/cli/tui/keymap.js'
 import {startChildDaemon, type ChildDaemon} from '../../helpers/daemon.js'
 import {cleanup, makeUser, type KbEnv} from '../helpers.js'
-import {browseCommand, exitsIn, HAS_TMUX, requireTmux, sleep, Tmux, TMUX_SKIPPED, until, type Pane} from './tmux.js'
+import {requireSystem} from '../../helpers/system.js'
+import {browseCommand, exitsIn, sleep, Tmux, until, type Pane} from './tmux.js'
+
+const system = requireSystem('tmux')
 
 /** How late the proxy in front of the daemon answers a search. */
 const SEARCH_DELAY_MS = 800
@@ -22,7 +25,6 @@ let slow: Server
 const ids: Record<string, string> = {}
 
 beforeAll(async () => {
-  requireTmux()
   user = makeUser()
   d = await startChildDaemon({dataDir: user.dataDir})
   const add = async (title: string): Promise<void> => {
@@ -51,17 +53,17 @@ beforeAll(async () => {
   await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r))
   const base = `http://127.0.0.1:${(slow.address() as {port: number}).port}/api/v1`
   tmux = new Tmux(user.root, {...user.env, KB_BASE_URL: base, KB_API_KEY: d.ownerKey, KB_NO_AUTOSTART: '1', TERM: 'xterm-256color'})
-  if (HAS_TMUX) await tmux.start()
+  if (system.available) await tmux.start()
 })
 
 afterAll(async () => {
-  if (HAS_TMUX) await tmux?.stop()
+  if (system.available) await tmux?.stop()
   await new Promise((r) => slow?.close(r))
   await d?.stop()
   if (user) await cleanup(user)
 })
 
-describe.skipIf(!HAS_TMUX)(`kb browse keys in a real terminal (tmux)${HAS_TMUX ? '' : ` — ${TMUX_SKIPPED}`}`, () => {
+system.describe('kb browse keys in a real terminal (tmux)', () => {
   it('keys sent 80 ms apart during a slow search act on the entry it shows, never on the one before', async () => {
     const exits = join(user.root, 'slow.exits')
     const p = await tmux.pane('slow', browseCommand([], exits))

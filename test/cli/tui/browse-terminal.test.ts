@@ -10,7 +10,10 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {helpSections, KEY_LINES} from '../../../src/cli/tui/keymap.js'
 import {startChildDaemon, type ChildDaemon} from '../../helpers/daemon.js'
 import {cleanup, kb, makeUser, type KbEnv} from '../helpers.js'
-import {browseCommand, exitsIn, HAS_TMUX, requireTmux, Tmux, TMUX_SKIPPED, until} from './tmux.js'
+import {requireSystem} from '../../helpers/system.js'
+import {browseCommand, exitsIn, Tmux, until} from './tmux.js'
+
+const system = requireSystem('tmux')
 
 let d: ChildDaemon
 let user: KbEnv
@@ -21,7 +24,6 @@ const HOSTILE_TITLE = 'Evil \u001B]52;c;aGFja2Vk\u0007clipboard \u001B]8;;https:
 const HOSTILE_BODY = 'Before \u001B[2J\u001B[H after.\nA link \u001B]8;;https://evil.example\u001B\\here\u001B]8;;\u001B\\ and a clipboard \u001B]52;c;aGFja2Vk\u001B\\ write.'
 
 beforeAll(async () => {
-  requireTmux()
   user = makeUser()
   d = await startChildDaemon({dataDir: user.dataDir})
   const add = async (title: string, body: string, extra: Record<string, unknown> = {}): Promise<void> => {
@@ -37,18 +39,18 @@ beforeAll(async () => {
   const r = await d.request('POST', `/knowledge/${ids[HOSTILE_TITLE]}/comments`, {body: {body: 'Comment \u001B]52;c;aGFja2Vk\u0007 \u001B[2J done', type: 'note'}})
   expect(r.status).toBe(201)
   tmux = new Tmux(user.root, {...user.env, KB_BASE_URL: d.url, KB_API_KEY: d.ownerKey, KB_NO_AUTOSTART: '1', TERM: 'xterm-256color'})
-  if (HAS_TMUX) await tmux.start()
+  if (system.available) await tmux.start()
 })
 
 afterAll(async () => {
-  if (HAS_TMUX) await tmux?.stop()
+  if (system.available) await tmux?.stop()
   await d?.stop()
   if (user) await cleanup(user)
 })
 
 const exitsFile = (name: string): string => join(user.root, `${name}.exits`)
 
-describe.skipIf(!HAS_TMUX)(`kb browse in a real terminal (tmux)${HAS_TMUX ? '' : ` — ${TMUX_SKIPPED}`}`, () => {
+system.describe('kb browse in a real terminal (tmux)', () => {
   it('types a query, sees the entry, resolves it with r, leaves with q; the API confirms', async () => {
     const p = await tmux.pane('resolve', browseCommand([], exitsFile('resolve')))
     await p.waitFor('Search ›')

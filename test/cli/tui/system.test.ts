@@ -6,6 +6,7 @@ import {spawnSync} from 'node:child_process'
 import {describe, expect, it} from 'vitest'
 import {openBrowser, openerCommand} from '../../../src/cli/oauth/browser.js'
 import {copyText} from '../../../src/cli/tui/system.js'
+import {requireSystem} from '../../helpers/system.js'
 
 const HOSTILE = 'https://example.com/a b?q="x"&y=1|calc^%PATH%'
 
@@ -35,7 +36,7 @@ describe('opening a URL', () => {
   })
 })
 
-describe.skipIf(spawnSync('tmux', ['-V']).status !== 0)('copying inside tmux (skipped without tmux)', () => {
+requireSystem('tmux').describe('copying inside tmux', () => {
   it("puts the text in tmux's paste buffer and says so", async () => {
     const {mkdtempSync} = await import('node:fs')
     const {join} = await import('node:path')

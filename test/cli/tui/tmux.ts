@@ -1,25 +1,16 @@
 /**
  * A tmux server of the test's own (a socket in its temp dir, no config), so a person's tmux is never
  * touched: panes running the built `kb browse`, their screen, their raw output (pipe-pane) and keys.
- * Every wait polls; there are no fixed sleeps except where a test is about timing.
- * Without tmux the tests that need it are skipped, saying so — unless KB_TEST_REQUIRE_ALL=1 (CI), where
- * a missing tmux fails the run.
+ * Every wait polls; there are no fixed sleeps except where a test is about timing. Tests that use it
+ * take `requireSystem('tmux')` (test/helpers/system.ts): skipped, saying why, where tmux is missing.
  */
-import {execFile, spawnSync} from 'node:child_process'
+import {execFile} from 'node:child_process'
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
 import {KB_BIN} from '../../helpers/daemon.js'
 
 const exec = promisify(execFile)
-
-export const HAS_TMUX = spawnSync('tmux', ['-V']).status === 0
-export const TMUX_SKIPPED = 'skipped: tmux not installed — .ci/run installs it'
-
-/** Call in beforeAll: under KB_TEST_REQUIRE_ALL=1 a missing tmux is a failure, not a skip. */
-export function requireTmux(): void {
-  if (!HAS_TMUX && process.env.KB_TEST_REQUIRE_ALL === '1') throw new Error('tmux is required (KB_TEST_REQUIRE_ALL=1) but not installed')
-}
 
 export async function until<T>(probe: () => Promise<T> | T, ok: (v: T) => boolean, what: string, ms = 15_000): Promise<T> {
   const end = Date.now() + ms
