@@ -45,7 +45,14 @@ export function BrowseApp(props: BrowseProps): ReactElement {
     () =>
       new BrowseStore(
         {client: props.client, openUrl: props.openUrl, copy: props.copy, onQuit: exit},
-        initialState({size: readSize(), query: props.query, scope: props.scope, status: props.status, projectId: props.projectId, limit: props.limit}),
+        initialState({
+          size: readSize(),
+          query: props.query,
+          scope: props.scope,
+          status: props.status,
+          projectId: props.projectId,
+          limit: props.limit,
+        }),
       ),
   )
 
@@ -60,7 +67,6 @@ export function BrowseApp(props: BrowseProps): ReactElement {
     return () => {
       stdout.off('resize', onResize)
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [store, stdout, props.columns, props.rows])
 
   // Ink puts the terminal in raw mode and reads it; the store decodes every chunk into keys itself.

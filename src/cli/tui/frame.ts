@@ -13,17 +13,23 @@ import {lineText, plain, seg, type Line} from './styled.js'
 import {cut, fit, tail, width, wrap} from './text.js'
 
 /** A status line wraps to at most this many lines (an error and its fix), the body giving way. */
-export const STATUS_MAX = 3
+const STATUS_MAX = 3
 
-export function filterText(f: Filters, projectId: string | null, ctx: Context): string {
-  return [f.scope ? `scope ${f.scope}` : '', f.status ? `status ${f.status}` : '', projectId ? `project ${ctx.projects[projectId]?.name ?? projectId}` : ''].filter(Boolean).join(' · ')
+function filterText(f: Filters, projectId: string | null, ctx: Context): string {
+  return [
+    f.scope ? `scope ${f.scope}` : '',
+    f.status ? `status ${f.status}` : '',
+    projectId ? `project ${ctx.projects[projectId]?.name ?? projectId}` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ')
 }
 
 /**
  * A key line narrower than the terminal: groups of keys are dropped from the middle (the last two, `? more`
  * and `q quit`, stay) before anything is cut.
  */
-export function keyLine(line: string, w: number): string {
+function keyLine(line: string, w: number): string {
   const groups = line.split('  ')
   while (width(groups.join('  ')) > w && groups.length > 3) groups.splice(groups.length - 3, 1)
   return cut(groups.join('  '), w)
@@ -33,7 +39,8 @@ export function frame(s: State, now = Date.now()): Line[] {
   const ctx = contextOf(s)
   const {columns} = s.size
   const status = statusLines(s, columns)
-  const bottom = s.prompt && !s.help ? promptLines(s.prompt, columns, ctx) : [[seg(keyLine(KEY_LINES[placeOf(s)], columns - 1), {dim: true})]]
+  const bottom =
+    s.prompt && !s.help ? promptLines(s.prompt, columns, ctx) : [[seg(keyLine(KEY_LINES[placeOf(s)], columns - 1), {dim: true})]]
   const L = layout(s.size, status.length + bottom.length)
   return [header(s, columns, ctx), searchLine(s, columns), plain('─'.repeat(columns)), ...body(s, L, ctx, now), ...status, ...bottom]
 }
@@ -46,7 +53,11 @@ function header(s: State, columns: number, ctx: Context): Line {
   else if (r.loaded) count = r.total > n ? `${n} of ${r.total} matches` : `${r.total} match${r.total === 1 ? '' : 'es'}`
   const filters = `scope ${s.filters.scope ?? 'all'} · status ${s.filters.status ?? 'all'}${s.projectId ? ` · project ${ctx.projects[s.projectId]?.name ?? s.projectId}` : ''}`
   const right = ' ? help'
-  return [seg('kb browse', {bold: true, color: 'cyan'}), seg(fit(`  ${filters}  ${count}`, Math.max(0, columns - 9 - width(right) - 1)), {dim: true}), seg(right, {dim: true})]
+  return [
+    seg('kb browse', {bold: true, color: 'cyan'}),
+    seg(fit(`  ${filters}  ${count}`, Math.max(0, columns - 9 - width(right) - 1)), {dim: true}),
+    seg(right, {dim: true}),
+  ]
 }
 
 function searchLine(s: State, columns: number): Line {
@@ -59,14 +70,20 @@ function searchLine(s: State, columns: number): Line {
   return line
 }
 
-const padLines = (ls: Line[], rows: number): Line[] => [...ls.slice(0, rows), ...Array.from({length: Math.max(0, rows - ls.length)}, () => plain(''))]
+const padLines = (ls: Line[], rows: number): Line[] => [
+  ...ls.slice(0, rows),
+  ...Array.from({length: Math.max(0, rows - ls.length)}, () => plain('')),
+]
 
 function body(s: State, L: Layout, ctx: Context, now: number): Line[] {
   if (s.help) {
     const all = helpLines(L.columns)
     const scroll = Math.min(s.help.scroll, Math.max(0, all.length - L.bodyRows))
     const shown = all.slice(scroll, scroll + L.bodyRows).map((l): Line => [seg(l.text, {bold: l.title})])
-    if (scroll + L.bodyRows < all.length) shown[shown.length - 1] = [seg(cut(`↓ more: lines ${scroll + 1}–${scroll + L.bodyRows - 1} of ${all.length} (j, PgDn, G)`, L.columns), {dim: true})]
+    if (scroll + L.bodyRows < all.length)
+      shown[shown.length - 1] = [
+        seg(cut(`↓ more: lines ${scroll + 1}–${scroll + L.bodyRows - 1} of ${all.length} (j, PgDn, G)`, L.columns), {dim: true}),
+      ]
     return padLines(shown, L.bodyRows)
   }
   if (s.full) {
@@ -84,12 +101,18 @@ function body(s: State, L: Layout, ctx: Context, now: number): Line[] {
   const list = listLines(s, L, ctx, now)
   const current = selectedEntry(s)
   const detail = padLines(
-    (current && !s.results.error ? standardLines(current, L.detailWidth, ctx, now, L.detailRows) : [])
-      .map((l, i): Line => [seg(l, {bold: i === 0, dim: l.startsWith('id ')})]),
+    (current && !s.results.error ? standardLines(current, L.detailWidth, ctx, now, L.detailRows) : []).map((l, i): Line => [
+      seg(l, {bold: i === 0, dim: l.startsWith('id ')}),
+    ]),
     L.detailRows,
   )
   if (!L.side) return [...list, plain('─'.repeat(L.columns)), ...detail]
-  return list.map((l, i) => [...l, seg(' '.repeat(Math.max(0, L.listWidth - width(lineText(l))))), seg(' │ ', {dim: true}), ...(detail[i] ?? [])])
+  return list.map((l, i) => [
+    ...l,
+    seg(' '.repeat(Math.max(0, L.listWidth - width(lineText(l))))),
+    seg(' │ ', {dim: true}),
+    ...(detail[i] ?? []),
+  ])
 }
 
 function emptyText(s: State, ctx: Context): string {
@@ -98,14 +121,24 @@ function emptyText(s: State, ctx: Context): string {
   if (r.query === '' && f === '') return 'No entries yet (add one with `kb add`).'
   const what = r.query === '' ? 'No entries' : `No entries match "${r.query}"`
   if (f === '') return `${what}.`
-  const change = s.projectId ? 's and t change the filters; the project is this repository\'s (kb browse --project picks another)' : 's and t change them'
+  const change = s.projectId
+    ? "s and t change the filters; the project is this repository's (kb browse --project picks another)"
+    : 's and t change them'
   return `${what} with ${f}: the filters may hide others (${change}).`
 }
 
 function listLines(s: State, L: Layout, ctx: Context, now: number): Line[] {
   const r = s.results
-  if (r.error) return padLines(wrap(`Could not load entries: ${r.error}`, L.listWidth - 1).map((t): Line => [seg(t, {color: 'red'})]), L.listRows)
-  if (r.loaded && r.items.length === 0) return padLines(wrap(emptyText(s, ctx), L.listWidth - 1).map((t): Line => [seg(t, {dim: true})]), L.listRows)
+  if (r.error)
+    return padLines(
+      wrap(`Could not load entries: ${r.error}`, L.listWidth - 1).map((t): Line => [seg(t, {color: 'red'})]),
+      L.listRows,
+    )
+  if (r.loaded && r.items.length === 0)
+    return padLines(
+      wrap(emptyText(s, ctx), L.listWidth - 1).map((t): Line => [seg(t, {dim: true})]),
+      L.listRows,
+    )
   const top = windowTop(s.top, s.selected, L.listRows, r.items.length)
   const rows = r.items.slice(top, top + L.listRows).map((e, i): Line => {
     const sel = top + i === s.selected
@@ -120,7 +153,8 @@ function listLines(s: State, L: Layout, ctx: Context, now: number): Line[] {
       seg(p.age, {dim: true}),
     ]
   })
-  if (rows.length < L.listRows && r.more) rows.push([seg(cut(s.loading.pending ? '  Loading more…' : '  more below: ↓ or G loads them', L.listWidth - 1), {dim: true})])
+  if (rows.length < L.listRows && r.more)
+    rows.push([seg(cut(s.loading.pending ? '  Loading more…' : '  more below: ↓ or G loads them', L.listWidth - 1), {dim: true})])
   return padLines(rows, L.listRows)
 }
 
@@ -130,6 +164,7 @@ function statusLines(s: State, columns: number): Line[] {
   if (!s.line) return [plain('')]
   const color = s.line.tone === 'error' ? 'red' : s.line.tone === 'ok' ? 'green' : undefined
   const lines = wrap(s.line.text, columns - 1)
-  const shown = lines.length > STATUS_MAX ? [...lines.slice(0, STATUS_MAX - 1), cut(lines.slice(STATUS_MAX - 1).join(' '), columns - 1)] : lines
+  const shown =
+    lines.length > STATUS_MAX ? [...lines.slice(0, STATUS_MAX - 1), cut(lines.slice(STATUS_MAX - 1).join(' '), columns - 1)] : lines
   return shown.map((t): Line => [seg(t, color ? {color} : {})])
 }

@@ -9,13 +9,38 @@ import {cut, pad} from './text.js'
 export type Place = 'search' | 'list' | 'full' | 'help' | 'text' | 'choice' | 'confirm'
 
 export type Action =
-  | 'up' | 'down' | 'pageUp' | 'pageDown' | 'first' | 'last'
-  | 'open' | 'search' | 'back' | 'quit' | 'help' | 'refresh'
-  | 'resolve' | 'comment' | 'fork' | 'publish' | 'openUrl' | 'copyId' | 'delete'
-  | 'cycleScope' | 'toggleStatus'
-  | 'nextLink' | 'prevLink'
-  | 'toList' | 'clear' | 'backspace'
-  | 'confirm' | 'cancel' | 'next' | 'prev' | 'yes' | 'no'
+  | 'up'
+  | 'down'
+  | 'pageUp'
+  | 'pageDown'
+  | 'first'
+  | 'last'
+  | 'open'
+  | 'search'
+  | 'back'
+  | 'quit'
+  | 'help'
+  | 'refresh'
+  | 'resolve'
+  | 'comment'
+  | 'fork'
+  | 'publish'
+  | 'openUrl'
+  | 'copyId'
+  | 'delete'
+  | 'cycleScope'
+  | 'toggleStatus'
+  | 'nextLink'
+  | 'prevLink'
+  | 'toList'
+  | 'clear'
+  | 'backspace'
+  | 'confirm'
+  | 'cancel'
+  | 'next'
+  | 'prev'
+  | 'yes'
+  | 'no'
 
 interface Binding {
   /** What the help screen shows, e.g. "↑ k"; empty: shares the row above. */
@@ -25,10 +50,22 @@ interface Binding {
   match: (k: Key) => boolean
 }
 
-const ch = (...chars: string[]) => (k: Key): boolean => k.name === 'char' && chars.includes(k.text)
-const is = (...names: SpecialKey[]) => (k: Key): boolean => (names as string[]).includes(k.name)
-const ctrl = (letter: string) => (k: Key): boolean => k.name === 'ctrl' && k.text === letter
-const any = (...ms: ((k: Key) => boolean)[]) => (k: Key): boolean => ms.some((m) => m(k))
+const ch =
+  (...chars: string[]) =>
+  (k: Key): boolean =>
+    k.name === 'char' && chars.includes(k.text)
+const is =
+  (...names: SpecialKey[]) =>
+  (k: Key): boolean =>
+    (names as string[]).includes(k.name)
+const ctrl =
+  (letter: string) =>
+  (k: Key): boolean =>
+    k.name === 'ctrl' && k.text === letter
+const any =
+  (...ms: ((k: Key) => boolean)[]) =>
+  (k: Key): boolean =>
+    ms.some((m) => m(k))
 
 /** Ctrl-C leaves from anywhere, text fields and prompts included. */
 export const isQuitKey = ctrl('c')
@@ -40,7 +77,12 @@ const moves = (what: string): Binding[] => [
   {keys: '↓ j', action: 'down', help: `next ${what}`, match: any(is('down'), ch('j'))},
   {keys: 'PgUp PgDn', action: 'pageUp', help: 'a page up / down (also Ctrl-B Ctrl-F, space)', match: any(is('pageUp'), ctrl('b'))},
   {keys: '', action: 'pageDown', help: '', match: any(is('pageDown'), ctrl('f'), ch(' '))},
-  {keys: 'g G', action: 'first', help: what === 'entry' ? 'first / last entry (G loads the rest)' : 'top / bottom', match: any(is('home'), ch('g'))},
+  {
+    keys: 'g G',
+    action: 'first',
+    help: what === 'entry' ? 'first / last entry (G loads the rest)' : 'top / bottom',
+    match: any(is('home'), ch('g')),
+  },
   {keys: '', action: 'last', help: '', match: any(is('end'), ch('G'))},
 ]
 const entryActions: Binding[] = [
@@ -138,12 +180,17 @@ const TITLES: [Place, string][] = [
 
 /** The help screen's sections: [keys, what they do]. Bindings with empty `keys` share the row above. */
 export function helpSections(): {title: string; rows: [string, string][]}[] {
-  return TITLES.map(([place, title]) => ({title, rows: TABLES[place].filter((b) => b.keys !== '').map((b): [string, string] => [b.keys, b.help])}))
+  return TITLES.map(([place, title]) => ({
+    title,
+    rows: TABLES[place].filter((b) => b.keys !== '').map((b): [string, string] => [b.keys, b.help]),
+  }))
 }
 
 /** The help screen's lines at `columns`: each cut to the width, so the count does not depend on it. */
 export function helpLines(columns: number): {text: string; title: boolean}[] {
-  const out: {text: string; title: boolean}[] = [{text: cut('Ctrl-C quits from anywhere. Esc backs out one step and never quits.', columns), title: false}]
+  const out: {text: string; title: boolean}[] = [
+    {text: cut('Ctrl-C quits from anywhere. Esc backs out one step and never quits.', columns), title: false},
+  ]
   for (const sec of helpSections()) {
     out.push({text: '', title: false}, {text: cut(sec.title, columns), title: true})
     for (const [k, h] of sec.rows) out.push({text: cut(`  ${pad(k, 14)}${h}`, columns), title: false})

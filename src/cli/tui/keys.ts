@@ -7,9 +7,22 @@
  */
 
 export type SpecialKey =
-  | 'enter' | 'tab' | 'backTab' | 'escape' | 'backspace' | 'delete'
-  | 'up' | 'down' | 'left' | 'right' | 'pageUp' | 'pageDown' | 'home' | 'end'
-  | 'focusIn' | 'focusOut'
+  | 'enter'
+  | 'tab'
+  | 'backTab'
+  | 'escape'
+  | 'backspace'
+  | 'delete'
+  | 'up'
+  | 'down'
+  | 'left'
+  | 'right'
+  | 'pageUp'
+  | 'pageDown'
+  | 'home'
+  | 'end'
+  | 'focusIn'
+  | 'focusOut'
 
 export type Key =
   /** One printable character (a code point). */
@@ -35,8 +48,26 @@ export const MAX_PASTE = 1 << 20
 const ESC = '\u001B'
 const PASTE_END = '\u001B[201~'
 
-const CSI_FINAL: Record<string, SpecialKey> = {A: 'up', B: 'down', C: 'right', D: 'left', H: 'home', F: 'end', Z: 'backTab', I: 'focusIn', O: 'focusOut'}
-const CSI_TILDE: Record<string, SpecialKey> = {'1': 'home', '7': 'home', '4': 'end', '8': 'end', '3': 'delete', '5': 'pageUp', '6': 'pageDown'}
+const CSI_FINAL: Record<string, SpecialKey> = {
+  A: 'up',
+  B: 'down',
+  C: 'right',
+  D: 'left',
+  H: 'home',
+  F: 'end',
+  Z: 'backTab',
+  I: 'focusIn',
+  O: 'focusOut',
+}
+const CSI_TILDE: Record<string, SpecialKey> = {
+  '1': 'home',
+  '7': 'home',
+  '4': 'end',
+  '8': 'end',
+  '3': 'delete',
+  '5': 'pageUp',
+  '6': 'pageDown',
+}
 const SS3: Record<string, SpecialKey> = {A: 'up', B: 'down', C: 'right', D: 'left', H: 'home', F: 'end'}
 
 export const key = {

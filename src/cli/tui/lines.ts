@@ -9,7 +9,7 @@ import {time} from '../output/format.js'
 import {ago, age, cut, fit, pad, width, wrap} from './text.js'
 
 /** Marks a fork in the list, so it can be told from its original whatever the width. */
-export const FORK_MARK = '↳ '
+const FORK_MARK = '↳ '
 
 /** What the lines of an entry may name besides the entry: project names and the titles of other entries. */
 export interface Context {
@@ -39,7 +39,7 @@ export function contextOf(s: State): Context {
  * An id short enough for a line that still tells entries apart: its end. (kb's ids are UUIDv7, whose
  * first characters are a timestamp, so entries made in the same minute share them; the end is random.)
  */
-export const shortId = (id: string): string => `…${id.slice(-8)}`
+const shortId = (id: string): string => `…${id.slice(-8)}`
 
 /** `"Title" (0199aaaa)` or, for an entry not seen, its id. */
 export function nameOf(id: string, ctx: Context): string {
@@ -47,7 +47,7 @@ export function nameOf(id: string, ctx: Context): string {
   return t === undefined ? id : `"${t}" (${shortId(id)})`
 }
 
-export function projectText(id: string, ctx: Context): string {
+function projectText(id: string, ctx: Context): string {
   const p = ctx.projects[id]
   return p ? `${p.name} · ${p.remote}` : id
 }
@@ -77,7 +77,13 @@ export function rowParts(e: EntryStandard, columns: number, now = Date.now()): R
 
 /** The selected entry at `standard`, as the detail pane shows it (its first `rows` lines). */
 export function standardLines(e: EntryStandard, columns: number, ctx: Context, now = Date.now(), rows = Infinity): string[] {
-  const meta = [e.status, e.scope, `by ${e.author.name}`, ago('updated', e.updated_at, now), `${e.comment_count} comment${e.comment_count === 1 ? '' : 's'}`]
+  const meta = [
+    e.status,
+    e.scope,
+    `by ${e.author.name}`,
+    ago('updated', e.updated_at, now),
+    `${e.comment_count} comment${e.comment_count === 1 ? '' : 's'}`,
+  ]
     .filter((x): x is string => Boolean(x))
     .join(' · ')
   const lines = [...wrap(e.title, columns), ...wrap(meta, columns)]
@@ -90,7 +96,7 @@ export function standardLines(e: EntryStandard, columns: number, ctx: Context, n
 }
 
 /** A line of the full view that opens another entry. */
-export interface Link {
+interface Link {
   line: number
   id: string
 }
@@ -146,7 +152,8 @@ export function fullLines(e: EntryFull, columns: number, ctx: Context): FullText
   }
   if (e.comments.length > 0) {
     lines.push('', `Comments (${e.comments.length})`)
-    for (const c of e.comments) lines.push(...wrap(`${c.author.name} · ${c.type} · ${time(c.created_at, MODE)}`, columns), ...wrap(c.body.trimEnd(), columns), '')
+    for (const c of e.comments)
+      lines.push(...wrap(`${c.author.name} · ${c.type} · ${time(c.created_at, MODE)}`, columns), ...wrap(c.body.trimEnd(), columns), '')
     if (lines[lines.length - 1] === '') lines.pop()
   }
   if (e.branches.length > 0) {

@@ -20,7 +20,14 @@ const who = (a: AuthorRef): AuthorRef => ({...a, name: line(a.name)})
 const maybe = (s: string | null): string | null => (s === null ? null : line(s))
 
 export function cleanEntry<E extends EntryStandard>(e: E): E {
-  const out: EntryStandard = {...e, title: line(e.title), body: block(e.body), tags: e.tags.map(line), url: maybe(e.url), author: who(e.author)}
+  const out: EntryStandard = {
+    ...e,
+    title: line(e.title),
+    body: block(e.body),
+    tags: e.tags.map(line),
+    url: maybe(e.url),
+    author: who(e.author),
+  }
   const f = e as Partial<EntryFull>
   if (!f.comments) return out as E
   const full: EntryFull = {
@@ -28,7 +35,14 @@ export function cleanEntry<E extends EntryStandard>(e: E): E {
     comments: f.comments.map((c) => ({...c, body: block(c.body), author: who(c.author)})),
     thought_chain: (f.thought_chain ?? []).map((t) => ({...t, thought: block(t.thought)})),
     branches: (f.branches ?? []).map((b) => ({...b, title: line(b.title), author: who(b.author)})),
-    resolution: f.resolution ? {...f.resolution, note: f.resolution.note === null ? null : block(f.resolution.note), url: maybe(f.resolution.url), resolved_by: who(f.resolution.resolved_by)} : null,
+    resolution: f.resolution
+      ? {
+          ...f.resolution,
+          note: f.resolution.note === null ? null : block(f.resolution.note),
+          url: maybe(f.resolution.url),
+          resolved_by: who(f.resolution.resolved_by),
+        }
+      : null,
   }
   return full as unknown as E
 }

@@ -52,7 +52,11 @@ export function fullKey(s: State, v: FullView, k: Key): Step {
     }
     case 'open': {
       const target = v.link >= 0 ? links[v.link] : undefined
-      if (!target) return step({...s, line: {tone: 'info', text: links.length > 0 ? 'Tab highlights a link (forked from, branches); Enter opens it' : 'Esc goes back'}})
+      if (!target)
+        return step({
+          ...s,
+          line: {tone: 'info', text: links.length > 0 ? 'Tab highlights a link (forked from, branches); Enter opens it' : 'Esc goes back'},
+        })
       return openFull(s, target.id, v)
     }
     case 'back':
@@ -65,7 +69,11 @@ export function fullKey(s: State, v: FullView, k: Key): Step {
       return openHelp(s)
     default:
       if (!a || !isEntryAction(a)) return step(s)
-      if (!v.entry) return step({...s, line: {tone: 'info', text: v.error ? 'This entry could not be loaded; Esc goes back' : 'The entry is still loading'}})
+      if (!v.entry)
+        return step({
+          ...s,
+          line: {tone: 'info', text: v.error ? 'This entry could not be loaded; Esc goes back' : 'The entry is still loading'},
+        })
       return startAction(s, a, v.entry)
   }
 }

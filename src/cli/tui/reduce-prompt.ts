@@ -19,13 +19,13 @@ export const isEntryAction = (a: Action): a is EntryAction => ENTRY_ACTIONS.has(
  * The scopes the server accepts to publish `e` to (docs/api.md): only wider ones, and `project` only for an
  * entry that has a project.
  */
-export function publishChoices(e: EntryStandard): Scope[] {
+function publishChoices(e: EntryStandard): Scope[] {
   if (e.scope === 'private') return e.project_id ? ['project', 'global'] : ['global']
   return e.scope === 'project' ? ['global'] : []
 }
 
 /** Whether kb opens `url`: http and https only (no `file:`, `javascript:` or a program's own scheme). */
-export function openable(url: string): boolean {
+function openable(url: string): boolean {
   try {
     const {protocol} = new URL(url)
     return protocol === 'http:' || protocol === 'https:'
@@ -46,14 +46,17 @@ export function startAction(s0: State, action: EntryAction, entry: EntryStandard
       return step({...s, prompt: {kind: 'fork', entry, text: ''}})
     case 'publish': {
       const choices = publishChoices(entry)
-      if (choices.length === 0) return step({...s, line: {tone: 'info', text: `"${entry.title}" is already global: there is no wider scope`}})
+      if (choices.length === 0)
+        return step({...s, line: {tone: 'info', text: `"${entry.title}" is already global: there is no wider scope`}})
       return step({...s, prompt: {kind: 'publish', entry, choices, choice: 0}})
     }
     case 'delete':
       return step({...s, prompt: {kind: 'delete', entry}})
     case 'openUrl':
-      if (!entry.url) return step({...s, line: {tone: 'error', text: `"${entry.title}" has no url (add one with \`kb edit ${entry.id} --url <url>\`)`}})
-      if (!openable(entry.url)) return step({...s, line: {tone: 'error', text: `kb opens only http and https links; the url is ${entry.url}`}})
+      if (!entry.url)
+        return step({...s, line: {tone: 'error', text: `"${entry.title}" has no url (add one with \`kb edit ${entry.id} --url <url>\`)`}})
+      if (!openable(entry.url))
+        return step({...s, line: {tone: 'error', text: `kb opens only http and https links; the url is ${entry.url}`}})
       return step(s, {type: 'openUrl', url: entry.url})
     case 'copyId':
       return step(s, {type: 'copy', text: entry.id})

@@ -22,7 +22,22 @@ export const HOLD_MS = 3000
  * Keys of the results that act on what the rows are: held while the rows are about to change. Keys that
  * change the question (filters, the search box, refresh) or leave it (help, Esc, q) apply at once.
  */
-const HELD: ReadonlySet<Action> = new Set<Action>(['up', 'down', 'pageUp', 'pageDown', 'first', 'last', 'open', 'resolve', 'comment', 'fork', 'publish', 'openUrl', 'copyId', 'delete'])
+const HELD: ReadonlySet<Action> = new Set<Action>([
+  'up',
+  'down',
+  'pageUp',
+  'pageDown',
+  'first',
+  'last',
+  'open',
+  'resolve',
+  'comment',
+  'fork',
+  'publish',
+  'openUrl',
+  'copyId',
+  'delete',
+])
 
 const SCOPE_CYCLE: (Scope | undefined)[] = [undefined, ...SCOPES]
 const STATUS_CYCLE: (Status | undefined)[] = [undefined, ...STATUSES]
@@ -41,7 +56,8 @@ export function placeOf(s: State): Place {
   return s.focus
 }
 
-const keyName = (k: Key): string => (k.name === 'char' ? k.text : k.name === 'ctrl' ? `Ctrl-${k.text.toUpperCase()}` : k.name === 'paste' ? 'a paste' : k.name)
+const keyName = (k: Key): string =>
+  k.name === 'char' ? k.text : k.name === 'ctrl' ? `Ctrl-${k.text.toUpperCase()}` : k.name === 'paste' ? 'a paste' : k.name
 
 export function reduce(s: State, msg: Msg): Step {
   switch (msg.type) {
@@ -53,7 +69,12 @@ export function reduce(s: State, msg: Msg): Step {
       return msg.seq === s.seq ? arrived(s, msg.page) : step(s)
     case 'resultsFailed': {
       if (msg.seq !== s.seq) return step(s)
-      const failed = {...s, results: {...s.results, loaded: true, error: msg.error}, loading: {...s.loading, pending: false, slow: false}, wantLast: false}
+      const failed = {
+        ...s,
+        results: {...s.results, loaded: true, error: msg.error},
+        loading: {...s.loading, pending: false, slow: false},
+        wantLast: false,
+      }
       return step(dropQueue(failed, 'the results could not be loaded'))
     }
     case 'slow':
@@ -71,7 +92,12 @@ export function reduce(s: State, msg: Msg): Step {
     case 'done':
       return actionDone(s, msg)
     case 'opened':
-      return step({...s, line: msg.ok ? {tone: 'ok', text: `Opened ${msg.url}`} : {tone: 'error', text: `No browser could be started here; the url is ${msg.url}`}})
+      return step({
+        ...s,
+        line: msg.ok
+          ? {tone: 'ok', text: `Opened ${msg.url}`}
+          : {tone: 'error', text: `No browser could be started here; the url is ${msg.url}`},
+      })
     case 'copied': {
       const {where, certain, error} = msg.copy
       const text = !where
@@ -100,7 +126,17 @@ function arrived(s: State, page: ResultsPage): Step {
     const kept = id ? items.findIndex((e) => e.id === id) : -1
     selected = kept >= 0 ? kept : Math.min(s.selected, Math.max(0, items.length - 1))
   }
-  const results: Results = {items, total: Math.max(page.total, items.length), more: page.more, cursor: page.cursor, query: s.query.trim(), filters: s.filters, loaded: true, error: null, seq: s.seq}
+  const results: Results = {
+    items,
+    total: Math.max(page.total, items.length),
+    more: page.more,
+    cursor: page.cursor,
+    query: s.query.trim(),
+    filters: s.filters,
+    loaded: true,
+    error: null,
+    seq: s.seq,
+  }
   const next: State = {...s, results, selected, top: mode === 'new' ? 0 : s.top, loading: {...s.loading, pending: false, slow: false}}
   if (mode === 'more' && s.wantLast) return toLast(next)
   return step(follow(next))
@@ -139,7 +175,10 @@ function dispatchKey(s0: State, place: Place, k: Key): Step {
 
 function holdKey(s: State, k: Key): Step {
   const queue = [...s.queue, k]
-  const line = {tone: 'info' as const, text: `Waiting for the results on screen to settle: ${queue.map(keyName).join(' ')} will apply to them`}
+  const line = {
+    tone: 'info' as const,
+    text: `Waiting for the results on screen to settle: ${queue.map(keyName).join(' ')} will apply to them`,
+  }
   if (s.queue.length > 0) return step({...s, queue, line})
   const hold = s.hold + 1
   return step({...s, queue, hold, line}, {type: 'hold', seq: hold})

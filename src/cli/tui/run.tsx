@@ -10,7 +10,7 @@ import {enterScreen, inkStream} from './terminal.js'
 export type RunBrowseOptions = Omit<BrowseProps, 'openUrl' | 'copy' | 'color'>
 
 /** Honours NO_COLOR (any non-empty value), as the rest of the CLI does. */
-export function colorWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+function colorWanted(env: NodeJS.ProcessEnv = process.env): boolean {
   return !('NO_COLOR' in env && env.NO_COLOR !== '') && env.TERM !== 'dumb'
 }
 

@@ -72,12 +72,12 @@ export type Prompt =
   | {kind: 'publish'; entry: EntryStandard; choices: readonly Scope[]; choice: number}
   | {kind: 'delete'; entry: EntryStandard}
 
-export interface StatusLine {
+interface StatusLine {
   text: string
   tone: 'ok' | 'error' | 'info'
 }
 
-export type Focus = 'search' | 'list'
+type Focus = 'search' | 'list'
 
 export interface State {
   size: Size
@@ -154,7 +154,7 @@ export function initialState(o: StartOptions): State {
 }
 
 /** Side by side from this width; below it the detail pane goes under the list. */
-export const SIDE_BY_SIDE_MIN = 110
+const SIDE_BY_SIDE_MIN = 110
 
 export interface Layout {
   columns: number

@@ -12,9 +12,9 @@ import {HOLD_MS, reduce, start} from './reduce.js'
 import type {State} from './state.js'
 
 /** `Loading…` appears only when an answer takes longer than this. */
-export const LOADING_DELAY_MS = 100
+const LOADING_DELAY_MS = 100
 /** A lone ESC followed by nothing within this long is the Esc key, not the start of a sequence. */
-export const ESC_WAIT_MS = 25
+const ESC_WAIT_MS = 25
 
 export interface StoreDeps {
   client: ApiClient

@@ -3,7 +3,7 @@
  * `view.tsx` paints.
  */
 
-export type Color = 'cyan' | 'gray' | 'red' | 'green' | 'yellow' | 'magenta' | 'blue'
+type Color = 'cyan' | 'gray' | 'red' | 'green' | 'yellow' | 'magenta' | 'blue'
 
 export interface Seg {
   text: string

@@ -41,14 +41,23 @@ function pipeTo(cmd: string, args: string[], text: string, env: NodeJS.ProcessEn
 }
 
 /** Copies `text`; says where it went and whether that is certain. */
-export async function copyText(text: string, o: {env?: NodeJS.ProcessEnv; write?: (s: string) => void; platform?: NodeJS.Platform} = {}): Promise<CopyResult> {
+export async function copyText(
+  text: string,
+  o: {env?: NodeJS.ProcessEnv; write?: (s: string) => void; platform?: NodeJS.Platform} = {},
+): Promise<CopyResult> {
   const env = o.env ?? process.env
   // X11/Wayland tools are tried only where a display is set, since without one they can only fail.
   const display = Boolean(env.DISPLAY || env.WAYLAND_DISPLAY) || (o.platform ?? process.platform) === 'darwin'
-  if (display) for (const [cmd, args] of CLIPBOARD_TOOLS) if (await pipeTo(cmd, args, text, env)) return {where: `the clipboard (${cmd})`, certain: true}
+  if (display)
+    for (const [cmd, args] of CLIPBOARD_TOOLS)
+      if (await pipeTo(cmd, args, text, env)) return {where: `the clipboard (${cmd})`, certain: true}
   if (env.TMUX) {
     // -w (tmux 3.2+) also sets the terminal's clipboard; older tmux refuses the flag.
-    for (const args of [['load-buffer', '-w', '-'], ['load-buffer', '-']]) if (await pipeTo('tmux', args, text, env)) return {where: "tmux's paste buffer (prefix ] pastes it)", certain: true}
+    for (const args of [
+      ['load-buffer', '-w', '-'],
+      ['load-buffer', '-'],
+    ])
+      if (await pipeTo('tmux', args, text, env)) return {where: "tmux's paste buffer (prefix ] pastes it)", certain: true}
   }
   // Plain, even inside tmux: tmux reads it itself when set-clipboard is on, while a wrapped
   // (passthrough) one is dropped unless allow-passthrough is set.

@@ -5,8 +5,8 @@
  * are on while it runs. Ink never gets to clear the scrollback: `ESC[3J` is dropped from what it writes.
  */
 
-export const ENTER_SCREEN = '\u001B[?1049h\u001B[H\u001B[2J\u001B[?2004h\u001B[?1004h'
-export const LEAVE_SCREEN = '\u001B[?1004l\u001B[?2004l\u001B[?1049l'
+const ENTER_SCREEN = '\u001B[?1049h\u001B[H\u001B[2J\u001B[?2004h\u001B[?1004h'
+const LEAVE_SCREEN = '\u001B[?1004l\u001B[?2004l\u001B[?1049l'
 const CLEAR_SCROLLBACK = '\u001B[3J'
 /** Home and clear the (alternate) screen: a resize redraws on a clean screen. */
 const CLEAR_SCREEN = '\u001B[H\u001B[2J'
@@ -14,7 +14,10 @@ const CLEAR_SCREEN = '\u001B[H\u001B[2J'
 /** `out` as Ink sees it: everything is written except a request to clear the scrollback. */
 export function inkStream(out: NodeJS.WriteStream): NodeJS.WriteStream {
   const write = (chunk: unknown, ...rest: unknown[]): boolean =>
-    (out.write as (c: unknown, ...r: unknown[]) => boolean)(typeof chunk === 'string' ? chunk.split(CLEAR_SCROLLBACK).join('') : chunk, ...rest)
+    (out.write as (c: unknown, ...r: unknown[]) => boolean)(
+      typeof chunk === 'string' ? chunk.split(CLEAR_SCROLLBACK).join('') : chunk,
+      ...rest,
+    )
   return new Proxy(out, {
     get(target, prop) {
       if (prop === 'write') return write

@@ -7,7 +7,6 @@
  */
 import stringWidth from 'string-width'
 
-// eslint-disable-next-line no-control-regex
 const PRINTABLE_ASCII = /^[\u0020-\u007E]*$/
 const MARK = /^\p{M}$/u
 
@@ -19,7 +18,13 @@ const MARK = /^\p{M}$/u
  */
 function continues(cp: number, prev: number, regionalRun: number): boolean {
   if (prev === 0x200d || cp === 0x200d) return true
-  if ((cp >= 0xfe00 && cp <= 0xfe0f) || (cp >= 0x1f3fb && cp <= 0x1f3ff) || (cp >= 0xe0020 && cp <= 0xe007f) || (cp >= 0xe0100 && cp <= 0xe01ef)) return true
+  if (
+    (cp >= 0xfe00 && cp <= 0xfe0f) ||
+    (cp >= 0x1f3fb && cp <= 0x1f3ff) ||
+    (cp >= 0xe0020 && cp <= 0xe007f) ||
+    (cp >= 0xe0100 && cp <= 0xe01ef)
+  )
+    return true
   if (cp >= 0x1f1e6 && cp <= 0x1f1ff) return regionalRun % 2 === 1
   return cp >= 0x300 && isMark(cp)
 }
@@ -41,7 +46,7 @@ function graphemes(s: string): string[] {
   let start = 0
   let prev = -1
   let regionalRun = 0
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0; i < s.length;) {
     const cp = s.codePointAt(i)!
     if (i > start && !continues(cp, prev, regionalRun)) {
       out.push(s.slice(start, i))

@@ -11,7 +11,7 @@ export const DEBOUNCE_MS = 150
 /** More rows are loaded when the selection comes this close to the last one. */
 export const MORE_MARGIN = 10
 /** G loads at most this many rows before it selects the last one loaded. */
-export const LAST_MAX = 2000
+const LAST_MAX = 2000
 
 /**
  * Typed or pasted text, printable: escape sequences go, other controls are shown as U+FFFD; line breaks

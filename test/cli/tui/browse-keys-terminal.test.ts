@@ -6,7 +6,7 @@
  */
 import {createServer, request as httpRequest, type Server} from 'node:http'
 import {join} from 'node:path'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, expect, it} from 'vitest'
 import {KEY_LINES} from '../../../src/cli/tui/keymap.js'
 import {startChildDaemon, type ChildDaemon} from '../../helpers/daemon.js'
 import {cleanup, makeUser, type KbEnv} from '../helpers.js'
@@ -41,10 +41,13 @@ beforeAll(async () => {
     const target = new URL(d.url)
     setTimeout(
       () => {
-        const fwd = httpRequest({host: target.hostname, port: target.port, path: req.url, method: req.method, headers: {...req.headers, host: target.host}}, (r) => {
-          res.writeHead(r.statusCode!, r.headers)
-          r.pipe(res)
-        })
+        const fwd = httpRequest(
+          {host: target.hostname, port: target.port, path: req.url, method: req.method, headers: {...req.headers, host: target.host}},
+          (r) => {
+            res.writeHead(r.statusCode!, r.headers)
+            r.pipe(res)
+          },
+        )
         req.pipe(fwd)
       },
       req.url!.includes('/search') ? SEARCH_DELAY_MS : 0,
@@ -95,7 +98,11 @@ system.describe('kb browse keys in a real terminal (tmux)', () => {
     expect((await d.request('GET', `/knowledge/${ids['Kafka consumer lag grows after deploy']}`)).status).toBe(404)
     expect((await d.request('GET', `/knowledge/${ids['macOS: xcrun: error: invalid active developer path']}`)).status).toBe(200)
     await p.keys('C-c')
-    await until(() => exitsIn(exits), (e) => e.length === 1, 'kb browse should exit after Ctrl-C')
+    await until(
+      () => exitsIn(exits),
+      (e) => e.length === 1,
+      'kb browse should exit after Ctrl-C',
+    )
   })
 
   /** Places, how to reach each from the results, what shows there, and whether q is a letter there. */
@@ -145,7 +152,11 @@ system.describe('kb browse keys in a real terminal (tmux)', () => {
     await p.waitFor('Nothing to go back to; q or Ctrl-C quits')
     expect(exitsIn(exits)).toEqual([])
     await p.keys('C-c')
-    await until(() => exitsIn(exits), (e) => e.length === 1, 'kb browse should exit after Ctrl-C')
+    await until(
+      () => exitsIn(exits),
+      (e) => e.length === 1,
+      'kb browse should exit after Ctrl-C',
+    )
   }, 120_000)
 
   it('Ctrl-C quits from every place, text fields and prompts included', async () => {
@@ -155,7 +166,11 @@ system.describe('kb browse keys in a real terminal (tmux)', () => {
       await p.keys(...place.keys)
       await p.waitFor(place.shows)
       await p.keys('C-c')
-      const codes = await until(() => exitsIn(exits), (e) => e.length === i + 1, `Ctrl-C in the ${place.name} should quit`)
+      const codes = await until(
+        () => exitsIn(exits),
+        (e) => e.length === i + 1,
+        `Ctrl-C in the ${place.name} should quit`,
+      )
       expect(codes.at(-1), place.name).toBe('0')
     }
   }, 180_000)
@@ -168,7 +183,11 @@ system.describe('kb browse keys in a real terminal (tmux)', () => {
       await p.keys(...place.keys)
       await p.waitFor(place.shows)
       await p.keys('q')
-      const codes = await until(() => exitsIn(exits), (e) => e.length === i + 1, `q in the ${place.name} should quit`)
+      const codes = await until(
+        () => exitsIn(exits),
+        (e) => e.length === i + 1,
+        `q in the ${place.name} should quit`,
+      )
       expect(codes.at(-1), place.name).toBe('0')
     }
   }, 120_000)

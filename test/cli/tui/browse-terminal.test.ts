@@ -20,8 +20,10 @@ let user: KbEnv
 let tmux: Tmux
 const ids: Record<string, string> = {}
 
-const HOSTILE_TITLE = 'Evil \u001B]52;c;aGFja2Vk\u0007clipboard \u001B]8;;https://evil.example\u0007link\u001B]8;;\u0007 \u001B[2J\u001B[3Jwipe'
-const HOSTILE_BODY = 'Before \u001B[2J\u001B[H after.\nA link \u001B]8;;https://evil.example\u001B\\here\u001B]8;;\u001B\\ and a clipboard \u001B]52;c;aGFja2Vk\u001B\\ write.'
+const HOSTILE_TITLE =
+  'Evil \u001B]52;c;aGFja2Vk\u0007clipboard \u001B]8;;https://evil.example\u0007link\u001B]8;;\u0007 \u001B[2J\u001B[3Jwipe'
+const HOSTILE_BODY =
+  'Before \u001B[2J\u001B[H after.\nA link \u001B]8;;https://evil.example\u001B\\here\u001B]8;;\u001B\\ and a clipboard \u001B]52;c;aGFja2Vk\u001B\\ write.'
 
 beforeAll(async () => {
   user = makeUser()
@@ -36,7 +38,9 @@ beforeAll(async () => {
   await add('Flaky test on CI runners', 'The runner has two cores; keep each test file under 20 s.')
   await add('Paste target', 'Comments pasted here arrive whole.')
   await add(HOSTILE_TITLE, HOSTILE_BODY)
-  const r = await d.request('POST', `/knowledge/${ids[HOSTILE_TITLE]}/comments`, {body: {body: 'Comment \u001B]52;c;aGFja2Vk\u0007 \u001B[2J done', type: 'note'}})
+  const r = await d.request('POST', `/knowledge/${ids[HOSTILE_TITLE]}/comments`, {
+    body: {body: 'Comment \u001B]52;c;aGFja2Vk\u0007 \u001B[2J done', type: 'note'},
+  })
   expect(r.status).toBe(201)
   tmux = new Tmux(user.root, {...user.env, KB_BASE_URL: d.url, KB_API_KEY: d.ownerKey, KB_NO_AUTOSTART: '1', TERM: 'xterm-256color'})
   if (system.available) await tmux.start()
@@ -69,7 +73,11 @@ system.describe('kb browse in a real terminal (tmux)', () => {
     const resolved = await p.waitFor(/^› Port 7411 already in use\s+#daemon\s+resolved/m)
     for (const l of resolved.split('\n')) expect(l.length).toBeLessThanOrEqual(100)
     await p.keys('q')
-    await until(() => exitsIn(exitsFile('resolve')), (e) => e.length === 1, 'kb browse should exit after q')
+    await until(
+      () => exitsIn(exitsFile('resolve')),
+      (e) => e.length === 1,
+      'kb browse should exit after q',
+    )
     expect(exitsIn(exitsFile('resolve'))).toEqual(['0'])
     const hit = (await d.request('GET', `/knowledge/${ids['Port 7411 already in use']}`, {query: {detail: 'full'}})).body
     expect(hit.status).toBe('resolved')
@@ -85,6 +93,7 @@ system.describe('kb browse in a real terminal (tmux)', () => {
     expect(narrow.split('\n').filter((l) => l.startsWith('kb browse'))).toHaveLength(1)
     const colored = await tmux.run('capture-pane', '-p', '-e', '-t', 'resize')
     // No foreground/background colours (SGR 30–38, 40–48, 90–97, 100–107); bold and inverse are not colours.
+    // eslint-disable-next-line no-control-regex
     const sgr = [...colored.matchAll(/\u001B\[([0-9;]*)m/g)].flatMap((m) => m[1]!.split(';').map(Number))
     expect(sgr.filter((n) => (n >= 30 && n <= 38) || (n >= 40 && n <= 48) || (n >= 90 && n <= 97) || (n >= 100 && n <= 107))).toEqual([])
     expect(colored).toContain('\u001B[7m')
@@ -94,7 +103,11 @@ system.describe('kb browse in a real terminal (tmux)', () => {
     await p.waitFor('q or Ctrl-C quits')
     expect(exitsIn(exitsFile('resize'))).toEqual([])
     await p.keys('q')
-    await until(() => exitsIn(exitsFile('resize')), (e) => e.length === 1, 'kb browse should exit after q')
+    await until(
+      () => exitsIn(exitsFile('resize')),
+      (e) => e.length === 1,
+      'kb browse should exit after q',
+    )
   })
 
   it("draws on the alternate screen: the shell's scrollback survives, nothing clears it, escape sequences in entries never reach the terminal", async () => {
@@ -112,7 +125,11 @@ system.describe('kb browse in a real terminal (tmux)', () => {
     await p.keys('G', 'g', 'Escape')
     await p.waitFor(KEY_LINES.list)
     await p.keys('q')
-    await until(() => exitsIn(exitsFile('screen')), (e) => e.length === 1, 'kb browse should exit after q')
+    await until(
+      () => exitsIn(exitsFile('screen')),
+      (e) => e.length === 1,
+      'kb browse should exit after q',
+    )
     await p.waitFor('after-browse')
     expect(await p.display('#{alternate_on}')).toBe('0')
     // The shell's lines are all there, in order, and the UI left nothing behind.
@@ -159,7 +176,11 @@ system.describe('kb browse in a real terminal (tmux)', () => {
     await p.waitFor(`Copied ${id} to tmux's paste buffer`)
     expect((await tmux.run('show-buffer')).trim()).toBe(id)
     await p.keys('q')
-    await until(() => exitsIn(exitsFile('small')), (e) => e.length === 1, 'kb browse should exit after q')
+    await until(
+      () => exitsIn(exitsFile('small')),
+      (e) => e.length === 1,
+      'kb browse should exit after q',
+    )
   })
 
   it('a three-line paste into a comment arrives whole, shown for review before Enter sends it', async () => {
@@ -179,7 +200,11 @@ system.describe('kb browse in a real terminal (tmux)', () => {
     const after = await d.request('GET', `/knowledge/${ids['Paste target']}`, {query: {detail: 'full'}})
     expect(after.body.comments.map((c: {body: string}) => c.body)).toEqual(['first line of the paste\nsecond line\nthird line'])
     await p.keys('q')
-    await until(() => exitsIn(exitsFile('paste')), (e) => e.length === 1, 'kb browse should exit after q')
+    await until(
+      () => exitsIn(exitsFile('paste')),
+      (e) => e.length === 1,
+      'kb browse should exit after q',
+    )
   })
 })
 

@@ -11,14 +11,26 @@ import {BrowseApp, type BrowseProps} from '../../../src/cli/tui/app.js'
 import {copyText} from '../../../src/cli/tui/system.js'
 import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 
-const KEY = {up: '\u001B[A', down: '\u001B[B', enter: '\r', esc: '\u001B', tab: '\t', backspace: '\u007F', pgDown: '\u001B[6~', pgUp: '\u001B[5~'}
+const KEY = {
+  up: '\u001B[A',
+  down: '\u001B[B',
+  enter: '\r',
+  esc: '\u001B',
+  tab: '\t',
+  backspace: '\u007F',
+  pgDown: '\u001B[6~',
+  pgUp: '\u001B[5~',
+}
 
 let d: TestDaemon
 let other: string
 const live: {unmount: () => void}[] = []
 
 async function add(title: string, extra: Record<string, unknown> = {}, key?: string): Promise<{id: string; title: string}> {
-  const res = await d.request('POST', '/knowledge', {body: {title, body: `Body of ${title}.`, scope: 'global', ...extra}, ...(key ? {key} : {})})
+  const res = await d.request('POST', '/knowledge', {
+    body: {title, body: `Body of ${title}.`, scope: 'global', ...extra},
+    ...(key ? {key} : {}),
+  })
   expect(res.status, res.text).toBe(201)
   return res.body
 }
@@ -27,7 +39,11 @@ beforeAll(async () => {
   d = await startInProcessDaemon()
   other = await newPrincipal(d, 'bob')
   // Oldest first: the empty search box lists the most recently updated first.
-  await add('Zeta sqlite database is locked', {tags: ['sqlite', 'locking'], body: 'Two writers fought over the WAL.', thought_chain: [{thought: 'Only one daemon may own the store', kind: 'conclusion'}]})
+  await add('Zeta sqlite database is locked', {
+    tags: ['sqlite', 'locking'],
+    body: 'Two writers fought over the WAL.',
+    thought_chain: [{thought: 'Only one daemon may own the store', kind: 'conclusion'}],
+  })
   await add('Port 7411 already in use', {tags: ['daemon'], url: 'https://example.com/port'})
   for (let i = 1; i <= 14; i++) await add(`Filler entry number ${String(i).padStart(2, '0')}`)
 })
@@ -110,7 +126,17 @@ function selectedRow(frame: string): string {
   return frame.split('\n').find((l) => l.startsWith('› ')) ?? ''
 }
 
-async function entry(id: string): Promise<any> {
+/** An entry at `full` as the API serves it, or the status of the answer when there is none. */
+interface Served {
+  status?: string
+  status_code?: number
+  scope?: string
+  branches?: {title: string; scope: string}[]
+  comments?: {type: string; body: string}[]
+  resolution?: {note: string | null}
+}
+
+async function entry(id: string): Promise<Served> {
   const r = await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})
   return r.status === 200 ? r.body : {status_code: r.status}
 }
@@ -171,7 +197,10 @@ describe('kb browse: finding', () => {
   })
 
   it('Enter opens the entry in full (thought chain, comments with types); it scrolls; Esc returns', async () => {
-    const e = await add('Fully detailed entry', {body: Array.from({length: 40}, (_, i) => `Line ${i + 1} of the body.`).join('\n'), thought_chain: [{thought: 'Suspect the lock', kind: 'hypothesis'}]})
+    const e = await add('Fully detailed entry', {
+      body: Array.from({length: 40}, (_, i) => `Line ${i + 1} of the body.`).join('\n'),
+      thought_chain: [{thought: 'Suspect the lock', kind: 'hypothesis'}],
+    })
     await d.request('POST', `/knowledge/${e.id}/comments`, {body: {body: 'Seen on macOS too', type: 'supplement'}})
     const u = ui({query: 'Fully detailed'})
     await u.waitFor(row('Fully detailed entry'))
@@ -214,7 +243,16 @@ describe('kb browse: finding', () => {
     await u.waitFor('status all')
     await u.press('?')
     const help = await u.waitFor('Results')
-    for (const k of ['resolve (optional note)', 'comment (Tab picks the type', 'fork', 'publish to a wider scope', "copy the entry's id", 'delete (asks first', 'status filter']) expect(help).toContain(k)
+    for (const k of [
+      'resolve (optional note)',
+      'comment (Tab picks the type',
+      'fork',
+      'publish to a wider scope',
+      "copy the entry's id",
+      'delete (asks first',
+      'status filter',
+    ])
+      expect(help).toContain(k)
     // Help takes its own keys (x does nothing) and Esc returns to where it was opened.
     await u.press('x')
     expect(u.frame()).toContain('Results')
@@ -231,7 +269,11 @@ describe('kb browse: finding', () => {
     const err = await bad.waitFor('Could not load entries')
     expect(err.replace(/\n/g, '')).toContain('kb auth login --web')
     expect(err).not.toMatch(/at .*\.js:\d+/)
-    const down = httpClient({baseUrl: 'http://127.0.0.1:9/api/v1', unreachableHint: 'run `kb daemon start` or check --base-url', serverLabel: 'kb daemon'})
+    const down = httpClient({
+      baseUrl: 'http://127.0.0.1:9/api/v1',
+      unreachableHint: 'run `kb daemon start` or check --base-url',
+      serverLabel: 'kb daemon',
+    })
     const u = render(<BrowseApp client={down} columns={100} rows={30} openUrl={async () => true} copy={async () => ''} />)
     live.push(u)
     const end = Date.now() + 5000
@@ -258,10 +300,13 @@ describe('kb browse: timing and the machine', () => {
       const target = new URL(d.url)
       const delay = req.url!.includes('/search') ? 600 : 0
       setTimeout(() => {
-        const fwd = httpRequest({host: target.hostname, port: target.port, path: req.url, method: req.method, headers: {...req.headers, host: target.host}}, (r) => {
-          res.writeHead(r.statusCode!, r.headers)
-          r.pipe(res)
-        })
+        const fwd = httpRequest(
+          {host: target.hostname, port: target.port, path: req.url, method: req.method, headers: {...req.headers, host: target.host}},
+          (r) => {
+            res.writeHead(r.statusCode!, r.headers)
+            r.pipe(res)
+          },
+        )
         req.pipe(fwd)
       }, delay)
     })
@@ -319,7 +364,7 @@ describe('kb browse: actions', () => {
     await u.waitFor(/^› Resolve me please\s+resolved/m)
     const after = await entry(e.id)
     expect(after.status).toBe('resolved')
-    expect(after.resolution.note).toBe('pinned the version')
+    expect(after.resolution!.note).toBe('pinned the version')
 
     const theirs = ui({query: 'Resolve me also', key: other})
     await add('Resolve me also')
@@ -343,7 +388,7 @@ describe('kb browse: actions', () => {
     await u.press(KEY.enter)
     await u.waitFor('Commented on "Comment target" (correction)')
     const after = await entry(e.id)
-    expect(after.comments.map((c: any) => [c.type, c.body])).toEqual([['correction', 'It is port 7412']])
+    expect(after.comments!.map((c) => [c.type, c.body])).toEqual([['correction', 'It is port 7412']])
     // Error path: the entry goes away behind the UI's back.
     expect((await d.request('DELETE', `/knowledge/${e.id}`)).status).toBe(204)
     await u.press('c')
@@ -367,7 +412,7 @@ describe('kb browse: actions', () => {
     await u.press(KEY.enter)
     await u.waitFor(/Forked "Fork source entry" → \S+ "Fork source on Windows"/)
     const branches = (await entry(e.id)).branches
-    expect(branches.map((b: any) => [b.title, b.scope])).toEqual([['Fork source on Windows', 'private']])
+    expect(branches!.map((b) => [b.title, b.scope])).toEqual([['Fork source on Windows', 'private']])
     await u.waitFor('Fork source on Windows')
 
     const gone = await add('Fork source vanished')

@@ -36,7 +36,12 @@ export function full(e: EntryStandard, extra: Partial<EntryFull> = {}): EntryFul
   return {...e, comments: [], thought_chain: [], branches: [], resolution: null, ...extra}
 }
 
-export const page = (items: EntryStandard[], more = false): ResultsPage => ({items, total: items.length, more, cursor: more ? 'next' : null})
+export const page = (items: EntryStandard[], more = false): ResultsPage => ({
+  items,
+  total: items.length,
+  more,
+  cursor: more ? 'next' : null,
+})
 
 export interface Run {
   state: State
@@ -72,7 +77,23 @@ export function browsing(items: EntryStandard[], o: Partial<StartOptions> = {}):
   return answer({...started, focus: o.query === undefined ? 'list' : started.focus}, page(items)).state
 }
 
-export const KEYS = {up: '\u001B[A', down: '\u001B[B', left: '\u001B[D', right: '\u001B[C', enter: '\r', esc: '\u001B', tab: '\t', backTab: '\u001B[Z', backspace: '\u007F', pgDown: '\u001B[6~', pgUp: '\u001B[5~', home: '\u001B[H', end: '\u001B[F', ctrlC: '\u0003', ctrlU: '\u0015'}
+export const KEYS = {
+  up: '\u001B[A',
+  down: '\u001B[B',
+  left: '\u001B[D',
+  right: '\u001B[C',
+  enter: '\r',
+  esc: '\u001B',
+  tab: '\t',
+  backTab: '\u001B[Z',
+  backspace: '\u007F',
+  pgDown: '\u001B[6~',
+  pgUp: '\u001B[5~',
+  home: '\u001B[H',
+  end: '\u001B[F',
+  ctrlC: '\u0003',
+  ctrlU: '\u0015',
+}
 
 /** Effects of one kind. */
 export function effectsOf<T extends Effect['type']>(r: Run, type: T): Extract<Effect, {type: T}>[] {

@@ -56,7 +56,13 @@ describe('text measured in columns', () => {
       check(s, 'list')
       for (let i = 0; i < wide.length; i++) check(press(s, ...Array.from({length: i}, () => 'j')).state, `row ${i}`)
       const opened = press(s, 'j', KEYS.enter).state
-      const f = apply(opened, {type: 'entry', id: wide[1]!.id, entry: full(wide[1]!, {comments: [{id: 'c1', body: '評論 '.repeat(80), type: 'note', author: {id: 'p', name: '名前'}, created_at: wide[1]!.created_at}]})}).state
+      const f = apply(opened, {
+        type: 'entry',
+        id: wide[1]!.id,
+        entry: full(wide[1]!, {
+          comments: [{id: 'c1', body: '評論 '.repeat(80), type: 'note', author: {id: 'p', name: '名前'}, created_at: wide[1]!.created_at}],
+        }),
+      }).state
       check(f, 'full')
       check(press(f, 'G').state, 'full, bottom')
       check(press(s, '?').state, 'help')
@@ -109,7 +115,10 @@ describe('what the screen says', () => {
     expect(text).toContain('No entries with scope private · status open')
     expect(text).toContain('the filters may hide others')
     const inProject = answer(browsing([], {projectId: 'proj-1'}), page([])).state
-    const named = apply(inProject, {type: 'projects', projects: [{id: 'proj-1', name: 'acme/api', remote: 'github.com/acme/api', created_at: '', role: 'member'}]}).state
+    const named = apply(inProject, {
+      type: 'projects',
+      projects: [{id: 'proj-1', name: 'acme/api', remote: 'github.com/acme/api', created_at: '', role: 'member'}],
+    }).state
     expect(frame(named, NOW).map(lineText).join(' ')).toContain('No entries with project acme/api')
     const searched = answer(press(press(browsing([]), '/').state, 'zzz').state, page([])).state
     expect(frame(searched, NOW).map(lineText).join(' ')).toContain('No entries match "zzz".')
@@ -119,11 +128,18 @@ describe('what the screen says', () => {
     const original = entry('Docker on Apple Silicon: exec format error')
     const fork = entry('Docker on Apple Silicon: exec format error (fork)', {forked_from: original.id, scope: 'private'})
     const s = browsing([original, fork], {size: {columns: 80, rows: 24}})
-    const rows = frame(s, NOW).map(lineText).filter((l) => l.includes('Docker'))
+    const rows = frame(s, NOW)
+      .map(lineText)
+      .filter((l) => l.includes('Docker'))
     expect(rows.some((l) => l.startsWith('  ↳ Docker'))).toBe(true)
-    const del = frame(press(s, 'j', 'd').state, NOW).map(lineText).join(' ').replace(/\s+/g, ' ')
+    const del = frame(press(s, 'j', 'd').state, NOW)
+      .map(lineText)
+      .join(' ')
+      .replace(/\s+/g, ' ')
     expect(del).toContain('Delete "Docker on Apple Silicon: exec format error (fork)"')
-    expect(del).toContain(`id ${fork.id} · private · open · by owner · fork of "Docker on Apple Silicon: exec format error" (…${original.id.slice(-8)})`)
+    expect(del).toContain(
+      `id ${fork.id} · private · open · by owner · fork of "Docker on Apple Silicon: exec format error" (…${original.id.slice(-8)})`,
+    )
     expect(del).toContain('Delete it? y/N')
     const delOriginal = frame(press(s, 'd').state, NOW).map(lineText).join('\n')
     expect(delOriginal).toContain(`id ${original.id} · global`)
@@ -131,7 +147,10 @@ describe('what the screen says', () => {
   })
 
   it('the detail pane: "updated just now", the project with its remote, the entry it is a fork of', () => {
-    const ctx = {projects: {p1: {id: 'p1', name: 'acme/api', remote: 'github.com/acme/api', created_at: '', role: 'member' as const}}, titleOf: () => 'Parent title'}
+    const ctx = {
+      projects: {p1: {id: 'p1', name: 'acme/api', remote: 'github.com/acme/api', created_at: '', role: 'member' as const}},
+      titleOf: () => 'Parent title',
+    }
     const e = entry('Fresh', {updated_at: '2026-11-20T10:00:00Z', project_id: 'p1', forked_from: '0199aaaa-0000-7000-8000-000000000001'})
     const lines = standardLines(e, 80, ctx, NOW)
     expect(lines[1]).toContain('updated just now')
@@ -142,14 +161,19 @@ describe('what the screen says', () => {
   })
 
   it('a comment pasted over several lines shows whole for review', () => {
-    const s = press(browsing([entry('Target')], {size: {columns: 80, rows: 24}}), 'c', '\u001B[200~first line\nsecond line\nthird line\u001B[201~').state
+    const s = press(
+      browsing([entry('Target')], {size: {columns: 80, rows: 24}}),
+      'c',
+      '\u001B[200~first line\nsecond line\nthird line\u001B[201~',
+    ).state
     const text = frame(s, NOW).map(lineText).join('\n')
     expect(text).toContain('3 lines — review, then Enter sends all of them')
     for (const l of ['│ first line', '│ second line', '│ third line']) expect(text).toContain(l)
   })
 
   it('a long error wraps under the status line with its fix instead of being cut', () => {
-    const msg = 'knowledge entry 0199aaaa-bbbb-7ccc-8ddd-000000000001 does not exist — it may have been deleted meanwhile; the list is refreshed'
+    const msg =
+      'knowledge entry 0199aaaa-bbbb-7ccc-8ddd-000000000001 does not exist — it may have been deleted meanwhile; the list is refreshed'
     const s = {...browsing([entry('x')], {size: {columns: 80, rows: 24}}), line: {tone: 'error' as const, text: msg}}
     const text = check(s, 'status').join(' ')
     expect(text.replace(/\s+/g, ' ')).toContain(msg)
@@ -157,9 +181,12 @@ describe('what the screen says', () => {
 
   it('copy says "copied" only when a tool took the text, "sent" for OSC 52, and why it could not', () => {
     const s = browsing([entry('x')])
-    const msg = (copy: {where: string | null; certain: boolean; error?: string}): string => reduce(s, {type: 'copied', text: 'ID', copy}).state.line!.text
+    const msg = (copy: {where: string | null; certain: boolean; error?: string}): string =>
+      reduce(s, {type: 'copied', text: 'ID', copy}).state.line!.text
     expect(msg({where: "tmux's paste buffer", certain: true})).toBe("Copied ID to tmux's paste buffer")
-    expect(msg({where: "the terminal's clipboard (OSC 52)", certain: false})).toContain("Sent ID to the terminal's clipboard (OSC 52); a terminal without OSC 52 support ignores it")
+    expect(msg({where: "the terminal's clipboard (OSC 52)", certain: false})).toContain(
+      "Sent ID to the terminal's clipboard (OSC 52); a terminal without OSC 52 support ignores it",
+    )
     expect(msg({where: null, certain: false, error: 'broken pipe'})).toBe('Could not copy ID: broken pipe')
   })
 })
@@ -173,10 +200,25 @@ describe('safe text', () => {
   it('entries are cleaned as they arrive: no escape sequence, no control character reaches a frame', () => {
     const e = cleanEntry(
       full(entry(hostile.title, {body: hostile.body, tags: ['t'], author: {id: 'x', name: 'mal\u001B[2Jlory'}}), {
-        comments: [{id: 'c', body: 'comment \u001B]52;c;eA==\u0007', type: 'note', author: {id: 'x', name: 'n\u009B2J'}, created_at: '2026-11-20T10:00:00Z'}],
+        comments: [
+          {
+            id: 'c',
+            body: 'comment \u001B]52;c;eA==\u0007',
+            type: 'note',
+            author: {id: 'x', name: 'n\u009B2J'},
+            created_at: '2026-11-20T10:00:00Z',
+          },
+        ],
         thought_chain: [{step: 1, thought: 'think \u001B[2J', kind: 'observation'}],
-        resolution: {note: 'note \u001B]8;;http://x\u0007', url: null, resolved_by: {id: 'x', name: 'r'}, resolved_at: '2026-11-20T10:00:00Z'},
-        branches: [{id: 'b', title: 'branch \u001B[2J', scope: 'private', author: {id: 'x', name: 'a'}, created_at: '2026-11-20T10:00:00Z'}],
+        resolution: {
+          note: 'note \u001B]8;;http://x\u0007',
+          url: null,
+          resolved_by: {id: 'x', name: 'r'},
+          resolved_at: '2026-11-20T10:00:00Z',
+        },
+        branches: [
+          {id: 'b', title: 'branch \u001B[2J', scope: 'private', author: {id: 'x', name: 'a'}, created_at: '2026-11-20T10:00:00Z'},
+        ],
       }),
     )
     const s = browsing([e])

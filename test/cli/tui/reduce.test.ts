@@ -277,8 +277,18 @@ describe('full view', () => {
   it('Tab highlights "forked from" and the branches; Enter opens that entry; Esc comes back', () => {
     const parent = entry('The original')
     const fork = entry('The original (fork)', {forked_from: parent.id})
-    const branch = {id: entry('x').id, title: 'A branch of it', scope: 'private' as const, author: {id: 'p1', name: 'owner'}, created_at: fork.created_at}
-    const s = apply(press(browsing([fork, parent]), KEYS.enter).state, {type: 'entry', id: fork.id, entry: full(fork, {branches: [branch]})}).state
+    const branch = {
+      id: entry('x').id,
+      title: 'A branch of it',
+      scope: 'private' as const,
+      author: {id: 'p1', name: 'owner'},
+      created_at: fork.created_at,
+    }
+    const s = apply(press(browsing([fork, parent]), KEYS.enter).state, {
+      type: 'entry',
+      id: fork.id,
+      entry: full(fork, {branches: [branch]}),
+    }).state
     expect(screen(s)).toMatch(new RegExp(`^forked from +↳ "The original" \\(…${parent.id.slice(-8)}\\)`, 'm'))
     expect(press(s, KEYS.enter).state.full?.id).toBe(fork.id) // no link highlighted yet
     const onParent = press(s, KEYS.tab)
@@ -341,7 +351,10 @@ describe('prompts', () => {
 
   it('fork: Enter with no title keeps the default; a pasted title is one line', () => {
     expect(effectsOf(press(s0, 'f', KEYS.enter), 'call')[0]!.call).toMatchObject({kind: 'fork', title: ''})
-    expect(effectsOf(press(s0, 'f', '\u001B[200~On\nWindows\u001B[201~', KEYS.enter), 'call')[0]!.call).toMatchObject({kind: 'fork', title: 'On Windows'})
+    expect(effectsOf(press(s0, 'f', '\u001B[200~On\nWindows\u001B[201~', KEYS.enter), 'call')[0]!.call).toMatchObject({
+      kind: 'fork',
+      title: 'On Windows',
+    })
   })
 
   it('publish offers only wider scopes the server accepts', () => {

@@ -126,7 +126,10 @@ describe('paging past the first page', () => {
   const rest = [...items.slice(20), ...Array.from({length: 30}, (_, i) => entry(`Later ${i + 1}`))]
 
   it('moving near the end of a listing loads the next page after the cursor, and adds its rows', () => {
-    const s = browsing(first.map((e) => e), {limit: 20})
+    const s = browsing(
+      first.map((e) => e),
+      {limit: 20},
+    )
     const listed = answer({...s}, page(first, true)).state
     expect(screen(listed)).toContain('20+ entries')
     let r = press(listed, ...Array.from({length: 20 - MORE_MARGIN - 1}, () => 'j'))

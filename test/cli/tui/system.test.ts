@@ -14,7 +14,10 @@ describe('opening a URL', () => {
   it('runs the opener with the URL as one argument, never through a shell', () => {
     expect(openerCommand('https://example.com/fix?a=1&b=2', 'darwin')).toEqual({cmd: 'open', args: ['https://example.com/fix?a=1&b=2']})
     expect(openerCommand('https://example.com/fix?a=1&b=2', 'linux')).toEqual({cmd: 'xdg-open', args: ['https://example.com/fix?a=1&b=2']})
-    expect(openerCommand('https://example.com/fix?a=1&b=2', 'win32')).toEqual({cmd: 'rundll32', args: ['url.dll,FileProtocolHandler', 'https://example.com/fix?a=1&b=2']})
+    expect(openerCommand('https://example.com/fix?a=1&b=2', 'win32')).toEqual({
+      cmd: 'rundll32',
+      args: ['url.dll,FileProtocolHandler', 'https://example.com/fix?a=1&b=2'],
+    })
   })
 
   it('keeps characters a shell would read inside the one argument, spaces and quotes percent-encoded', () => {
@@ -32,7 +35,10 @@ describe('opening a URL', () => {
       for (const platform of ['win32', 'darwin', 'linux'] as const) expect(openerCommand(url, platform), `${url} on ${platform}`).toBeNull()
       expect(await openBrowser(url, 'linux')).toBe(false)
     }
-    expect(openerCommand('http://127.0.0.1:7411/oauth/callback', 'linux')).toEqual({cmd: 'xdg-open', args: ['http://127.0.0.1:7411/oauth/callback']})
+    expect(openerCommand('http://127.0.0.1:7411/oauth/callback', 'linux')).toEqual({
+      cmd: 'xdg-open',
+      args: ['http://127.0.0.1:7411/oauth/callback'],
+    })
   })
 })
 

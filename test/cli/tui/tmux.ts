@@ -40,7 +40,24 @@ export class Tmux {
 
   /** The server stays up between sessions; set-clipboard on, so an OSC 52 that got through would make a buffer. */
   async start(): Promise<void> {
-    await this.run('start-server', ';', 'set-option', '-g', 'exit-empty', 'off', ';', 'set-option', '-g', 'set-clipboard', 'on', ';', 'set-option', '-g', 'history-limit', '5000')
+    await this.run(
+      'start-server',
+      ';',
+      'set-option',
+      '-g',
+      'exit-empty',
+      'off',
+      ';',
+      'set-option',
+      '-g',
+      'set-clipboard',
+      'on',
+      ';',
+      'set-option',
+      '-g',
+      'history-limit',
+      '5000',
+    )
   }
 
   async stop(): Promise<void> {
@@ -52,7 +69,17 @@ export class Tmux {
     const go = join(this.root, `${name}.go`)
     const out = join(this.root, `${name}.out`)
     // The script waits for pipe-pane to be in place, so the recording misses nothing.
-    await this.run('new-session', '-d', '-x', String(size.columns), '-y', String(size.rows), '-s', name, `while [ ! -e ${go} ]; do sleep 0.02; done; ${script}`)
+    await this.run(
+      'new-session',
+      '-d',
+      '-x',
+      String(size.columns),
+      '-y',
+      String(size.rows),
+      '-s',
+      name,
+      `while [ ! -e ${go} ]; do sleep 0.02; done; ${script}`,
+    )
     await this.run('pipe-pane', '-o', '-t', name, `cat >> ${out}`)
     await exec('touch', [go])
     return new Pane(this, name, out)
@@ -85,11 +112,21 @@ export class Pane {
   }
 
   waitFor(what: string | RegExp, ms = 15_000): Promise<string> {
-    return until(() => this.screen(), (s) => (typeof what === 'string' ? s.includes(what) : what.test(s)), `expected ${String(what)} on the tmux screen`, ms)
+    return until(
+      () => this.screen(),
+      (s) => (typeof what === 'string' ? s.includes(what) : what.test(s)),
+      `expected ${String(what)} on the tmux screen`,
+      ms,
+    )
   }
 
   waitGone(what: string | RegExp, ms = 15_000): Promise<string> {
-    return until(() => this.screen(), (s) => !(typeof what === 'string' ? s.includes(what) : what.test(s)), `expected ${String(what)} to leave the tmux screen`, ms)
+    return until(
+      () => this.screen(),
+      (s) => !(typeof what === 'string' ? s.includes(what) : what.test(s)),
+      `expected ${String(what)} to leave the tmux screen`,
+      ms,
+    )
   }
 
   /** Keys by tmux name (Enter, Escape, C-c, Down, BSpace) or literal characters. */
@@ -110,7 +147,9 @@ export class Pane {
 
 /** The shell command that runs `kb browse <args>` and appends its exit code to `exits`. */
 export function browseCommand(args: string[], exits: string, env: Record<string, string> = {}): string {
-  const vars = Object.entries(env).map(([k, v]) => `${k}='${v}' `).join('')
+  const vars = Object.entries(env)
+    .map(([k, v]) => `${k}='${v}' `)
+    .join('')
   const quoted = args.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')
   return `${vars}${process.execPath} ${KB_BIN} browse ${quoted}; echo $? >> ${exits}`
 }
