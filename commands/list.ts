@@ -5,7 +5,7 @@
 import {Flags} from '@oclif/core'
 import type {EntryView, Page} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {detailFlag, limitOr, scopeFlag, statusFlag} from '../src/cli/flags.js'
+import {detailFlag, limitOr, noPagerFlag, scopeFlag, statusFlag} from '../src/cli/flags.js'
 import {dim, entryRows} from '../src/cli/output/format.js'
 
 export default class List extends KbCommand<typeof List> {
@@ -19,7 +19,10 @@ export default class List extends KbCommand<typeof List> {
     limit: Flags.integer({char: 'L', description: 'how many (1–100, default 20 or config default_limit)', min: 1, max: 100}),
     all: Flags.boolean({description: 'every page, not just the first', default: false}),
     detail: detailFlag(),
+    'no-pager': noPagerFlag,
   }
+
+  static override pager = true
 
   async run(): Promise<Page<EntryView>> {
     const {flags} = this
