@@ -5,7 +5,7 @@
  * command), so `kb api-key <TAB>` offers create/list/revoke and `kb show ID --<TAB>` offers show's flags.
  */
 
-export interface CompletionFlag {
+interface CompletionFlag {
   name: string
   char?: string
   type: 'boolean' | 'option'

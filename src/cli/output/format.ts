@@ -62,7 +62,7 @@ export function fitWidth(s: string, width: number): string {
 }
 
 /** `s` followed by spaces up to `width` columns. */
-export function padWidth(s: string, width: number): string {
+function padWidth(s: string, width: number): string {
   return s + ' '.repeat(Math.max(0, width - displayWidth(s)))
 }
 
