@@ -6,7 +6,7 @@ import {KbError} from '../src/shared/errors.js'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {bodyFrom, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
-import {dim, green} from '../src/cli/output/format.js'
+import {dim, green, oneLine} from '../src/cli/output/format.js'
 
 export default class Add extends KbCommand<typeof Add> {
   static override summary = 'Add a knowledge entry'
@@ -46,7 +46,7 @@ export default class Add extends KbCommand<typeof Add> {
       ...(flags.url ? {url: flags.url} : {}),
       ...(flags.thought ? {thought_chain: thoughtsFrom(flags.thought)} : {}),
     })
-    if (this.mode.tty) this.out(`${green(this.mode, 'Created')} ${entry.id}  ${entry.title}\n${dim(this.mode, `scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`)}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Created')} ${entry.id}  ${oneLine(entry.title)}\n${dim(this.mode, oneLine(`scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`))}`)
     else this.out(entry.id)
     return entry
   }

@@ -9,7 +9,7 @@ import type {PatchEntryBody} from '../src/shared/schemas.js'
 import {KbCommand} from '../src/cli/base.js'
 import {statusFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
 import {editText, interactive, readStdin} from '../src/cli/input.js'
-import {green} from '../src/cli/output/format.js'
+import {green, oneLine} from '../src/cli/output/format.js'
 import {readFile} from 'node:fs/promises'
 
 export default class Edit extends KbCommand<typeof Edit> {
@@ -72,7 +72,7 @@ export default class Edit extends KbCommand<typeof Edit> {
       }
       throw e
     }
-    if (this.mode.tty) this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${updated.title} (version ${updated.version})`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${oneLine(updated.title)} (version ${updated.version})`)
     else this.out(`${updated.id}\t${updated.version}`)
     return updated
   }

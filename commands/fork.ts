@@ -6,7 +6,7 @@ import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {scopeFlag} from '../src/cli/flags.js'
 import {resolveProjectId} from '../src/cli/project/project.js'
-import {green} from '../src/cli/output/format.js'
+import {green, oneLine} from '../src/cli/output/format.js'
 
 export default class Fork extends KbCommand<typeof Fork> {
   static override summary = 'Fork a knowledge entry (create a branch)'
@@ -28,7 +28,7 @@ export default class Fork extends KbCommand<typeof Fork> {
       ...(this.flags.scope ? {scope: this.flags.scope} : {}),
       ...(projectId ? {project_id: projectId} : {}),
     })
-    if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${this.args.id} → ${entry.id}  ${entry.title}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${this.args.id} → ${entry.id}  ${oneLine(entry.title)}`)
     else this.out(entry.id)
     return entry
   }

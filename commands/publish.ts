@@ -5,7 +5,7 @@ import {Args} from '@oclif/core'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {scopeFlag} from '../src/cli/flags.js'
-import {green} from '../src/cli/output/format.js'
+import {green, oneLine} from '../src/cli/output/format.js'
 
 export default class Publish extends KbCommand<typeof Publish> {
   static override summary = 'Publish a knowledge entry to a wider scope'
@@ -17,7 +17,7 @@ export default class Publish extends KbCommand<typeof Publish> {
   async run(): Promise<EntryFull> {
     const client = await this.client()
     const entry = await client.publish(this.args.id, this.flags.scope ? {scope: this.flags.scope} : {})
-    if (this.mode.tty) this.out(`${green(this.mode, 'Published')} ${entry.id} to ${entry.scope}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Published')} ${entry.id} to ${oneLine(entry.scope)}`)
     else this.out(`${entry.id}\t${entry.scope}`)
     return entry
   }

@@ -4,7 +4,7 @@
 import {Args, Flags} from '@oclif/core'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {green} from '../src/cli/output/format.js'
+import {green, oneLine} from '../src/cli/output/format.js'
 
 export default class Resolve extends KbCommand<typeof Resolve> {
   static override summary = 'Resolve a knowledge entry'
@@ -22,7 +22,7 @@ export default class Resolve extends KbCommand<typeof Resolve> {
       ...(this.flags.note !== undefined ? {note: this.flags.note} : {}),
       ...(this.flags.url !== undefined ? {url: this.flags.url} : {}),
     })
-    if (this.mode.tty) this.out(`${green(this.mode, 'Resolved')} ${entry.id}  ${entry.title}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Resolved')} ${entry.id}  ${oneLine(entry.title)}`)
     else this.out(`${entry.id}\t${entry.status}`)
     return entry
   }

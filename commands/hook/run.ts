@@ -6,6 +6,7 @@ import {Args} from '@oclif/core'
 import {KbError} from '../../src/shared/errors.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {commitRemoteUrl, headCommit} from '../../src/cli/hooks/git-hook.js'
+import {oneLine} from '../../src/cli/output/format.js'
 
 export interface HookRunResult {
   commit: string | null
@@ -32,7 +33,7 @@ export default class HookRun extends KbCommand<typeof HookRun> {
         try {
           await client.resolve(id, {note, ...(url ? {url} : {})})
           result.resolved.push(id)
-          process.stderr.write(`kb: resolved ${id} (commit ${commit.short})\n`)
+          process.stderr.write(`kb: resolved ${oneLine(id)} (commit ${commit.short})\n`)
         } catch (e) {
           // No server: the other ids would fail the same way.
           if (e instanceof KbError && e.code === 'unreachable') throw e
