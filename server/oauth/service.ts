@@ -5,6 +5,7 @@
  * routes in server/routes/oauth.ts translate requests and outcomes.
  */
 import {createHash, randomBytes, randomUUID, timingSafeEqual} from 'node:crypto'
+import {trimTrailingSlashes} from '../../src/shared/chars.js'
 import {randomBase62, sha256Hex, uuidv7} from '../lib/ids.js'
 import type {Caller} from '../services/context.js'
 import type {OAuthClientMetadata, OAuthClientRow, OAuthCodeRow, OAuthTokenRow, Store} from '../store/store.js'
@@ -408,7 +409,7 @@ function redirectWith(uri: string, params: Record<string, string | null>): strin
 /** The resource a request asked for, normalised, if it is one of ours; `base` when none was asked for. */
 function resolveResource(requested: string | null, base: string): string | null {
   if (requested === null || requested === '') return base
-  const r = requested.replace(/\/+$/, '')
+  const r = trimTrailingSlashes(requested)
   return allowedResources(base).includes(r) ? r : null
 }
 
