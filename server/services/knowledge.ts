@@ -3,18 +3,19 @@
  * with the permission rules of docs/api.md, "Visibility and permissions" (a hidden entry is indistinguishable from a missing one).
  */
 import {KbError} from '../../src/shared/errors.js'
-import {TITLE_MAX, type CommentBody, type CreateEntryBody, type ForkBody, type PatchEntryBody, type PublishBody, type ResolveBody} from '../../src/shared/schemas.js'
+import {COMMENT_TYPE_DEFAULT, SCOPES, TITLE_MAX, UUID_PATTERN} from '../../src/shared/contract.js'
+import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, PublishBody, ResolveBody} from '../../src/shared/schemas.js'
 import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
-import {queryTerms} from '../store/search-terms.js'
+import {queryTerms} from '../search/query.js'
 import {type Caller, isOwner} from './context.js'
 import {summarize} from '../../src/shared/summary.js'
 import {tokensWithin} from '../../src/shared/tokens.js'
-import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
+import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
 
-const SCOPE_RANK: Record<Scope, number> = {private: 0, project: 1, global: 2}
+const UUID = new RegExp(UUID_PATTERN)
 /** How long token packing runs before it lets other requests in. */
 const PACK_SLICE_MS = 5
 
@@ -78,7 +79,7 @@ export class KnowledgeService {
     const thoughts = normalizeThoughts(input.thought_chain ?? [], errors)
     errors.throwIfAny()
     const projectId = await this.projectFor(caller, input.project_id, 'project_id')
-    const scope: Scope = input.scope ?? (projectId ? 'project' : 'private')
+    const scope = newEntryScope(input.scope, projectId)
     if (scope === 'project' && !projectId) {
       throw new KbError('validation_failed', 'scope "project" needs a project_id (or a key bound to a project)', {
         errors: [{path: 'project_id', message: 'required when scope is project'}],
@@ -146,7 +147,8 @@ export class KnowledgeService {
   async comment(caller: Caller, id: string, input: CommentBody): Promise<Comment> {
     const e = await this.visible(caller, id)
     if (input.body.trim() === '') throw new KbError('validation_failed', 'body: must not be blank', {errors: [{path: 'body', message: 'must not be blank'}]})
-    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type: input.type ?? 'note', author_id: caller.principal.id, created_at: nowIso()})
+    const type = input.type ?? COMMENT_TYPE_DEFAULT
+    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type, author_id: caller.principal.id, created_at: nowIso()})
     if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return added.comment
   }
@@ -157,7 +159,8 @@ export class KnowledgeService {
     if (input.scope !== undefined) target = input.scope
     else if (e.scope === 'private') target = e.project_id ? 'project' : 'global'
     else target = 'global'
-    if (SCOPE_RANK[target] <= SCOPE_RANK[e.scope]) {
+    // SCOPES runs narrowest to widest.
+    if (SCOPES.indexOf(target) <= SCOPES.indexOf(e.scope)) {
       throw new KbError('conflict', `entry ${e.id} is already ${e.scope}; publish only widens the scope (private → project → global)`)
     }
     if (target === 'project' && !e.project_id) {
@@ -195,7 +198,7 @@ export class KnowledgeService {
 
   async resolveAuthor(author: string | undefined): Promise<string | undefined | null> {
     if (author === undefined) return undefined
-    const byId = /^[0-9a-f-]{36}$/i.test(author) ? await this.store.getPrincipal(author.toLowerCase()) : null
+    const byId = UUID.test(author) ? await this.store.getPrincipal(author.toLowerCase()) : null
     const p = byId ?? (await this.store.getPrincipalByName(author))
     return p ? p.id : null
   }
