@@ -78,7 +78,8 @@ function hostOfAuthority(authority: string): string | null {
 
 /** A DNS name, an IPv4 address or a bracketed IPv6 address; null for anything else. */
 function validHost(host: string): string | null {
-  if (/^\[[0-9a-f:.]*:[0-9a-f:.]*\]$/.test(host)) return host
+  // The colon is looked for apart: `[0-9a-f:.]*:[0-9a-f:.]*` backtracked quadratically on `[::::…x]`.
+  if (/^\[[0-9a-f:.]*\]$/.test(host) && host.includes(':')) return host
   return /^[\p{L}\p{N}._~-]+$/u.test(host) && /[\p{L}\p{N}]/u.test(host) ? host : null
 }
 

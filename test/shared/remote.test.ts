@@ -169,7 +169,7 @@ describe('canonicalRemote: properties', () => {
 
   it('takes linear time on the longest remote the API accepts (2,048 characters)', () => {
     canonicalRemote('github.com/acme/api') // compiles the expressions
-    for (const remote of ['a.'.repeat(1024), `${'a.'.repeat(1023)}/`, `h.io/${'.git'.repeat(510)}x`, `git@h:${'/'.repeat(2040)}`, '['.repeat(2048)]) {
+    for (const remote of ['a.'.repeat(1024), `${'a.'.repeat(1023)}/`, `h.io/${'.git'.repeat(510)}x`, `git@h:${'/'.repeat(2040)}`, '['.repeat(2048), `ssh://[${':'.repeat(2030)}x]/a/b`, `[${':'.repeat(2030)}x]:a/b`]) {
       const started = performance.now()
       canonicalRemote(remote)
       // The host expression backtracked quadratically on `a.a.a.…` (about 10 ms here, more on a loaded machine).
