@@ -7,7 +7,7 @@ import {writeRequests} from '../src/shared/client.js'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {bodyFrom, noQueueFlag, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
-import {dim, green} from '../src/cli/output/format.js'
+import {dim, green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {isUuid, projectRef} from '../src/cli/project/project.js'
 
@@ -56,7 +56,7 @@ export default class Add extends KbCommand<typeof Add> {
       ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {}),
     }, flags['no-queue'])
     if (isQueued(entry)) return entry
-    if (this.mode.tty) this.out(`${green(this.mode, 'Created')} ${entry.id}  ${entry.title}\n${dim(this.mode, `scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`)}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Created')} ${entry.id}  ${oneLine(entry.title)}\n${dim(this.mode, oneLine(`scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`))}`)
     else this.out(entry.id)
     return entry
   }

@@ -10,7 +10,7 @@ import type {PatchEntryBody} from '../src/shared/schemas.js'
 import {KbCommand} from '../src/cli/base.js'
 import {noQueueFlag, statusFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
 import {editText, interactive, readStdin} from '../src/cli/input.js'
-import {green} from '../src/cli/output/format.js'
+import {green, oneLine} from '../src/cli/output/format.js'
 import {patchFor} from '../src/cli/outbox/edit-intent.js'
 import {isQueued, type EditIntent, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {readFile} from 'node:fs/promises'
@@ -74,7 +74,7 @@ export default class Edit extends KbCommand<typeof Edit> {
       throw e
     }
     if (isQueued(updated)) return updated
-    if (this.mode.tty) this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${updated.title} (version ${updated.version})`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${oneLine(updated.title)} (version ${updated.version})`)
     else this.out(`${updated.id}\t${updated.version}`)
     return updated
   }

@@ -7,7 +7,7 @@ import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {noQueueFlag, scopeFlag} from '../src/cli/flags.js'
 import {isUuid} from '../src/cli/project/project.js'
-import {green} from '../src/cli/output/format.js'
+import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 
 export default class Fork extends KbCommand<typeof Fork> {
@@ -32,7 +32,7 @@ export default class Fork extends KbCommand<typeof Fork> {
     })
     const entry = await this.write<EntryFull>({command: 'fork', label: this.args.id, request, ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {})}, this.flags['no-queue'])
     if (isQueued(entry)) return entry
-    if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${this.args.id} → ${entry.id}  ${entry.title}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${this.args.id} → ${entry.id}  ${oneLine(entry.title)}`)
     else this.out(entry.id)
     return entry
   }

@@ -6,7 +6,7 @@ import {writeRequests} from '../src/shared/client.js'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {noQueueFlag} from '../src/cli/flags.js'
-import {green} from '../src/cli/output/format.js'
+import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 
 export default class Resolve extends KbCommand<typeof Resolve> {
@@ -27,7 +27,7 @@ export default class Resolve extends KbCommand<typeof Resolve> {
     })
     const entry = await this.write<EntryFull>({command: 'resolve', label: this.args.id, request}, this.flags['no-queue'])
     if (isQueued(entry)) return entry
-    if (this.mode.tty) this.out(`${green(this.mode, 'Resolved')} ${entry.id}  ${entry.title}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Resolved')} ${entry.id}  ${oneLine(entry.title)}`)
     else this.out(`${entry.id}\t${entry.status}`)
     return entry
   }

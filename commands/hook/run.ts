@@ -7,6 +7,7 @@ import {writeRequests} from '../../src/shared/client.js'
 import {KbError} from '../../src/shared/errors.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {commitRemoteUrl, headCommit} from '../../src/cli/hooks/git-hook.js'
+import {oneLine} from '../../src/cli/output/format.js'
 import {isQueued, isUnreachable} from '../../src/cli/outbox/state.js'
 
 export interface HookRunResult {
@@ -43,7 +44,7 @@ export default class HookRun extends KbCommand<typeof HookRun> {
             continue
           }
           result.resolved.push(id)
-          process.stderr.write(`kb: resolved ${id} (commit ${commit.short})\n`)
+          process.stderr.write(`kb: resolved ${oneLine(id)} (commit ${commit.short})\n`)
         } catch (e) {
           // No server (queueing is off): the other ids would fail the same way.
           if (isUnreachable(e)) throw e

@@ -12,7 +12,8 @@ import {httpClient} from './client/http-transport.js'
 import {resolveBaseUrl} from './config/config.js'
 import {oauthExpired, resolveCredential, type ResolvedCredential} from './credentials/credentials.js'
 import {autostartEnabled, ensureDaemon, isLoopbackUrl} from './daemon/manager.js'
-import {outputMode, type OutputMode} from './output/format.js'
+import {jsonText, outputMode, type OutputMode} from './output/format.js'
+import {page, pagerCommand, screenRows} from './output/pager.js'
 import {safeText} from './output/safe-text.js'
 import type {OutboxOptions} from './outbox/queue.js'
 import {hasQueued, isUnreachable, queueEnabled, type OutboxItem, type QueuedWrite} from './outbox/state.js'
@@ -40,6 +41,9 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     }),
   }
 
+  /** Human output that may run past a screen (kb show, kb list): paged on a terminal, unless --no-pager. */
+  static pager = false
+
   protected flags!: KbFlags<T>
   protected args!: KbArgs<T>
   /** Every positional argument, in order (for commands that take a variable number). */
@@ -48,6 +52,8 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   private credential: ResolvedCredential | undefined
   private baseUrlCache: {url: string; source: string} | undefined
   private modeCache: OutputMode | undefined
+  /** What `out()` collected for the pager (null: written straight away). */
+  private paged: string[] | null = null
   private clientMade = false
   /** This run queued a write, or found the server out of reach: the rest of its writes queue without trying. */
   private queuedBecause: KbError | undefined
@@ -69,6 +75,23 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     this.flags = flags as KbFlags<T>
     this.args = args as KbArgs<T>
     this.positional = argv as string[]
+    if (ctor.pager && this.mode.tty && !this.jsonEnabled() && !(flags as {'no-pager'?: boolean})['no-pager'] && pagerCommand() !== null) this.paged = []
+  }
+
+  /**
+   * Pages what `out()` collected when it is longer than the screen, else prints it; then sends what waits in the
+   * outbox for this server, not awaited: the output is not held back, and the process ends once that has (bounded).
+   */
+  protected override async finally(err: Error | undefined): Promise<unknown> {
+    if (this.paged) {
+      const text = this.paged.join('')
+      this.paged = null
+      const fits = screenRows(text, this.mode.width) < (process.stdout.rows || 24)
+      if (text !== '' && (fits || !(await page(text, pagerCommand()!)))) process.stdout.write(text)
+    }
+    const result = await super.finally(err)
+    if (!err && this.clientMade && !this.queuedBecause && this.sendQueueAfter && hasQueued(this.baseUrl)) void this.sendQueuedInBackground()
+    return result
   }
 
   protected get mode(): OutputMode {
@@ -194,13 +217,6 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     return isUnreachable(e) && queueEnabled(noQueue)
   }
 
-  public override async finally(err: Error | undefined): Promise<unknown> {
-    const result = await super.finally(err)
-    // Not awaited: the command's output is not held back; the process ends once this has (bounded), too.
-    if (!err && this.clientMade && !this.queuedBecause && this.sendQueueAfter && hasQueued(this.baseUrl)) void this.sendQueuedInBackground()
-    return result
-  }
-
   private async sendQueuedInBackground(): Promise<void> {
     try {
       const [{Outbox}, {sendQueued}, {syncLine}] = await Promise.all([import('./outbox/queue.js'), import('./outbox/sync.js'), import('./outbox/report.js')])
@@ -214,19 +230,27 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     }
   }
 
-  /** Writes human output (never in --json mode). */
+  /** `--json` output, with every control escaped (format.ts jsonText). */
+  protected override logJson(json: unknown): void {
+    process.stdout.write(`${jsonText(json)}\n`)
+  }
+
+  /** Writes human output (never in --json mode); through the pager for a command that has one. */
   protected out(text: string): void {
-    if (!this.jsonEnabled()) process.stdout.write(text.endsWith('\n') || text === '' ? text : `${text}\n`)
+    if (this.jsonEnabled()) return
+    const line = text.endsWith('\n') || text === '' ? text : `${text}\n`
+    if (this.paged) this.paged.push(line)
+    else process.stdout.write(line)
   }
 
   /** A side remark for people on stderr (autostart, warnings); silent when stderr is not a terminal. */
   protected note(text: string): void {
-    if (process.stderr.isTTY) process.stderr.write(`kb: ${text}\n`)
+    if (process.stderr.isTTY) process.stderr.write(`kb: ${safeText(text)}\n`)
   }
 
   /** A warning that scripts should see too. */
   protected warnLine(text: string): void {
-    process.stderr.write(`kb: warning: ${text}\n`)
+    process.stderr.write(`kb: warning: ${safeText(text)}\n`)
   }
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
@@ -254,9 +278,10 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     process.exitCode = exit
     if (this.jsonEnabled()) {
       const e = err instanceof KbError ? err : undefined
-      process.stdout.write(`${JSON.stringify({error: {code: code ?? 'error', message, exit, ...(e?.status ? {status: e.status} : {}), ...(e?.errors ? {errors: e.errors} : {})}}, null, 2)}\n`)
+      process.stdout.write(`${jsonText({error: {code: code ?? 'error', message, exit, ...(e?.status ? {status: e.status} : {}), ...(e?.errors ? {errors: e.errors} : {})}})}\n`)
     }
-    process.stderr.write(`kb: ${message.split('\n').join('\n    ')}\n`)
+    // The message may echo the server's words (a problem's detail): never raw to the terminal. --json keeps them exact.
+    process.stderr.write(`kb: ${safeText(message).split('\n').join('\n    ')}\n`)
     return undefined
   }
 }

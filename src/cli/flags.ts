@@ -18,6 +18,8 @@ export function scopeFlag(description: string): OptionFlag<Scope | undefined> {
 }
 export const statusFlag = Flags.option({options: STATUSES, description: 'only open or only resolved entries'})
 export const detailFlag = Flags.option({options: DETAILS, description: 'how much of each entry: summary, standard or full (config default_detail)'})
+/** `--no-pager` for the commands whose output is paged on a terminal (KbCommand.pager). */
+export const noPagerFlag = Flags.boolean({description: 'print everything at once instead of through $KB_PAGER, $PAGER or less', default: false})
 export const commentTypeFlag = Flags.option({options: COMMENT_TYPES, description: 'kind of comment', default: COMMENT_TYPE_DEFAULT})
 
 /** `--detail`, else config `default_detail`, else the command's default. */
