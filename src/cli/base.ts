@@ -12,7 +12,7 @@ import {httpClient} from './client/http-transport.js'
 import {resolveBaseUrl} from './config/config.js'
 import {oauthExpired, resolveCredential, type ResolvedCredential} from './credentials/credentials.js'
 import {autostartEnabled, ensureDaemon, isLoopbackUrl} from './daemon/manager.js'
-import {jsonText, outputMode, type OutputMode} from './output/format.js'
+import {jsonText, oneLine, outputMode, type OutputMode} from './output/format.js'
 import {page, pagerCommand, screenRows} from './output/pager.js'
 import {safeText} from './output/safe-text.js'
 import type {OutboxOptions} from './outbox/queue.js'
@@ -201,8 +201,8 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     const waiting = await Outbox.forServer(this.baseUrl, this.outboxOptions).append(item)
     const queued: QueuedWrite = {queued: true, key, command: item.command, label: item.label, base_url: item.base_url, queued_at: item.queued_at, reason: because.message, waiting}
     if (!this.quietQueue && !this.jsonEnabled()) {
-      const why = because.message.split(';')[0]
-      process.stderr.write(`kb: queued ${item.command} "${safeText(item.label, {newlines: false})}" for \`kb sync\` (${waiting} waiting): ${why}\n`)
+      const why = oneLine(because.message.split(';')[0]!)
+      process.stderr.write(`kb: queued ${item.command} "${oneLine(item.label)}" for \`kb sync\` (${waiting} waiting): ${why}\n`)
     }
     return queued
   }
