@@ -42,6 +42,8 @@ export interface AppOptions {
   allowedHosts?: string[]
   /** The public base URL ending in /api/v1, when the daemon sits behind a proxy or has a public name. */
   publicBaseUrl?: string
+  /** The secret of `daemon.secret`, with which `/health` proves the daemon owns its data directory. */
+  proofSecret?: Buffer
 }
 
 export interface KbApp {
@@ -152,7 +154,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   const apiKeys = new ApiKeyService(store)
   let openapiDoc: Record<string, unknown> | null = null
   const routes: RouteDef[] = [
-    ...metaRoutes(version, () => openapiDoc ?? {}),
+    ...metaRoutes(version, () => openapiDoc ?? {}, options.proofSecret),
     ...knowledgeRoutes(knowledge),
     ...searchRoutes(knowledge),
     ...projectRoutes(projects),

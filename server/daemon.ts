@@ -3,6 +3,7 @@
  * and a graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
  */
 import {chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync} from 'node:fs'
+import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {dataFiles, type DaemonInfo} from '../src/shared/paths.js'
@@ -97,10 +98,14 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
     releaseLock()
     throw e
   }
+  // Before listening: once the port answers, daemon.secret is this daemon's.
+  const proofSecret = randomBytes(32)
+  writePrivateFile(files.secret, `${proofSecret.toString('hex')}\n`)
   const {app, services} = await buildApp({
     store, version: o.version, logLevel: o.logLevel ?? 'info',
     allowedHosts: [...(o.allowedHosts ?? []), ...(isLoopbackName(o.host) || o.host === '::1' || o.host === '0.0.0.0' || o.host === '::' ? [] : [o.host.toLowerCase()])],
     ...(o.publicBaseUrl ? {publicBaseUrl: o.publicBaseUrl} : {}),
+    proofSecret,
   })
   const ownerKey = await services.apiKeys.bootstrapOwner()
   if (ownerKey) {
