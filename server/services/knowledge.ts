@@ -3,7 +3,8 @@
  * with the permission rules of docs/api.md, "Visibility and permissions" (a hidden entry is indistinguishable from a missing one).
  */
 import {KbError} from '../../src/shared/errors.js'
-import {TITLE_MAX, type CommentBody, type CreateEntryBody, type ForkBody, type PatchEntryBody, type PublishBody, type ResolveBody} from '../../src/shared/schemas.js'
+import {COMMENT_TYPE_DEFAULT, SCOPES, TITLE_MAX, UUID_PATTERN} from '../../src/shared/contract.js'
+import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, PublishBody, ResolveBody} from '../../src/shared/schemas.js'
 import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
@@ -13,7 +14,7 @@ import {countTokens, summarize} from '../../src/shared/summary.js'
 import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
 
-const SCOPE_RANK: Record<Scope, number> = {private: 0, project: 1, global: 2}
+const UUID = new RegExp(UUID_PATTERN)
 
 export class KnowledgeService {
   constructor(private readonly store: Store) {}
@@ -143,7 +144,7 @@ export class KnowledgeService {
   async comment(caller: Caller, id: string, input: CommentBody): Promise<Comment> {
     const e = await this.visible(caller, id)
     if (input.body.trim() === '') throw new KbError('validation_failed', 'body: must not be blank', {errors: [{path: 'body', message: 'must not be blank'}]})
-    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type: input.type ?? 'note', author_id: caller.principal.id, created_at: nowIso()})
+    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type: input.type ?? COMMENT_TYPE_DEFAULT, author_id: caller.principal.id, created_at: nowIso()})
     if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return added.comment
   }
@@ -154,7 +155,8 @@ export class KnowledgeService {
     if (input.scope !== undefined) target = input.scope
     else if (e.scope === 'private') target = e.project_id ? 'project' : 'global'
     else target = 'global'
-    if (SCOPE_RANK[target] <= SCOPE_RANK[e.scope]) {
+    // SCOPES runs narrowest to widest.
+    if (SCOPES.indexOf(target) <= SCOPES.indexOf(e.scope)) {
       throw new KbError('conflict', `entry ${e.id} is already ${e.scope}; publish only widens the scope (private → project → global)`)
     }
     if (target === 'project' && !e.project_id) {
@@ -192,7 +194,7 @@ export class KnowledgeService {
 
   async resolveAuthor(author: string | undefined): Promise<string | undefined | null> {
     if (author === undefined) return undefined
-    const byId = /^[0-9a-f-]{36}$/i.test(author) ? await this.store.getPrincipal(author.toLowerCase()) : null
+    const byId = UUID.test(author) ? await this.store.getPrincipal(author.toLowerCase()) : null
     const p = byId ?? (await this.store.getPrincipalByName(author))
     return p ? p.id : null
   }

@@ -2,7 +2,7 @@
  * @module Field rules that JSON Schema cannot say (trimming, folding, URL syntax); each failure is a 422.
  */
 import {KbError, type FieldError} from '../../src/shared/errors.js'
-import {TITLE_MAX, URL_MAX} from '../../src/shared/schemas.js'
+import {THOUGHT_KIND_DEFAULT, TITLE_MAX, URL_MAX} from '../../src/shared/contract.js'
 import type {ThoughtKind, ThoughtStep} from '../../src/shared/types.js'
 
 /** Collects field errors so one 422 can list every broken rule. */
@@ -58,7 +58,7 @@ export function normalizeUrl(url: string | null, errors: FieldErrors, path = 'ur
 export function normalizeThoughts(steps: Array<{thought: string; kind?: string}>, errors: FieldErrors): ThoughtStep[] {
   return steps.map((s, i) => {
     if (s.thought.trim() === '') errors.add(`thought_chain/${i}/thought`, 'must not be blank')
-    return {step: i + 1, thought: s.thought, kind: (s.kind ?? 'observation') as ThoughtKind}
+    return {step: i + 1, thought: s.thought, kind: (s.kind ?? THOUGHT_KIND_DEFAULT) as ThoughtKind}
   })
 }
 

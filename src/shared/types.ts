@@ -2,18 +2,14 @@
  * @module The resources of the kb HTTP API v1 as they travel over the wire (docs/api.md).
  * Types only: importing this module costs nothing at run time.
  */
+import type {COMMENT_TYPES, DETAILS, PROJECT_ROLES, SCOPES, STATUSES, THOUGHT_KINDS} from './contract.js'
 
-export type Scope = 'private' | 'project' | 'global'
-export type Status = 'open' | 'resolved'
-export type Detail = 'summary' | 'standard' | 'full'
-export type CommentType = 'note' | 'supplement' | 'correction' | 'question'
-export type ThoughtKind = 'observation' | 'hypothesis' | 'action' | 'conclusion'
-
-export const SCOPES: readonly Scope[] = ['private', 'project', 'global']
-export const STATUSES: readonly Status[] = ['open', 'resolved']
-export const DETAILS: readonly Detail[] = ['summary', 'standard', 'full']
-export const COMMENT_TYPES: readonly CommentType[] = ['note', 'supplement', 'correction', 'question']
-export const THOUGHT_KINDS: readonly ThoughtKind[] = ['observation', 'hypothesis', 'action', 'conclusion']
+export type Scope = (typeof SCOPES)[number]
+export type Status = (typeof STATUSES)[number]
+export type Detail = (typeof DETAILS)[number]
+export type CommentType = (typeof COMMENT_TYPES)[number]
+export type ThoughtKind = (typeof THOUGHT_KINDS)[number]
+export type ProjectRole = (typeof PROJECT_ROLES)[number]
 
 export interface AuthorRef {
   id: string
@@ -100,7 +96,7 @@ export interface Project {
   name: string
   remote: string
   created_at: string
-  role: 'maintainer' | 'member'
+  role: ProjectRole
 }
 
 export interface JoinResult {
