@@ -149,6 +149,9 @@ export type SearchQuery = Static<typeof SearchQuery>
 export const ProjectsQuery = Type.Object({limit: Type.Optional(Limit(LIMIT_DEFAULT.projects)), cursor: Type.Optional(Type.String({maxLength: CURSOR_MAX}))})
 export type ProjectsQuery = Static<typeof ProjectsQuery>
 
+export const CommentsQuery = Type.Object({limit: Type.Optional(Limit(LIMIT_DEFAULT.comments)), cursor: Type.Optional(Type.String({maxLength: CURSOR_MAX}))})
+export type CommentsQuery = Static<typeof CommentsQuery>
+
 // ---- responses (documentation; the handlers build them from typed records) ----
 
 const Time = Type.String({format: 'date-time'})
@@ -170,7 +173,8 @@ export const EntrySchema = Type.Object(
     updated_at: Type.Optional(Time),
     version: Type.Optional(Type.Integer()),
     comment_count: Type.Optional(Type.Integer()),
-    comments: Type.Optional(Type.Array(Type.Ref('Comment'))),
+    comments: Type.Optional(Type.Array(Type.Ref('Comment'), {description: 'The newest comments (at most 50), oldest first'})),
+    comments_truncated: Type.Optional(Type.Boolean({description: 'Older comments exist than those in `comments`: page them with GET /knowledge/{id}/comments'})),
     thought_chain: Type.Optional(Type.Array(Type.Object({step: Type.Integer(), thought: Type.String(), kind: Type.String()}))),
     branches: Type.Optional(Type.Array(Type.Object({id: Uuid, title: Type.String(), scope: ScopeSchema, author: AuthorRef, created_at: Time}))),
     resolution: Type.Optional(

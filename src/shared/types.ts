@@ -67,7 +67,10 @@ export interface EntryStandard extends EntrySummary {
 }
 
 export interface EntryFull extends EntryStandard {
+  /** The newest comments, at most `COMMENTS_IN_FULL`, oldest first. */
   comments: Comment[]
+  /** Whether older comments exist than those in `comments` (`GET /knowledge/:id/comments` pages them all). */
+  comments_truncated: boolean
   thought_chain: ThoughtStep[]
   branches: Branch[]
   resolution: Resolution | null
