@@ -17,7 +17,9 @@ export default class List extends KbCommand<typeof List> {
     status: statusFlag(),
     tag: Flags.string({description: 'only entries with this tag'}),
     author: Flags.string({description: 'only entries by this principal (name or id)'}),
-    limit: Flags.integer({char: 'L', description: `how many (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.entries} or config default_limit)`, min: 1, max: LIMIT_MAX}),
+    limit: Flags.integer({
+      char: 'L', description: `how many (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.entries} or config default_limit)`, min: 1, max: LIMIT_MAX,
+    }),
     all: Flags.boolean({description: 'every page, not just the first', default: false}),
     detail: detailFlag(),
   }

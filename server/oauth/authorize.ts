@@ -5,7 +5,8 @@
  */
 import {randomBytes, randomUUID} from 'node:crypto'
 import {randomBase62, sameHash, sha256Hex, uuidv7} from '../lib/ids.js'
-import type {OAuthClientMetadata, OAuthClientRow, OAuthCodeRow, Store} from '../store/store.js'
+import type {OAuthClientMetadata, OAuthClientRow, OAuthCodeRow} from '../store/oauth-store.js'
+import type {Store} from '../store/store.js'
 import {CODE_TTL_MS, CONSENT_BURST, CONSENT_PER_MINUTE, CONSENT_TTL_MS, MAX_CONSENT_ATTEMPTS, PREFIX} from './config.js'
 import type {ConsentView} from './consent-page.js'
 import {repeatedParam, type KeyCheck, type Logger} from './endpoint.js'

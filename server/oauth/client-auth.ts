@@ -3,7 +3,8 @@
  * client proves itself with its secret, a public one only names itself.
  */
 import {sameHash, sha256Hex} from '../lib/ids.js'
-import type {OAuthClientRow, Store} from '../store/store.js'
+import type {OAuthClientRow} from '../store/oauth-store.js'
+import type {Store} from '../store/store.js'
 import {oauthError, type OAuthFailure} from './result.js'
 
 /**

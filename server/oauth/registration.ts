@@ -5,7 +5,8 @@
  */
 import {randomUUID} from 'node:crypto'
 import {randomBase62, sha256Hex} from '../lib/ids.js'
-import type {OAuthClientMetadata, OAuthClientRow, Store} from '../store/store.js'
+import type {OAuthClientMetadata, OAuthClientRow} from '../store/oauth-store.js'
+import type {Store} from '../store/store.js'
 import {PREFIX, REGISTRATION_BURST, REGISTRATION_PER_MINUTE} from './config.js'
 import {RateLimiter} from './rate-limit.js'
 import {isFailure, oauthError, type OAuthFailure} from './result.js'

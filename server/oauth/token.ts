@@ -5,7 +5,8 @@
  */
 import {createHash} from 'node:crypto'
 import {randomBase62, sameHash, sha256Hex, uuidv7} from '../lib/ids.js'
-import type {OAuthClientRow, OAuthCodeRow, OAuthTokenRow, Store} from '../store/store.js'
+import type {OAuthClientRow, OAuthCodeRow, OAuthTokenRow} from '../store/oauth-store.js'
+import type {Store} from '../store/store.js'
 import {authenticateClient} from './client-auth.js'
 import {ACCESS_TOKEN_TTL_S, PREFIX, REFRESH_TOKEN_TTL_MS} from './config.js'
 import {repeatedParam, type Logger} from './endpoint.js'

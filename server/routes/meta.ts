@@ -3,9 +3,9 @@
  * its data directory, when asked) and the OpenAPI document.
  */
 import {createHmac} from 'node:crypto'
-import {Type} from '@sinclair/typebox'
 import {KbError} from '../../src/shared/errors.js'
 import {CHALLENGE_HEADER, CHALLENGE_PATTERN, proofMessage} from '../../src/shared/daemon-proof.js'
+import {HealthSchema} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 
 /** `proofSecret`: the secret of `daemon.secret`; a daemon without a data directory (tests, benchmarks) has none. */
@@ -15,7 +15,7 @@ export function metaRoutes(version: string, openapi: () => Record<string, unknow
     route({
       method: 'GET', path: '/health', operationId: 'health', summary: 'Liveness and version (no auth)', tags, auth: false,
       description: `With a \`Kb-Challenge\` header (32–128 hex digits) a local daemon adds \`proof\`, which the CLI checks before it sends a credential (docs/security.md).`,
-      responses: {200: {description: 'ok', schema: Type.Object({status: Type.Literal('ok'), version: Type.String(), proof: Type.Optional(Type.String())})}},
+      responses: {200: {description: 'ok', schema: HealthSchema}},
       handler: async ({req}) => {
         const challenge = req.headers[CHALLENGE_HEADER]
         if (challenge === undefined || !proofSecret) return {status: 'ok', version}

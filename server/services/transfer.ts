@@ -14,17 +14,18 @@ import {Type, type Static} from '@sinclair/typebox'
 import {KbError} from '../../src/shared/errors.js'
 import {canonicalRemote} from '../../src/shared/remote.js'
 import {createValidator} from '../../src/shared/validator.js'
-import {COMMENT_MAX, PRINCIPAL_NAME_PATTERN} from '../../src/shared/contract.js'
+import {COMMENT_MAX, COMMENT_TYPE_DEFAULT, PRINCIPAL_NAME_PATTERN} from '../../src/shared/contract.js'
 import {
   CommentTypeSchema, CreateEntryBody, Note, NullableUuid, ProjectName, ProjectRoleSchema, Remote, ScopeSchema, StatusSchema, Url, Uuid,
 } from '../../src/shared/schemas.js'
 import type {AuthorRef, Scope} from '../../src/shared/types.js'
 import {fieldErrors} from '../http/problem.js'
 import {nowIso} from '../lib/ids.js'
-import type {EntryExport, ExportFilter, ImportOutcome, ImportRecord, ProjectExport, Store, StoreSnapshot, Viewer} from '../store/store.js'
+import type {Store, Viewer} from '../store/store.js'
+import type {EntryExport, ExportFilter, ImportOutcome, ImportRecord, ProjectExport, StoreSnapshot} from '../store/transfer-store.js'
 import {type Caller, isOwner} from './context.js'
 import {summarize} from '../../src/shared/summary.js'
-import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
+import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 
 export const EXPORT_KIND = 'kb-export'
 export const EXPORT_VERSION = 1
@@ -361,7 +362,7 @@ export class TransferService {
     const url = e.url === undefined ? null : normalizeUrl(e.url, errors)
     const thoughts = normalizeThoughts(e.thought_chain ?? [], errors)
     const projectId = e.project_id ? lowerUuid(e.project_id) : null
-    const scope: Scope = e.scope ?? (projectId ? 'project' : 'private')
+    const scope = newEntryScope(e.scope, projectId)
     if (scope === 'project' && !projectId) errors.add('project_id', 'required when scope is project')
     const me: AuthorRef = {id: caller.principal.id, name: caller.principal.name}
     const author = e.author ? ref(e.author) : me
@@ -378,7 +379,7 @@ export class TransferService {
       const cid = lowerUuid(c.id)
       if (commentIds.has(cid)) errors.add(`comments/${i}/id`, 'appears twice')
       commentIds.add(cid)
-      return {id: cid, body: c.body, type: c.type ?? 'note', author: c.author ? ref(c.author) : me, created_at: time(c.created_at) ?? createdAt}
+      return {id: cid, body: c.body, type: c.type ?? COMMENT_TYPE_DEFAULT, author: c.author ? ref(c.author) : me, created_at: time(c.created_at) ?? createdAt}
     })
     if (errors.list.length > 0) throw new LineError(errors.list.map((x) => `${x.path}: ${x.message}`).join('; '))
     const s = summarize(id, title, body)

@@ -40,6 +40,9 @@ export const CURSOR_MAX = 512
 export const API_KEY_DAYS_MAX = 3650
 export const MAX_TOKENS_MAX = 1_000_000
 
+/** The detail level when a request names none: an entry and a listing at standard, search hits at summary. */
+export const DETAIL_DEFAULT = {entry: 'standard', search: 'summary'} as const
+
 /** Page sizes: at most LIMIT_MAX; each listing has its own default. */
 export const LIMIT_MAX = 100
 export const LIMIT_DEFAULT = {entries: 20, search: 10, projects: 50, comments: 50} as const

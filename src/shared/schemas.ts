@@ -6,7 +6,7 @@
  */
 import {Type, type Static, type TInteger, type TLiteral, type TUnion} from '@sinclair/typebox'
 import {
-  API_KEY_DAYS_MAX, BODY_MAX, COMMENT_MAX, COMMENT_TYPES, CURSOR_MAX, DETAILS, LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX, NAME_MAX, NOTE_MAX,
+  API_KEY_DAYS_MAX, BODY_MAX, COMMENT_MAX, COMMENTS_IN_FULL, COMMENT_TYPES, CURSOR_MAX, DETAILS, LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX, NAME_MAX, NOTE_MAX,
   PRINCIPAL_NAME_MAX, PRINCIPAL_NAME_PATTERN, PROJECT_ROLES, QUERY_MAX, REMOTE_MAX, SCOPES, STATUSES, TAG_MAX, TAG_PATTERN, TAGS_MAX, THOUGHT_KIND_DEFAULT,
   THOUGHT_KINDS, THOUGHTS_MAX, TITLE_INPUT_MAX, TITLE_MAX, URL_MAX, UUID_PATTERN,
 } from './contract.js'
@@ -152,54 +152,62 @@ export type ProjectsQuery = Static<typeof ProjectsQuery>
 export const CommentsQuery = Type.Object({limit: Type.Optional(Limit(LIMIT_DEFAULT.comments)), cursor: Type.Optional(Type.String({maxLength: CURSOR_MAX}))})
 export type CommentsQuery = Static<typeof CommentsQuery>
 
-// ---- responses (documentation; the handlers build them from typed records) ----
+// ---- responses: the OpenAPI document's, and the wire types of types.ts (the handlers build them from typed records) ----
 
 const Time = Type.String({format: 'date-time'})
-const AuthorRef = Type.Object({id: Uuid, name: Type.String()})
+const NullableString = Type.Union([Type.String(), Type.Null()])
+export const AuthorRefSchema = Type.Object({id: Uuid, name: Type.String()})
+export const CommentSchema = Type.Object({id: Uuid, body: Type.String(), type: CommentTypeSchema, author: AuthorRefSchema, created_at: Time}, {$id: 'Comment'})
+export const ThoughtStepSchema = Type.Object({step: Type.Integer(), thought: Type.String(), kind: oneOf(THOUGHT_KINDS)})
+export const BranchSchema = Type.Object({id: Uuid, title: Type.String(), scope: ScopeSchema, author: AuthorRefSchema, created_at: Time})
+export const ResolutionSchema = Type.Object({note: NullableString, url: NullableString, resolved_by: AuthorRefSchema, resolved_at: Time})
+
+/** The fields of an entry at each detail level (docs/api.md, "Detail levels"): summary ⊂ standard ⊂ full. */
+const summaryFields = {
+  id: Uuid,
+  title: Type.String(),
+  body: Type.String({description: 'The summary form at detail=summary, else the whole body'}),
+  status: StatusSchema,
+  score: Type.Optional(Type.Number({description: 'Search only: higher is better'})),
+}
+const standardFields = {
+  tags: Type.Array(Type.String()), scope: ScopeSchema, url: NullableString, project_id: NullableUuid, author: AuthorRefSchema, forked_from: NullableUuid,
+  created_at: Time, updated_at: Time, version: Type.Integer(), comment_count: Type.Integer(),
+}
+const fullFields = {
+  comments: Type.Array(Type.Unsafe<Static<typeof CommentSchema>>(Type.Ref('Comment')), {description: `The newest comments (at most ${COMMENTS_IN_FULL}), oldest first`}),
+  comments_truncated: Type.Boolean({description: 'Older comments exist than those in `comments`: page them all with GET /knowledge/{id}/comments'}),
+  thought_chain: Type.Array(ThoughtStepSchema),
+  branches: Type.Array(BranchSchema),
+  resolution: Type.Union([ResolutionSchema, Type.Null()]),
+}
+export const EntrySummarySchema = Type.Object(summaryFields)
+export const EntryStandardSchema = Type.Object({...summaryFields, ...standardFields})
+export const EntryFullSchema = Type.Object({...summaryFields, ...standardFields, ...fullFields})
+/** Any level, as the document describes it: what a level leaves out is optional. */
 export const EntrySchema = Type.Object(
-  {
-    id: Uuid,
-    title: Type.String(),
-    body: Type.String({description: 'The summary form at detail=summary, else the whole body'}),
-    status: StatusSchema,
-    score: Type.Optional(Type.Number({description: 'Search only: higher is better'})),
-    tags: Type.Optional(Type.Array(Type.String())),
-    scope: Type.Optional(ScopeSchema),
-    url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    project_id: Type.Optional(NullableUuid),
-    author: Type.Optional(AuthorRef),
-    forked_from: Type.Optional(NullableUuid),
-    created_at: Type.Optional(Time),
-    updated_at: Type.Optional(Time),
-    version: Type.Optional(Type.Integer()),
-    comment_count: Type.Optional(Type.Integer()),
-    comments: Type.Optional(Type.Array(Type.Ref('Comment'), {description: 'The newest comments (at most 50), oldest first'})),
-    comments_truncated: Type.Optional(Type.Boolean({description: 'Older comments exist than those in `comments`: page them with GET /knowledge/{id}/comments'})),
-    thought_chain: Type.Optional(Type.Array(Type.Object({step: Type.Integer(), thought: Type.String(), kind: Type.String()}))),
-    branches: Type.Optional(Type.Array(Type.Object({id: Uuid, title: Type.String(), scope: ScopeSchema, author: AuthorRef, created_at: Time}))),
-    resolution: Type.Optional(
-      Type.Union([
-        Type.Object({note: Type.Union([Type.String(), Type.Null()]), url: Type.Union([Type.String(), Type.Null()]), resolved_by: AuthorRef, resolved_at: Time}),
-        Type.Null(),
-      ]),
-    ),
-  },
+  {...summaryFields, ...Type.Partial(Type.Object(standardFields)).properties, ...Type.Partial(Type.Object(fullFields)).properties},
   {$id: 'Entry', description: 'Fields present depend on the detail level: summary ⊂ standard ⊂ full'},
 )
-export const CommentSchema = Type.Object({id: Uuid, body: Type.String(), type: CommentTypeSchema, author: AuthorRef, created_at: Time}, {$id: 'Comment'})
 export const ProjectSchema = Type.Object(
   {id: Uuid, name: Type.String(), remote: Type.String(), created_at: Time, role: ProjectRoleSchema},
   {$id: 'Project'},
 )
+export const JoinResultSchema = Type.Object({project: Type.Unsafe<Static<typeof ProjectSchema>>(Type.Ref('Project')), created: Type.Boolean()})
 export const ApiKeySchema = Type.Object(
   {
     id: Uuid, name: Type.String(), prefix: Type.String(), created_at: Time,
     expires_at: Type.Union([Time, Type.Null()]), last_used_at: Type.Union([Time, Type.Null()]),
-    project_id: NullableUuid, principal: AuthorRef,
+    project_id: NullableUuid, principal: AuthorRefSchema,
     key: Type.Optional(Type.String({description: 'The secret, returned once at creation'})),
   },
   {$id: 'ApiKey'},
 )
+export const HealthSchema = Type.Object({
+  status: Type.Literal('ok'),
+  version: Type.String(),
+  proof: Type.Optional(Type.String({description: 'Only when asked with a Kb-Challenge header: the daemon proves it owns its data directory (docs/security.md)'})),
+})
 export const ProblemSchema = Type.Object(
   {
     type: Type.String(), title: Type.String(), status: Type.Integer(), code: Type.String(), detail: Type.Optional(Type.String()),

@@ -2,7 +2,7 @@
  * @module The entry actions: starting one (a prompt, or at once for open and copy), the keys of the
  * prompts, and what follows the API's answer.
  */
-import {COMMENT_TYPES, SCOPES} from '../../shared/contract.js'
+import {COMMENT_TYPE_DEFAULT, COMMENT_TYPES, SCOPES} from '../../shared/contract.js'
 import type {EntryStandard} from '../../shared/types.js'
 import {actionOf, type Action, type Place} from './keymap.js'
 import type {Key} from './keys.js'
@@ -21,7 +21,7 @@ export function startAction(s0: State, action: EntryAction, entry: EntryStandard
     case 'resolve':
       return step({...s, prompt: {kind: 'resolve', entry, text: ''}})
     case 'comment':
-      return step({...s, prompt: {kind: 'comment', entry, text: '', type: 'note'}})
+      return step({...s, prompt: {kind: 'comment', entry, text: '', type: COMMENT_TYPE_DEFAULT}})
     case 'fork':
       return step({...s, prompt: {kind: 'fork', entry, text: ''}})
     case 'publish': {

@@ -2,7 +2,8 @@
  * @module The MCP tools' answers as text: an entry cut to its detail level's token budget, and search hits
  * trimmed until the whole answer fits in `max_tokens` (docs/mcp.md).
  */
-import {countTokens, cutToFit, SUMMARY_TOKEN_BUDGET} from '../summary.js'
+import {cutToFit, SUMMARY_TOKEN_BUDGET} from '../summary.js'
+import {countTokens, tokensWithin} from '../tokens.js'
 import type {Detail, EntryFull, EntryView, SearchResult} from '../types.js'
 
 /** What a tool returns: structured content and the text an agent reads. */
@@ -52,12 +53,23 @@ export function searchAnswer(result: SearchResult, query: string, maxTokens: num
       : lines.join('\n\n') + more
     return {structured, text}
   }
-  let answer = build()
+  const answer = build()
   if (maxTokens === undefined) return answer
-  while (items.length > 0 && (countTokens(answer.text) > maxTokens || countTokens(JSON.stringify(answer.structured)) > maxTokens)) {
-    items.pop()
-    truncated = true
-    answer = build()
+  const fits = (a: ToolAnswer): boolean => tokensWithin(a.text, maxTokens) !== null && tokensWithin(JSON.stringify(a.structured), maxTokens) !== null
+  if (fits(answer)) return answer
+  // The most hits that fit, by bisection: counting is bounded per call, but not 100 calls in a row.
+  const all = [...items]
+  const keep = (n: number): ToolAnswer => {
+    items.splice(0, items.length, ...all.slice(0, n))
+    return build()
   }
-  return answer
+  truncated = true
+  let lo = 0
+  let hi = all.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if (fits(keep(mid))) lo = mid
+    else hi = mid - 1
+  }
+  return keep(lo)
 }
