@@ -72,7 +72,9 @@ describe('start-up guard', () => {
   it('lowdb loads once the outbox holds something: for the write that queues, and behind the next command', async () => {
     const proxy = await startDropProxy(Number(new URL(d.url).port))
     try {
-      const env = {KB_BASE_URL: proxy.url, KB_NO_AUTOSTART: '1'}
+      // A key of its own: owner.key goes only to a daemon that proves itself at the address reached, which a relay is not.
+      const key = (await d.request<{key: string}>('POST', '/api-keys', {body: {name: 'through the proxy'}})).body.key
+      const env = {KB_BASE_URL: proxy.url, KB_NO_AUTOSTART: '1', KB_API_KEY: key}
       proxy.cutNextRequest('POST')
       const queued = await modulesOf(['add', 'Queued', '--body', 'cut off'], [KB_BIN], repo, env)
       expect(proxy.cut).toBe(1)
