@@ -20,7 +20,7 @@ export default class Publish extends KbCommand<typeof Publish> {
     const request = writeRequests.publish(this.args.id, this.flags.scope ? {scope: this.flags.scope} : {})
     const entry = await this.write<EntryFull>({command: 'publish', label: this.args.id, request}, this.flags['no-queue'])
     if (isQueued(entry)) return entry
-    if (this.mode.tty) this.out(`${green(this.mode, 'Published')} ${entry.id} to ${oneLine(entry.scope)}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Published')} ${entry.id} to ${entry.scope}`)
     else this.out(`${entry.id}\t${entry.scope}`)
     return entry
   }

@@ -39,10 +39,12 @@ export interface AppOptions {
   version: string
   /** pino level; 'silent' in tests. */
   logLevel?: string
-  /** Host names (without port) accepted besides loopback ones, e.g. a team server's public name. */
+  /** Host names (without port) accepted besides `LOCAL_HOST_NAMES`, e.g. a team server's public name. */
   allowedHosts?: string[]
   /** The public base URL ending in /api/v1, when the daemon sits behind a proxy or has a public name. */
   publicBaseUrl?: string
+  /** The secret of `daemon.secret`, with which `/health` proves the daemon owns its data directory. */
+  proofSecret?: Buffer
 }
 
 export interface KbApp {
@@ -113,7 +115,8 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   })
 
   const baseUrl = (req: FastifyRequest): string => options.publicBaseUrl ?? `${req.protocol}://${req.host}${API_PREFIX}`
-  const allowed = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()))
+  const allowed = new Set([...LOCAL_HOST_NAMES, ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())])
+  if (options.publicBaseUrl) allowed.add(new URL(options.publicBaseUrl).hostname.toLowerCase())
   app.addHook('onRequest', async (req) => {
     // node keeps the first of several Host lines; a proxy may route by another, so the check would be
     // checking the wrong name (RFC 9112 §3.2: such a request is a 400).
@@ -124,7 +127,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
       throw new KbError('bad_request', 'the request has more than one Host header')
     }
     const host = hostName(req.headers.host)
-    if (!isLoopbackName(host) && !allowed.has(host)) {
+    if (!allowed.has(host)) {
       throw new KbError('forbidden', `requests for host "${host}" are refused; start the daemon with --allow-host ${host} to serve it`)
     }
   })
@@ -157,7 +160,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   const idempotency = new IdempotencyLayer(store.idempotency, app.log, {maxStreamBytes: IMPORT_BODY_LIMIT})
   let openapiDoc: Record<string, unknown> | null = null
   const routes: RouteDef[] = [
-    ...metaRoutes(version, () => openapiDoc ?? {}),
+    ...metaRoutes(version, () => openapiDoc ?? {}, options.proofSecret),
     ...knowledgeRoutes(knowledge),
     ...searchRoutes(knowledge),
     ...projectRoutes(projects),
@@ -243,6 +246,8 @@ export function hostName(host: string | undefined): string {
   return colon === -1 ? h : h.slice(0, colon)
 }
 
-export function isLoopbackName(host: string): boolean {
-  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host.endsWith('.localhost')
-}
+/**
+ * The Host names every daemon answers to, on any port (docs/security.md): exact, so that no DNS name a web
+ * page controls — `*.localhost` included, which not every resolver keeps on this machine — reaches it.
+ */
+export const LOCAL_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]']

@@ -7,8 +7,8 @@ import {writeRequests} from '../../src/shared/client.js'
 import {KbError} from '../../src/shared/errors.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {commitRemoteUrl, headCommit} from '../../src/cli/hooks/git-hook.js'
-import {oneLine} from '../../src/cli/output/format.js'
 import {isQueued, isUnreachable} from '../../src/cli/outbox/state.js'
+import {oneLine} from '../../src/cli/output/format.js'
 
 export interface HookRunResult {
   commit: string | null

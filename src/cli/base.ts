@@ -6,12 +6,14 @@
  */
 import {Command, Flags, type Interfaces} from '@oclif/core'
 import {KbError, type ErrorCode} from '../shared/errors.js'
+import {dataDir} from '../shared/paths.js'
 import {isServerError, type ApiClient} from '../shared/client.js'
 import {hintFor} from '../shared/hints.js'
 import {httpClient} from './client/http-transport.js'
 import {resolveBaseUrl} from './config/config.js'
 import {oauthExpired, resolveCredential, type ResolvedCredential} from './credentials/credentials.js'
 import {autostartEnabled, ensureDaemon, isLoopbackUrl} from './daemon/manager.js'
+import {impostorError, probeDaemon, type DaemonProbe} from './daemon/proof.js'
 import {jsonText, oneLine, outputMode, type OutputMode} from './output/format.js'
 import {page, pagerCommand, screenRows} from './output/pager.js'
 import {safeText} from './output/safe-text.js'
@@ -54,6 +56,8 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   private modeCache: OutputMode | undefined
   /** What `out()` collected for the pager (null: written straight away). */
   private paged: string[] | null = null
+  /** The last challenged `/health` of the local daemon, and the data directory it was checked against. */
+  private probe: {dir: string; probe: DaemonProbe} | undefined
   private clientMade = false
   /** This run queued a write, or found the server out of reach: the rest of its writes queue without trying. */
   private queuedBecause: KbError | undefined
@@ -78,21 +82,6 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     if (ctor.pager && this.mode.tty && !this.jsonEnabled() && !(flags as {'no-pager'?: boolean})['no-pager'] && pagerCommand() !== null) this.paged = []
   }
 
-  /**
-   * Pages what `out()` collected when it is longer than the screen, else prints it; then sends what waits in the
-   * outbox for this server, not awaited: the output is not held back, and the process ends once that has (bounded).
-   */
-  protected override async finally(err: Error | undefined): Promise<unknown> {
-    if (this.paged) {
-      const text = this.paged.join('')
-      this.paged = null
-      const fits = screenRows(text, this.mode.width) < (process.stdout.rows || 24)
-      if (text !== '' && (fits || !(await page(text, pagerCommand()!)))) process.stdout.write(text)
-    }
-    const result = await super.finally(err)
-    if (!err && this.clientMade && !this.queuedBecause && this.sendQueueAfter && hasQueued(this.baseUrl)) void this.sendQueuedInBackground()
-    return result
-  }
 
   protected get mode(): OutputMode {
     return (this.modeCache ??= outputMode())
@@ -125,18 +114,42 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   protected async ensureServer(): Promise<void> {
     if (!this.local || !autostartEnabled()) return
     const r = await ensureDaemon({baseUrl: this.baseUrl, root: this.config.root, cliVersion: this.config.version})
+    this.probe = {dir: dataDir(), probe: r.probe}
     if (r.warning) this.note(`warning: ${r.warning}`)
     else if (r.started) this.note(`started the kb daemon at ${new URL(this.baseUrl).host} (logs: \`kb daemon logs\`)`)
   }
 
+  /**
+   * Whether the local daemon proves it owns data directory `dir` (docs/security.md); asks it when the
+   * autostart check has not already. Nothing answering is the usual "not reachable" error.
+   */
+  protected async daemonOwns(dir: string): Promise<boolean> {
+    if (this.probe?.dir !== dir || !this.probe.probe.proven) {
+      const probe = await probeDaemon(this.baseUrl, dir, 2000, {unreachableHint: this.unreachableHint(), serverLabel: 'kb daemon'})
+      this.probe = {dir, probe}
+    }
+    return this.probe.probe.proven
+  }
+
+  /** Refuses (exit 5) unless the local daemon proves it owns `dir`: a credential of that directory goes nowhere else. */
+  protected async requireDaemonOf(dir: string): Promise<void> {
+    if (!(await this.daemonOwns(dir))) throw await impostorError(this.baseUrl, dir, this.probe?.probe ?? null)
+  }
+
   /** A client for the base URL sending `key` (or nothing), whatever credential is stored. */
   protected bareClient(key: string | null): ApiClient {
-    return httpClient({baseUrl: this.baseUrl, key, userAgent: `kb/${this.config.version}`, unreachableHint: this.unreachableHint(), serverLabel: this.local ? 'kb daemon' : 'kb server'})
+    // Pinned to the address the daemon proved itself on: `localhost` has more than one.
+    const address = this.probe?.probe.proven ? this.probe.probe.peer?.address : undefined
+    return httpClient({
+      baseUrl: this.baseUrl, key, userAgent: `kb/${this.config.version}`, unreachableHint: this.unreachableHint(), serverLabel: this.local ? 'kb daemon' : 'kb server',
+      ...(address ? {address} : {}),
+    })
   }
 
   private async makeClient(): Promise<ApiClient> {
     await this.ensureServer()
     this.credential = await resolveCredential(this.baseUrl, this.local)
+    if (this.local && this.credential.daemonDataDir) await this.requireDaemonOf(this.credential.daemonDataDir)
     if (this.credential.problem) this.note(`warning: ${this.credential.problem}; using ${this.credential.source === 'none' ? 'no credential' : this.credential.location}`)
     const oauth = this.credential.kind === 'oauth' && this.credential.oauth ? this.credential.oauth : null
     // OAuth tokens from `kb auth login --web`: refreshed before use when expired, and once more if the
@@ -171,6 +184,12 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     return resolveProjectId(ref, await this.client())
   }
 
+  /** `--json` output, with every control escaped (format.ts jsonText). */
+  protected override logJson(json: unknown): void {
+    process.stdout.write(`${jsonText(json)}\n`)
+  }
+
+  /** Writes human output (never in --json mode); through the pager for a command that has one. */
   /**
    * Sends a write under a fresh Idempotency-Key, or — when the server cannot be reached and queueing is on —
    * keeps it in the outbox with that key for `kb sync` (docs/cli.md, "Offline writes"), so a request whose
@@ -217,6 +236,20 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     return isUnreachable(e) && queueEnabled(noQueue)
   }
 
+  /** Pages what `out()` collected when it is longer than the screen (else prints it), then sends what waits in the outbox. */
+  protected override async finally(err: Error | undefined): Promise<unknown> {
+    if (this.paged) {
+      const text = this.paged.join('')
+      this.paged = null
+      const fits = screenRows(text, this.mode.width) < (process.stdout.rows || 24)
+      if (text !== '' && (fits || !(await page(text, pagerCommand()!)))) process.stdout.write(text)
+    }
+    const result = await super.finally(err)
+    // Not awaited: the command's output is not held back; the process ends once this has (bounded), too.
+    if (!err && this.clientMade && !this.queuedBecause && this.sendQueueAfter && hasQueued(this.baseUrl)) void this.sendQueuedInBackground()
+    return result
+  }
+
   private async sendQueuedInBackground(): Promise<void> {
     try {
       const [{Outbox}, {sendQueued}, {syncLine}] = await Promise.all([import('./outbox/queue.js'), import('./outbox/sync.js'), import('./outbox/report.js')])
@@ -230,12 +263,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     }
   }
 
-  /** `--json` output, with every control escaped (format.ts jsonText). */
-  protected override logJson(json: unknown): void {
-    process.stdout.write(`${jsonText(json)}\n`)
-  }
-
-  /** Writes human output (never in --json mode); through the pager for a command that has one. */
+  /** Writes human output (never in --json mode). */
   protected out(text: string): void {
     if (this.jsonEnabled()) return
     const line = text.endsWith('\n') || text === '' ? text : `${text}\n`

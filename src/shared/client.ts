@@ -26,6 +26,8 @@ export interface TransportResponse {
   status: number
   headers: Headers
   text: string
+  /** The server's end of the connection, when the transport has one (the daemon's proof is bound to it). */
+  peer?: {address: string; port: number}
 }
 
 /** Carries one request; a server that cannot be reached rejects with `KbError('unreachable')`. */

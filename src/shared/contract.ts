@@ -47,4 +47,6 @@ export const DETAIL_DEFAULT = {entry: 'standard', search: 'summary'} as const
 
 /** Page sizes: at most LIMIT_MAX; each listing has its own default. */
 export const LIMIT_MAX = 100
-export const LIMIT_DEFAULT = {entries: 20, search: 10, projects: 50} as const
+export const LIMIT_DEFAULT = {entries: 20, search: 10, projects: 50, comments: 50} as const
+/** The full view carries an entry's newest comments, at most this many; `GET /knowledge/:id/comments` pages them all. */
+export const COMMENTS_IN_FULL = 50

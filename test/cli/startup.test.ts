@@ -50,6 +50,8 @@ describe('start-up guard', () => {
     const search = await modulesOf(['search', 'port'])
     expect(search.filter((m) => HEAVY.test(m))).toEqual([])
     expect(search.some((m) => m.endsWith('/dist/commands/search.js'))).toBe(true)
+    // node:crypto costs 5–15 ms: the daemon's proof is checked without it (src/cli/daemon/hmac-sha256.ts).
+    expect(search).not.toContain('node:crypto')
     const add = await modulesOf(['add', 'Guarded', '--body', 'nothing heavy'])
     expect(add.filter((m) => HEAVY.test(m))).toEqual([])
     expect(add.some((m) => m.endsWith('/dist/commands/add.js'))).toBe(true)
@@ -60,6 +62,8 @@ describe('start-up guard', () => {
     expect(cjs.some((m) => HEAVY.test(m) && m.includes('/fastify/'))).toBe(true)
     const esm = await modulesOf(["await import('ink')"], ['--input-type=module', '-e'], ROOT)
     expect(esm.some((m) => HEAVY.test(m) && m.includes('/ink/'))).toBe(true)
+    const builtin = await modulesOf(["await import('node:crypto')"], ['--input-type=module', '-e'], ROOT)
+    expect(builtin).toContain('node:crypto')
     // …and through the kb binary: `kb config set` is the one path that loads conf.
     const set = await modulesOf(['config', 'set', 'default_detail', 'full'])
     expect(set.some((m) => HEAVY.test(m) && m.includes('/node_modules/conf/'))).toBe(true)
@@ -68,7 +72,9 @@ describe('start-up guard', () => {
   it('lowdb loads once the outbox holds something: for the write that queues, and behind the next command', async () => {
     const proxy = await startDropProxy(Number(new URL(d.url).port))
     try {
-      const env = {KB_BASE_URL: proxy.url, KB_NO_AUTOSTART: '1'}
+      // A key of its own: owner.key goes only to a daemon that proves itself at the address reached, which a relay is not.
+      const key = (await d.request<{key: string}>('POST', '/api-keys', {body: {name: 'through the proxy'}})).body.key
+      const env = {KB_BASE_URL: proxy.url, KB_NO_AUTOSTART: '1', KB_API_KEY: key}
       proxy.cutNextRequest('POST')
       const queued = await modulesOf(['add', 'Queued', '--body', 'cut off'], [KB_BIN], repo, env)
       expect(proxy.cut).toBe(1)

@@ -212,7 +212,9 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
     for (const t of s.thought_chain) out.push(`${t.step}. [${oneLine(t.kind)}] ${safeText(t.thought)}`)
   }
   if (s.comments && s.comments.length > 0) {
-    out.push('', mode.tty ? bold(mode, `Comments (${s.comments.length})`) : '-- comments')
+    // The full view carries the newest comments only (docs/api.md); say so when there are more.
+    const more = s.comments_truncated ? ` (newest ${s.comments.length} of ${s.comment_count})` : ''
+    out.push('', mode.tty ? bold(mode, `Comments (${more ? more.slice(2, -1) : s.comments.length})`) : `-- comments${more}`)
     for (const c of s.comments) out.push(renderComment(c, mode))
   }
   if (s.branches && s.branches.length > 0) {
