@@ -3,18 +3,19 @@
  * single passes over their input; none uses a regular expression.
  */
 
-/** The text with A–Z folded to a–z and nothing else changed, so every index still points at the same character. */
+/** The text with A–Z folded to a–z, every index still pointing at the same character. */
 export function asciiLower(text: string): string {
-  let out = ''
-  let from = 0
+  // Lower-casing only ever lengthens a text (İ → i̇): the same length means every index still lines up.
+  const lower = text.toLowerCase()
+  if (lower.length === text.length) return lower
+  const codes = new Uint16Array(text.length)
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    if (c >= 65 && c <= 90) {
-      out += text.slice(from, i) + String.fromCharCode(c + 32)
-      from = i + 1
-    }
+    codes[i] = c >= 65 && c <= 90 ? c + 32 : c
   }
-  return from === 0 ? text : out + text.slice(from)
+  let out = ''
+  for (let i = 0; i < codes.length; i += 8192) out += String.fromCharCode(...codes.subarray(i, i + 8192))
+  return out
 }
 
 export const isDigit = (c: number): boolean => c >= 48 && c <= 57

@@ -200,6 +200,8 @@ function allowedName(name: string): boolean {
 export function genericAssignments(ctx: ScanContext, out: Match[]): void {
   const {text, lower} = ctx
   let resume = 0
+  // The value run last measured: hits inside one run (`key=key=key=…`) share its end instead of reading it again.
+  let run = {from: 0, to: 0}
   const hits: number[] = []
   for (const keyword of GENERIC_KEYWORDS) for (const at of occurrences(lower, keyword)) hits.push(at * 16 + keyword.length)
   // In text order, so a value found is not searched again from a keyword inside it.
@@ -216,7 +218,8 @@ export function genericAssignments(ctx: ScanContext, out: Match[]): void {
     // `https://…` after a name is a URL, not an assignment to it.
     if (!op || (op === ':' && text.startsWith('//', j + 1))) continue
     const valueStart = runEnd(text, j + op.length, isValueLead, 5)
-    const valueEnd = runEnd(text, valueStart, isValue, 151)
+    if (valueStart < run.from || valueStart >= run.to) run = {from: valueStart, to: runEnd(text, valueStart, isValue, text.length)}
+    const valueEnd = run.to
     const length = valueEnd - valueStart
     if (length < 10 || length > 150 || !valueEnds(text, valueEnd)) continue
     const value = text.slice(valueStart, valueEnd)

@@ -44,10 +44,10 @@ export const TOKEN_RULES: TokenRule[] = [
   // gcp.go, gcp-api-key.
   {kind: 'gcp-api-key', keywords: ['AIza'], re: /AIza[\w-]{35}/y, wordEnd: true, entropy: 4},
   // azure.go, azure-ad-client-secret: three characters, a digit, then "Q~".
-  {kind: 'azure-ad-client-secret', keywords: ['Q~'], back: 4, re: /[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}/y, wordStart: false, wordEnd: true, entropy: 3},
+  {kind: 'azure-ad-client-secret', keywords: ['Q~'], back: 4, re: /[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}/y, wordEnd: true, entropy: 3},
   // Not in gitleaks: the AccountKey of an Azure Storage connection string, 64 bytes in base64
   // (https://learn.microsoft.com/azure/storage/common/storage-configure-connection-string).
-  {kind: 'azure-storage-account-key', keywords: ['accountkey='], ci: true, re: /AccountKey=[A-Za-z0-9+/]{86}==/iy, entropy: 4},
+  {kind: 'azure-storage-account-key', keywords: ['accountkey='], ci: true, re: /AccountKey=([A-Za-z0-9+/]{86}==)/diy, group: 1, entropy: 4},
   // github.go: github-pat, github-fine-grained-pat, github-oauth, github-app-token, github-refresh-token.
   {kind: 'github-pat', keywords: ['ghp_'], re: /ghp_[0-9a-zA-Z]{36}/y, entropy: 3},
   {kind: 'github-fine-grained-pat', keywords: ['github_pat_'], re: /github_pat_\w{82}/y, entropy: 3},
@@ -62,7 +62,7 @@ export const TOKEN_RULES: TokenRule[] = [
   // slack.go: slack-user-token, slack-app-token, slack-legacy-workspace-token, slack-webhook-url; slack-bot-token here
   // also covers slack-legacy-bot-token (one pattern for both, its open-ended tail bounded at 64).
   {kind: 'slack-bot-token', keywords: ['xoxb-'], re: /xoxb-[0-9]{8,14}-(?:[0-9]{10,13}-)?[a-zA-Z0-9-]{18,64}/y, entropy: 3},
-  {kind: 'slack-user-token', keywords: ['xoxp-', 'xoxe-'], re: /xox[pe](?:-[0-9]{10,13}){3}-[a-zA-Z0-9-]{28,34}/y, entropy: 2},
+  {kind: 'slack-user-token', keywords: ['xoxp-', 'xoxe-'], re: /xox[pe]-[0-9]{10,13}-[0-9]{10,13}-[0-9]{10,13}-[a-zA-Z0-9-]{28,34}/y, entropy: 2},
   {kind: 'slack-app-token', keywords: ['xapp-'], ci: true, re: /xapp-\d-[A-Z0-9]{1,20}-\d{1,20}-[a-z0-9]{1,100}/iy, entropy: 2},
   {kind: 'slack-legacy-workspace-token', keywords: ['xoxa-', 'xoxr-'], re: /xox[ar]-(?:\d-)?[0-9a-zA-Z]{8,48}/y, entropy: 2},
   {kind: 'slack-webhook-url', keywords: ['hooks.slack.com/'], re: /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/]{43,56}/y, wordStart: false},
