@@ -4,16 +4,16 @@
  */
 import {KbError} from '../../src/shared/errors.js'
 import {TITLE_MAX, type CommentBody, type CreateEntryBody, type ForkBody, type PatchEntryBody, type PublishBody, type ResolveBody} from '../../src/shared/schemas.js'
-import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
+import type {Comment, Detail, EntryFull, EntryView, PublishPreview, Scope, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
-import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
+import type {CommentRow, EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
 import {queryTerms} from '../store/search-terms.js'
 import {type Caller, isOwner} from './context.js'
 import {countTokens, summarize} from '../../src/shared/summary.js'
 import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
-
-const SCOPE_RANK: Record<Scope, number> = {private: 0, project: 1, global: 2}
+import {type Clearance, findingsOf, gate, SCOPE_RANK, sameSecret} from './safe-publish.js'
+import {redactFields, report} from './sensitive.js'
 
 export class KnowledgeService {
   constructor(private readonly store: Store) {}
@@ -83,15 +83,31 @@ export class KnowledgeService {
     }
     const id = uuidv7()
     const at = nowIso()
-    const summary = summarize(id, title, body)
     const entry: EntryRow = {
-      id, title, body, summary: summary.body, summary_title: summary.title, scope, project_id: projectId,
+      id, title, body, summary: '', summary_title: '', scope, project_id: projectId,
       tags: normalizeTags(input.tags ?? []), url, status: 'open', resolution: null, thought_chain: thoughts,
       forked_from: null, author: {id: caller.principal.id, name: caller.principal.name},
       created_at: at, updated_at: at, version: 1, comment_count: 0,
     }
-    await this.store.insertEntry(entry)
-    return fullView(entry, [], [])
+    return this.insertCleared(caller, entry, scope === 'private' ? null : {choice: input, action: `creating an entry in ${scope} scope`})
+  }
+
+  /** Stores a new entry: cleared first when it goes straight into a shared scope (docs/api.md, "Safe publish"). */
+  private async insertCleared(caller: Caller, entry: EntryRow, check: {choice: CreateEntryBody | ForkBody; action: string} | null): Promise<EntryFull> {
+    const notes: CommentRow[] = []
+    if (check) {
+      const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller})
+      Object.assign(entry, {title: c.redacted.title, body: c.redacted.body, url: c.redacted.url, tags: c.redacted.tags, thought_chain: c.redacted.thought_chain})
+      if (c.note) notes.push(c.note)
+    }
+    const s = summarize(entry.id, entry.title, entry.body)
+    entry.summary = s.body
+    entry.summary_title = s.title
+    await this.store.insertEntry(entry, notes)
+    if (notes.length === 0) return fullView(entry, [], [])
+    const stored = await this.store.getEntry(entry.id)
+    if (!stored) throw new KbError('not_found', `knowledge entry ${entry.id} does not exist`)
+    return this.full(caller, stored)
   }
 
   async patch(caller: Caller, id: string, input: PatchEntryBody, ifMatch: number[] | null, attempt = 0): Promise<EntryFull> {
@@ -108,18 +124,35 @@ export class KnowledgeService {
       changes.status = input.status
       changes.resolution = input.status === 'open' ? null : {note: null, url: null, resolved_by: ref(caller), resolved_at: nowIso()}
     }
+    const note = current.scope === 'private' ? null : await this.clearEdit(caller, current, changes, input)
     if (changes.title !== undefined || changes.body !== undefined) {
       const s = summarize(current.id, changes.title ?? current.title, changes.body ?? current.body)
       changes.summary = s.body
       changes.summary_title = s.title
     }
     if (ifMatch !== null && !ifMatch.includes(current.version)) throw stale(current)
-    if (!hasRealChange(current, changes)) return this.full(caller, current)
+    if (!note && !hasRealChange(current, changes)) return this.full(caller, current)
     // The store re-checks the version atomically, so a write that raced ours since the read is not lost.
-    const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version})
+    const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version, ...(note ? {comment: note} : {})})
     if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < 3) return this.patch(caller, id, input, ifMatch, attempt + 1)
     if (!outcome.ok) throw outcome.reason === 'stale' ? stale(current) : new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.full(caller, outcome.entry)
+  }
+
+  /**
+   * An edit of a shared entry is cleared on what it brings: findings its new text holds that the entry did
+   * not hold already (in the same field). Redaction rewrites `changes`; the acknowledgement note is returned.
+   */
+  private async clearEdit(caller: Caller, current: EntryRow, changes: EntryChanges, input: PatchEntryBody): Promise<CommentRow | null> {
+    const known = new Set((await findingsOf({...current, resolution: null})).hits.map(sameSecret))
+    const incoming = {title: changes.title ?? '', body: changes.body ?? '', url: changes.url ?? null, tags: changes.tags ?? [], thought_chain: changes.thought_chain ?? []}
+    const c = await gate(incoming, input, {action: `editing an entry in ${current.scope} scope`, status: 422, entryId: current.id, caller, only: (h) => !known.has(sameSecret(h))})
+    if (changes.title !== undefined) changes.title = c.redacted.title
+    if (changes.body !== undefined) changes.body = c.redacted.body
+    if (changes.url !== undefined) changes.url = c.redacted.url
+    if (changes.tags !== undefined) changes.tags = c.redacted.tags
+    if (changes.thought_chain !== undefined) changes.thought_chain = c.redacted.thought_chain
+    return c.note
   }
 
   async remove(caller: Caller, id: string, ifMatch: number[] | null): Promise<void> {
@@ -148,10 +181,10 @@ export class KnowledgeService {
     return added.comment
   }
 
-  async publish(caller: Caller, id: string, input: PublishBody): Promise<EntryFull> {
-    const e = await this.changeable(caller, id, 'publish')
+  /** The scope publishing goes to: the one asked for, else the next wider; 409 unless it widens. */
+  private publishTarget(e: EntryRow, scope: Scope | undefined): Scope {
     let target: Scope
-    if (input.scope !== undefined) target = input.scope
+    if (scope !== undefined) target = scope
     else if (e.scope === 'private') target = e.project_id ? 'project' : 'global'
     else target = 'global'
     if (SCOPE_RANK[target] <= SCOPE_RANK[e.scope]) {
@@ -160,8 +193,31 @@ export class KnowledgeService {
     if (target === 'project' && !e.project_id) {
       throw new KbError('conflict', `entry ${e.id} belongs to no project; publish it to global instead`)
     }
-    const outcome = await this.store.updateEntry(e.id, {scope: target}, {at: nowIso()})
-    if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
+    return target
+  }
+
+  /** What publishing would expose and what redaction would make of it (docs/api.md, "Safe publish"); changes nothing. */
+  async publishPreview(caller: Caller, id: string, scope: Scope | undefined): Promise<PublishPreview> {
+    const e = await this.changeable(caller, id, 'publish')
+    const target = this.publishTarget(e, scope)
+    const {fields, hits} = await findingsOf({...e, comments: await this.store.listComments(e.id)})
+    return {scope: target, ...report(fields, hits), redacted: Object.fromEntries(redactFields(fields, hits))}
+  }
+
+  /**
+   * Widens the scope once the entry, its comments and its resolution are cleared: redacted and widened in
+   * one new version, with the acknowledgement recorded in the same transaction. The version read is the
+   * version scanned: a change that lands in between sends the publish round again.
+   */
+  async publish(caller: Caller, id: string, input: PublishBody, attempt = 0): Promise<EntryFull> {
+    const e = await this.changeable(caller, id, 'publish')
+    const target = this.publishTarget(e, input.scope)
+    const c = await gate({...e, comments: await this.store.listComments(e.id)}, input, {action: `publishing to ${target}`, status: 409, entryId: e.id, caller})
+    const outcome = await this.store.updateEntry(e.id, {...redactionChanges(e, c), scope: target}, {
+      at: nowIso(), expectedVersion: e.version, commentBodies: c.redacted.comments, ...(c.note ? {comment: c.note} : {}),
+    })
+    if (!outcome.ok && outcome.reason === 'stale' && attempt < 3) return this.publish(caller, id, input, attempt + 1)
+    if (!outcome.ok) throw outcome.reason === 'stale' ? stale(e) : new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.full(caller, outcome.entry)
   }
 
@@ -178,16 +234,15 @@ export class KnowledgeService {
     if (scope === 'project' && !projectId) {
       throw new KbError('validation_failed', 'scope "project" needs a project_id', {errors: [{path: 'project_id', message: 'required when scope is project'}]})
     }
-    const newId = uuidv7()
     const at = nowIso()
-    const s = summarize(newId, title, parent.body)
     const entry: EntryRow = {
-      ...parent, id: newId, title, summary: s.body, summary_title: s.title, scope, project_id: projectId,
+      ...parent, id: uuidv7(), title, summary: '', summary_title: '', scope, project_id: projectId,
       status: 'open', resolution: null, forked_from: parent.id, author: ref(caller),
       created_at: at, updated_at: at, version: 1, comment_count: 0,
     }
-    await this.store.insertEntry(entry)
-    return fullView(entry, [], [])
+    // A fork reaches new readers unless it stays private or among the parent's own (docs/api.md, "Safe publish").
+    const sameAudience = scope === 'private' || parent.scope === 'global' || (parent.scope === scope && parent.project_id === projectId)
+    return this.insertCleared(caller, entry, sameAudience ? null : {choice: input, action: `forking into ${scope} scope`})
   }
 
   async resolveAuthor(author: string | undefined): Promise<string | undefined | null> {
@@ -279,6 +334,25 @@ function forkTitle(parentTitle: string): string {
   const chars = Array.from(parentTitle)
   if (chars.length + suffix.length <= TITLE_MAX) return parentTitle + suffix
   return chars.slice(0, TITLE_MAX - suffix.length - 1).join('').trimEnd() + '…' + suffix
+}
+
+/** The fields of an entry a clearance redacted, with its summary recomputed when title or body changed. */
+function redactionChanges(e: EntryRow, c: Clearance): EntryChanges {
+  if (!c.changed) return {}
+  const r = c.redacted
+  const changes: EntryChanges = {}
+  if (r.title !== e.title) changes.title = r.title
+  if (r.body !== e.body) changes.body = r.body
+  if (r.url !== e.url) changes.url = r.url
+  if (r.tags.length !== e.tags.length) changes.tags = r.tags
+  if (r.thought_chain.some((t, i) => t.thought !== e.thought_chain[i]!.thought)) changes.thought_chain = r.thought_chain
+  if (r.resolution?.note !== e.resolution?.note) changes.resolution = r.resolution
+  if (changes.title !== undefined || changes.body !== undefined) {
+    const s = summarize(e.id, r.title, r.body)
+    changes.summary = s.body
+    changes.summary_title = s.title
+  }
+  return changes
 }
 
 function ref(caller: Caller): {id: string; name: string} {

@@ -12,7 +12,7 @@ import {SqliteTransferStore} from './sqlite-transfer.js'
 import {Bm25fScorer, type CollectionStats, type RankTerm, SEARCH_FIELDS, ftsString, indexStems, parseTerm, rankTerms, stemOf, typoCandidates} from './search-terms.js'
 import type {
   ApiKeyRow, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
-  OAuthStore, SearchHit, SearchOptions, SearchOutcome, Store, TransferStore, UpdateOutcome, Viewer,
+  OAuthStore, SearchHit, SearchOptions, SearchOutcome, Store, TransferStore, UpdateOptions, UpdateOutcome, Viewer,
 } from './store.js'
 
 
@@ -266,15 +266,21 @@ export class SqliteStore implements Store {
 
   // ---- entries ----
 
-  async insertEntry(e: EntryRow): Promise<void> {
+  async insertEntry(e: EntryRow, comments: CommentRow[] = []): Promise<void> {
     this.db.transaction(() => {
       const info = this.stmt(`INSERT INTO entries (id, title, body, summary, summary_title, scope, project_id, tags, url, status, resolution,
           thought_chain, forked_from, author_id, created_at, updated_at, version, comment_count)
         VALUES (@id, @title, @body, @summary, @summary_title, @scope, @project_id, @tags, @url, @status, @resolution,
-          @thought_chain, @forked_from, @author_id, @created_at, @updated_at, @version, @comment_count)`).run(toDb(e))
-      this.writeTags(Number(info.lastInsertRowid), e.tags)
+          @thought_chain, @forked_from, @author_id, @created_at, @updated_at, @version, @comment_count)`).run({...toDb(e), comment_count: e.comment_count + comments.length})
+      const seq = Number(info.lastInsertRowid)
+      this.writeTags(seq, e.tags)
       this.addVocabulary([e.title, e.body, ...e.tags])
+      for (const c of comments) this.insertCommentRow(seq, c)
     }).immediate()
+  }
+
+  private insertCommentRow(seq: number, c: CommentRow): void {
+    this.stmt('INSERT INTO comments (id, entry_seq, body, type, author_id, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(c.id, seq, c.body, c.type, c.author_id, c.created_at)
   }
 
   /**
@@ -301,7 +307,7 @@ export class SqliteStore implements Store {
     return this.getEntrySync(id)
   }
 
-  async updateEntry(id: string, changes: EntryChanges, options: {at: string; expectedVersion?: number}): Promise<UpdateOutcome> {
+  async updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome> {
     return this.db.transaction((): UpdateOutcome => {
       const current = this.stmt('SELECT seq, version FROM entries WHERE id = ?').get(id) as {seq: number; version: number} | undefined
       if (!current) return {ok: false, reason: 'missing'}
@@ -315,7 +321,10 @@ export class SqliteStore implements Store {
         sets.push(`${key} = @${key}`)
         params[key] = encodeColumn(key, value)
       }
+      if (options.comment) sets.push('comment_count = comment_count + 1')
       this.stmt(`UPDATE entries SET ${[...sets, 'updated_at = @at', 'version = version + 1'].join(', ')} WHERE seq = @seq`).run(params)
+      for (const c of options.commentBodies ?? []) this.stmt('UPDATE comments SET body = ? WHERE id = ? AND entry_seq = ?').run(c.body, c.id, current.seq)
+      if (options.comment) this.insertCommentRow(current.seq, options.comment)
       if (changes.tags) this.writeTags(current.seq, changes.tags)
       this.addVocabulary([changes.title ?? '', changes.body ?? '', ...(changes.tags ?? [])])
       return {ok: true, entry: this.getEntrySync(id)!}
@@ -571,8 +580,7 @@ export class SqliteStore implements Store {
     return this.db.transaction(() => {
       const entry = this.stmt('SELECT seq FROM entries WHERE id = ?').get(c.entry_id) as {seq: number} | undefined
       if (!entry) return null
-      this.stmt('INSERT INTO comments (id, entry_seq, body, type, author_id, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(c.id, entry.seq, c.body, c.type, c.author_id, c.created_at)
+      this.insertCommentRow(entry.seq, c)
       this.stmt('UPDATE entries SET comment_count = comment_count + 1, version = version + 1, updated_at = ? WHERE seq = ?').run(c.created_at, entry.seq)
       const author = this.stmt('SELECT name FROM principals WHERE id = ?').get(c.author_id) as {name: string}
       const comment: Comment = {id: c.id, body: c.body, type: c.type, author: {id: c.author_id, name: author.name}, created_at: c.created_at}

@@ -4,7 +4,7 @@
  * (`server/mcp/inject-transport.ts`). Query building, JSON decoding, the one OAuth refresh and the
  * problem → `KbError` mapping live here once, whatever carries the bytes.
  */
-import {codeForStatus, isErrorCode, KbError, type FieldError} from './errors.js'
+import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from './errors.js'
 import type {
   ApiKeyRecord, Comment, CommentType, Detail, EntryFull, EntryView, Health, JoinResult, Page, Project, Scope, SearchResult, Status, ThoughtKind,
 } from './types.js'
@@ -219,6 +219,7 @@ export class ApiClient {
 }
 
 const fromServer = new WeakSet<KbError>()
+const PROBLEM_MEMBERS = new Set(['type', 'title', 'status', 'code', 'detail', 'errors', 'instance'])
 
 /** Did the server report this error (as opposed to the CLI deciding it)? Only those get a generic hint. */
 export function isServerError(e: KbError): boolean {
@@ -234,7 +235,11 @@ export function problemToError(status: number, body: unknown, headers: Headers, 
   if (errors && errors.length > 0 && !errors.every((e) => detail.includes(e.message))) detail += ` (${errors.map((e) => `${e.path}: ${e.message}`).join('; ')})`
   const h: Record<string, string> = {}
   for (const k of ['retry-after', 'www-authenticate', 'etag']) if (typeof headers[k] === 'string') h[k] = headers[k] as string
-  const err = new KbError(code, detail, {...(errors ? {errors} : {}), headers: h})
+  // Extension members (RFC 9457, section 3.2) travel on: a sensitive_content problem's findings, for one.
+  const extra = Object.fromEntries(Object.entries(p).filter(([k]) => !PROBLEM_MEMBERS.has(k)))
+  const err = new KbError(code, detail, {
+    ...(errors ? {errors} : {}), headers: h, ...(Object.keys(extra).length > 0 ? {extra} : {}), ...(status !== ERROR_CODES[code].status && status >= 400 ? {status} : {}),
+  })
   fromServer.add(err)
   return err
 }

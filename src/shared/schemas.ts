@@ -22,6 +22,9 @@ export const URL_MAX = 2048
 export const THOUGHTS_MAX = 100
 export const COMMENT_MAX = 20_000
 export const QUERY_MAX = 500
+/** The most findings a problem or preview lists, and the most a request may acknowledge (docs/api.md, "Safe publish"). */
+export const FINDINGS_MAX = 1000
+export const FINDING_ID_PATTERN = '^[0-9a-f]{16}$'
 
 const Title = Type.String({minLength: 1, maxLength: 1000, description: `1–${TITLE_MAX} characters after trimming`})
 const Body = Type.String({minLength: 1, maxLength: BODY_MAX, description: 'Markdown'})
@@ -37,6 +40,14 @@ const ThoughtStepIn = Type.Object(
 )
 const ThoughtChain = Type.Array(ThoughtStepIn, {maxItems: THOUGHTS_MAX})
 const NullableUuid = Type.Union([Uuid, Type.Null()])
+const FindingId = Type.String({pattern: FINDING_ID_PATTERN, description: 'A finding id, from a sensitive_content problem or the publish preview'})
+/** The two ways past a sensitive_content refusal (docs/api.md, "Safe publish"). */
+const sensitiveChoice = {
+  redact: Type.Optional(Type.Boolean({description: 'Replace every finding not acknowledged with [REDACTED:<kind>] before the change is stored'})),
+  acknowledge: Type.Optional(
+    Type.Array(FindingId, {maxItems: FINDINGS_MAX, description: 'Findings to let through as they are; recorded on the entry as a comment by the caller'}),
+  ),
+}
 
 export const CreateEntryBody = Type.Object(
   {
@@ -47,6 +58,7 @@ export const CreateEntryBody = Type.Object(
     tags: Type.Optional(Tags),
     url: Type.Optional(Url),
     thought_chain: Type.Optional(ThoughtChain),
+    ...sensitiveChoice,
   },
   {additionalProperties: false},
 )
@@ -60,6 +72,7 @@ export const PatchEntryBody = Type.Object(
     url: Type.Optional(Url),
     thought_chain: Type.Optional(ThoughtChain),
     status: Type.Optional(StatusSchema),
+    ...sensitiveChoice,
   },
   {additionalProperties: false},
 )
@@ -77,11 +90,11 @@ export const CommentBody = Type.Object(
 )
 export type CommentBody = Static<typeof CommentBody>
 
-export const PublishBody = Type.Object({scope: Type.Optional(ScopeSchema)}, {additionalProperties: false})
+export const PublishBody = Type.Object({scope: Type.Optional(ScopeSchema), ...sensitiveChoice}, {additionalProperties: false})
 export type PublishBody = Static<typeof PublishBody>
 
 export const ForkBody = Type.Object(
-  {title: Type.Optional(Title), scope: Type.Optional(ScopeSchema), project_id: Type.Optional(NullableUuid)},
+  {title: Type.Optional(Title), scope: Type.Optional(ScopeSchema), project_id: Type.Optional(NullableUuid), ...sensitiveChoice},
   {additionalProperties: false},
 )
 export type ForkBody = Static<typeof ForkBody>
@@ -115,6 +128,9 @@ export type IdParams = Static<typeof IdParams>
 
 export const GetEntryQuery = Type.Object({detail: Type.Optional(DetailSchema)})
 export type GetEntryQuery = Static<typeof GetEntryQuery>
+
+export const PublishPreviewQuery = Type.Object({scope: Type.Optional(ScopeSchema)})
+export type PublishPreviewQuery = Static<typeof PublishPreviewQuery>
 
 const Limit = (dflt: number): TInteger => Type.Integer({minimum: 1, maximum: 100, default: dflt})
 const filterFields = {
@@ -193,10 +209,62 @@ export const ApiKeySchema = Type.Object(
   },
   {$id: 'ApiKey'},
 )
+
+// ---- safe publish (docs/api.md, "Safe publish") ----
+
+export const FindingSchema = Type.Object(
+  {
+    id: Type.String({description: 'Stable while the entry is unchanged: a hash of field, kind, position and the text found'}),
+    field: Type.String({description: 'title, body, url, tags/<i>, thought_chain/<i>/thought, resolution/note or comments/<comment id>/body'}),
+    kind: Type.String({description: 'The rule that found it, e.g. aws-access-token, github-pat, private-key, email (docs/security.md)'}),
+    label: Type.String({description: 'The kind in words'}),
+    category: Type.Union([L('secret'), L('personal')]),
+    start: Type.Integer({description: 'Offset in the field (UTF-16 code units, as JavaScript counts)'}),
+    end: Type.Integer({description: 'Offset just past it'}),
+    line: Type.Integer({description: 'Line in the field, from 1'}),
+    column: Type.Integer({description: 'Column in that line, from 1'}),
+    excerpt: Type.String({description: 'The finding in its context with every finding masked: never the secret itself'}),
+  },
+  {$id: 'Finding'},
+)
+export type Finding = Static<typeof FindingSchema>
+
+export const RedactionLineSchema = Type.Object(
+  {
+    field: Type.String(),
+    line: Type.Integer(),
+    before: Type.String({description: 'The line as it is, every finding masked'}),
+    after: Type.Union([Type.String(), Type.Null()], {description: 'The line as redaction would leave it; null when the field goes (a tag, a URL no longer valid)'}),
+  },
+  {$id: 'RedactionLine'},
+)
+export type RedactionLine = Static<typeof RedactionLineSchema>
+
+const sensitiveReport = {
+  findings: Type.Array(Type.Ref('Finding'), {description: `Up to ${FINDINGS_MAX}, in field and text order`}),
+  findings_total: Type.Integer({description: 'How many there are in all'}),
+  diff: Type.Array(Type.Ref('RedactionLine'), {description: 'What redact: true would change, line by line'}),
+}
+
+export const PublishPreviewSchema = Type.Object(
+  {
+    scope: ScopeSchema,
+    ...sensitiveReport,
+    redacted: Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]), {
+      description: 'The redacted value of every field redaction changes, by field (null: the field is removed, e.g. a tag)',
+    }),
+  },
+  {$id: 'PublishPreview', description: 'What publishing to `scope` would expose, and what redaction would make of it; nothing is changed'},
+)
+export type PublishPreview = Omit<Static<typeof PublishPreviewSchema>, 'findings' | 'diff'> & {findings: Finding[]; diff: RedactionLine[]}
+
 export const ProblemSchema = Type.Object(
   {
     type: Type.String(), title: Type.String(), status: Type.Integer(), code: Type.String(), detail: Type.Optional(Type.String()),
     errors: Type.Optional(Type.Array(Type.Object({path: Type.String(), message: Type.String()}))),
+    findings: Type.Optional(sensitiveReport.findings),
+    findings_total: Type.Optional(sensitiveReport.findings_total),
+    diff: Type.Optional(sensitiveReport.diff),
   },
-  {$id: 'Problem'},
+  {$id: 'Problem', description: 'RFC 9457; a sensitive_content problem adds findings, findings_total and diff'},
 )

@@ -120,6 +120,15 @@ export interface ApiKeyRecord {
   key?: string
 }
 
+export type {Finding, PublishPreview, RedactionLine} from './schemas.js'
+
+/** What a sensitive_content problem adds to its body (docs/api.md, "Safe publish"). */
+export interface SensitiveReport {
+  findings: import('./schemas.js').Finding[]
+  findings_total: number
+  diff: import('./schemas.js').RedactionLine[]
+}
+
 export interface Health {
   status: 'ok'
   version: string
