@@ -3,7 +3,7 @@
 const argv = process.argv.slice(2)
 if (argv.length === 1 && argv[0] === '--version') {
   // Fast path: scripts and hooks call `kb --version` to probe for kb; loading oclif would triple its cost.
-  // Same text as oclif's own version output.
+  // oclif's own version output, naming the program (kb) where oclif names the npm package (@kb-tools/kb).
   const {readFileSync} = await import('node:fs')
   const {version} = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
   process.stdout.write(`kb/${version} ${process.platform}-${process.arch} node-${process.version}\n`)

@@ -5,7 +5,7 @@
 import {Args, Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
 import type {EntryFull} from '../src/shared/types.js'
-import type {PatchEntryInput} from '../src/shared/client.js'
+import type {PatchEntryBody} from '../src/shared/schemas.js'
 import {KbCommand} from '../src/cli/base.js'
 import {statusFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
 import {editText, interactive, readStdin} from '../src/cli/input.js'
@@ -41,7 +41,7 @@ export default class Edit extends KbCommand<typeof Edit> {
     const {entry} = await client.getEntry(args.id, 'full')
     const current = entry as EntryFull
     const version = flags['if-version'] ?? current.version
-    const patch: PatchEntryInput = {}
+    const patch: PatchEntryBody = {}
     if (flags.title !== undefined) patch.title = flags.title
     if (flags.body !== undefined) patch.body = flags.body
     else if (flags['body-file'] !== undefined) patch.body = flags['body-file'] === '-' ? await readStdin() : await readBodyFile(flags['body-file'])
@@ -89,7 +89,7 @@ async function readBodyFile(path: string): Promise<string> {
 const HEADER_END = '--- body below ---'
 
 /** Edits title, tags, url and body as one text: `key: value` lines, a separator, then the body. */
-function fromEditor(e: EntryFull): PatchEntryInput {
+function fromEditor(e: EntryFull): PatchEntryBody {
   const text = editText(`title: ${e.title}\ntags: ${e.tags.join(', ')}\nurl: ${e.url ?? ''}\n${HEADER_END}\n${e.body}`)
   const sep = text.indexOf(`${HEADER_END}\n`)
   if (sep === -1) throw new KbError('usage', `the edited text lost its "${HEADER_END}" line; nothing was changed`)
@@ -99,7 +99,7 @@ function fromEditor(e: EntryFull): PatchEntryInput {
     if (m) head[m[1]!.toLowerCase()] = m[2]!.trim()
   }
   const body = text.slice(sep + HEADER_END.length + 1)
-  const patch: PatchEntryInput = {}
+  const patch: PatchEntryBody = {}
   if (head.title !== undefined && head.title !== e.title) patch.title = head.title
   if (body.trimEnd() !== e.body.trimEnd()) patch.body = body
   const tags = (head.tags ?? '').split(',').map((t) => t.trim()).filter(Boolean)

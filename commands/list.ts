@@ -3,6 +3,7 @@
  * ones inside a joined repository).
  */
 import {Flags} from '@oclif/core'
+import {LIMIT_DEFAULT, LIMIT_MAX} from '../src/shared/contract.js'
 import type {EntryView, Page} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {detailFlag, limitOr, scopeFlag, statusFlag} from '../src/cli/flags.js'
@@ -16,7 +17,9 @@ export default class List extends KbCommand<typeof List> {
     status: statusFlag(),
     tag: Flags.string({description: 'only entries with this tag'}),
     author: Flags.string({description: 'only entries by this principal (name or id)'}),
-    limit: Flags.integer({char: 'L', description: 'how many (1–100, default 20 or config default_limit)', min: 1, max: 100}),
+    limit: Flags.integer({
+      char: 'L', description: `how many (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.entries} or config default_limit)`, min: 1, max: LIMIT_MAX,
+    }),
     all: Flags.boolean({description: 'every page, not just the first', default: false}),
     detail: detailFlag(),
   }
@@ -32,7 +35,7 @@ export default class List extends KbCommand<typeof List> {
       ...(flags.author ? {author: flags.author} : {}),
       ...(projectId ? {project_id: projectId} : {}),
       ...(flags.detail ? {detail: flags.detail} : {}),
-      limit: flags.all ? 100 : limitOr(flags.limit, 20),
+      limit: flags.all ? LIMIT_MAX : limitOr(flags.limit, LIMIT_DEFAULT.entries),
     }
     const items: EntryView[] = []
     let cursor: string | null = null

@@ -3,6 +3,7 @@
  */
 import {Args, Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
+import {DETAIL_DEFAULT, LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX} from '../src/shared/contract.js'
 import type {SearchResult} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {detailFlag, detailOr, limitOr, scopeFlag, statusFlag} from '../src/cli/flags.js'
@@ -18,9 +19,13 @@ export default class Search extends KbCommand<typeof Search> {
     scope: scopeFlag('only entries of this scope'),
     status: statusFlag(),
     tag: Flags.string({description: 'only entries with this tag'}),
-    limit: Flags.integer({char: 'L', description: 'how many results (1–100, default 10 or config default_limit)', min: 1, max: 100}),
+    limit: Flags.integer({
+      char: 'L', description: `how many results (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.search} or config default_limit)`, min: 1, max: LIMIT_MAX,
+    }),
     detail: detailFlag(),
-    'max-tokens': Flags.integer({description: 'pack the best hits into this many tokens, stepping big ones down a detail level before dropping them', min: 1, max: 1_000_000}),
+    'max-tokens': Flags.integer({
+      description: 'pack the best hits into this many tokens, stepping big ones down a detail level before dropping them', min: 1, max: MAX_TOKENS_MAX,
+    }),
   }
 
   async run(): Promise<SearchResult> {
@@ -35,8 +40,8 @@ export default class Search extends KbCommand<typeof Search> {
       ...(flags.status ? {status: flags.status} : {}),
       ...(flags.tag ? {tag: flags.tag} : {}),
       ...(projectId ? {project_id: projectId} : {}),
-      detail: detailOr(flags.detail, 'summary'),
-      limit: limitOr(flags.limit, 10),
+      detail: detailOr(flags.detail, DETAIL_DEFAULT.search),
+      limit: limitOr(flags.limit, LIMIT_DEFAULT.search),
       ...(flags['max-tokens'] !== undefined ? {max_tokens: flags['max-tokens']} : {}),
     })
     if (result.items.length === 0) {

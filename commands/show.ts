@@ -4,6 +4,7 @@
 import {Args} from '@oclif/core'
 import type {EntryView} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
+import {DETAIL_DEFAULT} from '../src/shared/contract.js'
 import {detailFlag, detailOr} from '../src/cli/flags.js'
 import {renderEntry} from '../src/cli/output/format.js'
 
@@ -16,7 +17,7 @@ export default class Show extends KbCommand<typeof Show> {
 
   async run(): Promise<EntryView> {
     const client = await this.client()
-    const {entry} = await client.getEntry(this.args.id, detailOr(this.flags.detail, 'standard'))
+    const {entry} = await client.getEntry(this.args.id, detailOr(this.flags.detail, DETAIL_DEFAULT.entry))
     this.out(renderEntry(entry, this.mode))
     return entry
   }

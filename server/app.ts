@@ -3,16 +3,16 @@
  * authentication and every /api/v1 route. `buildApp` is what tests, benchmarks and the daemon all run.
  */
 import {randomUUID} from 'node:crypto'
-import {Ajv} from 'ajv'
 import {pino} from 'pino'
-import Fastify, {LogController, type FastifyInstance, type FastifyRequest} from 'fastify'
+import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {KbError} from '../src/shared/errors.js'
+import {createValidator} from '../src/shared/validator.js'
 import {Authenticator, bearerChallenge} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
 import {sendClientErrorProblem, sendProblem} from './http/problem.js'
 import type {RouteDef} from './http/route.js'
 import {oauthOpenApiPaths} from './oauth/openapi-paths.js'
-import {OAuthService} from './oauth/service.js'
+import {createAuthorizationServer, type AuthorizationServer} from './oauth/authorization-server.js'
 import {buildOpenApi} from './openapi.js'
 import {apiKeyRoutes} from './routes/api-keys.js'
 import {knowledgeRoutes} from './routes/knowledge.js'
@@ -46,7 +46,7 @@ export interface AppOptions {
 
 export interface KbApp {
   app: FastifyInstance
-  services: {knowledge: KnowledgeService; projects: ProjectService; apiKeys: ApiKeyService; auth: Authenticator; oauth: OAuthService}
+  services: {knowledge: KnowledgeService; projects: ProjectService; apiKeys: ApiKeyService; auth: Authenticator; oauth: AuthorizationServer}
   routes: RouteDef[]
 }
 
@@ -54,6 +54,12 @@ declare module 'fastify' {
   interface FastifyRequest {
     caller?: Caller
   }
+}
+
+/** Headers every answer carries: its request id (how a report is found in the log) and CORS on API paths. */
+function answerHeaders(req: FastifyRequest, reply: FastifyReply): void {
+  reply.header('X-Request-Id', req.id)
+  if (isCorsPath(pathOf(req.url), API_PREFIX)) addCorsHeaders(reply)
 }
 
 export async function buildApp(options: AppOptions): Promise<KbApp> {
@@ -75,17 +81,17 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     routerOptions: {ignoreTrailingSlash: true, maxParamLength: 500},
     return503OnClosing: true,
     frameworkErrors: (error, req, reply) => {
+      // A URL fastify cannot route (`%ff`, an over-long id) is answered before any hook runs.
+      answerHeaders(req, reply)
       sendProblem(req, reply, error)
     },
     clientErrorHandler: sendClientErrorProblem,
   })
 
-  // Bodies are validated strictly (no type coercion, unknown fields rejected); query strings are text, so
-  // their numbers and booleans are coerced.
-  const ajvOptions = {allErrors: true, strict: false, useDefaults: true, removeAdditional: false as const}
-  const bodyAjv = new Ajv({...ajvOptions, coerceTypes: false})
-  const queryAjv = new Ajv({...ajvOptions, coerceTypes: true})
-  app.setValidatorCompiler(({schema, httpPart}) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema))
+  // Bodies are JSON, validated without coercion; query strings and path parameters are text.
+  const bodyAjv = createValidator('json')
+  const textAjv = createValidator('query')
+  app.setValidatorCompiler(({schema, httpPart}) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema))
 
   app.removeAllContentTypeParsers()
   // fastify tests the regex against the whole header, parameters included (`application/json; charset=utf-8`).
@@ -125,10 +131,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   app.addHook('onRequest', async (req, reply) => {
     if (req.method === 'OPTIONS' && isCorsPath(pathOf(req.url), API_PREFIX)) return sendPreflight(reply)
   })
-  app.addHook('onSend', async (req, reply) => {
-    reply.header('X-Request-Id', req.id)
-    if (isCorsPath(pathOf(req.url), API_PREFIX)) addCorsHeaders(reply)
-  })
+  app.addHook('onSend', async (req, reply) => answerHeaders(req, reply))
   app.addHook('onResponse', async (req, reply) => {
     req.log.info({method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10}, 'request')
   })
@@ -138,7 +141,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   )
 
   const auth = new Authenticator(store)
-  const oauth = new OAuthService(store, async (key) => {
+  const oauth = createAuthorizationServer(store, async (key) => {
     try {
       return await auth.authenticate(`Bearer ${key}`, () => '')
     } catch (e) {
@@ -209,8 +212,8 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
 
   registerOAuthRoutes(app, {service: oauth, baseUrl, prefix: API_PREFIX})
   registerMcpRoute(app, {auth, baseUrl, prefix: API_PREFIX, version})
-  oauth.start()
-  app.addHook('onClose', async () => oauth.stop())
+  oauth.sweeper.start()
+  app.addHook('onClose', async () => oauth.sweeper.stop())
 
   openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`}, oauthOpenApiPaths())
   return {app, services: {knowledge, projects, apiKeys, auth, oauth}, routes}

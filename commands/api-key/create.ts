@@ -2,6 +2,7 @@
  * @module `kb api-key create`: mint an API key for yourself; the secret is shown once.
  */
 import {Flags} from '@oclif/core'
+import {API_KEY_DAYS_MAX} from '../../src/shared/contract.js'
 import type {ApiKeyRecord} from '../../src/shared/types.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {bold, yellow} from '../../src/cli/output/format.js'
@@ -16,7 +17,7 @@ export default class ApiKeyCreate extends KbCommand<typeof ApiKeyCreate> {
   ]
   static override flags = {
     name: Flags.string({description: 'a label to recognise it by'}),
-    'expires-in-days': Flags.integer({description: 'expire after this many days (1–3650; default never)', min: 1, max: 3650}),
+    'expires-in-days': Flags.integer({description: `expire after this many days (1–${API_KEY_DAYS_MAX}; default never)`, min: 1, max: API_KEY_DAYS_MAX}),
     principal: Flags.string({description: 'owner only: mint the key for this principal (created if new)'}),
   }
 

@@ -1,6 +1,7 @@
 /**
  * @module Every failure leaves the daemon as an RFC 9457 problem: this maps any thrown thing to one.
  */
+import {randomUUID} from 'node:crypto'
 import type {FastifyError, FastifyReply, FastifyRequest} from 'fastify'
 import {codeForStatus, type FieldError, KbError} from '../../src/shared/errors.js'
 
@@ -95,7 +96,7 @@ export function sendClientErrorProblem(err: NodeJS.ErrnoException, socket: impor
   const head = (err as {rawPacket?: Buffer}).rawPacket?.subarray(0, 5).toString('latin1') === 'HEAD '
   if (socket.writable) {
     socket.write(
-      `HTTP/1.1 ${kb.status} ${kb.toProblem().title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+      `HTTP/1.1 ${kb.status} ${kb.toProblem().title}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
     )
   }
   socket.destroy()

@@ -1,7 +1,7 @@
 /**
  * @module Identifiers, secrets and clocks of the server.
  */
-import {createHash, randomBytes} from 'node:crypto'
+import {createHash, randomBytes, timingSafeEqual} from 'node:crypto'
 
 /** A UUID v7: time-ordered, so new rows land at the end of B-tree indexes. */
 export function uuidv7(now: number = Date.now()): string {
@@ -35,4 +35,11 @@ export function sha256Hex(secret: string): string {
 /** Current time as an RFC 3339 UTC string with milliseconds. */
 export function nowIso(): string {
   return new Date().toISOString()
+}
+
+/** Whether two hashes are equal, compared in constant time so the comparison leaks nothing about them. */
+export function sameHash(a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
 }

@@ -1,10 +1,17 @@
 /**
  * @module Dynamic client registration (RFC 7591): turning a request body into the metadata kb keeps, or
- * into the OAuth error that says what is wrong. Fields kb does not understand are ignored, as §2 asks.
+ * into the OAuth error that says what is wrong, and storing the client, rate-limited per address. Fields
+ * kb does not understand are ignored, as §2 asks.
  */
-import type {OAuthClientMetadata} from '../store/store.js'
-import {oauthError, type OAuthFailure} from './result.js'
+import {randomUUID} from 'node:crypto'
+import {randomBase62, sha256Hex} from '../lib/ids.js'
+import type {OAuthClientMetadata, OAuthClientRow} from '../store/oauth-store.js'
+import type {Store} from '../store/store.js'
+import {PREFIX, REGISTRATION_BURST, REGISTRATION_PER_MINUTE} from './config.js'
+import {RateLimiter} from './rate-limit.js'
+import {isFailure, oauthError, type OAuthFailure} from './result.js'
 import {redirectUriProblem} from './redirect-uris.js'
+import type {OAuthSweeper} from './sweep.js'
 
 const AUTH_METHODS = ['none', 'client_secret_basic', 'client_secret_post'] as const
 const GRANT_TYPES = ['authorization_code', 'refresh_token']
@@ -13,7 +20,35 @@ const MAX_TEXT = 2000
 const TEXT_FIELDS = ['client_name', 'scope', 'software_id', 'software_version'] as const
 const URL_FIELDS = ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const
 
-export function parseClientMetadata(body: unknown): OAuthClientMetadata | OAuthFailure {
+/** The registration endpoint. */
+export class RegistrationEndpoint {
+  private readonly limiter = new RateLimiter(REGISTRATION_BURST, REGISTRATION_PER_MINUTE)
+
+  constructor(private readonly store: Store, private readonly sweeper: OAuthSweeper) {}
+
+  async register(body: unknown, clientAddress: string): Promise<{client: Record<string, unknown>} | OAuthFailure> {
+    const metadata = parseClientMetadata(body)
+    if (isFailure(metadata)) return metadata
+    // Only registrations that would be stored count: the limit is there to keep the store small.
+    const wait = this.limiter.take(clientAddress)
+    if (wait > 0) return oauthError(429, 'too_many_requests', `too many client registrations from this address; retry in ${wait} s`, {'Retry-After': String(wait)})
+    const now = Date.now()
+    const secret = metadata.token_endpoint_auth_method === 'none' ? null : PREFIX.clientSecret + randomBase62(43)
+    const row: OAuthClientRow = {id: randomUUID(), secret_hash: secret ? sha256Hex(secret) : null, metadata, created_at: new Date(now).toISOString(), last_used_at: null}
+    await this.store.oauth.insertClient(row)
+    this.sweeper.afterWrite()
+    return {
+      client: {
+        client_id: row.id,
+        client_id_issued_at: Math.floor(now / 1000),
+        ...(secret ? {client_secret: secret, client_secret_expires_at: 0} : {}),
+        ...metadata,
+      },
+    }
+  }
+}
+
+function parseClientMetadata(body: unknown): OAuthClientMetadata | OAuthFailure {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
     return oauthError(400, 'invalid_client_metadata', 'the body must be a JSON object of client metadata (RFC 7591)')
   }

@@ -5,6 +5,7 @@ import {Type} from '@sinclair/typebox'
 import {
   CommentBody, CreateEntryBody, ForkBody, GetEntryQuery, IdParams, ListQuery, PatchEntryBody, PublishBody, ResolveBody,
 } from '../../src/shared/schemas.js'
+import {DETAIL_DEFAULT, LIMIT_DEFAULT} from '../../src/shared/contract.js'
 import type {Detail, EntryFull} from '../../src/shared/types.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {KnowledgeService} from '../services/knowledge.js'
@@ -35,7 +36,8 @@ export function knowledgeRoutes(knowledge: KnowledgeService): RouteDef[] {
       method: 'GET', path: '/knowledge', operationId: 'listEntries', summary: 'List the entries the caller may see, newest first', tags, auth: true,
       query: ListQuery,
       responses: {200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref(ENTRY)), next_cursor: Type.Union([Type.String(), Type.Null()])})}, ...errorResponses(400, 401)},
-      handler: async ({caller, query}) => knowledge.list(caller, {...query, limit: query.limit ?? 20, detail: query.detail ?? 'standard'}),
+      handler: async ({caller, query}) =>
+        knowledge.list(caller, {...query, limit: query.limit ?? LIMIT_DEFAULT.entries, detail: query.detail ?? DETAIL_DEFAULT.entry}),
     }),
     route<IdParams, {detail?: Detail}>({
       method: 'GET', path: '/knowledge/:id', operationId: 'getEntry', summary: 'Get an entry at a detail level (default standard)', tags, auth: true,
@@ -44,7 +46,7 @@ export function knowledgeRoutes(knowledge: KnowledgeService): RouteDef[] {
       handler: async ({caller, params, query, reply}) => {
         const e = await knowledge.visible(caller, params.id)
         withEtag(reply, e)
-        return knowledge.view(caller, e, query.detail ?? 'standard')
+        return knowledge.view(caller, e, query.detail ?? DETAIL_DEFAULT.entry)
       },
     }),
     route<IdParams, unknown, PatchEntryBody>({

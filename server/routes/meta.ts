@@ -1,7 +1,7 @@
 /**
  * @module Unauthenticated routes about the service itself: health and the OpenAPI document.
  */
-import {Type} from '@sinclair/typebox'
+import {HealthSchema} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 
 export function metaRoutes(version: string, openapi: () => Record<string, unknown>): RouteDef[] {
@@ -9,7 +9,7 @@ export function metaRoutes(version: string, openapi: () => Record<string, unknow
   return [
     route({
       method: 'GET', path: '/health', operationId: 'health', summary: 'Liveness and version (no auth)', tags, auth: false,
-      responses: {200: {description: 'ok', schema: Type.Object({status: Type.Literal('ok'), version: Type.String()})}},
+      responses: {200: {description: 'ok', schema: HealthSchema}},
       handler: async () => ({status: 'ok', version}),
     }),
     route({

@@ -9,10 +9,11 @@ import {PAGE_HEADERS, renderConsentPage, renderErrorPage} from '../oauth/consent
 import {authorizationServerMetadata, mcpResource, protectedResourceMetadata, wellKnownPaths} from '../oauth/metadata.js'
 import {errorBody, errorDescription, isFailure, type OAuthFailure} from '../oauth/result.js'
 import {CONSENT_TTL_MS} from '../oauth/config.js'
-import type {AuthorizeOutcome, OAuthService} from '../oauth/service.js'
+import type {AuthorizationServer} from '../oauth/authorization-server.js'
+import type {AuthorizeOutcome} from '../oauth/authorize.js'
 
 export interface OAuthRouteOptions {
-  service: OAuthService
+  service: AuthorizationServer
   /** The public base URL (ending in /api/v1) for a request. */
   baseUrl: (req: FastifyRequest) => string
   /** The local path prefix of the API (`/api/v1`). */
@@ -63,7 +64,7 @@ export function registerOAuthRoutes(app: FastifyInstance, o: OAuthRouteOptions):
 
     // ---- registration ----
     add('POST', `${o.prefix}/oauth/register`, async (req, reply) => {
-      const result = await o.service.register(req.body, req.ip)
+      const result = await o.service.registration.register(req.body, req.ip)
       if (isFailure(result)) return sendFailure(reply, result)
       return reply.code(201).headers(NO_STORE).send(result.client)
     })
@@ -73,17 +74,17 @@ export function registerOAuthRoutes(app: FastifyInstance, o: OAuthRouteOptions):
     add('GET', authorizePath, async (req, reply) => {
       const base = o.baseUrl(req)
       const query = new URLSearchParams(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '')
-      return sendAuthorize(req, reply, await o.service.authorize(query, base, req.ip), base)
+      return sendAuthorize(req, reply, await o.service.authorization.authorize(query, base, req.ip), base)
     })
     add('POST', authorizePath, async (req, reply) => {
       const base = o.baseUrl(req)
       const form = req.body instanceof URLSearchParams ? req.body : new URLSearchParams()
-      return sendAuthorize(req, reply, await o.service.decide(form, parseCookies(req.headers.cookie), base), base)
+      return sendAuthorize(req, reply, await o.service.authorization.decide(form, parseCookies(req.headers.cookie), base), base)
     })
 
     // ---- token and revocation ----
     add('POST', `${o.prefix}/oauth/token`, async (req, reply) => {
-      const result = await o.service.token(formOf(req), req.headers.authorization)
+      const result = await o.service.token.request(formOf(req), req.headers.authorization)
       if (isFailure(result)) return sendFailure(reply, result)
       return reply.code(200).headers(NO_STORE).send(result)
     })

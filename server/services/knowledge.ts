@@ -3,17 +3,23 @@
  * with the permission rules of docs/api.md, "Visibility and permissions" (a hidden entry is indistinguishable from a missing one).
  */
 import {KbError} from '../../src/shared/errors.js'
-import {TITLE_MAX, type CommentBody, type CreateEntryBody, type ForkBody, type PatchEntryBody, type PublishBody, type ResolveBody} from '../../src/shared/schemas.js'
+import {COMMENT_TYPE_DEFAULT, SCOPES, TITLE_MAX, UUID_PATTERN} from '../../src/shared/contract.js'
+import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, PublishBody, ResolveBody} from '../../src/shared/schemas.js'
 import type {Comment, Detail, EntryFull, EntryView, PublishPreview, Scope, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {CommentRow, EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
-import {queryTerms} from '../store/search-terms.js'
+import {queryTerms} from '../search/query.js'
 import {type Caller, isOwner} from './context.js'
-import {countTokens, summarize} from '../../src/shared/summary.js'
-import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
+import {summarize} from '../../src/shared/summary.js'
+import {tokensWithin} from '../../src/shared/tokens.js'
+import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
-import {type Clearance, findingsOf, gate, SCOPE_RANK, sameSecret} from './safe-publish.js'
+import {type Clearance, findingsOf, gate, sameSecret} from './safe-publish.js'
 import {redactFields, report} from './sensitive.js'
+
+const UUID = new RegExp(UUID_PATTERN)
+/** How long token packing runs before it lets other requests in. */
+const PACK_SLICE_MS = 5
 
 export class KnowledgeService {
   constructor(private readonly store: Store) {}
@@ -75,7 +81,7 @@ export class KnowledgeService {
     const thoughts = normalizeThoughts(input.thought_chain ?? [], errors)
     errors.throwIfAny()
     const projectId = await this.projectFor(caller, input.project_id, 'project_id')
-    const scope: Scope = input.scope ?? (projectId ? 'project' : 'private')
+    const scope = newEntryScope(input.scope, projectId)
     if (scope === 'project' && !projectId) {
       throw new KbError('validation_failed', 'scope "project" needs a project_id (or a key bound to a project)', {
         errors: [{path: 'project_id', message: 'required when scope is project'}],
@@ -176,7 +182,8 @@ export class KnowledgeService {
   async comment(caller: Caller, id: string, input: CommentBody): Promise<Comment> {
     const e = await this.visible(caller, id)
     if (input.body.trim() === '') throw new KbError('validation_failed', 'body: must not be blank', {errors: [{path: 'body', message: 'must not be blank'}]})
-    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type: input.type ?? 'note', author_id: caller.principal.id, created_at: nowIso()})
+    const type = input.type ?? COMMENT_TYPE_DEFAULT
+    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type, author_id: caller.principal.id, created_at: nowIso()})
     if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return added.comment
   }
@@ -187,7 +194,8 @@ export class KnowledgeService {
     if (scope !== undefined) target = scope
     else if (e.scope === 'private') target = e.project_id ? 'project' : 'global'
     else target = 'global'
-    if (SCOPE_RANK[target] <= SCOPE_RANK[e.scope]) {
+    // SCOPES runs narrowest to widest.
+    if (SCOPES.indexOf(target) <= SCOPES.indexOf(e.scope)) {
       throw new KbError('conflict', `entry ${e.id} is already ${e.scope}; publish only widens the scope (private → project → global)`)
     }
     if (target === 'project' && !e.project_id) {
@@ -247,7 +255,7 @@ export class KnowledgeService {
 
   async resolveAuthor(author: string | undefined): Promise<string | undefined | null> {
     if (author === undefined) return undefined
-    const byId = /^[0-9a-f-]{36}$/i.test(author) ? await this.store.getPrincipal(author.toLowerCase()) : null
+    const byId = UUID.test(author) ? await this.store.getPrincipal(author.toLowerCase()) : null
     const p = byId ?? (await this.store.getPrincipalByName(author))
     return p ? p.id : null
   }
@@ -296,35 +304,41 @@ export class KnowledgeService {
       }),
     )
     const result: SearchResult = {items, next_cursor: null, total: outcome.total}
-    if (q.max_tokens !== undefined) return packIntoTokens(result, outcome.hits.map((h) => h.entry), q.detail, q.max_tokens)
+    if (q.max_tokens !== undefined) return await packIntoTokens(result, outcome.hits.map((h) => h.entry), q.detail, q.max_tokens)
     return result
   }
 }
 
 /**
  * Packs the best hits into a token budget: each hit at the requested level if it fits, else stepped
- * down a level (full → standard → summary), else dropped; ranks are kept.
+ * down a level (full → standard → summary), else dropped; ranks are kept. Counting one item is bounded
+ * (tokens.ts), and between hits the event loop serves other requests.
  */
-function packIntoTokens(result: SearchResult, entries: EntryRow[], detail: Detail, budget: number): SearchResult {
+async function packIntoTokens(result: SearchResult, entries: EntryRow[], detail: Detail, budget: number): Promise<SearchResult> {
   const levels: Detail[] = detail === 'full' ? ['full', 'standard', 'summary'] : detail === 'standard' ? ['standard', 'summary'] : ['summary']
   const packed: SearchResult['items'] = []
   let used = 0
   let truncated = false
-  result.items.forEach((item, i) => {
+  let sliceStart = performance.now()
+  for (const [i, item] of result.items.entries()) {
+    if (performance.now() - sliceStart > PACK_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve))
+      sliceStart = performance.now()
+    }
     const entry = entries[i]!
     const extras = {score: item.score, ...('matched' in item ? {matched: item.matched} : {}), ...('snippet' in item ? {snippet: item.snippet} : {})}
+    let placed: Detail | null = null
     for (const level of levels) {
       const candidate = level === detail ? item : {...(level === 'summary' ? summaryView(entry) : standardView(entry)), ...extras}
-      const cost = countTokens(JSON.stringify(candidate))
-      if (used + cost <= budget) {
-        packed.push(candidate)
-        used += cost
-        if (level !== detail) truncated = true
-        return
-      }
+      const cost = tokensWithin(JSON.stringify(candidate), budget - used)
+      if (cost === null) continue
+      packed.push(candidate)
+      used += cost
+      placed = level
+      break
     }
-    truncated = true
-  })
+    if (placed !== detail) truncated = true
+  }
   return {items: packed, next_cursor: null, total: result.total, tokens_used: used, truncated}
 }
 

@@ -4,7 +4,7 @@
 import {KbError} from '../../src/shared/errors.js'
 import {canonicalRemote, remoteName} from '../../src/shared/remote.js'
 import type {JoinProjectBody} from '../../src/shared/schemas.js'
-import type {JoinResult, Page, Project} from '../../src/shared/types.js'
+import type {JoinResult, Page, Project, ProjectRole} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {ProjectRow, Store} from '../store/store.js'
 import type {Caller} from './context.js'
@@ -34,6 +34,6 @@ export class ProjectService {
   }
 }
 
-function toProject(p: ProjectRow, role: 'maintainer' | 'member'): Project {
+function toProject(p: ProjectRow, role: ProjectRole): Project {
   return {id: p.id, name: p.name, remote: p.remote, created_at: p.created_at, role}
 }

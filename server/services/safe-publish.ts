@@ -4,7 +4,7 @@
  * either clears the change — with the redactions to store and the acknowledgement to record — or
  * refuses it with the findings.
  */
-import type {Comment, Resolution, Scope, ThoughtStep} from '../../src/shared/types.js'
+import type {Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {CommentRow} from '../store/store.js'
 import type {Caller} from './context.js'
@@ -42,9 +42,6 @@ export interface GateOptions {
   /** Only these findings count (an edit: those its new text brings); default all. */
   only?: (h: Hit) => boolean
 }
-
-/** Whether a scope reaches more readers than another: private < project < global. */
-export const SCOPE_RANK: Record<Scope, number> = {private: 0, project: 1, global: 2}
 
 /** The findings of the entry as its wider audience would read it. */
 export async function findingsOf(e: ScannableEntry): Promise<{fields: ReturnType<typeof fieldsOf>; hits: Hit[]}> {

@@ -6,7 +6,7 @@
  */
 import {createHash} from 'node:crypto'
 import {KbError} from '../../src/shared/errors.js'
-import {BODY_MAX, COMMENT_MAX, FINDINGS_MAX, TITLE_MAX} from '../../src/shared/schemas.js'
+import {BODY_MAX, COMMENT_MAX, FINDINGS_MAX, NOTE_MAX, TITLE_MAX} from '../../src/shared/contract.js'
 import type {Comment, Finding, RedactionLine, Resolution, SensitiveReport, ThoughtStep} from '../../src/shared/types.js'
 import {KINDS, scanText} from '../scan/scanner.js'
 
@@ -38,7 +38,7 @@ export interface ScannableEntry {
   comments?: Comment[]
 }
 
-const FIELD_MAX: Record<string, number> = {title: TITLE_MAX, body: BODY_MAX, thought_chain: 10_000, resolution: 10_000, comments: COMMENT_MAX}
+const FIELD_MAX: Record<string, number> = {title: TITLE_MAX, body: BODY_MAX, thought_chain: NOTE_MAX, resolution: NOTE_MAX, comments: COMMENT_MAX}
 const DIFF_MAX = 200
 const LINE_SHOWN = 400
 const CONTEXT = 24

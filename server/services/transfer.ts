@@ -11,19 +11,21 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Readable} from 'node:stream'
 import {Type, type Static} from '@sinclair/typebox'
-import {Ajv} from 'ajv'
 import {KbError} from '../../src/shared/errors.js'
 import {canonicalRemote} from '../../src/shared/remote.js'
+import {createValidator} from '../../src/shared/validator.js'
+import {COMMENT_MAX, COMMENT_TYPE_DEFAULT, PRINCIPAL_NAME_PATTERN} from '../../src/shared/contract.js'
 import {
-  COMMENT_MAX, CommentTypeSchema, CreateEntryBody, PRINCIPAL_NAME_PATTERN, ScopeSchema, StatusSchema, Uuid,
+  CommentTypeSchema, CreateEntryBody, Note, NullableUuid, ProjectName, ProjectRoleSchema, Remote, ScopeSchema, StatusSchema, Url, Uuid,
 } from '../../src/shared/schemas.js'
 import type {AuthorRef, Scope} from '../../src/shared/types.js'
 import {fieldErrors} from '../http/problem.js'
 import {nowIso} from '../lib/ids.js'
-import type {EntryExport, ExportFilter, ImportOutcome, ImportRecord, ProjectExport, Store, StoreSnapshot, Viewer} from '../store/store.js'
+import type {Store, Viewer} from '../store/store.js'
+import type {EntryExport, ExportFilter, ImportOutcome, ImportRecord, ProjectExport, StoreSnapshot} from '../store/transfer-store.js'
 import {type Caller, isOwner} from './context.js'
 import {summarize} from '../../src/shared/summary.js'
-import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
+import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 
 export const EXPORT_KIND = 'kb-export'
 export const EXPORT_VERSION = 1
@@ -58,12 +60,12 @@ export const ProjectLine = Type.Object(
   {
     kind: Type.Literal('project'),
     id: Uuid,
-    name: Type.String({minLength: 1, maxLength: 100}),
-    remote: Type.String({minLength: 1, maxLength: 2048}),
+    name: ProjectName,
+    remote: Remote,
     created_at: Type.Optional(Time),
     created_by: Type.Optional(AuthorIn),
     members: Type.Optional(
-      Type.Array(Type.Object({id: Uuid, name: Type.String({pattern: PRINCIPAL_NAME_PATTERN}), role: Type.Union([Type.Literal('maintainer'), Type.Literal('member')])}, {additionalProperties: false})),
+      Type.Array(Type.Object({id: Uuid, name: Type.String({pattern: PRINCIPAL_NAME_PATTERN}), role: ProjectRoleSchema}, {additionalProperties: false})),
     ),
   },
   {additionalProperties: false},
@@ -95,14 +97,14 @@ export const EntryLine = Type.Object(
     resolution: Type.Optional(
       Type.Union([
         Type.Object(
-          {note: Type.Union([Type.String({maxLength: 10_000}), Type.Null()]), url: Type.Union([Type.String({maxLength: 2048}), Type.Null()]), resolved_by: AuthorIn, resolved_at: Time},
+          {note: Note, url: Url, resolved_by: AuthorIn, resolved_at: Time},
           {additionalProperties: false},
         ),
         Type.Null(),
       ]),
     ),
     thought_chain: entryFields.thought_chain,
-    forked_from: Type.Optional(Type.Union([Uuid, Type.Null()])),
+    forked_from: Type.Optional(NullableUuid),
     author: Type.Optional(AuthorIn),
     created_at: Type.Optional(Time),
     updated_at: Type.Optional(Time),
@@ -113,8 +115,8 @@ export const EntryLine = Type.Object(
 )
 type EntryLine = Static<typeof EntryLine>
 
-// The request bodies' validator settings (server/app.ts): strict types, no coercion, unknown fields refused.
-const ajv = new Ajv({allErrors: true, strict: false, coerceTypes: false, useDefaults: false, removeAdditional: false})
+// Lines are checked like request bodies: strict types, no coercion, unknown fields refused.
+const ajv = createValidator('json')
 const checkHeader = ajv.compile(HeaderLine)
 const checkProject = ajv.compile(ProjectLine)
 const checkEntry = ajv.compile(EntryLine)
@@ -360,7 +362,7 @@ export class TransferService {
     const url = e.url === undefined ? null : normalizeUrl(e.url, errors)
     const thoughts = normalizeThoughts(e.thought_chain ?? [], errors)
     const projectId = e.project_id ? lowerUuid(e.project_id) : null
-    const scope: Scope = e.scope ?? (projectId ? 'project' : 'private')
+    const scope = newEntryScope(e.scope, projectId)
     if (scope === 'project' && !projectId) errors.add('project_id', 'required when scope is project')
     const me: AuthorRef = {id: caller.principal.id, name: caller.principal.name}
     const author = e.author ? ref(e.author) : me
@@ -377,7 +379,7 @@ export class TransferService {
       const cid = lowerUuid(c.id)
       if (commentIds.has(cid)) errors.add(`comments/${i}/id`, 'appears twice')
       commentIds.add(cid)
-      return {id: cid, body: c.body, type: c.type ?? 'note', author: c.author ? ref(c.author) : me, created_at: time(c.created_at) ?? createdAt}
+      return {id: cid, body: c.body, type: c.type ?? COMMENT_TYPE_DEFAULT, author: c.author ? ref(c.author) : me, created_at: time(c.created_at) ?? createdAt}
     })
     if (errors.list.length > 0) throw new LineError(errors.list.map((x) => `${x.path}: ${x.message}`).join('; '))
     const s = summarize(id, title, body)

@@ -2,8 +2,8 @@
  * @module Field rules that JSON Schema cannot say (trimming, folding, URL syntax); each failure is a 422.
  */
 import {KbError, type FieldError} from '../../src/shared/errors.js'
-import {TITLE_MAX, URL_MAX} from '../../src/shared/schemas.js'
-import type {ThoughtKind, ThoughtStep} from '../../src/shared/types.js'
+import {THOUGHT_KIND_DEFAULT, TITLE_MAX, URL_MAX} from '../../src/shared/contract.js'
+import type {Scope, ThoughtKind, ThoughtStep} from '../../src/shared/types.js'
 
 /** Collects field errors so one 422 can list every broken rule. */
 export class FieldErrors {
@@ -58,8 +58,13 @@ export function normalizeUrl(url: string | null, errors: FieldErrors, path = 'ur
 export function normalizeThoughts(steps: Array<{thought: string; kind?: string}>, errors: FieldErrors): ThoughtStep[] {
   return steps.map((s, i) => {
     if (s.thought.trim() === '') errors.add(`thought_chain/${i}/thought`, 'must not be blank')
-    return {step: i + 1, thought: s.thought, kind: (s.kind ?? 'observation') as ThoughtKind}
+    return {step: i + 1, thought: s.thought, kind: (s.kind ?? THOUGHT_KIND_DEFAULT) as ThoughtKind}
   })
+}
+
+/** The scope of a new entry when none is asked for: its project's, when it has one, else private (docs/api.md). */
+export function newEntryScope(requested: Scope | undefined, projectId: string | null): Scope {
+  return requested ?? (projectId ? 'project' : 'private')
 }
 
 export function lowerUuid(id: string): string {

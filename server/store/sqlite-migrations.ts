@@ -156,7 +156,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX oauth_tokens_expires ON oauth_tokens(expires_at);
   CREATE INDEX oauth_tokens_client ON oauth_tokens(client_id);
   `,
-  // 3: search (server/store/sqlite.ts). Two indexes tell with a few seeks whether a caller may see every
+  // 3: search (server/search/sqlite-index.ts). Two indexes tell with a few seeks whether a caller may see every
   // entry; search_vocab holds the index's terms by first character and length, where typo tolerance looks
   // for near spellings (scanning FTS5's own vocabulary reads every doclist on the way: 100 ms at 100k).
   `
@@ -170,5 +170,24 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   INSERT OR IGNORE INTO search_vocab (head, len, term)
     SELECT substr(term, 1, 1), length(term), term FROM entries_vocab WHERE length(term) >= 4;
+  `,
+  // 4: bounded typo lookups and a vocabulary without dead terms (server/search/vocabulary.ts). search_vocab gains
+  // each term reversed (kb_reverse, registered by sqlite.ts), indexed, so that a lookup reads terms by their
+  // ending as well as by their beginning; it is rebuilt from the index, leaving out terms no entry holds any
+  // more. entries_instances tells with one seek whether any entry still holds a term, so that every write
+  // prunes the terms it removed (server/store/sqlite-entries.ts).
+  `
+  DROP TABLE search_vocab;
+  CREATE TABLE search_vocab (
+    head TEXT NOT NULL,
+    len INTEGER NOT NULL,
+    term TEXT NOT NULL,
+    rev TEXT NOT NULL,
+    PRIMARY KEY (head, len, term)
+  ) WITHOUT ROWID;
+  CREATE INDEX search_vocab_rev ON search_vocab(head, len, rev);
+  INSERT INTO search_vocab (head, len, term, rev)
+    SELECT substr(term, 1, 1), length(term), term, kb_reverse(term) FROM entries_vocab WHERE length(term) >= 4 AND doc > 0;
+  CREATE VIRTUAL TABLE entries_instances USING fts5vocab(entries_fts, 'instance');
   `,
 ]

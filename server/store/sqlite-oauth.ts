@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3'
 import {type Row, StatementCache} from './sqlite-rows.js'
-import type {OAuthClientRow, OAuthCodeRow, OAuthPurgeCutoffs, OAuthRequestRow, OAuthStore, OAuthTokenRow} from './store.js'
+import type {OAuthClientRow, OAuthCodeRow, OAuthPurgeCutoffs, OAuthRequestRow, OAuthStore, OAuthTokenRow} from './oauth-store.js'
 
 export class SqliteOAuthStore implements OAuthStore {
   private readonly statements: StatementCache

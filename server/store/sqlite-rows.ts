@@ -1,17 +1,52 @@
 /**
- * @module What the SQLite driver's modules share: the visibility rule as SQL, a statement cache, and
- * rows of the `entries` table (joined with the author's name) as `EntryRow`s.
+ * @module What the SQLite driver's modules share: the visibility rule and list/search filters as SQL, a
+ * statement cache, and rows of the `entries` and `comments` tables (joined with the author's name) as records.
  */
 import type Database from 'better-sqlite3'
-import type {Resolution, ThoughtStep} from '../../src/shared/types.js'
-import type {EntryRow} from './store.js'
+import type {Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
+import type {EntryFilter, EntryRow, Viewer} from './store.js'
 
 /** docs/api.md, "Visibility and permissions" over `entries e` for the principal bound as `@me`: the one place this rule is written in SQL. */
 export const VISIBLE_TO_ME = `(e.scope = 'global'
   OR (e.scope = 'private' AND e.author_id = @me)
   OR (e.scope = 'project' AND e.project_id IN (SELECT project_id FROM memberships WHERE principal_id = @me)))`
 
-/** Prepares each SQL text once per connection (an import runs a dozen statements per line). */
+/** The columns `entryFromRow` reads, over `entries e JOIN principals p ON p.id = e.author_id`. */
+export const ENTRY_COLUMNS = `e.seq, e.id, e.title, e.body, e.summary, e.summary_title, e.scope, e.project_id, e.tags, e.url, e.status,
+  e.resolution, e.thought_chain, e.forked_from, e.author_id, p.name AS author_name, e.created_at, e.updated_at, e.version, e.comment_count`
+
+/** The visibility rule of docs/api.md, "Visibility and permissions", and the list/search filters, as SQL over `entries e`. */
+export function filterSql(viewer: Viewer, filter: EntryFilter): {where: string[]; params: Row} {
+  const params: Row = {me: viewer.principalId}
+  const where = [VISIBLE_TO_ME]
+  if (filter.projectId !== undefined) {
+    where.push(`(e.project_id = @project OR e.scope = 'global' OR (e.scope = 'private' AND e.author_id = @me))`)
+    params.project = filter.projectId
+  }
+  if (filter.scope !== undefined) {
+    where.push('e.scope = @scope')
+    params.scope = filter.scope
+  }
+  if (filter.status !== undefined) {
+    where.push('e.status = @status')
+    params.status = filter.status
+  }
+  if (filter.authorId !== undefined) {
+    where.push('e.author_id = @author')
+    params.author = filter.authorId
+  }
+  if (filter.tag !== undefined) {
+    where.push('e.seq IN (SELECT seq FROM entry_tags WHERE tag = @tag)')
+    params.tag = filter.tag
+  }
+  return {where, params}
+}
+
+/**
+ * Prepares each SQL text once per connection (an import runs a dozen statements per line), for every module
+ * of the driver. `get` hands a statement back returning rows as objects, whatever mode (`pluck()`) its last
+ * user left it in: modules share statements of the same text.
+ */
 export class StatementCache {
   private readonly stmts = new Map<string, Database.Statement>()
 
@@ -22,6 +57,18 @@ export class StatementCache {
     if (!s) {
       s = this.db.prepare(sql)
       this.stmts.set(sql, s)
+    } else if (s.reader) {
+      s.pluck(false)
+    }
+    return s
+  }
+
+  /** The statement for the SQL in raw mode (rows as arrays), cached apart: a raw statement must not reach callers of `get`. */
+  raw(sql: string): Database.Statement {
+    let s = this.stmts.get(`raw:${sql}`)
+    if (!s) {
+      s = this.db.prepare(sql).raw()
+      this.stmts.set(`raw:${sql}`, s)
     }
     return s
   }
@@ -50,4 +97,9 @@ export function entryFromRow(r: Row): EntryRow {
     version: r.version as number,
     comment_count: r.comment_count as number,
   }
+}
+
+/** A row of `comments c JOIN principals p ON p.id = c.author_id` (columns id, body, type, author_id, author_name, created_at). */
+export function commentFromRow(c: Row): Comment {
+  return {id: c.id as string, body: c.body as string, type: c.type as Comment['type'], author: {id: c.author_id as string, name: c.author_name as string}, created_at: c.created_at as string}
 }

@@ -9,15 +9,13 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type Database from 'better-sqlite3'
 import type {AuthorRef, Comment} from '../../src/shared/types.js'
-import {indexStems} from './search-terms.js'
-import {entryFromRow, type Row, StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
+import {type SqliteEntryWriter, toDb} from './sqlite-entries.js'
+import {commentFromRow, entryFromRow, type Row, type StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
+import type {EntryRow, Viewer} from './store.js'
 import type {
-  EntryExport, ExportFilter, ImportOptions, ImportOutcome, ImportRecord, ProjectExport, StoreSnapshot, TransferStore, Viewer,
-} from './store.js'
+  EntryExport, ExportFilter, ImportOptions, ImportOutcome, ImportRecord, ProjectExport, StoreSnapshot, TransferStore,
+} from './transfer-store.js'
 
-
-/** Shortest term kept in search_vocab (as in sqlite.ts). */
-const TYPO_MIN_TERM = 4
 /** Rejections listed in one outcome; an import with more is wrong throughout and the first ones tell why. */
 const REJECTIONS_MAX = 1000
 
@@ -29,11 +27,11 @@ class Rejection extends Error {}
 
 
 export class SqliteTransferStore implements TransferStore {
-  private readonly statements: StatementCache
-
-  constructor(private readonly db: Database.Database) {
-    this.statements = new StatementCache(db)
-  }
+  constructor(
+    private readonly db: Database.Database,
+    private readonly statements: StatementCache,
+    private readonly entries: SqliteEntryWriter,
+  ) {}
 
   private stmt(sql: string): Database.Statement {
     return this.statements.get(sql)
@@ -88,7 +86,7 @@ export class SqliteTransferStore implements TransferStore {
       WHERE c.entry_seq IN (SELECT value FROM json_each(?)) ORDER BY c.entry_seq, c.created_at, c.rowid`).all(JSON.stringify(rows.map((r) => r.seq))) as Row[]
     for (const c of commentRows) {
       const list = comments.get(c.entry_seq as number) ?? []
-      list.push({id: c.id as string, body: c.body as string, type: c.type as Comment['type'], author: {id: c.author_id as string, name: c.author_name as string}, created_at: c.created_at as string})
+      list.push(commentFromRow(c))
       comments.set(c.entry_seq as number, list)
     }
     const entries = rows.map((r) => exportedEntry(r, comments.get(r.seq as number) ?? []))
@@ -167,7 +165,7 @@ export class SqliteTransferStore implements TransferStore {
     return 'created'
   }
 
-  private importEntry(e: EntryExport & {summary: string; summary_title: string}, options: ImportOptions, outcome: ImportOutcome): 'created' | 'updated' | 'skipped' {
+  private importEntry(e: ImportedEntry, options: ImportOptions, outcome: ImportOutcome): 'created' | 'updated' | 'skipped' {
     const me = options.importer
     if (!me.owner && e.author.id !== me.id) throw new Rejection(`entry ${e.id} is by ${e.author.name} (${e.author.id}); only the owner may import entries of other authors`)
     this.principal(e.author, options, outcome, 'author')
@@ -188,50 +186,23 @@ export class SqliteTransferStore implements TransferStore {
       const current = exportedEntry(existing, this.commentsOf(existing.seq as number))
       if (JSON.stringify(current) === JSON.stringify(canonical(e))) return 'skipped'
       seq = existing.seq as number
-      this.stmt(`UPDATE entries SET title = @title, body = @body, summary = @summary, summary_title = @summary_title, scope = @scope,
-          project_id = @project_id, tags = @tags, url = @url, status = @status, resolution = @resolution, thought_chain = @thought_chain,
-          forked_from = @forked_from, author_id = @author_id, created_at = @created_at, updated_at = @updated_at, version = @version,
-          comment_count = @comment_count WHERE seq = @seq`).run({...toDb(e), seq})
+      this.entries.overwrite(seq, importedRow(e))
       this.stmt('DELETE FROM comments WHERE entry_seq = ?').run(seq)
     } else {
-      seq = Number(this.stmt(`INSERT INTO entries (id, title, body, summary, summary_title, scope, project_id, tags, url, status, resolution,
-          thought_chain, forked_from, author_id, created_at, updated_at, version, comment_count)
-        VALUES (@id, @title, @body, @summary, @summary_title, @scope, @project_id, @tags, @url, @status, @resolution,
-          @thought_chain, @forked_from, @author_id, @created_at, @updated_at, @version, @comment_count)`).run(toDb(e)).lastInsertRowid)
+      seq = this.entries.insert(importedRow(e))
     }
-    this.stmt('DELETE FROM entry_tags WHERE seq = ?').run(seq)
-    const tag = this.stmt('INSERT OR IGNORE INTO entry_tags (tag, seq) VALUES (?, ?)')
-    for (const t of e.tags) tag.run(t, seq)
-    const comment = this.stmt('INSERT INTO comments (id, entry_seq, body, type, author_id, created_at) VALUES (?, ?, ?, ?, ?, ?)')
     const elsewhere = this.stmt('SELECT e.id FROM comments c JOIN entries e ON e.seq = c.entry_seq WHERE c.id = ?').pluck()
     for (const c of e.comments) {
       const owner = elsewhere.get(c.id) as string | undefined
       if (owner !== undefined) throw new Rejection(`comment ${c.id} already exists here on entry ${owner}`)
-      comment.run(c.id, seq, c.body, c.type, c.author.id, c.created_at)
+      this.entries.insertComment(seq, {id: c.id, body: c.body, type: c.type, author_id: c.author.id, created_at: c.created_at})
     }
-    this.addVocabulary([e.title, e.body, ...e.tags])
     return existing ? 'updated' : 'created'
   }
 
   private commentsOf(seq: number): Comment[] {
     return (this.stmt(`SELECT c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at FROM comments c
-      JOIN principals p ON p.id = c.author_id WHERE c.entry_seq = ? ORDER BY c.created_at, c.rowid`).all(seq) as Row[]).map((c) => ({
-      id: c.id as string, body: c.body as string, type: c.type as Comment['type'], author: {id: c.author_id as string, name: c.author_name as string}, created_at: c.created_at as string,
-    }))
-  }
-
-  /**
-   * The text's index terms into search_vocab, where typo tolerance looks (migration 3). Written here
-   * without the main driver's cache of terms already there: a rolled-back import must leave no trace.
-   */
-  private addVocabulary(texts: string[]): void {
-    const insert = this.stmt('INSERT OR IGNORE INTO search_vocab (head, len, term) VALUES (?, ?, ?)')
-    for (const text of texts) {
-      for (const term of indexStems(text)) {
-        const len = Array.from(term).length
-        if (len >= TYPO_MIN_TERM) insert.run(String.fromCodePoint(term.codePointAt(0)!), len, term)
-      }
-    }
+      JOIN principals p ON p.id = c.author_id WHERE c.entry_seq = ? ORDER BY c.created_at, c.rowid`).all(seq) as Row[]).map(commentFromRow)
   }
 
   async snapshot(): Promise<StoreSnapshot> {
@@ -261,17 +232,16 @@ function exportedEntry(r: Row, comments: Comment[]): EntryExport {
   return {...entry, comments}
 }
 
-/** An import record in exactly the shape (and key order) an export of it has, to tell unchanged from changed. */
-function canonical(e: EntryExport & {summary: string; summary_title: string}): EntryExport {
-  const comments = e.comments.map((c) => ({id: c.id, body: c.body, type: c.type, author: {id: c.author.id, name: c.author.name}, created_at: c.created_at}))
-  return exportedEntry({...toDb(e), author_name: e.author.name}, comments)
+type ImportedEntry = EntryExport & {summary: string; summary_title: string}
+
+/** An import record as the entry row it becomes (its comments are rows of their own). */
+function importedRow(e: ImportedEntry): EntryRow {
+  const {comments, ...entry} = e
+  return {...entry, comment_count: comments.length}
 }
 
-function toDb(e: EntryExport & {summary: string; summary_title: string}): Row {
-  return {
-    id: e.id, title: e.title, body: e.body, summary: e.summary, summary_title: e.summary_title, scope: e.scope, project_id: e.project_id,
-    tags: JSON.stringify(e.tags), url: e.url, status: e.status, resolution: e.resolution ? JSON.stringify(e.resolution) : null,
-    thought_chain: JSON.stringify(e.thought_chain), forked_from: e.forked_from, author_id: e.author.id,
-    created_at: e.created_at, updated_at: e.updated_at, version: e.version, comment_count: e.comments.length,
-  }
+/** An import record in exactly the shape (and key order) an export of it has, to tell unchanged from changed. */
+function canonical(e: ImportedEntry): EntryExport {
+  const comments = e.comments.map((c) => ({id: c.id, body: c.body, type: c.type, author: {id: c.author.id, name: c.author.name}, created_at: c.created_at}))
+  return exportedEntry({...toDb(importedRow(e)), author_name: e.author.name}, comments)
 }

@@ -5,7 +5,8 @@
 import {Flags, type Interfaces} from '@oclif/core'
 import {readFile} from 'node:fs/promises'
 import {KbError} from '../shared/errors.js'
-import {COMMENT_TYPES, DETAILS, SCOPES, STATUSES, THOUGHT_KINDS, type Detail, type Scope, type ThoughtKind} from '../shared/types.js'
+import {COMMENT_TYPE_DEFAULT, COMMENT_TYPES, DETAILS, SCOPES, STATUSES, THOUGHT_KIND_DEFAULT, THOUGHT_KINDS} from '../shared/contract.js'
+import type {Detail, Scope, ThoughtKind} from '../shared/types.js'
 import {readConfig} from './config/config.js'
 import {editText, interactive, readStdin, stdinPiped} from './input.js'
 
@@ -17,7 +18,7 @@ export function scopeFlag(description: string): OptionFlag<Scope | undefined> {
 }
 export const statusFlag = Flags.option({options: STATUSES, description: 'only open or only resolved entries'})
 export const detailFlag = Flags.option({options: DETAILS, description: 'how much of each entry: summary, standard or full (config default_detail)'})
-export const commentTypeFlag = Flags.option({options: COMMENT_TYPES, description: 'kind of comment', default: 'note' as const})
+export const commentTypeFlag = Flags.option({options: COMMENT_TYPES, description: 'kind of comment', default: COMMENT_TYPE_DEFAULT})
 
 /** `--detail`, else config `default_detail`, else the command's default. */
 export function detailOr(flag: Detail | undefined, fallback: Detail): Detail {
@@ -37,16 +38,18 @@ export function tagsFrom(values: string[] | undefined): string[] | undefined {
   return values.flatMap((v) => v.split(',')).map((t) => t.trim()).filter((t) => t !== '')
 }
 
+const THOUGHT_PREFIX = new RegExp(`^\\s*(${THOUGHT_KINDS.join('|')})\\s*:\\s*(.*)$`, 'is')
+
 /** `--thought "hypothesis: the port is taken"` → a step; a kind prefix is optional (default observation). */
 export function thoughtsFrom(values: string[] | undefined): {thought: string; kind: ThoughtKind}[] | undefined {
   if (!values) return undefined
   return values.map((v) => {
-    const m = /^\s*(observation|hypothesis|action|conclusion)\s*:\s*(.*)$/is.exec(v)
-    return m ? {kind: m[1]!.toLowerCase() as ThoughtKind, thought: m[2]!.trim()} : {kind: 'observation' as ThoughtKind, thought: v.trim()}
+    const m = THOUGHT_PREFIX.exec(v)
+    return m ? {kind: m[1]!.toLowerCase() as ThoughtKind, thought: m[2]!.trim()} : {kind: THOUGHT_KIND_DEFAULT, thought: v.trim()}
   })
 }
 
-export const THOUGHT_HELP = `a step of the reasoning, in order (repeatable); prefix a kind: ${THOUGHT_KINDS.join(', ')} (default observation)`
+export const THOUGHT_HELP = `a step of the reasoning, in order (repeatable); prefix a kind: ${THOUGHT_KINDS.join(', ')} (default ${THOUGHT_KIND_DEFAULT})`
 
 /**
  * The body of a new entry or comment: `--body`, else `--body-file` (`-` for stdin), else stdin when it

@@ -5,9 +5,11 @@
  * problem → `KbError` mapping live here once, whatever carries the bytes.
  */
 import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from './errors.js'
+// The inputs are the request schemas' own types: type-only, so the CLI does not load TypeBox to use them.
 import type {
-  ApiKeyRecord, Comment, CommentType, Detail, EntryFull, EntryView, Health, JoinResult, Page, Project, Scope, SearchResult, Status, ThoughtKind,
-} from './types.js'
+  CommentBody, CreateApiKeyBody, CreateEntryBody, ForkBody, JoinProjectBody, ListQuery, PatchEntryBody, PublishBody, ResolveBody, SearchQuery,
+} from './schemas.js'
+import type {ApiKeyRecord, Comment, Detail, EntryFull, EntryView, Health, JoinResult, Page, Project, SearchResult} from './types.js'
 
 /** Response headers as node:http and fastify's `inject` both give them (lower-case names). */
 export type Headers = Record<string, string | string[] | number | undefined>
@@ -51,36 +53,6 @@ export interface RequestInit {
   body?: unknown
   headers?: Record<string, string>
   timeoutMs?: number
-}
-
-export interface CreateEntryInput {
-  title: string
-  body: string
-  scope?: Scope
-  project_id?: string | null
-  tags?: string[]
-  url?: string | null
-  thought_chain?: {thought: string; kind?: ThoughtKind}[]
-}
-
-export interface PatchEntryInput {
-  title?: string
-  body?: string
-  tags?: string[]
-  url?: string | null
-  thought_chain?: {thought: string; kind?: ThoughtKind}[]
-  status?: Status
-}
-
-export interface EntryQuery {
-  scope?: Scope
-  project_id?: string
-  status?: Status
-  tag?: string
-  author?: string
-  limit?: number
-  cursor?: string
-  detail?: Detail
 }
 
 export class ApiClient {
@@ -148,7 +120,7 @@ export class ApiClient {
     return (await this.request<Health>('GET', '/health', {timeoutMs})).body
   }
 
-  async createEntry(input: CreateEntryInput): Promise<EntryFull> {
+  async createEntry(input: CreateEntryBody): Promise<EntryFull> {
     return (await this.request<EntryFull>('POST', '/knowledge', {body: input})).body
   }
 
@@ -157,11 +129,11 @@ export class ApiClient {
     return {entry: res.body, etag: typeof res.headers.etag === 'string' ? res.headers.etag : null}
   }
 
-  async listEntries(query: EntryQuery): Promise<Page<EntryView>> {
+  async listEntries(query: ListQuery): Promise<Page<EntryView>> {
     return (await this.request<Page<EntryView>>('GET', '/knowledge', {query: {...query}})).body
   }
 
-  async patchEntry(id: string, input: PatchEntryInput, ifMatch?: string): Promise<EntryFull> {
+  async patchEntry(id: string, input: PatchEntryBody, ifMatch?: string): Promise<EntryFull> {
     return (await this.request<EntryFull>('PATCH', `/knowledge/${encodeURIComponent(id)}`, {body: input, ...(ifMatch ? {headers: {'if-match': ifMatch}} : {})})).body
   }
 
@@ -169,27 +141,27 @@ export class ApiClient {
     await this.request('DELETE', `/knowledge/${encodeURIComponent(id)}`)
   }
 
-  async search(query: Omit<EntryQuery, 'cursor'> & {q: string; max_tokens?: number}): Promise<SearchResult> {
+  async search(query: SearchQuery): Promise<SearchResult> {
     return (await this.request<SearchResult>('GET', '/search', {query: {...query}})).body
   }
 
-  async resolve(id: string, input: {note?: string | null; url?: string | null}): Promise<EntryFull> {
+  async resolve(id: string, input: ResolveBody): Promise<EntryFull> {
     return (await this.request<EntryFull>('POST', `/knowledge/${encodeURIComponent(id)}/resolve`, {body: input})).body
   }
 
-  async comment(id: string, input: {body: string; type?: CommentType}): Promise<Comment> {
+  async comment(id: string, input: CommentBody): Promise<Comment> {
     return (await this.request<Comment>('POST', `/knowledge/${encodeURIComponent(id)}/comments`, {body: input})).body
   }
 
-  async publish(id: string, input: {scope?: Scope}): Promise<EntryFull> {
+  async publish(id: string, input: PublishBody): Promise<EntryFull> {
     return (await this.request<EntryFull>('POST', `/knowledge/${encodeURIComponent(id)}/publish`, {body: input})).body
   }
 
-  async fork(id: string, input: {title?: string; scope?: Scope; project_id?: string}): Promise<EntryFull> {
+  async fork(id: string, input: ForkBody): Promise<EntryFull> {
     return (await this.request<EntryFull>('POST', `/knowledge/${encodeURIComponent(id)}/fork`, {body: input})).body
   }
 
-  async joinProject(input: {remote: string; name?: string}): Promise<JoinResult> {
+  async joinProject(input: JoinProjectBody): Promise<JoinResult> {
     return (await this.request<JoinResult>('POST', '/projects/join', {body: input})).body
   }
 
@@ -205,7 +177,7 @@ export class ApiClient {
     return all
   }
 
-  async createApiKey(input: {name?: string; expires_in_days?: number; project_id?: string}): Promise<ApiKeyRecord> {
+  async createApiKey(input: CreateApiKeyBody): Promise<ApiKeyRecord> {
     return (await this.request<ApiKeyRecord>('POST', '/api-keys', {body: input})).body
   }
 

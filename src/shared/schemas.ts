@@ -1,45 +1,47 @@
 /**
- * @module JSON Schemas of the API's requests and responses (TypeBox). The daemon validates requests
- * with them and builds `/openapi.json` from them, so the document cannot drift from the behaviour.
+ * @module JSON Schemas of the API's requests and responses (TypeBox), built from the contract's values
+ * (`contract.ts`). The daemon validates requests with them and builds `/openapi.json` from them, so the
+ * document cannot drift from the behaviour; the client's input types and the MCP tools' input schemas are
+ * derived from them too.
  */
-import {Type, type Static, type TInteger, type TSchema} from '@sinclair/typebox'
+import {Type, type Static, type TInteger, type TLiteral, type TUnion} from '@sinclair/typebox'
+import {
+  API_KEY_DAYS_MAX, BODY_MAX, COMMENT_MAX, COMMENT_TYPES, CURSOR_MAX, DETAILS, FINDING_CATEGORIES, FINDING_ID_PATTERN, FINDINGS_MAX, LIMIT_DEFAULT,
+  LIMIT_MAX, MAX_TOKENS_MAX, NAME_MAX, NOTE_MAX,
+  PRINCIPAL_NAME_MAX, PRINCIPAL_NAME_PATTERN, PROJECT_ROLES, QUERY_MAX, REMOTE_MAX, SCOPES, STATUSES, TAG_MAX, TAG_PATTERN, TAGS_MAX, THOUGHT_KIND_DEFAULT,
+  THOUGHT_KINDS, THOUGHTS_MAX, TITLE_INPUT_MAX, TITLE_MAX, URL_MAX, UUID_PATTERN,
+} from './contract.js'
 
-const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+/** One of a contract enum's values (JSON Schema `anyOf` of `const`s). */
+function oneOf<T extends string>(values: readonly T[], description?: string): TUnion<TLiteral<T>[]> {
+  return Type.Union(values.map((v) => Type.Literal(v)), description === undefined ? {} : {description})
+}
 
 export const Uuid = Type.String({pattern: UUID_PATTERN, description: 'A UUID', examples: ['0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980']})
-const L = Type.Literal
-export const ScopeSchema = Type.Union([L('private'), L('project'), L('global')], {description: "Who may see the entry: its author, the project's members, or everyone"})
-export const StatusSchema = Type.Union([L('open'), L('resolved')], {description: 'open, or resolved with a resolution'})
-export const DetailSchema = Type.Union([L('summary'), L('standard'), L('full')], {description: 'How much of each entry to return (docs/api.md, "Detail levels")'})
-export const CommentTypeSchema = Type.Union([L('note'), L('supplement'), L('correction'), L('question')], {description: 'The kind of comment'})
-const ThoughtKindSchema = Type.Union([L('observation'), L('hypothesis'), L('action'), L('conclusion')], {description: 'Default observation'})
+export const ScopeSchema = oneOf(SCOPES, "Who may see the entry: its author, the project's members, or everyone")
+export const StatusSchema = oneOf(STATUSES, 'open, or resolved with a resolution')
+export const DetailSchema = oneOf(DETAILS, 'How much of each entry to return (docs/api.md, "Detail levels")')
+export const CommentTypeSchema = oneOf(COMMENT_TYPES, 'The kind of comment')
+const ThoughtKindSchema = oneOf(THOUGHT_KINDS, `Default ${THOUGHT_KIND_DEFAULT}`)
 
-export const TITLE_MAX = 200
-export const BODY_MAX = 100_000
-export const TAGS_MAX = 20
-export const TAG_PATTERN = '^[A-Za-z0-9._-]{1,40}$'
-export const URL_MAX = 2048
-export const THOUGHTS_MAX = 100
-export const COMMENT_MAX = 20_000
-export const QUERY_MAX = 500
-/** The most findings a problem or preview lists, and the most a request may acknowledge (docs/api.md, "Safe publish"). */
-export const FINDINGS_MAX = 1000
-export const FINDING_ID_PATTERN = '^[0-9a-f]{16}$'
-
-const Title = Type.String({minLength: 1, maxLength: 1000, description: `1–${TITLE_MAX} characters after trimming`})
+const Title = Type.String({minLength: 1, maxLength: TITLE_INPUT_MAX, description: `1–${TITLE_MAX} characters after trimming`})
 const Body = Type.String({minLength: 1, maxLength: BODY_MAX, description: 'Markdown'})
 const Tags = Type.Array(Type.String({pattern: TAG_PATTERN}), {maxItems: TAGS_MAX, description: 'Lower-cased and de-duplicated by the server'})
-const Url = Type.Union([Type.String({maxLength: URL_MAX, description: 'An absolute http(s) URL'}), Type.Null()])
+export const Url = Type.Union([Type.String({maxLength: URL_MAX, description: 'An absolute http(s) URL'}), Type.Null()])
 const ThoughtStepIn = Type.Object(
   {
     step: Type.Optional(Type.Integer({minimum: 1, description: 'Ignored on input: steps are numbered in array order'})),
-    thought: Type.String({minLength: 1, maxLength: 10_000}),
+    thought: Type.String({minLength: 1, maxLength: NOTE_MAX}),
     kind: Type.Optional(ThoughtKindSchema),
   },
   {additionalProperties: false},
 )
 const ThoughtChain = Type.Array(ThoughtStepIn, {maxItems: THOUGHTS_MAX})
-const NullableUuid = Type.Union([Uuid, Type.Null()])
+export const NullableUuid = Type.Union([Uuid, Type.Null()])
+export const Note = Type.Union([Type.String({maxLength: NOTE_MAX}), Type.Null()])
+export const Remote = Type.String({minLength: 1, maxLength: REMOTE_MAX, description: 'A git remote URL in any form git accepts'})
+export const ProjectName = Type.String({minLength: 1, maxLength: NAME_MAX})
+export const ProjectRoleSchema = oneOf(PROJECT_ROLES)
 const FindingId = Type.String({pattern: FINDING_ID_PATTERN, description: 'A finding id, from a sensitive_content problem or the publish preview'})
 /** The two ways past a sensitive_content refusal (docs/api.md, "Safe publish"). */
 const sensitiveChoice = {
@@ -79,7 +81,7 @@ export const PatchEntryBody = Type.Object(
 export type PatchEntryBody = Static<typeof PatchEntryBody>
 
 export const ResolveBody = Type.Object(
-  {note: Type.Optional(Type.Union([Type.String({maxLength: 10_000}), Type.Null()])), url: Type.Optional(Url)},
+  {note: Type.Optional(Note), url: Type.Optional(Url)},
   {additionalProperties: false},
 )
 export type ResolveBody = Static<typeof ResolveBody>
@@ -101,18 +103,17 @@ export type ForkBody = Static<typeof ForkBody>
 
 export const JoinProjectBody = Type.Object(
   {
-    remote: Type.String({minLength: 1, maxLength: 2048, description: 'A git remote URL in any form git accepts'}),
-    name: Type.Optional(Type.String({minLength: 1, maxLength: 100, description: 'Default: the last part of the remote'})),
+    remote: Remote,
+    name: Type.Optional(Type.String({...ProjectName, description: 'Default: the last part of the remote'})),
   },
   {additionalProperties: false},
 )
 export type JoinProjectBody = Static<typeof JoinProjectBody>
 
-export const PRINCIPAL_NAME_PATTERN = '^[A-Za-z0-9._-]{1,64}$'
 export const CreateApiKeyBody = Type.Object(
   {
-    name: Type.Optional(Type.String({minLength: 1, maxLength: 100})),
-    expires_in_days: Type.Optional(Type.Union([Type.Integer({minimum: 1, maximum: 3650}), Type.Null()])),
+    name: Type.Optional(Type.String({minLength: 1, maxLength: NAME_MAX})),
+    expires_in_days: Type.Optional(Type.Union([Type.Integer({minimum: 1, maximum: API_KEY_DAYS_MAX}), Type.Null()])),
     project_id: Type.Optional(NullableUuid),
     principal: Type.Optional(Type.String({pattern: PRINCIPAL_NAME_PATTERN, description: 'Owner only: mint the key for this principal, creating it if needed'})),
   },
@@ -132,83 +133,87 @@ export type GetEntryQuery = Static<typeof GetEntryQuery>
 export const PublishPreviewQuery = Type.Object({scope: Type.Optional(ScopeSchema)})
 export type PublishPreviewQuery = Static<typeof PublishPreviewQuery>
 
-const Limit = (dflt: number): TInteger => Type.Integer({minimum: 1, maximum: 100, default: dflt})
+const Limit = (dflt: number): TInteger => Type.Integer({minimum: 1, maximum: LIMIT_MAX, default: dflt})
 const filterFields = {
   scope: Type.Optional(ScopeSchema),
   project_id: Type.Optional(Uuid),
   status: Type.Optional(StatusSchema),
-  tag: Type.Optional(Type.String({minLength: 1, maxLength: 40})),
+  tag: Type.Optional(Type.String({minLength: 1, maxLength: TAG_MAX})),
   detail: Type.Optional(DetailSchema),
 }
 
 export const ListQuery = Type.Object({
   ...filterFields,
-  author: Type.Optional(Type.String({minLength: 1, maxLength: 64, description: 'A principal id or name'})),
-  limit: Type.Optional(Limit(20)),
-  cursor: Type.Optional(Type.String({maxLength: 512})),
+  author: Type.Optional(Type.String({minLength: 1, maxLength: PRINCIPAL_NAME_MAX, description: 'A principal id or name'})),
+  limit: Type.Optional(Limit(LIMIT_DEFAULT.entries)),
+  cursor: Type.Optional(Type.String({maxLength: CURSOR_MAX})),
 })
 export type ListQuery = Static<typeof ListQuery>
 
 export const SearchQuery = Type.Object({
   q: Type.String({minLength: 1, maxLength: QUERY_MAX, description: 'The text query'}),
   ...filterFields,
-  author: Type.Optional(Type.String({minLength: 1, maxLength: 64})),
-  limit: Type.Optional(Limit(10)),
+  author: Type.Optional(Type.String({minLength: 1, maxLength: PRINCIPAL_NAME_MAX})),
+  limit: Type.Optional(Limit(LIMIT_DEFAULT.search)),
   explain: Type.Optional(Type.Boolean({description: 'Add matched fields/terms and a snippet to each hit'})),
-  max_tokens: Type.Optional(Type.Integer({minimum: 1, maximum: 1_000_000, description: 'Pack the best hits into this many tokens'})),
+  max_tokens: Type.Optional(Type.Integer({minimum: 1, maximum: MAX_TOKENS_MAX, description: 'Pack the best hits into this many tokens'})),
 })
 export type SearchQuery = Static<typeof SearchQuery>
 
-export const ProjectsQuery = Type.Object({limit: Type.Optional(Limit(50)), cursor: Type.Optional(Type.String({maxLength: 512}))})
+export const ProjectsQuery = Type.Object({limit: Type.Optional(Limit(LIMIT_DEFAULT.projects)), cursor: Type.Optional(Type.String({maxLength: CURSOR_MAX}))})
 export type ProjectsQuery = Static<typeof ProjectsQuery>
 
-// ---- responses (documentation; the handlers build them from typed records) ----
+// ---- responses: the OpenAPI document's, and the wire types of types.ts (the handlers build them from typed records) ----
 
 const Time = Type.String({format: 'date-time'})
-const AuthorRef = Type.Object({id: Uuid, name: Type.String()})
+const NullableString = Type.Union([Type.String(), Type.Null()])
+export const AuthorRefSchema = Type.Object({id: Uuid, name: Type.String()})
+export const CommentSchema = Type.Object({id: Uuid, body: Type.String(), type: CommentTypeSchema, author: AuthorRefSchema, created_at: Time}, {$id: 'Comment'})
+export const ThoughtStepSchema = Type.Object({step: Type.Integer(), thought: Type.String(), kind: oneOf(THOUGHT_KINDS)})
+export const BranchSchema = Type.Object({id: Uuid, title: Type.String(), scope: ScopeSchema, author: AuthorRefSchema, created_at: Time})
+export const ResolutionSchema = Type.Object({note: NullableString, url: NullableString, resolved_by: AuthorRefSchema, resolved_at: Time})
+
+/** The fields of an entry at each detail level (docs/api.md, "Detail levels"): summary ⊂ standard ⊂ full. */
+const summaryFields = {
+  id: Uuid,
+  title: Type.String(),
+  body: Type.String({description: 'The summary form at detail=summary, else the whole body'}),
+  status: StatusSchema,
+  score: Type.Optional(Type.Number({description: 'Search only: higher is better'})),
+}
+const standardFields = {
+  tags: Type.Array(Type.String()), scope: ScopeSchema, url: NullableString, project_id: NullableUuid, author: AuthorRefSchema, forked_from: NullableUuid,
+  created_at: Time, updated_at: Time, version: Type.Integer(), comment_count: Type.Integer(),
+}
+const fullFields = {
+  comments: Type.Array(Type.Unsafe<Static<typeof CommentSchema>>(Type.Ref('Comment'))),
+  thought_chain: Type.Array(ThoughtStepSchema),
+  branches: Type.Array(BranchSchema),
+  resolution: Type.Union([ResolutionSchema, Type.Null()]),
+}
+export const EntrySummarySchema = Type.Object(summaryFields)
+export const EntryStandardSchema = Type.Object({...summaryFields, ...standardFields})
+export const EntryFullSchema = Type.Object({...summaryFields, ...standardFields, ...fullFields})
+/** Any level, as the document describes it: what a level leaves out is optional. */
 export const EntrySchema = Type.Object(
-  {
-    id: Uuid,
-    title: Type.String(),
-    body: Type.String({description: 'The summary form at detail=summary, else the whole body'}),
-    status: StatusSchema,
-    score: Type.Optional(Type.Number({description: 'Search only: higher is better'})),
-    tags: Type.Optional(Type.Array(Type.String())),
-    scope: Type.Optional(ScopeSchema),
-    url: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-    project_id: Type.Optional(NullableUuid),
-    author: Type.Optional(AuthorRef),
-    forked_from: Type.Optional(NullableUuid),
-    created_at: Type.Optional(Time),
-    updated_at: Type.Optional(Time),
-    version: Type.Optional(Type.Integer()),
-    comment_count: Type.Optional(Type.Integer()),
-    comments: Type.Optional(Type.Array(Type.Ref('Comment'))),
-    thought_chain: Type.Optional(Type.Array(Type.Object({step: Type.Integer(), thought: Type.String(), kind: Type.String()}))),
-    branches: Type.Optional(Type.Array(Type.Object({id: Uuid, title: Type.String(), scope: ScopeSchema, author: AuthorRef, created_at: Time}))),
-    resolution: Type.Optional(
-      Type.Union([
-        Type.Object({note: Type.Union([Type.String(), Type.Null()]), url: Type.Union([Type.String(), Type.Null()]), resolved_by: AuthorRef, resolved_at: Time}),
-        Type.Null(),
-      ]),
-    ),
-  },
+  {...summaryFields, ...Type.Partial(Type.Object(standardFields)).properties, ...Type.Partial(Type.Object(fullFields)).properties},
   {$id: 'Entry', description: 'Fields present depend on the detail level: summary ⊂ standard ⊂ full'},
 )
-export const CommentSchema = Type.Object({id: Uuid, body: Type.String(), type: CommentTypeSchema, author: AuthorRef, created_at: Time}, {$id: 'Comment'})
 export const ProjectSchema = Type.Object(
-  {id: Uuid, name: Type.String(), remote: Type.String(), created_at: Time, role: Type.Union([Type.Literal('maintainer'), Type.Literal('member')])},
+  {id: Uuid, name: Type.String(), remote: Type.String(), created_at: Time, role: ProjectRoleSchema},
   {$id: 'Project'},
 )
+export const JoinResultSchema = Type.Object({project: Type.Unsafe<Static<typeof ProjectSchema>>(Type.Ref('Project')), created: Type.Boolean()})
 export const ApiKeySchema = Type.Object(
   {
     id: Uuid, name: Type.String(), prefix: Type.String(), created_at: Time,
     expires_at: Type.Union([Time, Type.Null()]), last_used_at: Type.Union([Time, Type.Null()]),
-    project_id: NullableUuid, principal: AuthorRef,
+    project_id: NullableUuid, principal: AuthorRefSchema,
     key: Type.Optional(Type.String({description: 'The secret, returned once at creation'})),
   },
   {$id: 'ApiKey'},
 )
+export const HealthSchema = Type.Object({status: Type.Literal('ok'), version: Type.String()})
 
 // ---- safe publish (docs/api.md, "Safe publish") ----
 
@@ -218,7 +223,7 @@ export const FindingSchema = Type.Object(
     field: Type.String({description: 'title, body, url, tags/<i>, thought_chain/<i>/thought, resolution/note or comments/<comment id>/body'}),
     kind: Type.String({description: 'The rule that found it, e.g. aws-access-token, github-pat, private-key, email (docs/security.md)'}),
     label: Type.String({description: 'The kind in words'}),
-    category: Type.Union([L('secret'), L('personal')]),
+    category: oneOf(FINDING_CATEGORIES),
     start: Type.Integer({description: 'Offset in the field (UTF-16 code units, as JavaScript counts)'}),
     end: Type.Integer({description: 'Offset just past it'}),
     line: Type.Integer({description: 'Line in the field, from 1'}),

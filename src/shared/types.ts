@@ -1,81 +1,29 @@
 /**
- * @module The resources of the kb HTTP API v1 as they travel over the wire (docs/api.md).
- * Types only: importing this module costs nothing at run time.
+ * @module The resources of the kb HTTP API v1 as they travel over the wire (docs/api.md): the types of the
+ * contract's enums and of the response schemas. Types only: importing this module costs nothing at run time.
  */
+import type {Static} from '@sinclair/typebox'
+import type {COMMENT_TYPES, DETAILS, PROJECT_ROLES, SCOPES, STATUSES, THOUGHT_KINDS} from './contract.js'
+import type {
+  ApiKeySchema, AuthorRefSchema, BranchSchema, CommentSchema, EntryFullSchema, EntryStandardSchema, EntrySummarySchema, Finding, HealthSchema,
+  JoinResultSchema, ProjectSchema, RedactionLine, ResolutionSchema, ThoughtStepSchema,
+} from './schemas.js'
 
-export type Scope = 'private' | 'project' | 'global'
-export type Status = 'open' | 'resolved'
-export type Detail = 'summary' | 'standard' | 'full'
-export type CommentType = 'note' | 'supplement' | 'correction' | 'question'
-export type ThoughtKind = 'observation' | 'hypothesis' | 'action' | 'conclusion'
+export type Scope = (typeof SCOPES)[number]
+export type Status = (typeof STATUSES)[number]
+export type Detail = (typeof DETAILS)[number]
+export type CommentType = (typeof COMMENT_TYPES)[number]
+export type ThoughtKind = (typeof THOUGHT_KINDS)[number]
+export type ProjectRole = (typeof PROJECT_ROLES)[number]
 
-export const SCOPES: readonly Scope[] = ['private', 'project', 'global']
-export const STATUSES: readonly Status[] = ['open', 'resolved']
-export const DETAILS: readonly Detail[] = ['summary', 'standard', 'full']
-export const COMMENT_TYPES: readonly CommentType[] = ['note', 'supplement', 'correction', 'question']
-export const THOUGHT_KINDS: readonly ThoughtKind[] = ['observation', 'hypothesis', 'action', 'conclusion']
-
-export interface AuthorRef {
-  id: string
-  name: string
-}
-
-export interface ThoughtStep {
-  step: number
-  thought: string
-  kind: ThoughtKind
-}
-
-export interface Comment {
-  id: string
-  body: string
-  type: CommentType
-  author: AuthorRef
-  created_at: string
-}
-
-export interface Resolution {
-  note: string | null
-  url: string | null
-  resolved_by: AuthorRef
-  resolved_at: string
-}
-
-export interface Branch {
-  id: string
-  title: string
-  scope: Scope
-  author: AuthorRef
-  created_at: string
-}
-
-export interface EntrySummary {
-  id: string
-  title: string
-  body: string
-  status: Status
-  score?: number
-}
-
-export interface EntryStandard extends EntrySummary {
-  tags: string[]
-  scope: Scope
-  url: string | null
-  project_id: string | null
-  author: AuthorRef
-  forked_from: string | null
-  created_at: string
-  updated_at: string
-  version: number
-  comment_count: number
-}
-
-export interface EntryFull extends EntryStandard {
-  comments: Comment[]
-  thought_chain: ThoughtStep[]
-  branches: Branch[]
-  resolution: Resolution | null
-}
+export type AuthorRef = Static<typeof AuthorRefSchema>
+export type ThoughtStep = Static<typeof ThoughtStepSchema>
+export type Comment = Static<typeof CommentSchema>
+export type Resolution = Static<typeof ResolutionSchema>
+export type Branch = Static<typeof BranchSchema>
+export type EntrySummary = Static<typeof EntrySummarySchema>
+export type EntryStandard = Static<typeof EntryStandardSchema>
+export type EntryFull = Static<typeof EntryFullSchema>
 
 export type EntryView = EntrySummary | EntryStandard | EntryFull
 
@@ -95,41 +43,16 @@ export interface SearchResult extends Page<EntryView & SearchHitExtras> {
   truncated?: boolean
 }
 
-export interface Project {
-  id: string
-  name: string
-  remote: string
-  created_at: string
-  role: 'maintainer' | 'member'
-}
-
-export interface JoinResult {
-  project: Project
-  created: boolean
-}
-
-export interface ApiKeyRecord {
-  id: string
-  name: string
-  prefix: string
-  created_at: string
-  expires_at: string | null
-  last_used_at: string | null
-  project_id: string | null
-  principal: AuthorRef
-  key?: string
-}
+export type Project = Static<typeof ProjectSchema>
+export type JoinResult = Static<typeof JoinResultSchema>
+export type ApiKeyRecord = Static<typeof ApiKeySchema>
+export type Health = Static<typeof HealthSchema>
 
 export type {Finding, PublishPreview, RedactionLine} from './schemas.js'
 
 /** What a sensitive_content problem adds to its body (docs/api.md, "Safe publish"). */
 export interface SensitiveReport {
-  findings: import('./schemas.js').Finding[]
+  findings: Finding[]
   findings_total: number
-  diff: import('./schemas.js').RedactionLine[]
-}
-
-export interface Health {
-  status: 'ok'
-  version: string
+  diff: RedactionLine[]
 }

@@ -6,10 +6,11 @@
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Browser} from 'playwright-core'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, expect, it} from 'vitest'
 import type {ChildDaemon} from '../helpers/daemon.js'
 import {consent, startLogin, startAuthWebFixture, type AuthWebFixture} from './auth-web-support.js'
 import type {KbEnv} from './helpers.js'
+import {requireSystem} from '../helpers/system.js'
 
 const FORGOTTEN = '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980'
 
@@ -31,7 +32,7 @@ afterAll(async () => {
 const configFile = (name: string): string => join(user.env.XDG_CONFIG_HOME!, 'kb', name)
 const readJson = (path: string): any => JSON.parse(readFileSync(path, 'utf8'))
 
-describe('kb auth login --web without a sign-in', () => {
+requireSystem('chromium').describe('kb auth login --web without a sign-in', () => {
   it('times out with a clear message; without a display it prints the URL; stray requests are ignored; a client the server forgot is registered again', async () => {
     // A client cached by an earlier login that the server has since swept.
     mkdirSync(join(user.env.XDG_CONFIG_HOME!, 'kb'), {recursive: true})

@@ -6,10 +6,11 @@
 import {existsSync, readFileSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Browser} from 'playwright-core'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, expect, it} from 'vitest'
 import {KB_BIN, ROOT, newPrincipal, type ChildDaemon} from '../helpers/daemon.js'
 import {consent, startAuthWebFixture, type AuthWebFixture} from './auth-web-support.js'
 import {run, type KbEnv} from './helpers.js'
+import {requireSystem} from '../helpers/system.js'
 
 let d: ChildDaemon
 let browser: Browser
@@ -36,7 +37,7 @@ async function waitForFile(path: string, pattern: RegExp, timeoutMs = 30_000): P
   }
 }
 
-describe('kb auth login --web with a real Secret Service', () => {
+requireSystem('chromium', 'secret-service').describe('kb auth login --web with a real Secret Service', () => {
   it('keeps the tokens in the keychain, refreshes them there, and logout revokes and deletes them', async () => {
     const bob = await newPrincipal(d, 'bob')
     const out = user.root

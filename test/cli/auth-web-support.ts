@@ -7,9 +7,9 @@ import {rmSync} from 'node:fs'
 import {chromium, type Browser, type Page} from 'playwright-core'
 import {expect} from 'vitest'
 import {KB_BIN, startChildDaemon, tempDir, type ChildDaemon} from '../helpers/daemon.js'
+import {findSystem} from '../helpers/system.js'
 import {cleanup, makeUser, type KbEnv, type RunResult} from './helpers.js'
 
-export const CHROMIUM = '/usr/bin/chromium'
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
 /** What every `kb auth login --web` test needs: a child daemon, a headless chromium and a kb user of its own. */
@@ -24,7 +24,7 @@ export interface AuthWebFixture {
 export async function startAuthWebFixture(prefix: string, env: Record<string, string>): Promise<AuthWebFixture> {
   const daemonDir = tempDir(prefix)
   const user = makeUser({KB_NO_AUTOSTART: '1', DISPLAY: '', WAYLAND_DISPLAY: '', ...env})
-  const [dr, br] = await Promise.allSettled([startChildDaemon({dataDir: daemonDir}), chromium.launch({executablePath: CHROMIUM, args: CHROMIUM_ARGS})])
+  const [dr, br] = await Promise.allSettled([startChildDaemon({dataDir: daemonDir}), chromium.launch({executablePath: findSystem('chromium').path ?? 'chromium', args: CHROMIUM_ARGS})])
   const stop = async (): Promise<void> => {
     if (br.status === 'fulfilled') await br.value.close()
     if (dr.status === 'fulfilled') await dr.value.stop()

@@ -8,11 +8,14 @@
 import {existsSync, readFileSync, statSync, writeFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import type {Browser} from 'playwright-core'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, expect, it} from 'vitest'
 import {KB_BIN, newPrincipal, type ChildDaemon} from '../helpers/daemon.js'
 import {openDb, sha256Hex, tokenRequest} from '../server/oauth/support.js'
 import {consent, startLogin, startAuthWebFixture, type AuthWebFixture} from './auth-web-support.js'
 import {kb, run, type KbEnv, type RunResult} from './helpers.js'
+import {requireSystem} from '../helpers/system.js'
+
+const system = requireSystem('chromium')
 
 const RECORDER = join(import.meta.dirname, 'fixtures', 'record-modules.mjs')
 
@@ -81,7 +84,7 @@ async function recordModules(args: string[]): Promise<{code: number | null; stdo
 let firstTokens: OAuthStored
 let beforeLogout: string
 
-describe('kb auth login --web', () => {
+system.describe('kb auth login --web', () => {
   it('signs in through the consent page, stores the tokens (0600), and every command uses them', async () => {
     const login = startLogin(user)
     const page = await consent(browser, await login.url, aliceKey, 'approve')

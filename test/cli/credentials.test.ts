@@ -10,6 +10,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {newPrincipal, startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
 import {cleanup, kb, makeUser, run, type KbEnv} from './helpers.js'
 import {KB_BIN} from '../helpers/daemon.js'
+import {requireSystem} from '../helpers/system.js'
 
 let d: ChildDaemon
 let carol: string
@@ -91,7 +92,7 @@ describe('without a keychain', () => {
   })
 })
 
-describe('with a real Secret Service (gnome-keyring over D-Bus)', () => {
+requireSystem('secret-service').describe('with a real Secret Service (gnome-keyring over D-Bus)', () => {
   it('stores the key in the keychain, not in the file, and uses it', async () => {
     const u = userOf()
     const script = join(u.root, 'session.sh')

@@ -8,7 +8,7 @@ import {homedir} from 'node:os'
 import {join} from 'node:path'
 import {KbError} from '../../shared/errors.js'
 import {DEFAULT_BASE_URL} from '../../shared/paths.js'
-import {DETAILS} from '../../shared/types.js'
+import {DETAILS, LIMIT_MAX} from '../../shared/contract.js'
 
 /** `$XDG_CONFIG_HOME/kb`, else `~/.config/kb`: config.json and the credential file live here. */
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -39,10 +39,10 @@ export const CONFIG_KEYS: Record<string, ConfigKey> = {
     },
   },
   default_limit: {
-    description: 'how many entries `kb list` and `kb search` return when --limit is not given (1–100)',
+    description: `how many entries \`kb list\` and \`kb search\` return when --limit is not given (1–${LIMIT_MAX})`,
     parse: (v) => {
       const n = Number(v)
-      if (!Number.isInteger(n) || n < 1 || n > 100) throw new KbError('usage', 'default_limit must be a whole number from 1 to 100')
+      if (!Number.isInteger(n) || n < 1 || n > LIMIT_MAX) throw new KbError('usage', `default_limit must be a whole number from 1 to ${LIMIT_MAX}`)
       return n
     },
   },

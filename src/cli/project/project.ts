@@ -7,10 +7,11 @@ import {execFile} from 'node:child_process'
 import {readFileSync, statSync} from 'node:fs'
 import {dirname, join, resolve} from 'node:path'
 import {KbError} from '../../shared/errors.js'
+import {UUID_PATTERN} from '../../shared/contract.js'
 import {canonicalRemote} from '../../shared/remote.js'
 import type {ApiClient} from '../../shared/client.js'
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const UUID = new RegExp(UUID_PATTERN)
 
 export function isUuid(s: string): boolean {
   return UUID.test(s)

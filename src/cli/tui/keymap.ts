@@ -1,36 +1,48 @@
 /**
- * @module Every key binding of `kb browse` in one table: what the key does in which focus, and the help
- * text `?` shows. Components ask `listAction`/`searchAction`/`detailAction` instead of testing keys.
+ * @module Every key binding of `kb browse` in one table: what a key does where, the short key line of
+ * each place and the help text `?` shows. The reducer asks `actionOf(place, key)` instead of testing keys.
  */
-import type {Key} from 'ink'
+import type {Key, SpecialKey} from './keys.js'
 
-export type ListAction =
-  | 'up' | 'down' | 'pageUp' | 'pageDown' | 'first' | 'last' | 'open' | 'search'
+/** Where the keys go: the search box, the results, the full view, the help screen, the prompts. */
+export type Place = 'search' | 'list' | 'full' | 'help' | 'text' | 'choice' | 'confirm'
+
+export type Action =
+  | 'up' | 'down' | 'pageUp' | 'pageDown' | 'first' | 'last'
+  | 'open' | 'search' | 'back' | 'quit' | 'help' | 'refresh'
   | 'resolve' | 'comment' | 'fork' | 'publish' | 'openUrl' | 'copyId' | 'delete'
-  | 'cycleScope' | 'toggleStatus' | 'help' | 'quit'
+  | 'cycleScope' | 'toggleStatus'
+  | 'nextLink' | 'prevLink'
+  | 'toList' | 'clear' | 'backspace'
+  | 'confirm' | 'cancel' | 'next' | 'prev' | 'yes' | 'no'
 
-export type SearchAction = 'toList' | 'quit' | 'backspace' | 'clear'
-export type DetailAction = 'up' | 'down' | 'pageUp' | 'pageDown' | 'first' | 'last' | 'close' | 'quit'
-
-interface Binding<A> {
-  /** What the help screen shows, e.g. "↑ k". */
+interface Binding {
+  /** What the help screen shows, e.g. "↑ k"; empty: shares the row above. */
   keys: string
-  action: A
+  action: Action
   help: string
-  match: (input: string, key: Key) => boolean
+  match: (k: Key) => boolean
 }
 
-const ch = (...chars: string[]) => (input: string, key: Key): boolean => !key.ctrl && !key.meta && chars.includes(input)
+const ch = (...chars: string[]) => (k: Key): boolean => k.name === 'char' && chars.includes(k.text)
+const is = (...names: SpecialKey[]) => (k: Key): boolean => (names as string[]).includes(k.name)
+const ctrl = (letter: string) => (k: Key): boolean => k.name === 'ctrl' && k.text === letter
+const any = (...ms: ((k: Key) => boolean)[]) => (k: Key): boolean => ms.some((m) => m(k))
 
-export const LIST_KEYS: Binding<ListAction>[] = [
-  {keys: '↑ k', action: 'up', help: 'previous entry', match: (i, k) => k.upArrow || ch('k')(i, k)},
-  {keys: '↓ j', action: 'down', help: 'next entry', match: (i, k) => k.downArrow || ch('j')(i, k)},
-  {keys: 'PgUp PgDn', action: 'pageUp', help: 'a page up / down', match: (_, k) => k.pageUp},
-  {keys: '', action: 'pageDown', help: '', match: (_, k) => k.pageDown},
-  {keys: 'g G', action: 'first', help: 'first / last entry', match: (i, k) => k.home || ch('g')(i, k)},
-  {keys: '', action: 'last', help: '', match: (i, k) => k.end || ch('G')(i, k)},
-  {keys: 'Enter', action: 'open', help: 'open the entry in full (body, comments, thought chain, branches)', match: (_, k) => k.return},
-  {keys: '/ Tab', action: 'search', help: 'back to the search box', match: (i, k) => k.tab || ch('/')(i, k)},
+/** Ctrl-C leaves from anywhere, text fields and prompts included. */
+export const isQuitKey = ctrl('c')
+
+const quit: Binding = {keys: 'q Esc', action: 'quit', help: 'leave', match: any(ch('q'), is('escape'))}
+const help: Binding = {keys: '?', action: 'help', help: 'this help', match: ch('?')}
+const moves = (what: string, up: string, down: string): Binding[] => [
+  {keys: '↑ k', action: 'up', help: up, match: any(is('up'), ch('k'))},
+  {keys: '↓ j', action: 'down', help: down, match: any(is('down'), ch('j'))},
+  {keys: what === 'entry' ? 'PgUp PgDn' : 'PgUp PgDn space', action: 'pageUp', help: 'a page up / down', match: is('pageUp')},
+  {keys: '', action: 'pageDown', help: '', match: what === 'entry' ? is('pageDown') : any(is('pageDown'), ch(' '))},
+  {keys: 'g G', action: 'first', help: what === 'entry' ? 'first / last entry' : 'top / bottom', match: any(is('home'), ch('g'))},
+  {keys: '', action: 'last', help: '', match: any(is('end'), ch('G'))},
+]
+const entryActions: Binding[] = [
   {keys: 'r', action: 'resolve', help: 'resolve (with an optional note)', match: ch('r')},
   {keys: 'c', action: 'comment', help: 'comment (Tab picks the type)', match: ch('c')},
   {keys: 'f', action: 'fork', help: 'fork (give a title, or Enter for the default)', match: ch('f')},
@@ -38,53 +50,84 @@ export const LIST_KEYS: Binding<ListAction>[] = [
   {keys: 'o', action: 'openUrl', help: "open the entry's url in the browser", match: ch('o')},
   {keys: 'y', action: 'copyId', help: "copy the entry's id", match: ch('y')},
   {keys: 'd', action: 'delete', help: 'delete (asks first)', match: ch('d')},
-  {keys: 's', action: 'cycleScope', help: 'scope filter: all → private → project → global', match: ch('s')},
-  {keys: 't', action: 'toggleStatus', help: 'status filter: all → open → resolved', match: ch('t')},
-  {keys: '?', action: 'help', help: 'this help', match: ch('?')},
-  {keys: 'q Esc', action: 'quit', help: 'leave', match: (i, k) => k.escape || ch('q')(i, k) || (k.ctrl && i === 'c')},
 ]
 
-export const SEARCH_KEYS: Binding<SearchAction>[] = [
-  {keys: '↓ Enter Tab', action: 'toList', help: 'go to the results', match: (_, k) => k.downArrow || k.return || k.tab},
-  {keys: 'Esc Ctrl-C', action: 'quit', help: 'leave', match: (i, k) => k.escape || (k.ctrl && i === 'c')},
-  {keys: 'Ctrl-U', action: 'clear', help: 'clear the query', match: (i, k) => k.ctrl && i === 'u'},
-  {keys: 'Backspace', action: 'backspace', help: 'delete a character', match: (_, k) => k.backspace || k.delete},
-]
-
-export const DETAIL_KEYS: Binding<DetailAction>[] = [
-  {keys: '↑ k', action: 'up', help: 'scroll up', match: (i, k) => k.upArrow || ch('k')(i, k)},
-  {keys: '↓ j', action: 'down', help: 'scroll down', match: (i, k) => k.downArrow || ch('j')(i, k)},
-  {keys: 'PgUp PgDn space', action: 'pageUp', help: 'a page up / down', match: (_, k) => k.pageUp},
-  {keys: '', action: 'pageDown', help: '', match: (i, k) => k.pageDown || ch(' ')(i, k)},
-  {keys: 'g G', action: 'first', help: 'top / bottom', match: (i, k) => k.home || ch('g')(i, k)},
-  {keys: '', action: 'last', help: '', match: (i, k) => k.end || ch('G')(i, k)},
-  {keys: 'Esc q Enter', action: 'close', help: 'back to the list', match: (i, k) => k.escape || k.return || ch('q')(i, k)},
-  {keys: 'Ctrl-C', action: 'quit', help: 'leave', match: (i, k) => k.ctrl && i === 'c'},
-]
-
-/** In the prompts (resolution note, comment, fork title, publish, delete). */
-export const PROMPT_KEYS: {keys: string; help: string}[] = [
-  {keys: 'Enter', help: 'confirm (an empty note is fine)'},
-  {keys: 'Esc', help: 'cancel'},
-  {keys: 'Tab ← →', help: 'pick the comment type / the scope to publish to'},
-  {keys: 'y n', help: 'answer the delete question'},
-]
-
-function find<A>(table: Binding<A>[], input: string, key: Key): A | null {
-  return table.find((b) => b.match(input, key))?.action ?? null
+const TABLES: Record<Place, Binding[]> = {
+  search: [
+    {keys: '↓ Enter Tab', action: 'toList', help: 'go to the results', match: is('down', 'enter', 'tab')},
+    {keys: 'Esc Ctrl-C', action: 'quit', help: 'leave', match: is('escape')},
+    {keys: 'Ctrl-U', action: 'clear', help: 'clear the query', match: ctrl('u')},
+    {keys: 'Backspace', action: 'backspace', help: 'delete a character', match: is('backspace', 'delete')},
+  ],
+  list: [
+    ...moves('entry', 'previous entry', 'next entry'),
+    {keys: 'Enter', action: 'open', help: 'open the entry in full (body, comments, thought chain, branches)', match: is('enter')},
+    {keys: '/ Tab', action: 'search', help: 'back to the search box', match: any(is('tab'), ch('/'))},
+    ...entryActions,
+    {keys: 's', action: 'cycleScope', help: 'scope filter: all → private → project → global', match: ch('s')},
+    {keys: 't', action: 'toggleStatus', help: 'status filter: all → open → resolved', match: ch('t')},
+    help,
+    quit,
+  ],
+  full: [
+    ...moves('line', 'scroll up', 'scroll down'),
+    {keys: 'Esc q Enter', action: 'back', help: 'back to the list', match: any(is('escape', 'enter'), ch('q'))},
+    {keys: 'Ctrl-C', action: 'quit', help: 'leave', match: () => false},
+    ...entryActions,
+    help,
+  ],
+  help: [{keys: 'any key', action: 'back', help: 'back', match: () => true}],
+  text: [
+    {keys: 'Enter', action: 'confirm', help: 'confirm (an empty note is fine)', match: is('enter')},
+    {keys: 'Esc', action: 'cancel', help: 'cancel', match: is('escape')},
+    {keys: 'Tab ← →', action: 'next', help: 'pick the comment type / the scope to publish to', match: is('tab')},
+    {keys: '', action: 'prev', help: '', match: is('backTab')},
+    {keys: '', action: 'clear', help: '', match: ctrl('u')},
+    {keys: '', action: 'backspace', help: '', match: is('backspace', 'delete')},
+  ],
+  choice: [
+    {keys: '', action: 'next', help: '', match: is('right', 'tab')},
+    {keys: '', action: 'prev', help: '', match: is('left', 'backTab')},
+    {keys: '', action: 'confirm', help: '', match: is('enter')},
+    {keys: '', action: 'cancel', help: '', match: is('escape')},
+  ],
+  confirm: [
+    {keys: 'y n', action: 'yes', help: 'answer the delete question', match: ch('y', 'Y')},
+    {keys: '', action: 'no', help: '', match: any(ch('n', 'N'), is('enter'))},
+    {keys: '', action: 'cancel', help: '', match: is('escape')},
+  ],
 }
 
-export const listAction = (input: string, key: Key): ListAction | null => find(LIST_KEYS, input, key)
-export const searchAction = (input: string, key: Key): SearchAction | null => find(SEARCH_KEYS, input, key)
-export const detailAction = (input: string, key: Key): DetailAction | null => find(DETAIL_KEYS, input, key)
+export function actionOf(place: Place, k: Key): Action | null {
+  return TABLES[place].find((b) => b.match(k))?.action ?? null
+}
 
-/** The help screen's rows: [keys, what they do], by focus. Bindings with an empty `keys` share the row above. */
+/** The key line of each place. */
+export const KEY_LINES: Record<Place, string> = {
+  search: 'type to search  ↓/Enter/Tab results  Esc quit',
+  list: '↑↓/jk move  Enter open  r resolve  c comment  f fork  p publish  o url  y copy  d delete  s scope  t status  / search  q quit',
+  full: '↑↓/jk scroll  PgUp/PgDn  g/G  r c f p o y d act  Esc back',
+  help: 'any key: back',
+  text: '',
+  choice: '',
+  confirm: '',
+}
+
+const TITLES: [Place, string][] = [
+  ['search', 'Search box'],
+  ['list', 'Results list'],
+  ['full', 'Full entry'],
+  ['text', 'Prompts'],
+]
+
+/** The help screen's sections: [keys, what they do]. Bindings with empty `keys` share the row above. */
 export function helpSections(): {title: string; rows: [string, string][]}[] {
-  const rows = <A>(t: Binding<A>[]): [string, string][] => t.filter((b) => b.keys !== '').map((b) => [b.keys, b.help])
-  return [
-    {title: 'Search box', rows: [['letters', 'edit the query (results follow as you type)'], ...rows(SEARCH_KEYS)]},
-    {title: 'Results list', rows: rows(LIST_KEYS)},
-    {title: 'Full entry', rows: rows(DETAIL_KEYS)},
-    {title: 'Prompts', rows: PROMPT_KEYS.map((p) => [p.keys, p.help] as [string, string])},
-  ]
+  return TITLES.map(([place, title]) => ({
+    title,
+    rows: [
+      ...(place === 'search' ? [['letters', 'edit the query (results follow as you type)'] as [string, string]] : []),
+      ...TABLES[place].filter((b) => b.keys !== '').map((b): [string, string] => [b.keys, b.help]),
+      ...(place === 'text' ? [['y n', 'answer the delete question'] as [string, string]] : []),
+    ],
+  }))
 }

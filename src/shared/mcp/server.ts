@@ -6,9 +6,10 @@
  */
 import {Server} from '@modelcontextprotocol/sdk/server/index.js'
 import {CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
-import {Ajv, type ErrorObject, type ValidateFunction} from 'ajv'
-import {KbError, type ErrorCode} from '../errors.js'
+import type {ErrorObject, ValidateFunction} from 'ajv'
+import {KbError} from '../errors.js'
 import {hintFor} from '../hints.js'
+import {createValidator} from '../validator.js'
 import {TOOLS, type ToolContext, type ToolDef} from './tools.js'
 
 export const MCP_INSTRUCTIONS =
@@ -17,7 +18,7 @@ export const MCP_INSTRUCTIONS =
   'After solving something non-obvious, record it with add_knowledge (with your reasoning as thought_chain), ' +
   'or comment on / resolve the entry you found.'
 
-const ajv = new Ajv({allErrors: true, strict: false, useDefaults: true, coerceTypes: false})
+const ajv = createValidator('json')
 const validators = new Map<string, ValidateFunction>()
 function validatorFor(tool: ToolDef): ValidateFunction {
   let v = validators.get(tool.name)
@@ -70,9 +71,9 @@ export function createMcpServer(ctx: ToolContext, version: string): Server {
       name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema,
       annotations: {
         title: t.title,
-        readOnlyHint: t.name === 'search_knowledge' || t.name === 'get_knowledge',
+        readOnlyHint: t.readOnly === true,
         destructiveHint: false,
-        idempotentHint: ['search_knowledge', 'get_knowledge', 'resolve_knowledge', 'join_project'].includes(t.name),
+        idempotentHint: t.idempotent === true,
         openWorldHint: false,
       },
     })),

@@ -11,6 +11,9 @@ import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {KB_BIN, startChildDaemon, type ChildDaemon} from '../../helpers/daemon.js'
 import {cleanup, kb, makeUser, type KbEnv} from '../helpers.js'
+import {requireSystem} from '../../helpers/system.js'
+
+const system = requireSystem('tmux')
 
 const exec = promisify(execFile)
 // Our own tmux server (a socket in the test's temp dir), so a person's tmux sessions are never touched.
@@ -58,16 +61,16 @@ beforeAll(async () => {
     ['Flaky test on CI runners', 'The runner has two cores; keep each test file under 20 s.'],
   ]) expect((await d.request('POST', '/knowledge', {body: {title, body, scope: 'global', tags: ['daemon']}})).status).toBe(201)
   // The server stays up between sessions (by default it exits with its last session, racing the next test).
-  await tmux('start-server', ';', 'set-option', '-g', 'exit-empty', 'off')
+  if (system.available) await tmux('start-server', ';', 'set-option', '-g', 'exit-empty', 'off')
 })
 
 afterAll(async () => {
-  if (socket) await exec('tmux', ['-S', socket, 'kill-server']).catch(() => undefined)
+  if (socket && system.available) await exec('tmux', ['-S', socket, 'kill-server']).catch(() => undefined)
   await d?.stop()
   if (user) await cleanup(user)
 })
 
-describe('kb browse in a real terminal (tmux)', () => {
+system.describe('kb browse in a real terminal (tmux)', () => {
   it('types a query, sees the entry, resolves it with r, leaves with q; the API confirms', async () => {
     session = 'resolve'
     const done = join(user.root, 'browse-exit')
@@ -121,8 +124,10 @@ describe('kb browse in a real terminal (tmux)', () => {
     await waitUntil(() => existsSync(done) && readFileSync(done, 'utf8').trim() !== '', 'kb browse should exit after Esc')
     expect(readFileSync(done, 'utf8').trim()).toBe('0')
   })
+})
 
-  it('without a terminal it exits 2 and suggests kb search', async () => {
+describe('kb browse without a terminal', () => {
+  it('exits 2 and suggests kb search', async () => {
     const r = await kb(user, ['browse'], {env: {KB_BASE_URL: d.url, KB_API_KEY: d.ownerKey}})
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('kb search')

@@ -1,7 +1,8 @@
 /**
  * @module /projects (join-or-create, list), the unauthenticated /health and /openapi.json, X-Request-Id,
- * the Host check and 405s with Allow, against a real daemon.
+ * (on early 400s too), the Host check and 405s with Allow, against a real daemon.
  */
+import {connect} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {expectProblem, ISO_RE, keysOf, MISSING_ID, rawRequest, UUID_RE} from './support.js'
@@ -105,6 +106,27 @@ describe('X-Request-Id', () => {
     expect(noRoute.headers.get('x-request-id')).toMatch(UUID_RE)
     const created = await d.request('POST', '/knowledge', {body: {title: 't', body: 'b'}, headers: {'x-request-id': 'create-1'}})
     expect(created.headers.get('x-request-id')).toBe('create-1')
+  })
+
+  it('is on the 400s answered before routing: a malformed or over-long id, and HTTP node cannot parse', async () => {
+    for (const path of ['/knowledge/%ff', `/knowledge/${'a'.repeat(600)}`, '/knowledge/%zz/comments']) {
+      const res = await rawRequest(d.url, 'GET', path, {authorization: `Bearer ${d.ownerKey}`, 'x-request-id': 'early-1'})
+      expect(res.status, path).toBe(400)
+      expect(res.headers['x-request-id'], path).toBe('early-1')
+      const plain = await rawRequest(d.url, 'GET', path, {authorization: `Bearer ${d.ownerKey}`})
+      expect(plain.headers['x-request-id'], path).toMatch(UUID_RE)
+    }
+    // Refused by node's parser (a space inside the target): the answer is written on the socket directly.
+    const u = new URL(d.url)
+    const answer = await new Promise<string>((resolve, reject) => {
+      let text = ''
+      const sock = connect({host: u.hostname, port: Number(u.port)}, () => sock.write('GET /a b c HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'))
+      sock.on('data', (c: Buffer) => (text += c.toString('latin1')))
+      sock.on('close', () => resolve(text))
+      sock.on('error', reject)
+    })
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /)
+    expect(/^x-request-id: (.+)\r$/im.exec(answer)?.[1]).toMatch(UUID_RE)
   })
 })
 

@@ -7,11 +7,12 @@ import {randomBytes} from 'node:crypto'
 import {auth, type OAuthClientProvider} from '@modelcontextprotocol/sdk/client/auth.js'
 import type {OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens} from '@modelcontextprotocol/sdk/shared/auth.js'
 import {chromium, type Browser, type Page} from 'playwright-core'
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, expect, it} from 'vitest'
 import {startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {authorizeUrl, pkcePair, redirectListener, registerOk, tokenRequest, type RedirectListener} from './support.js'
+import {requireSystem} from '../../helpers/system.js'
 
-const CHROMIUM = '/usr/bin/chromium'
+const system = requireSystem('chromium')
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
 
 let d: TestDaemon
@@ -22,7 +23,7 @@ beforeAll(async () => {
   // Started side by side; whatever did start is kept so afterAll can stop it even if another part failed.
   const [dr, br, lr] = await Promise.allSettled([
     startInProcessDaemon(),
-    chromium.launch({executablePath: CHROMIUM, args: CHROMIUM_ARGS}),
+    chromium.launch({executablePath: system.paths.chromium!, args: CHROMIUM_ARGS}),
     redirectListener('/callback'),
   ])
   if (dr.status === 'fulfilled') d = dr.value
@@ -45,7 +46,7 @@ async function withPage<T>(fn: (page: Page) => Promise<T>): Promise<T> {
   }
 }
 
-describe('the consent page in chromium', () => {
+system.describe('the consent page in chromium', () => {
   it('names the client and redirect host, shows an error for a wrong key, and approves with the right one', async () => {
     // Registered without a port: the listener's run-time port must still match (RFC 8252).
     const client = await registerOk(d, {redirect_uris: ['http://127.0.0.1/callback'], client_name: 'Chromium <Test> Client'})
@@ -166,7 +167,7 @@ class BrowserProvider implements OAuthClientProvider {
   }
 }
 
-describe('the MCP TypeScript SDK client auth()', () => {
+system.describe('the MCP TypeScript SDK client auth()', () => {
   for (const target of ['mcp', 'api'] as const) {
     it(`goes from discovery to an API call and a refresh (server URL: the ${target === 'mcp' ? 'MCP endpoint' : 'API base'})`, async () => {
       const serverUrl = target === 'mcp' ? `${d.url}/mcp` : d.url

@@ -6,7 +6,7 @@ import {rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import {openSqliteStore, type SqliteStore} from '../../../server/store/sqlite.js'
-import type {OAuthClientRow, OAuthCodeRow, OAuthTokenRow} from '../../../server/store/store.js'
+import type {OAuthClientRow, OAuthCodeRow, OAuthTokenRow} from '../../../server/store/oauth-store.js'
 import {tempDir} from '../../helpers/daemon.js'
 
 let dir: string

@@ -1,104 +1,8 @@
 /**
- * @module Driver-independent pieces of search: turning a query into terms, stop words, typo candidates,
- * and the BM25F scorer that re-ranks a driver's candidates (docs/search.md explains the choices).
+ * @module BM25F ranking (Robertson & Zaragoza), driver-independent: a driver finds candidates, this scorer
+ * orders them over all the query's terms with per-field length normalisation (docs/search.md, "Ranking").
  */
-import {porterStem} from './porter.js'
-
-// Words that carry no meaning in a question ("what are the problems of …"); dropped from queries unless
-// nothing else is left. Kept short on purpose: BM25 already gives frequent words little weight.
-const STOP_WORDS = new Set(
-  ('a an and are as at be been being but by can could did do does for from had has have how i if in into is it its ' +
-    'may might must no not of on or so such than that the their them then there these they this those to was ' +
-    'we were what when where which while who whom why will with would you your').split(' '),
-)
-
-const WORD = /[\p{L}\p{N}]+/gu
-
-/**
- * Splits a query into its terms, lower-cased and accent-free, in order, without repeats. Everything that
- * is not a letter or digit separates words, so FTS5 syntax in the input (`AND`, `"`, `*`, `:`, `(` …)
- * is plain text. Besides the words, a term may be:
- * - a **phrase** (words joined by one space): the parts of a code token in the order written, so that
- *   `max_idle_conns`, `foo.bar()`, `src/server/app.ts` or `node:http` match as a whole (the index splits
- *   them into adjacent words) above entries that merely contain the parts; `getUserName` brings the
- *   phrase `get user name` too, for the same identifier written `get_user_name`;
- * - a **prefix** (a word and `*`): the last word, when the query ends inside it (someone is still typing;
- *   `daemo` → `daemon`). Words under three letters and stop words are not completed.
- */
-export function queryTerms(query: string): string[] {
-  const out: string[] = []
-  const chunks = query.split(/\s+/).filter((c) => c !== '')
-  const typing = /[\p{L}\p{N}]$/u.test(query)
-  chunks.forEach((chunk, i) => {
-    const runs = chunk.match(WORD) ?? []
-    const words = runs.map(fold)
-    if (words.length === 0) return
-    if (words.length > 1) out.push(words.join(' '))
-    for (const run of runs) {
-      const camel = camelParts(run)
-      if (camel.length > 1) out.push(camel.map(fold).join(' '))
-    }
-    out.push(...words)
-    const last = words.at(-1)!
-    if (i === chunks.length - 1 && typing && Array.from(last).length >= 3 && !STOP_WORDS.has(last)) out.push(`${last}*`)
-  })
-  return [...new Set(out)]
-}
-
-/** `getUserName` → get, User, Name; `XMLHttpRequest` → XML, Http, Request; one part when not camel case. */
-function camelParts(run: string): string[] {
-  return run.match(/\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|[^\p{Lu}\p{Ll}\p{N}]+/gu) ?? [run]
-}
-
-export type QueryTerm = {kind: 'word'; word: string} | {kind: 'phrase'; words: string[]} | {kind: 'prefix'; word: string}
-
-/** Reads back a term of queryTerms: a word, a phrase of words, or a prefix to complete. */
-export function parseTerm(term: string): QueryTerm {
-  if (term.includes(' ')) return {kind: 'phrase', words: term.split(' ').filter((w) => w !== '')}
-  if (term.endsWith('*') && term.length > 1) return {kind: 'prefix', word: term.slice(0, -1)}
-  return {kind: 'word', word: term}
-}
-
-/** A term as an FTS5 string: always quoted, so no input can be read as an operator. */
-export function ftsString(text: string): string {
-  return `"${text.replaceAll('"', '""')}"`
-}
-
-/** The terms worth matching: without stop words, unless the query is nothing but stop words. */
-export function rankTerms(terms: string[]): string[] {
-  const meaningful = terms.filter((t) => !STOP_WORDS.has(t))
-  return (meaningful.length > 0 ? meaningful : terms).slice(0, 64)
-}
-
-/**
- * Indexed (stemmed) terms that a possibly misspelt word may stand for: one edit away from the word or
- * from the word less up to three trailing characters (the stemmer drops suffixes such as "-ing", "-ed").
- */
-export function typoCandidates(word: string, vocabulary: string[]): string[] {
-  const out: string[] = []
-  const forms = [word]
-  for (let k = 1; k <= 3 && word.length - k >= 4; k++) forms.push(word.slice(0, word.length - k))
-  for (const v of vocabulary) {
-    if (v.length < 4) continue
-    if (forms.some((f) => withinOneEdit(f, v))) out.push(v)
-  }
-  return out.slice(0, 8)
-}
-
-/** True when a and b differ by at most one insertion, deletion, substitution or adjacent swap. */
-export function withinOneEdit(a: string, b: string): boolean {
-  if (a === b) return true
-  const la = a.length
-  const lb = b.length
-  if (Math.abs(la - lb) > 1) return false
-  let i = 0
-  while (i < la && i < lb && a[i] === b[i]) i++
-  if (la === lb) {
-    if (a.slice(i + 1) === b.slice(i + 1)) return true // substitution
-    return i + 1 < la && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2) // swap
-  }
-  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1)
-}
+import {fold, stemOf} from './text.js'
 
 /** The fields search looks at, in the order of the FTS5 table's columns. */
 export const SEARCH_FIELDS = ['title', 'tags', 'body'] as const
@@ -142,32 +46,6 @@ export interface RankTerm {
 /** Inverse document frequency, BM25's with 1 added inside the logarithm so that it never goes negative. */
 export function idf(df: number, docs: number): number {
   return Math.log(1 + (docs - df + 0.5) / (df + 0.5))
-}
-
-const STEM_CACHE_MAX = 100_000
-const stemCache = new Map<string, string>()
-
-/** The index form of a folded word, memoised: the same few thousand words recur in every document. */
-export function stemOf(word: string): string {
-  let s = stemCache.get(word)
-  if (s === undefined) {
-    if (stemCache.size >= STEM_CACHE_MAX) stemCache.clear()
-    s = porterStem(word)
-    stemCache.set(word, s)
-  }
-  return s
-}
-
-/** The distinct index terms (stems) of a text, as the FTS5 tokenizer produces them. */
-export function indexStems(text: string): Set<string> {
-  const out = new Set<string>()
-  for (const w of fold(text).match(/[\p{L}\p{N}]+/gu) ?? []) out.add(stemOf(w))
-  return out
-}
-
-/** Folds text as the index tokenizer does (lower case, accents removed). */
-function fold(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase()
 }
 
 /**

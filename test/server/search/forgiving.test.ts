@@ -3,8 +3,8 @@
  * and, through HTTP, prefix completion, code tokens, typos, filters and visibility, and token budgets.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {parseTerm, queryTerms, rankTerms} from '../../server/store/search-terms.js'
-import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../helpers/daemon.js'
+import {parseTerm, queryTerms, rankTerms} from '../../../server/search/query.js'
+import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 
 describe('query parser', () => {
   it('folds case and accents and drops repeats', () => {

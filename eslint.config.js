@@ -1,0 +1,28 @@
+// @ts-check
+/** @module The one lint configuration: typescript-eslint's recommended rules plus the conventions of docs/architecture.md. */
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  {ignores: ['dist/', 'node_modules/', 'coverage/', '.bench-data/']},
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {globals: {process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setImmediate: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', performance: 'readonly', fetch: 'readonly', AbortController: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly', Headers: 'readonly', Request: 'readonly', Response: 'readonly', URLSearchParams: 'readonly', AbortSignal: 'readonly', crypto: 'readonly'}},
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', {argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none'}],
+      '@typescript-eslint/consistent-type-imports': ['error', {fixStyle: 'inline-type-imports'}],
+      'no-restricted-syntax': ['error', {selector: 'ExportDefaultDeclaration', message: 'Use named exports.'}],
+    },
+  },
+  {
+    // Exported functions of product code declare what they return.
+    files: ['src/**/*.ts', 'src/**/*.tsx', 'server/**/*.ts', 'commands/**/*.ts'],
+    rules: {'@typescript-eslint/explicit-module-boundary-types': 'error'},
+  },
+  {
+    // oclif loads each command through its module's default export.
+    files: ['commands/**/*.ts', 'eslint.config.js', 'vitest.config.ts', 'knip.config.ts'],
+    rules: {'no-restricted-syntax': 'off'},
+  },
+)

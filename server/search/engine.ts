@@ -1,0 +1,149 @@
+/**
+ * @module The search engine every driver shares (the seam is described in `driver.ts`): it expands a
+ * query's terms against the index (statistics, typo tolerance, completion of the word being typed),
+ * chooses which terms generate candidates, asks the driver for them, and re-ranks them with BM25F.
+ * docs/search.md describes each step and how it was measured.
+ */
+import type {EntryFilter, SearchHit, SearchOptions, SearchOutcome, Viewer} from '../store/store.js'
+import {Bm25fScorer} from './bm25f.js'
+import type {IndexTerm, SearchIndex} from './driver.js'
+import {parseTerm, rankTerms} from './query.js'
+import {stemOf} from './text.js'
+import {PROBE_LIMIT, VOCABULARY_MIN_LENGTH, byVocabularyOrder, headOf, typoCandidates, typoProbes} from './vocabulary.js'
+
+/** Candidates re-ranked per search: at least this many, and twice the page size. */
+const CANDIDATES_MIN = 50
+/** Postings (summed document frequencies) that candidate terms may cover before common terms are left out. */
+const CANDIDATE_POSTINGS = 10_000
+/** Words per query that typo tolerance looks up: a long question may hold many words the store lacks; a few corrections are what helps. */
+const TYPO_LOOKUPS_MAX = 3
+/** Shortest word that typo tolerance corrects. */
+const TYPO_WORD_MIN = 5
+/** Completions of a word still being typed, the shortest first, and how much each counts next to a typed word. */
+const COMPLETIONS_MAX = 8
+const COMPLETION_WEIGHT = 0.5
+/** How much longer than the typed prefix a completion may be. */
+const COMPLETION_EXTRA_MAX = 12
+/** How much a code token's phrase counts on top of its parts (docs/search.md: Cranfield's hyphenated words). */
+const PHRASE_WEIGHT = 0.5
+
+const WORD_ONLY = /^[\p{L}\p{N}]+$/u
+
+/**
+ * The terms that generate candidates: the rarest first, adding commoner ones while the postings they
+ * cover stay within CANDIDATE_POSTINGS. The rest only re-rank; none at all when even the rarest term is
+ * that common.
+ */
+function selectiveTerms(terms: IndexTerm[]): IndexTerm[] {
+  const byRarity = [...terms].sort((a, b) => a.df - b.df)
+  const chosen: IndexTerm[] = []
+  let postings = 0
+  for (const t of byRarity) {
+    if (postings + t.df > CANDIDATE_POSTINGS) break
+    chosen.push(t)
+    postings += t.df
+  }
+  return chosen
+}
+
+export class SearchEngine {
+  constructor(private readonly index: SearchIndex) {}
+
+  /**
+   * Search in two stages: the driver finds candidates with any-term matching in its own first-stage order;
+   * the best few are re-ranked here with a tuned BM25F over all the terms. Very common terms do not
+   * generate candidates when rarer ones give enough, so that a query with "error" in it does not score
+   * half the store; they still count in the re-ranking and in `total`.
+   */
+  async search(viewer: Viewer, filter: EntryFilter, options: SearchOptions): Promise<SearchOutcome> {
+    const terms = await this.expandTerms(rankTerms(options.terms))
+    if (terms.length === 0) return {hits: [], total: 0}
+    const source = await this.index.candidates(viewer, filter)
+    const total = await source.count(terms)
+    if (total === 0) return {hits: [], total: 0}
+
+    const depth = Math.max(CANDIDATES_MIN, 2 * options.limit)
+    const selective = selectiveTerms(terms)
+    let keys = selective.length > 0 ? await source.best(selective, depth) : []
+    if (keys.length < Math.min(depth, total)) {
+      // Only very common terms, or too few entries with the rarer ones: ranking every entry with a
+      // common word would cost a scan, so take the newest matches, those with a title match first.
+      keys = [...new Set([...keys, ...(await source.newest(terms, depth))])]
+    }
+    const scorer = new Bm25fScorer(terms, await this.index.collectionStats())
+    const ranked = (await this.index.texts(keys))
+      .map((t) => ({key: t.key, score: scorer.score({title: t.title, tags: t.tags.join(' '), body: t.body})}))
+      .sort((a, b) => b.score - a.score || b.key - a.key)
+      .slice(0, options.limit)
+    const entries = await this.index.entries(ranked.map((r) => r.key))
+    const hits: SearchHit[] = []
+    for (const {key, score} of ranked) {
+      const hit: SearchHit = {entry: entries.get(key)!, score: Number(score.toPrecision(6))}
+      if (options.explain) Object.assign(hit, await this.index.explain(key, terms))
+      hits.push(hit)
+    }
+    return {hits, total}
+  }
+
+  /**
+   * The query's terms (query.ts queryTerms) as index terms with their document frequencies, one per stem
+   * or phrase, without those that match nothing. A longer word that matches nothing brings instead the
+   * indexed terms one edit away (typo tolerance; the vocabulary holds stems, so a few trailing characters
+   * may be dropped first). A prefix brings the shortest indexed terms it begins, counting less than typed
+   * words; a phrase (a code token's parts) is one more term, rarer than its parts.
+   */
+  private async expandTerms(terms: string[]): Promise<IndexTerm[]> {
+    const out = new Map<string, IndexTerm>()
+    const add = async (word: string, weight = 1): Promise<number> => {
+      const stem = stemOf(word)
+      const known = out.get(stem)
+      if (known) return known.df
+      const df = await this.index.documentFrequency(stem)
+      if (df > 0) out.set(stem, {words: [word], stem, df, ...(weight !== 1 ? {weight} : {})})
+      return df
+    }
+    let lookups = 0
+    const prefixes: string[] = []
+    for (const term of terms) {
+      const parsed = parseTerm(term)
+      if (parsed.kind === 'prefix') {
+        prefixes.push(parsed.word)
+        continue
+      }
+      if (parsed.kind === 'phrase') {
+        const stems = parsed.words.map(stemOf)
+        const key = stems.join(' ')
+        if (out.has(key)) continue
+        const df = await this.index.phraseFrequency(parsed.words)
+        if (df > 0) out.set(key, {words: parsed.words, stem: key, df, phrase: stems, weight: PHRASE_WEIGHT})
+        continue
+      }
+      const word = parsed.word
+      if ((await add(word)) > 0) continue
+      if (Array.from(word).length < TYPO_WORD_MIN || !WORD_ONLY.test(word) || lookups++ >= TYPO_LOOKUPS_MAX) continue
+      for (const candidate of typoCandidates(word, await this.near(word))) await add(candidate)
+    }
+    // Completions last, so that a word typed in full keeps its full weight.
+    for (const prefix of prefixes) for (const completion of await this.completions(prefix)) await add(completion, COMPLETION_WEIGHT)
+    return [...out.values()]
+  }
+
+  /** Vocabulary terms that may be one edit from a form of the word (vocabulary.ts typoProbes), in vocabulary order. */
+  private async near(word: string): Promise<string[]> {
+    const found = new Set<string>()
+    for (const probe of typoProbes(word)) for (const term of await this.index.vocabulary(probe, PROBE_LIMIT)) found.add(term)
+    return [...found].sort(byVocabularyOrder)
+  }
+
+  /** The shortest indexed terms (at most COMPLETIONS_MAX) that begin with the prefix: one vocabulary read per length. */
+  private async completions(prefix: string): Promise<string[]> {
+    if (!WORD_ONLY.test(prefix)) return []
+    const length = Array.from(prefix).length
+    const head = headOf(prefix)
+    const out: string[] = []
+    for (let len = Math.max(VOCABULARY_MIN_LENGTH, length + 1); len <= length + COMPLETION_EXTRA_MAX && out.length < COMPLETIONS_MAX; len++) {
+      out.push(...(await this.index.vocabulary({head, length: len, prefix}, COMPLETIONS_MAX - out.length)))
+    }
+    return out
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * @module The SQLite side of search (the `SearchIndex` of driver.ts): FTS5 over title, tags and body finds,
+ * counts and first orders candidates (its bm25() with column weights), fts5vocab gives document frequencies,
+ * FTS5's totals record the collection's size, `search_vocab` serves vocabulary reads, and highlight() and
+ * snippet() explain a hit. Visibility and filters are the SQL of sqlite-rows.ts, as `GET /knowledge` uses.
+ */
+import type Database from 'better-sqlite3'
+import {ENTRY_COLUMNS, entryFromRow, filterSql, type Row, type StatementCache} from '../store/sqlite-rows.js'
+import type {EntryFilter, EntryRow, SearchHit, Viewer} from '../store/store.js'
+import {type CollectionStats, SEARCH_FIELDS} from './bm25f.js'
+import type {CandidateSource, CandidateText, IndexTerm, SearchIndex} from './driver.js'
+import type {VocabularyProbe} from './vocabulary.js'
+
+/** FTS5 bm25() column weights (title, tags, body) that order candidates before re-ranking (docs/search.md). */
+export const BM25_WEIGHTS = {title: 4, tags: 2, body: 1}
+const DF_CACHE_MAX = 50_000
+
+/** A term as an FTS5 string: always quoted, so no input can be read as an operator. */
+function ftsString(text: string): string {
+  return `"${text.replaceAll('"', '""')}"`
+}
+
+/** An FTS5 expression matching any of the terms in title, tags or body. */
+function ftsMatch(terms: IndexTerm[]): string {
+  return `{title tags body} : (${terms.map((t) => ftsString(t.words.join(' '))).join(' OR ')})`
+}
+
+/** SQLite varints (big-endian, 7 bits a byte, the ninth byte whole), as FTS5 stores its totals. */
+function readVarints(buf: Buffer): number[] {
+  const out: number[] = []
+  let i = 0
+  while (i < buf.length) {
+    let v = 0
+    let n = 0
+    for (;;) {
+      const byte = buf[i++]!
+      if (n === 8) {
+        v = v * 256 + byte
+        break
+      }
+      v = v * 128 + (byte & 0x7f)
+      n++
+      if (byte < 0x80 || i >= buf.length) break
+    }
+    out.push(v)
+  }
+  return out
+}
+
+export class SqliteSearchIndex implements SearchIndex {
+  private readonly dfCache = new Map<string, {df: number; changes: number}>()
+
+  constructor(private readonly statements: StatementCache) {}
+
+  private stmt(sql: string): Database.Statement {
+    return this.statements.get(sql)
+  }
+
+  /**
+   * Counting walks the term's whole doclist, so counts are cached and reused while the rows changed since
+   * (`total_changes()`, an upper bound on how far the count can have moved) stay under 1% of it: a rare
+   * term is recounted each time, a common one rarely.
+   */
+  private cached(key: string, count: () => number): number {
+    const changes = this.stmt('SELECT total_changes()').pluck().get() as number
+    const cached = this.dfCache.get(key)
+    if (cached && changes - cached.changes <= cached.df / 100) return cached.df
+    const df = count()
+    if (this.dfCache.size >= DF_CACHE_MAX) this.dfCache.clear()
+    this.dfCache.set(key, {df, changes})
+    return df
+  }
+
+  async documentFrequency(stem: string): Promise<number> {
+    return this.cached(stem, () => (this.stmt('SELECT doc FROM entries_vocab WHERE term = ?').pluck().get(stem) as number | undefined) ?? 0)
+  }
+
+  async phraseFrequency(words: string[]): Promise<number> {
+    const match = ftsString(words.join(' '))
+    return this.cached(`\u0000${match}`, () => this.stmt('SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck().get(match) as number)
+  }
+
+  /** From FTS5's own totals record (one row read). */
+  async collectionStats(): Promise<CollectionStats> {
+    const block = (this.stmt('SELECT block FROM entries_fts_data WHERE id = 1').pluck().get() as Buffer | undefined) ?? Buffer.alloc(0)
+    const [docs = 0, title = 0, tags = 0, body = 0] = readVarints(block)
+    const avg = (n: number): number => (docs > 0 ? n / docs : 0)
+    return {docs, avgLength: {title: avg(title), tags: avg(tags), body: avg(body)}}
+  }
+
+  /** One range of the vocabulary's primary key (by prefix) or of its index on reversed terms (by suffix). */
+  async vocabulary(probe: VocabularyProbe, limit: number): Promise<string[]> {
+    if ('prefix' in probe) {
+      return this.stmt('SELECT term FROM search_vocab WHERE head = ? AND len = ? AND term >= ? AND term < ? ORDER BY term LIMIT ?').pluck()
+        .all(probe.head, probe.length, probe.prefix, `${probe.prefix}\u{10FFFF}`, limit) as string[]
+    }
+    const rev = Array.from(probe.suffix).reverse().join('')
+    return this.stmt('SELECT term FROM search_vocab WHERE head = ? AND len = ? AND rev >= ? AND rev < ? ORDER BY rev LIMIT ?').pluck()
+      .all(probe.head, probe.length, rev, `${rev}\u{10FFFF}`, limit) as string[]
+  }
+
+  /** When the caller may see every entry and narrows nothing, FTS5 alone answers; else the reads join `entries`. */
+  async candidates(viewer: Viewer, filter: EntryFilter): Promise<CandidateSource> {
+    const {where, params} = filterSql(viewer, filter)
+    const unfiltered = Object.values(filter).every((v) => v === undefined)
+    const direct = unfiltered && this.seesEverything(viewer)
+    const run = (sql: string, bound: Row): unknown[] => this.stmt(sql).pluck().all({...(direct ? {} : params), ...bound})
+    const matching = (rest: string): string => (direct
+      ? `SELECT rowid AS seq FROM entries_fts WHERE entries_fts MATCH @match ${rest}`
+      : `SELECT e.seq FROM entries_fts f JOIN entries e ON e.seq = f.rowid WHERE entries_fts MATCH @match AND ${where.join(' AND ')} ${rest}`)
+    const w = BM25_WEIGHTS
+    return {
+      count: async (terms) => {
+        const sql = direct
+          ? 'SELECT count(*) AS n FROM entries_fts WHERE entries_fts MATCH ?'
+          : `SELECT count(*) AS n FROM entries_fts f JOIN entries e ON e.seq = f.rowid WHERE entries_fts MATCH @match AND ${where.join(' AND ')}`
+        const match = ftsMatch(terms)
+        return (direct ? (this.stmt(sql).get(match) as {n: number}) : (this.stmt(sql).get({...params, match}) as {n: number})).n
+      },
+      best: async (terms, depth) => run(matching(`ORDER BY bm25(entries_fts, ${w.title}, ${w.tags}, ${w.body}) LIMIT @depth`), {match: ftsMatch(terms), depth}) as number[],
+      // FTS5 reads doclists backwards and stops: the newest matches cost no scan of the older ones.
+      newest: async (terms, depth) => {
+        const words = terms.map((t) => ftsString(t.words.join(' '))).join(' OR ')
+        const sql = matching(direct ? 'ORDER BY rowid DESC LIMIT @depth' : 'ORDER BY f.rowid DESC LIMIT @depth')
+        return [...(run(sql, {match: `{title} : (${words})`, depth}) as number[]), ...(run(sql, {match: ftsMatch(terms), depth}) as number[])]
+      },
+    }
+  }
+
+  async texts(keys: number[]): Promise<CandidateText[]> {
+    const rows = this.stmt('SELECT seq, title, tags, body FROM entries WHERE seq IN (SELECT value FROM json_each(?))')
+      .all(JSON.stringify(keys)) as Array<{seq: number; title: string; tags: string; body: string}>
+    return rows.map((r) => ({key: r.seq, title: r.title, tags: JSON.parse(r.tags) as string[], body: r.body}))
+  }
+
+  async entries(keys: number[]): Promise<Map<number, EntryRow>> {
+    const rows = this.stmt(`SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id
+      WHERE e.seq IN (SELECT value FROM json_each(?))`).all(JSON.stringify(keys)) as Row[]
+    return new Map(rows.map((r) => [r.seq as number, entryFromRow(r)]))
+  }
+
+  /** From FTS5's `highlight()` and `snippet()`. The CAST matters: better-sqlite3 binds a JS number as REAL, and FTS5 then ignores `rowid = ?` next to MATCH. */
+  async explain(key: number, terms: IndexTerm[]): Promise<Pick<SearchHit, 'matched' | 'snippet'>> {
+    const row = this.stmt(`SELECT highlight(entries_fts, 0, char(1), char(2)) AS title, highlight(entries_fts, 1, char(1), char(2)) AS tags,
+        snippet(entries_fts, 2, char(1), char(2), '…', 24) AS body
+      FROM entries_fts WHERE entries_fts MATCH ? AND rowid = CAST(? AS INTEGER)`).get(ftsMatch(terms), key) as {title: string; tags: string; body: string} | undefined
+    const fields: string[] = []
+    const found = new Set<string>()
+    for (const field of SEARCH_FIELDS) {
+      const marked = [...String(row?.[field] ?? '').matchAll(/\u0001([^\u0002]*)\u0002/g)].map((m) => m[1]!.toLowerCase())
+      if (marked.length > 0) fields.push(field)
+      for (const m of marked) found.add(m)
+    }
+    return {matched: {fields, terms: [...found]}, snippet: String(row?.body ?? '').replaceAll('\u0001', '«').replaceAll('\u0002', '»')}
+  }
+
+  /**
+   * Whether every entry is visible to the viewer: no one else's private entries and no project entries
+   * outside the viewer's projects. Index seeks only (migration 3): one per project that has entries.
+   */
+  private seesEverything(viewer: Viewer): boolean {
+    const me = viewer.principalId
+    const othersPrivate = this.stmt(`SELECT EXISTS (SELECT 1 FROM entries WHERE scope = 'private' AND author_id < @me)
+      OR EXISTS (SELECT 1 FROM entries WHERE scope = 'private' AND author_id > @me)
+      OR EXISTS (SELECT 1 FROM entries WHERE scope = 'project' AND project_id IS NULL)`).pluck().get({me}) as number
+    if (othersPrivate) return false
+    const mine = new Set(this.stmt('SELECT project_id FROM memberships WHERE principal_id = ?').pluck().all(me) as string[])
+    const nextProject = this.stmt(`SELECT project_id FROM entries WHERE scope = 'project' AND project_id > ? ORDER BY project_id LIMIT 1`).pluck()
+    for (let after = ''; ;) {
+      const project = nextProject.get(after) as string | undefined
+      if (project === undefined) return true
+      if (!mine.has(project)) return false
+      after = project
+    }
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * @module Writing entries in the SQLite store, shared by live writes (sqlite.ts) and import
+ * (sqlite-transfer.ts) so that both store and index text identically: the row's columns, its tags, the
+ * search vocabulary (added to on every write, pruned of terms no entry holds any more) and comment rows.
+ * FTS5 follows the `entries` table through its triggers (migration 1). Callers run these methods inside
+ * their own transaction.
+ */
+import type Database from 'better-sqlite3'
+import {headOf, reversed, vocabularyTerms} from '../search/vocabulary.js'
+import type {Row, StatementCache} from './sqlite-rows.js'
+import type {CommentRow, EntryChanges, EntryRow} from './store.js'
+
+const INSERT_ENTRY = `INSERT INTO entries (id, title, body, summary, summary_title, scope, project_id, tags, url, status, resolution,
+    thought_chain, forked_from, author_id, created_at, updated_at, version, comment_count)
+  VALUES (@id, @title, @body, @summary, @summary_title, @scope, @project_id, @tags, @url, @status, @resolution,
+    @thought_chain, @forked_from, @author_id, @created_at, @updated_at, @version, @comment_count)`
+
+const OVERWRITE_ENTRY = `UPDATE entries SET title = @title, body = @body, summary = @summary, summary_title = @summary_title, scope = @scope,
+    project_id = @project_id, tags = @tags, url = @url, status = @status, resolution = @resolution, thought_chain = @thought_chain,
+    forked_from = @forked_from, author_id = @author_id, created_at = @created_at, updated_at = @updated_at, version = @version,
+    comment_count = @comment_count WHERE seq = @seq`
+
+/** An entry's row as the `entries` table stores it (JSON for the structured fields, the author by id). */
+export function toDb(e: EntryRow): Row {
+  return {
+    id: e.id, title: e.title, body: e.body, summary: e.summary, summary_title: e.summary_title, scope: e.scope, project_id: e.project_id,
+    tags: JSON.stringify(e.tags), url: e.url, status: e.status, resolution: e.resolution ? JSON.stringify(e.resolution) : null,
+    thought_chain: JSON.stringify(e.thought_chain), forked_from: e.forked_from, author_id: e.author.id,
+    created_at: e.created_at, updated_at: e.updated_at, version: e.version, comment_count: e.comment_count,
+  }
+}
+
+/** One changed field as its column stores it. */
+function encodeColumn(key: string, value: unknown): unknown {
+  if (key === 'tags' || key === 'thought_chain') return JSON.stringify(value)
+  if (key === 'resolution') return value === null ? null : JSON.stringify(value)
+  return value
+}
+
+/** The searchable texts of an entry (title, body and each tag), as the vocabulary takes them. */
+type SearchTexts = string[]
+
+export class SqliteEntryWriter {
+  constructor(private readonly statements: StatementCache) {}
+
+  private stmt(sql: string): Database.Statement {
+    return this.statements.get(sql)
+  }
+
+  /** Inserts the entry with its tags and vocabulary; returns its `seq`. */
+  insert(e: EntryRow): number {
+    const seq = Number(this.stmt(INSERT_ENTRY).run(toDb(e)).lastInsertRowid)
+    this.writeTags(seq, e.tags)
+    this.addVocabulary([e.title, e.body, ...e.tags])
+    return seq
+  }
+
+  /** Replaces every stored column of entry `seq` (an import's overwrite); its comments are the caller's. */
+  overwrite(seq: number, e: EntryRow): void {
+    const before = this.textsOf(seq)
+    this.stmt(OVERWRITE_ENTRY).run({...toDb(e), seq})
+    this.writeTags(seq, e.tags)
+    const after = [e.title, e.body, ...e.tags]
+    this.addVocabulary(after)
+    this.pruneVocabulary(before, after)
+  }
+
+  /** Applies the changes to entry `seq`, sets `updated_at` and bumps `version`. */
+  update(seq: number, changes: EntryChanges, at: string): void {
+    const textChanges = changes.title !== undefined || changes.body !== undefined || changes.tags !== undefined
+    const before = textChanges ? this.textsOf(seq) : null
+    const sets: string[] = []
+    const params: Row = {seq, at}
+    for (const [key, value] of Object.entries(changes)) {
+      if (value === undefined) continue
+      sets.push(`${key} = @${key}`)
+      params[key] = encodeColumn(key, value)
+    }
+    this.stmt(`UPDATE entries SET ${[...sets, 'updated_at = @at', 'version = version + 1'].join(', ')} WHERE seq = @seq`).run(params)
+    if (changes.tags) this.writeTags(seq, changes.tags)
+    if (!before) return
+    this.addVocabulary([changes.title ?? '', changes.body ?? '', ...(changes.tags ?? [])])
+    this.pruneVocabulary(before, this.textsOf(seq))
+  }
+
+  /** Deletes the entry (its tags and comments go with it); false if there was none. */
+  delete(id: string): boolean {
+    const seq = this.stmt('SELECT seq FROM entries WHERE id = ?').pluck().get(id) as number | undefined
+    if (seq === undefined) return false
+    const before = this.textsOf(seq)
+    this.stmt('DELETE FROM entries WHERE seq = ?').run(seq)
+    this.pruneVocabulary(before, [])
+    return true
+  }
+
+  /** A comment row on entry `seq`; the entry's count and version are the caller's to change. */
+  insertComment(seq: number, c: Omit<CommentRow, 'entry_id'>): void {
+    this.stmt('INSERT INTO comments (id, entry_seq, body, type, author_id, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(c.id, seq, c.body, c.type, c.author_id, c.created_at)
+  }
+
+  private writeTags(seq: number, tags: string[]): void {
+    this.stmt('DELETE FROM entry_tags WHERE seq = ?').run(seq)
+    const insert = this.stmt('INSERT OR IGNORE INTO entry_tags (tag, seq) VALUES (?, ?)')
+    for (const tag of tags) insert.run(tag, seq)
+  }
+
+  private textsOf(seq: number): SearchTexts {
+    const row = this.stmt('SELECT title, body, tags FROM entries WHERE seq = ?').get(seq) as {title: string; body: string; tags: string} | undefined
+    return row ? [row.title, row.body, ...(JSON.parse(row.tags) as string[])] : []
+  }
+
+  /** Records the texts' index terms in `search_vocab`, where typo tolerance and completion look (server/search/vocabulary.ts). */
+  private addVocabulary(texts: SearchTexts): void {
+    const insert = this.stmt('INSERT OR IGNORE INTO search_vocab (head, len, term, rev) VALUES (?, ?, ?, ?)')
+    for (const term of vocabularyTerms(texts)) insert.run(headOf(term), Array.from(term).length, term, reversed(term))
+  }
+
+  /**
+   * Drops from `search_vocab` the terms of replaced or deleted text that no entry holds any more. One index
+   * seek per term (`entries_instances`, stopping at the first occurrence), so the cost follows the size of
+   * the text written, not of the store.
+   */
+  private pruneVocabulary(before: SearchTexts, after: SearchTexts): void {
+    const kept = vocabularyTerms(after)
+    const held = this.stmt('SELECT 1 FROM entries_instances WHERE term = ? LIMIT 1').pluck()
+    const remove = this.stmt('DELETE FROM search_vocab WHERE head = ? AND len = ? AND term = ?')
+    for (const term of vocabularyTerms(before)) {
+      if (!kept.has(term) && held.get(term) === undefined) remove.run(headOf(term), Array.from(term).length, term)
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * @module The Store's export, import and online backup group (`Store.transfer`), and its records: what a
+ * driver implements for server/services/transfer/, apart from the rest of the Store.
+ */
+import type {AuthorRef, Comment, Scope} from '../../src/shared/types.js'
+import type {EntryRow, Viewer} from './store.js'
+
+/** A project as exported: its creator and (for the owner's export) its members by id and name. */
+export interface ProjectExport {
+  id: string
+  name: string
+  remote: string
+  created_at: string
+  created_by: AuthorRef
+  members?: Array<AuthorRef & {role: 'maintainer' | 'member'}>
+}
+
+/** An entry as exported and imported: every stored field but the derived summary, with its comments. */
+export type EntryExport = Omit<EntryRow, 'summary' | 'summary_title' | 'comment_count'> & {comments: Comment[]}
+
+export interface ExportFilter {
+  scope?: Scope
+  /** Only this project (its line and its entries). */
+  projectId?: string
+}
+
+/** One validated line of an import, with its line number for the report. */
+export type ImportRecord =
+  | {line: number; kind: 'project'; project: ProjectExport}
+  | {line: number; kind: 'entry'; entry: EntryExport & {summary: string; summary_title: string}}
+
+export interface ImportOptions {
+  onConflict: 'skip' | 'overwrite'
+  dryRun: boolean
+  /** Who imports: only the owner may create principals and import what other principals wrote. */
+  importer: {id: string; name: string; owner: boolean}
+  at: string
+}
+
+export interface ImportOutcome {
+  created: number
+  updated: number
+  skipped: number
+  principals_created: number
+  rejected: Array<{line: number; reason: string}>
+}
+
+/** A consistent copy of the whole store in a file of its own; `release` deletes it. */
+export interface StoreSnapshot {
+  path: string
+  bytes: number
+  /** What the file is, e.g. `application/vnd.sqlite3`. */
+  contentType: string
+  release(): Promise<void>
+}
+
+export interface TransferStore {
+  /** Projects visible to the viewer (null: every project, for the owner), in id order, `limit` after `after`. */
+  exportProjects(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: string}): Promise<ProjectExport[]>
+  /**
+   * Entries visible to the viewer (null: all, private ones included, for the owner's backup), in the
+   * order they were stored, `limit` after the opaque position `after`; each with its comments.
+   */
+  exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}>
+  /**
+   * Applies every record in one transaction, in order, or none: any rejected record rolls all back
+   * (the outcome then lists every rejection found). A dry run applies and always rolls back, so its
+   * counts are exact. The records are read synchronously inside the transaction.
+   */
+  applyImport(records: Iterable<ImportRecord>, options: ImportOptions): Promise<ImportOutcome>
+  /** Takes a consistent copy of the live store while it keeps serving (SQLite's online backup). */
+  snapshot(): Promise<StoreSnapshot>
+}

@@ -1,0 +1,46 @@
+/**
+ * @module What flows into the reducer (keys, answers from the API, timers) and what it asks the world to
+ * do (load, call the API, open a browser, copy, quit). The runtime (`store.ts`) carries both out.
+ */
+import type {CommentType, EntryFull, EntryStandard, Project, Scope} from '../../shared/types.js'
+import type {Key} from './keys.js'
+import type {LoadRequest, ResultsPage, Size, State} from './state.js'
+
+/** A change the person asked for, sent to the API once confirmed. */
+export type Call =
+  | {kind: 'resolve'; entry: EntryStandard; note: string}
+  | {kind: 'comment'; entry: EntryStandard; body: string; type: CommentType}
+  | {kind: 'fork'; entry: EntryStandard; title: string}
+  | {kind: 'publish'; entry: EntryStandard; scope: Scope}
+  | {kind: 'delete'; entry: EntryStandard}
+
+export type Msg =
+  | {type: 'key'; key: Key}
+  | {type: 'resize'; size: Size}
+  | {type: 'results'; seq: number; page: ResultsPage}
+  | {type: 'resultsFailed'; seq: number; error: string}
+  /** The load `seq` is taking long enough to say so. */
+  | {type: 'slow'; seq: number}
+  | {type: 'entry'; id: string; entry: EntryFull}
+  | {type: 'entryFailed'; id: string; error: string}
+  | {type: 'projects'; projects: Project[]}
+  | {type: 'done'; call: Call; ok: boolean; text: string}
+  | {type: 'opened'; url: string; ok: boolean}
+  | {type: 'copied'; text: string; where: string | null; error?: string}
+
+export type Effect =
+  /** Load results after `delay` ms; a newer load replaces one still waiting. */
+  | {type: 'load'; seq: number; delay: number; request: LoadRequest}
+  | {type: 'loadEntry'; id: string}
+  | {type: 'loadProjects'}
+  | {type: 'call'; call: Call}
+  | {type: 'openUrl'; url: string}
+  | {type: 'copy'; text: string}
+  | {type: 'quit'}
+
+export interface Step {
+  state: State
+  effects: Effect[]
+}
+
+export const step = (state: State, ...effects: Effect[]): Step => ({state, effects})

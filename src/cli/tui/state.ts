@@ -1,0 +1,173 @@
+/**
+ * @module What `kb browse` knows at one moment — the query, the results it shows, the selection, the view,
+ * the prompt, the status line — and what follows from it (the layout, the selected entry). Plain data:
+ * the reducer (`reduce.ts`) makes the next state from it, the views (`frame.ts`) draw it.
+ */
+import type {CommentType, EntryFull, EntryStandard, Project, Scope, Status} from '../../shared/types.js'
+
+export interface Size {
+  columns: number
+  rows: number
+}
+
+export interface Filters {
+  scope?: Scope
+  status?: Status
+}
+
+/** A page of results as the data layer hands it over. */
+export interface ResultsPage {
+  items: EntryStandard[]
+  /** Matches of a search; for a listing, how many are known so far. */
+  total: number
+  /** Whether there are more than these. */
+  more: boolean
+  /** The listing's cursor for the next page. */
+  cursor: string | null
+}
+
+/** The results on screen and the question they answer (the box may already hold a newer one). */
+export interface Results extends ResultsPage {
+  query: string
+  filters: Filters
+  loaded: boolean
+  error: string | null
+  /** The request that produced them. */
+  seq: number
+}
+
+export interface LoadRequest {
+  query: string
+  filters: Filters
+  projectId: string | null
+  limit: number
+  /** Continue a listing after this cursor (append). */
+  cursor: string | null
+}
+
+export interface FullView {
+  id: string
+  entry: EntryFull | null
+  error: string | null
+  scroll: number
+}
+
+export type Prompt =
+  | {kind: 'resolve'; entry: EntryStandard; text: string}
+  | {kind: 'comment'; entry: EntryStandard; text: string; type: CommentType}
+  | {kind: 'fork'; entry: EntryStandard; text: string}
+  | {kind: 'publish'; entry: EntryStandard; choices: readonly Scope[]; choice: number}
+  | {kind: 'delete'; entry: EntryStandard}
+
+export interface StatusLine {
+  text: string
+  tone: 'ok' | 'error' | 'info'
+}
+
+export type Focus = 'search' | 'list'
+
+export interface State {
+  size: Size
+  projectId: string | null
+  /** How many results a search or listing asks for. */
+  limit: number
+  query: string
+  focus: Focus
+  filters: Filters
+  results: Results
+  /** The latest load asked for; its answer is awaited while `loading.pending`. */
+  seq: number
+  loading: {pending: boolean; slow: boolean}
+  selected: number
+  /** The first result row on screen. */
+  top: number
+  full: FullView | null
+  help: boolean
+  prompt: Prompt | null
+  /** An action is running against the API. */
+  busy: boolean
+  line: StatusLine | null
+  projects: Record<string, Project>
+  quit: boolean
+}
+
+export interface StartOptions {
+  size: Size
+  query?: string
+  scope?: Scope
+  status?: Status
+  projectId?: string | null
+  limit?: number
+}
+
+export function initialState(o: StartOptions): State {
+  const filters: Filters = {...(o.scope ? {scope: o.scope} : {}), ...(o.status ? {status: o.status} : {})}
+  return {
+    size: o.size,
+    projectId: o.projectId ?? null,
+    limit: o.limit ?? 50,
+    query: o.query ?? '',
+    focus: o.query ? 'list' : 'search',
+    filters,
+    results: {items: [], total: 0, more: false, cursor: null, query: '', filters: {}, loaded: false, error: null, seq: 0},
+    seq: 0,
+    loading: {pending: false, slow: false},
+    selected: 0,
+    top: 0,
+    full: null,
+    help: false,
+    prompt: null,
+    busy: false,
+    line: null,
+    projects: {},
+    quit: false,
+  }
+}
+
+/** Side by side from this width; below it the detail pane goes under the list. */
+export const SIDE_BY_SIDE_MIN = 110
+
+export interface Layout {
+  columns: number
+  /** Lines between the rule under the search box and the status line. */
+  bodyRows: number
+  side: boolean
+  listWidth: number
+  detailWidth: number
+  listRows: number
+  detailRows: number
+}
+
+/**
+ * Header, search box, rule, body…, status line, key line. The screen never grows past the terminal (it
+ * would scroll), so every pane is cut to its share of lines.
+ */
+export function layout(size: Size): Layout {
+  const {columns, rows} = size
+  const bodyRows = Math.max(4, rows - 5)
+  const side = columns >= SIDE_BY_SIDE_MIN
+  const listWidth = side ? Math.floor(columns * 0.48) : columns
+  const listRows = side ? bodyRows : Math.max(2, Math.floor((bodyRows - 1) / 2))
+  return {
+    columns,
+    bodyRows,
+    side,
+    listWidth,
+    detailWidth: side ? columns - listWidth - 3 : columns,
+    listRows,
+    detailRows: side ? bodyRows : bodyRows - listRows - 1,
+  }
+}
+
+/** The entry highlighted in the results. */
+export function selectedEntry(s: State): EntryStandard | undefined {
+  return s.results.items[s.selected]
+}
+
+/** The first row on screen so that the selection is visible, moving the window as little as possible. */
+export function windowTop(top: number, selected: number, rows: number, count: number): number {
+  let t = top
+  if (selected < t) t = selected
+  else if (selected >= t + rows) t = selected - rows + 1
+  return Math.max(0, Math.min(t, count - rows))
+}

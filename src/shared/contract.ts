@@ -1,0 +1,54 @@
+/**
+ * @module The values of the wire contract (docs/api.md): enums, limits, patterns and defaults, each written
+ * once. Plain constants without imports, so the CLI can use them at start-up; `schemas.ts` builds the JSON
+ * Schemas the daemon validates with from them, `types.ts` names their types, the MCP tools reuse the schemas.
+ */
+
+/** Narrowest first: publishing only ever moves an entry to the right (docs/api.md, "Visibility and permissions"). */
+export const SCOPES = ['private', 'project', 'global'] as const
+export const STATUSES = ['open', 'resolved'] as const
+export const DETAILS = ['summary', 'standard', 'full'] as const
+export const COMMENT_TYPES = ['note', 'supplement', 'correction', 'question'] as const
+export const THOUGHT_KINDS = ['observation', 'hypothesis', 'action', 'conclusion'] as const
+export const PROJECT_ROLES = ['maintainer', 'member'] as const
+
+export const COMMENT_TYPE_DEFAULT = 'note'
+export const THOUGHT_KIND_DEFAULT = 'observation'
+
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+export const TAG_MAX = 40
+export const TAG_PATTERN = `^[A-Za-z0-9._-]{1,${TAG_MAX}}$`
+export const PRINCIPAL_NAME_MAX = 64
+export const PRINCIPAL_NAME_PATTERN = `^[A-Za-z0-9._-]{1,${PRINCIPAL_NAME_MAX}}$`
+
+/** A title, counted in code points after trimming. */
+export const TITLE_MAX = 200
+/** A title as sent, before trimming: generous, so padding is trimmed rather than refused. */
+export const TITLE_INPUT_MAX = 1000
+export const BODY_MAX = 100_000
+export const TAGS_MAX = 20
+export const URL_MAX = 2048
+export const THOUGHTS_MAX = 100
+/** One step of a thought chain, and a resolution's note. */
+export const NOTE_MAX = 10_000
+export const COMMENT_MAX = 20_000
+export const QUERY_MAX = 500
+export const REMOTE_MAX = 2048
+/** A project's or an API key's name. */
+export const NAME_MAX = 100
+export const CURSOR_MAX = 512
+export const API_KEY_DAYS_MAX = 3650
+export const MAX_TOKENS_MAX = 1_000_000
+/** The most findings a problem or preview lists, and the most a request may acknowledge (docs/api.md, "Safe publish"). */
+export const FINDINGS_MAX = 1000
+/** A finding's id: 16 hex digits of a hash of its field, kind, position and text. */
+export const FINDING_ID_PATTERN = '^[0-9a-f]{16}$'
+/** The two kinds of thing the scanner finds (docs/security.md, "Safe publish"). */
+export const FINDING_CATEGORIES = ['secret', 'personal'] as const
+
+/** The detail level when a request names none: an entry and a listing at standard, search hits at summary. */
+export const DETAIL_DEFAULT = {entry: 'standard', search: 'summary'} as const
+
+/** Page sizes: at most LIMIT_MAX; each listing has its own default. */
+export const LIMIT_MAX = 100
+export const LIMIT_DEFAULT = {entries: 20, search: 10, projects: 50} as const

@@ -1,0 +1,73 @@
+/**
+ * @module The MCP tools' answers as text: an entry cut to its detail level's token budget, and search hits
+ * trimmed until the whole answer fits in `max_tokens` (docs/mcp.md).
+ */
+import {cutToFit, SUMMARY_TOKEN_BUDGET} from '../summary.js'
+import {countTokens, tokensWithin} from '../tokens.js'
+import type {Detail, EntryFull, EntryView, SearchResult} from '../types.js'
+
+/** What a tool returns: structured content and the text an agent reads. */
+export interface ToolAnswer {
+  structured: Record<string, unknown>
+  text: string
+}
+
+const budgetOf = (d: Detail): number | null => (d === 'summary' ? SUMMARY_TOKEN_BUDGET : null)
+
+/** One entry as compact text: a header line, then the body, then what the level adds. */
+function renderEntry(e: EntryView, lead = ''): {head: string; body: string; tail: string} {
+  const s = e as Partial<EntryFull>
+  const meta = [e.status, s.scope, s.tags && s.tags.length > 0 ? `tags ${s.tags.join(',')}` : undefined, s.url ?? undefined].filter(Boolean).join(' · ')
+  const head = `${lead}${e.id} — ${e.title} [${meta}]`
+  const tail: string[] = []
+  if (s.thought_chain && s.thought_chain.length > 0) tail.push('Thought chain:', ...s.thought_chain.map((t) => `${t.step}. (${t.kind}) ${t.thought}`))
+  if (s.resolution) tail.push(`Resolved by ${s.resolution.resolved_by.name}${s.resolution.note ? `: ${s.resolution.note}` : ''}${s.resolution.url ? ` (${s.resolution.url})` : ''}`)
+  if (s.comments && s.comments.length > 0) tail.push('Comments:', ...s.comments.map((c) => `- [${c.type}] ${c.author.name}: ${c.body}`))
+  if (s.branches && s.branches.length > 0) tail.push('Forks:', ...s.branches.map((b) => `- ${b.id} — ${b.title} (${b.scope})`))
+  return {head, body: e.body, tail: tail.join('\n')}
+}
+
+/** The text of one entry, cut (in its body) to the level's budget when it has one. */
+export function entryText(e: EntryView, level: Detail, lead = ''): string {
+  const {head, body, tail} = renderEntry(e, lead)
+  const join = (b: string): string => [head, b, tail].filter((p) => p !== '').join('\n')
+  const budget = budgetOf(level)
+  if (budget === null || countTokens(join(body)) <= budget) return join(body)
+  return join(cutToFit(body, (b) => countTokens(join(b)) <= budget))
+}
+
+/** Search hits as text and structure, trimmed from the end until both fit in `maxTokens`. */
+export function searchAnswer(result: SearchResult, query: string, maxTokens: number | undefined): ToolAnswer {
+  const items = [...result.items]
+  let truncated = result.truncated ?? false
+  const build = (): ToolAnswer => {
+    const structured: Record<string, unknown> = {items, total: result.total}
+    if (maxTokens !== undefined) Object.assign(structured, {truncated})
+    // With max_tokens the API may have stepped a hit down a level; each is rendered at its own.
+    const lines = items.map((e, i) => entryText(e, 'comments' in e ? 'full' : 'tags' in e ? 'standard' : 'summary', `${i + 1}. `))
+    const more = result.total > items.length ? `\n(${items.length} of ${result.total} matches${truncated ? ', cut to fit max_tokens' : ''}; get_knowledge <id> reads one)` : ''
+    const text = items.length === 0
+      ? result.total === 0 ? `Nothing matches "${query}". Nothing recorded yet? add_knowledge once you have solved it.` : `${result.total} matches, none fits in max_tokens ${maxTokens}; raise max_tokens.`
+      : lines.join('\n\n') + more
+    return {structured, text}
+  }
+  const answer = build()
+  if (maxTokens === undefined) return answer
+  const fits = (a: ToolAnswer): boolean => tokensWithin(a.text, maxTokens) !== null && tokensWithin(JSON.stringify(a.structured), maxTokens) !== null
+  if (fits(answer)) return answer
+  // The most hits that fit, by bisection: counting is bounded per call, but not 100 calls in a row.
+  const all = [...items]
+  const keep = (n: number): ToolAnswer => {
+    items.splice(0, items.length, ...all.slice(0, n))
+    return build()
+  }
+  truncated = true
+  let lo = 0
+  let hi = all.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if (fits(keep(mid))) lo = mid
+    else hi = mid - 1
+  }
+  return keep(lo)
+}
