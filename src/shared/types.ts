@@ -32,7 +32,7 @@ export interface Page<T> {
   next_cursor: string | null
 }
 
-export interface SearchHitExtras {
+interface SearchHitExtras {
   matched?: {fields: string[]; terms: string[]}
   snippet?: string
 }
