@@ -1,11 +1,11 @@
 /**
- * @module Knowledge entries: create, read, change, resolve, comment, publish, fork, list and search,
+ * @module Knowledge entries: create, read, change, resolve, comment, fork, list and search (publish: publish.ts),
  * with the permission rules of docs/api.md, "Visibility and permissions" (a hidden entry is indistinguishable from a missing one).
  */
 import {KbError} from '../../src/shared/errors.js'
-import {COMMENT_TYPE_DEFAULT, SCOPES, TITLE_MAX, UUID_PATTERN} from '../../src/shared/contract.js'
-import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, PublishBody, ResolveBody} from '../../src/shared/schemas.js'
-import type {Comment, Detail, EntryFull, EntryView, PublishPreview, Scope, SearchResult} from '../../src/shared/types.js'
+import {COMMENT_TYPE_DEFAULT, TITLE_MAX, UUID_PATTERN} from '../../src/shared/contract.js'
+import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, ResolveBody} from '../../src/shared/schemas.js'
+import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {CommentRow, EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
 import {queryTerms} from '../search/query.js'
@@ -14,8 +14,7 @@ import {summarize} from '../../src/shared/summary.js'
 import {tokensWithin} from '../../src/shared/tokens.js'
 import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
-import {type Clearance, findingsOf, gate, sameSecret} from './safe-publish.js'
-import {redactFields, report} from './sensitive.js'
+import {findingsOf, gate, sameSecret} from './safe-publish.js'
 
 const UUID = new RegExp(UUID_PATTERN)
 /** How long token packing runs before it lets other requests in. */
@@ -43,7 +42,7 @@ export class KnowledgeService {
   }
 
   /** The entry if the caller may change it: its author, or the owner principal (moderation). */
-  private async changeable(caller: Caller, id: string, action: string): Promise<EntryRow> {
+  async changeable(caller: Caller, id: string, action: string): Promise<EntryRow> {
     const e = await this.visible(caller, id)
     if (e.author.id !== caller.principal.id && !isOwner(caller)) {
       throw new KbError('forbidden', `only the author of entry ${e.id} (${e.author.name}) or the owner may ${action} it`)
@@ -188,47 +187,6 @@ export class KnowledgeService {
     return added.comment
   }
 
-  /** The scope publishing goes to: the one asked for, else the next wider; 409 unless it widens. */
-  private publishTarget(e: EntryRow, scope: Scope | undefined): Scope {
-    let target: Scope
-    if (scope !== undefined) target = scope
-    else if (e.scope === 'private') target = e.project_id ? 'project' : 'global'
-    else target = 'global'
-    // SCOPES runs narrowest to widest.
-    if (SCOPES.indexOf(target) <= SCOPES.indexOf(e.scope)) {
-      throw new KbError('conflict', `entry ${e.id} is already ${e.scope}; publish only widens the scope (private → project → global)`)
-    }
-    if (target === 'project' && !e.project_id) {
-      throw new KbError('conflict', `entry ${e.id} belongs to no project; publish it to global instead`)
-    }
-    return target
-  }
-
-  /** What publishing would expose and what redaction would make of it (docs/api.md, "Safe publish"); changes nothing. */
-  async publishPreview(caller: Caller, id: string, scope: Scope | undefined): Promise<PublishPreview> {
-    const e = await this.changeable(caller, id, 'publish')
-    const target = this.publishTarget(e, scope)
-    const {fields, hits} = await findingsOf({...e, comments: await this.store.listComments(e.id)})
-    return {scope: target, ...report(fields, hits), redacted: Object.fromEntries(redactFields(fields, hits))}
-  }
-
-  /**
-   * Widens the scope once the entry, its comments and its resolution are cleared: redacted and widened in
-   * one new version, with the acknowledgement recorded in the same transaction. The version read is the
-   * version scanned: a change that lands in between sends the publish round again.
-   */
-  async publish(caller: Caller, id: string, input: PublishBody, attempt = 0): Promise<EntryFull> {
-    const e = await this.changeable(caller, id, 'publish')
-    const target = this.publishTarget(e, input.scope)
-    const c = await gate({...e, comments: await this.store.listComments(e.id)}, input, {action: `publishing to ${target}`, status: 409, entryId: e.id, caller})
-    const outcome = await this.store.updateEntry(e.id, {...redactionChanges(e, c), scope: target}, {
-      at: nowIso(), expectedVersion: e.version, commentBodies: c.redacted.comments, ...(c.note ? {comment: c.note} : {}),
-    })
-    if (!outcome.ok && outcome.reason === 'stale' && attempt < 3) return this.publish(caller, id, input, attempt + 1)
-    if (!outcome.ok) throw outcome.reason === 'stale' ? stale(e) : new KbError('not_found', `knowledge entry ${id} does not exist`)
-    return this.full(caller, outcome.entry)
-  }
-
   async fork(caller: Caller, id: string, input: ForkBody): Promise<EntryFull> {
     const parent = await this.visible(caller, id)
     const errors = new FieldErrors()
@@ -350,30 +308,11 @@ function forkTitle(parentTitle: string): string {
   return chars.slice(0, TITLE_MAX - suffix.length - 1).join('').trimEnd() + '…' + suffix
 }
 
-/** The fields of an entry a clearance redacted, with its summary recomputed when title or body changed. */
-function redactionChanges(e: EntryRow, c: Clearance): EntryChanges {
-  if (!c.changed) return {}
-  const r = c.redacted
-  const changes: EntryChanges = {}
-  if (r.title !== e.title) changes.title = r.title
-  if (r.body !== e.body) changes.body = r.body
-  if (r.url !== e.url) changes.url = r.url
-  if (r.tags.length !== e.tags.length) changes.tags = r.tags
-  if (r.thought_chain.some((t, i) => t.thought !== e.thought_chain[i]!.thought)) changes.thought_chain = r.thought_chain
-  if (r.resolution?.note !== e.resolution?.note) changes.resolution = r.resolution
-  if (changes.title !== undefined || changes.body !== undefined) {
-    const s = summarize(e.id, r.title, r.body)
-    changes.summary = s.body
-    changes.summary_title = s.title
-  }
-  return changes
-}
-
-function ref(caller: Caller): {id: string; name: string} {
+export function ref(caller: Caller): {id: string; name: string} {
   return {id: caller.principal.id, name: caller.principal.name}
 }
 
-function stale(current: EntryRow): KbError {
+export function stale(current: EntryRow): KbError {
   return new KbError('precondition_failed', `entry ${current.id} has changed (now version ${current.version}); fetch it again and retry`, {
     headers: {ETag: `"${current.version}"`},
   })
