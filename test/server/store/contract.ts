@@ -233,6 +233,29 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(await s.getEntry(e.id)).toMatchObject({version: 3, comment_count: 2, updated_at: c2.created_at})
         expect(await s.listComments(randomUUID())).toEqual([])
       })
+
+      it('inserts an entry with comments, and updates one with comment bodies and a new comment, each in one step (safe publish)', async () => {
+        const ann = await principal('ann')
+        const e = entryRow(ann, {scope: 'project'})
+        const record = {id: randomUUID(), entry_id: e.id, body: 'acknowledged', type: 'note' as const, author_id: ann.id, created_at: e.created_at}
+        await s.insertEntry(e, [record])
+        expect(await s.getEntry(e.id)).toMatchObject({version: 1, comment_count: 1})
+        expect((await s.listComments(e.id)).map((c) => c.body)).toEqual(['acknowledged'])
+        const note = {id: randomUUID(), entry_id: e.id, body: 'second record', type: 'note' as const, author_id: ann.id, created_at: tick()}
+        const r = await s.updateEntry(e.id, {scope: 'global'}, {at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'redacted'}], comment: note})
+        expect(r).toMatchObject({ok: true, entry: {scope: 'global', version: 2, comment_count: 2}})
+        expect((await s.listComments(e.id)).map((c) => c.body)).toEqual(['redacted', 'second record'])
+        // A stale update changes none of it.
+        const stale = await s.updateEntry(e.id, {scope: 'private'}, {at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'lost'}], comment: {...note, id: randomUUID()}})
+        expect(stale).toMatchObject({ok: false, reason: 'stale'})
+        expect((await s.listComments(e.id)).map((c) => c.body)).toEqual(['redacted', 'second record'])
+        // A comment of another entry is not rewritten through this one.
+        const other = await entry(ann)
+        const theirs = {id: randomUUID(), entry_id: other.id, body: 'theirs', type: 'note' as const, author_id: ann.id, created_at: tick()}
+        await s.addComment(theirs)
+        await s.updateEntry(e.id, {}, {at: tick(), commentBodies: [{id: theirs.id, body: 'hijacked'}]})
+        expect((await s.listComments(other.id)).map((c) => c.body)).toEqual(['theirs'])
+      })
     })
 
     describe('visibility, listing and filters', () => {
