@@ -103,7 +103,7 @@ export class KnowledgeService {
     if (check) {
       const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller})
       Object.assign(entry, {title: c.redacted.title, body: c.redacted.body, url: c.redacted.url, tags: c.redacted.tags, thought_chain: c.redacted.thought_chain})
-      if (c.note) notes.push(c.note)
+      notes.push(...c.notes)
     }
     const s = summarize(entry.id, entry.title, entry.body)
     entry.summary = s.body
@@ -129,16 +129,16 @@ export class KnowledgeService {
       changes.status = input.status
       changes.resolution = input.status === 'open' ? null : {note: null, url: null, resolved_by: ref(caller), resolved_at: nowIso()}
     }
-    const note = current.scope === 'private' ? null : await this.clearEdit(caller, current, changes, input)
+    const notes = current.scope === 'private' ? [] : await this.clearEdit(caller, current, changes, input)
     if (changes.title !== undefined || changes.body !== undefined) {
       const s = summarize(current.id, changes.title ?? current.title, changes.body ?? current.body)
       changes.summary = s.body
       changes.summary_title = s.title
     }
     if (ifMatch !== null && !ifMatch.includes(current.version)) throw stale(current)
-    if (!note && !hasRealChange(current, changes)) return this.full(caller, current)
+    if (notes.length === 0 && !hasRealChange(current, changes)) return this.full(caller, current)
     // The store re-checks the version atomically, so a write that raced ours since the read is not lost.
-    const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version, ...(note ? {comment: note} : {})})
+    const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version, comments: notes})
     if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < 3) return this.patch(caller, id, input, ifMatch, attempt + 1)
     if (!outcome.ok) throw outcome.reason === 'stale' ? stale(current) : new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.full(caller, outcome.entry)
@@ -146,9 +146,9 @@ export class KnowledgeService {
 
   /**
    * An edit of a shared entry is cleared on what it brings: findings its new text holds that the entry did
-   * not hold already (in the same field). Redaction rewrites `changes`; the acknowledgement note is returned.
+   * not hold already (in the same field). Redaction rewrites `changes`; the acknowledgement records are returned.
    */
-  private async clearEdit(caller: Caller, current: EntryRow, changes: EntryChanges, input: PatchEntryBody): Promise<CommentRow | null> {
+  private async clearEdit(caller: Caller, current: EntryRow, changes: EntryChanges, input: PatchEntryBody): Promise<CommentRow[]> {
     const known = new Set((await findingsOf({...current, resolution: null})).hits.map(sameSecret))
     const incoming = {title: changes.title ?? '', body: changes.body ?? '', url: changes.url ?? null, tags: changes.tags ?? [], thought_chain: changes.thought_chain ?? []}
     const c = await gate(incoming, input, {action: `editing an entry in ${current.scope} scope`, status: 422, entryId: current.id, caller, only: (h) => !known.has(sameSecret(h))})
@@ -157,7 +157,7 @@ export class KnowledgeService {
     if (changes.url !== undefined) changes.url = c.redacted.url
     if (changes.tags !== undefined) changes.tags = c.redacted.tags
     if (changes.thought_chain !== undefined) changes.thought_chain = c.redacted.thought_chain
-    return c.note
+    return c.notes
   }
 
   async remove(caller: Caller, id: string, ifMatch: number[] | null): Promise<void> {

@@ -51,7 +51,7 @@ export class PublishService {
     const target = this.publishTarget(e, input.scope)
     const c = await gate({...e, comments: await this.store.listComments(e.id)}, input, {action: `publishing to ${target}`, status: 409, entryId: e.id, caller})
     const outcome = await this.store.updateEntry(e.id, {...redactionChanges(e, c), scope: target}, {
-      at: nowIso(), expectedVersion: e.version, commentBodies: c.redacted.comments, ...(c.note ? {comment: c.note} : {}),
+      at: nowIso(), expectedVersion: e.version, commentBodies: c.redacted.comments, comments: c.notes,
     })
     if (!outcome.ok && outcome.reason === 'stale' && attempt < 3) return this.publish(caller, id, input, attempt + 1)
     if (!outcome.ok) throw outcome.reason === 'stale' ? stale(e) : new KbError('not_found', `knowledge entry ${id} does not exist`)

@@ -4,12 +4,16 @@
  * either clears the change — with the redactions to store and the acknowledgement to record — or
  * refuses it with the findings.
  */
+import {KbError} from '../../src/shared/errors.js'
+import {summarize} from '../../src/shared/summary.js'
 import type {Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {CommentRow} from '../store/store.js'
+import type {EntryExport} from '../store/transfer-store.js'
 import type {Caller} from './context.js'
 import {
-  acknowledgementNote, fieldsOf, type Hit, redactFields, refusal, scanFields, type ScannableEntry, type SensitiveChoice, unacknowledged,
+  ACKNOWLEDGEMENT_HEAD, acknowledgementNotes, fieldsOf, type Hit, redactFields, refusal, scanFields, type ScannableEntry, type SensitiveChoice,
+  unacknowledged,
 } from './sensitive.js'
 
 /** The entry's scannable fields after redaction (the fields no finding touched are as they were). */
@@ -29,7 +33,8 @@ export interface Clearance {
   redacted: Redacted
   /** Whether redaction changed anything. */
   changed: boolean
-  note: CommentRow | null
+  /** The comments that record what was acknowledged (more than one when one would be over the comment limit). */
+  notes: CommentRow[]
 }
 
 export interface GateOptions {
@@ -61,11 +66,9 @@ export async function gate(e: ScannableEntry, choice: SensitiveChoice, o: GateOp
   const openIds = new Set(open.map((h) => h.id))
   const acknowledged = hits.filter((h) => !openIds.has(h.id))
   const values = redactFields(fields, open)
-  const note: CommentRow | null =
-    acknowledged.length === 0
-      ? null
-      : {id: uuidv7(), entry_id: o.entryId, body: acknowledgementNote(acknowledged, o.action), type: 'note', author_id: o.caller.principal.id, created_at: nowIso()}
-  return {redacted: apply(e, values), changed: values.size > 0, note}
+  const at = nowIso()
+  const notes = acknowledgementNotes(acknowledged, o.action).map((body): CommentRow => ({id: uuidv7(), entry_id: o.entryId, body, type: 'note', author_id: o.caller.principal.id, created_at: at}))
+  return {redacted: apply(e, values), changed: values.size > 0, notes}
 }
 
 /** The entry with the redacted field values put in their places (a null tag or url removed). */
@@ -85,4 +88,43 @@ function apply(e: ScannableEntry, values: Map<string, string | null>): Redacted 
 /** A key for "the same secret in the same field", whatever its position: an edit counts only findings it brings. */
 export function sameSecret(h: Hit): string {
   return `${h.field.split('/')[0]}\u0000${h.kind}\u0000${h.secret}`
+}
+
+/** The finding ids an entry's own acknowledgement records name (comments written by `acknowledgementNote`). */
+function acknowledgedIn(comments: Comment[]): Set<string> {
+  const ids = new Set<string>()
+  for (const c of comments) {
+    if (!c.body.startsWith(ACKNOWLEDGEMENT_HEAD)) continue
+    for (const line of c.body.split('\n')) if (/^- [0-9a-f]{16} /.test(line)) ids.add(line.slice(2, 18))
+  }
+  return ids
+}
+
+type ImportedEntry = EntryExport & {summary: string; summary_title: string}
+
+/**
+ * An imported entry bound for a shared scope, cleared as a create would be; findings its own records
+ * already acknowledge (it was published so before, and exported) count as acknowledged. Returns the entry
+ * to store — redacted, with a new record appended — or, refused, the reason its line is rejected.
+ */
+export async function clearImported(e: ImportedEntry, choice: SensitiveChoice, caller: Caller): Promise<ImportedEntry | string> {
+  if (e.scope === 'private') return e
+  const prior = acknowledgedIn(e.comments)
+  let c: Clearance
+  try {
+    c = await gate(e, choice, {action: `importing into ${e.scope} scope`, status: 422, entryId: e.id, caller, only: (h) => !prior.has(h.id)})
+  } catch (err) {
+    if (!(err instanceof KbError) || err.code !== 'sensitive_content') throw err
+    const findings = (err.extra?.findings ?? []) as Hit[]
+    const shown = findings.slice(0, 3).map((h) => `${h.label} in ${h.field}, line ${h.line} (${h.excerpt})`).join('; ')
+    const ids = findings.slice(0, 20).map((h) => h.id).join(',')
+    return `sensitive content for ${e.scope} scope: ${shown}${findings.length > 3 ? `; and ${findings.length - 3} more` : ''}. ` +
+      `Import with redact=true to redact it, or acknowledge=${ids}${findings.length > 20 ? ',…' : ''} to keep it (recorded on the entry)`
+  }
+  const r = c.redacted
+  const bodies = new Map(r.comments.map((x) => [x.id, x.body]))
+  const comments = e.comments.map((x) => (bodies.has(x.id) ? {...x, body: bodies.get(x.id)!} : x))
+  for (const n of c.notes) comments.push({id: n.id, body: n.body, type: n.type, author: {id: caller.principal.id, name: caller.principal.name}, created_at: n.created_at})
+  const s = r.title === e.title && r.body === e.body ? {title: e.summary_title, body: e.summary} : summarize(e.id, r.title, r.body)
+  return {...e, title: r.title, body: r.body, url: r.url, tags: r.tags, thought_chain: r.thought_chain, resolution: r.resolution, comments, summary: s.body, summary_title: s.title}
 }

@@ -248,11 +248,26 @@ export function refusal(fields: ScanField[], hits: Hit[], what: string, status: 
 }
 
 /**
- * The comment that records an acknowledgement: who (the comment's author) let which findings through, and
- * where. It names kinds, fields and lines — nothing of the text — so it is itself clean to publish.
+ * The comments that record an acknowledgement: who (their author) let which findings through, and where.
+ * They name ids, kinds, fields and lines — nothing of the text — so they are themselves clean to publish;
+ * split so that none is over the comment limit (an export must import again).
  */
-export function acknowledgementNote(hits: Hit[], action: string): string {
-  const lines = hits.slice(0, 50).map((h) => `- ${h.id}: ${h.label}, ${h.field} line ${h.line}`)
-  if (hits.length > lines.length) lines.push(`- and ${hits.length - lines.length} more`)
-  return `Safe publish: ${action} with ${hits.length === 1 ? 'one finding' : `${hits.length} findings`} acknowledged as intended (not redacted).\n${lines.join('\n')}`
+export function acknowledgementNotes(hits: Hit[], action: string): string[] {
+  if (hits.length === 0) return []
+  const head = `${ACKNOWLEDGEMENT_HEAD} ${action} with ${hits.length === 1 ? 'one finding' : `${hits.length} findings`} acknowledged as intended (not redacted).`
+  const notes: string[] = []
+  let current = head
+  for (const h of hits) {
+    const line = `\n- ${h.id} ${h.label} in ${h.field}, line ${h.line}`
+    if (current.length + line.length > COMMENT_MAX) {
+      notes.push(current)
+      current = `${ACKNOWLEDGEMENT_HEAD} ${action}, continued.`
+    }
+    current += line
+  }
+  notes.push(current)
+  return notes
 }
+
+/** How an acknowledgement record begins: an import knows the entry's own records by it. */
+export const ACKNOWLEDGEMENT_HEAD = 'Safe publish:'

@@ -222,10 +222,8 @@ export class SqliteStore implements Store {
       }
       this.entries.update(current.seq, changes, options.at)
       for (const c of options.commentBodies ?? []) this.stmt('UPDATE comments SET body = ? WHERE id = ? AND entry_seq = ?').run(c.body, c.id, current.seq)
-      if (options.comment) {
-        this.entries.insertComment(current.seq, options.comment)
-        this.stmt('UPDATE entries SET comment_count = comment_count + 1 WHERE seq = ?').run(current.seq)
-      }
+      for (const c of options.comments ?? []) this.entries.insertComment(current.seq, c)
+      if (options.comments?.length) this.stmt('UPDATE entries SET comment_count = comment_count + ? WHERE seq = ?').run(options.comments.length, current.seq)
       return {ok: true, entry: this.getEntrySync(id)!}
     }).immediate()
   }

@@ -115,8 +115,8 @@ export interface UpdateOptions {
   expectedVersion?: number
   /** New bodies for comments of the entry (redaction), in the same transaction. */
   commentBodies?: Array<{id: string; body: string}>
-  /** A comment added in the same transaction (the record of an acknowledgement); it counts in comment_count. */
-  comment?: CommentRow
+  /** Comments added in the same transaction (the records of an acknowledgement); they count in comment_count. */
+  comments?: CommentRow[]
 }
 
 export type UpdateOutcome = {ok: true; entry: EntryRow} | {ok: false; reason: 'missing' | 'stale'; entry?: EntryRow}

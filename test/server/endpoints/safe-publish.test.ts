@@ -144,7 +144,7 @@ describe('POST /knowledge/:id/publish', () => {
     expect(note.type).toBe('note')
     for (const id of ids) expect(note.body).toContain(id)
     expect(note.body).toMatch(/publishing to project with 8 findings acknowledged/)
-    expect(note.body).toContain('AWS access key, body line 3')
+    expect(note.body).toContain('AWS access key in body, line 3')
     // The record names kinds and places, never the text, and is itself clean to publish further.
     for (const s of SECRETS) expect(note.body).not.toContain(s)
     expect(scanText(note.body)).toEqual([])
@@ -254,6 +254,62 @@ describe('creating, editing and forking into a shared scope', () => {
     expect((await d.request('POST', `/knowledge/${shared.id}/publish`, {body: {acknowledge: [id]}})).status).toBe(200)
     const same = await d.request('POST', `/knowledge/${shared.id}/fork`, {body: {scope: 'project', project_id: projectId}})
     expect(same.status, same.text).toBe(201)
+  })
+})
+
+describe('POST /import into a shared scope', () => {
+  const header = JSON.stringify({kind: 'kb-export', version: 1})
+  const entryLine = (id: string, body: string, scope = 'global'): string =>
+    JSON.stringify({kind: 'entry', id, title: 'Imported', body, scope, created_at: '2026-01-01T00:00:00.000Z'})
+  const importBody = (...lines: string[]): string => `${[header, ...lines].join('\n')}\n`
+  const post = (text: string, query: Record<string, string | boolean> = {}): Promise<HttpResult> =>
+    d.request('POST', '/import', {raw: text, contentType: 'application/x-ndjson', query})
+
+  it('rejects an entry with findings (nothing applied), names them and both ways out', async () => {
+    const id = '01930000-0000-7000-8000-00000000a001'
+    const res = await post(importBody(entryLine(id, line('gcp-api-key')), entryLine('01930000-0000-7000-8000-00000000a002', 'clean', 'global')))
+    expect(res.status).toBe(200)
+    expectNoSecret(res)
+    expect(res.body).toMatchObject({created: 0, rejected: [{line: 2}]})
+    expect(res.body.rejected[0].reason).toMatch(/^sensitive content for global scope: Google Cloud API key in body, line 1 .*redact=true.*acknowledge=[0-9a-f]{16}/)
+    expect((await d.request('GET', `/knowledge/${id}`)).status).toBe(404)
+  })
+
+  it('private entries are not scanned; redact=true redacts; acknowledge=<ids> keeps and records', async () => {
+    const priv = await post(importBody(entryLine('01930000-0000-7000-8000-00000000a011', line('gcp-api-key'), 'private')))
+    expect(priv.body).toMatchObject({created: 1, rejected: []})
+    const redacted = await post(importBody(entryLine('01930000-0000-7000-8000-00000000a012', line('gcp-api-key'))), {redact: true})
+    expect(redacted.body).toMatchObject({created: 1, rejected: []})
+    expect((await d.request('GET', '/knowledge/01930000-0000-7000-8000-00000000a012')).body.body).toBe('const firebaseKey = "[REDACTED:gcp-api-key]";')
+    const refused = await post(importBody(entryLine('01930000-0000-7000-8000-00000000a013', line('gcp-api-key'))))
+    const ids = /acknowledge=([0-9a-f,]+)/.exec(refused.body.rejected[0].reason)![1]!
+    const acked = await post(importBody(entryLine('01930000-0000-7000-8000-00000000a013', line('gcp-api-key'))), {acknowledge: ids})
+    expect(acked.body).toMatchObject({created: 1, rejected: []})
+    const e = (await d.request('GET', '/knowledge/01930000-0000-7000-8000-00000000a013', {query: {detail: 'full'}})).body
+    expect(e.body).toBe(line('gcp-api-key'))
+    expect(e.comments[0].body).toMatch(/^Safe publish: importing into global scope with one finding acknowledged/)
+  })
+
+  it('an entry published with an acknowledgement exports and imports again without asking twice', async () => {
+    const e = await createEntry(d, {title: 'Round trip', body: line('sendgrid-api-token'), project_id: projectId, scope: 'private'})
+    const ids = (await d.request('GET', `/knowledge/${e.id}/publish-preview`, {query: {scope: 'global'}})).body.findings.map((f: any) => f.id)
+    expect((await d.request('POST', `/knowledge/${e.id}/publish`, {body: {scope: 'global', acknowledge: ids}})).status).toBe(200)
+    // JSON Lines: read as text (the helper would parse it as one JSON document).
+    const exported = await (await fetch(`${d.url}/export?scope=global`, {headers: {authorization: `Bearer ${d.ownerKey}`}})).text()
+    const mine = exported.split('\n').filter((l) => l.includes(e.id) && l.includes('"kind":"entry"'))
+    expect(mine).toHaveLength(1)
+    // Restored after a deletion: its own record acknowledges the same findings, so it goes back in as it was.
+    expect((await d.request('DELETE', `/knowledge/${e.id}`)).status).toBe(204)
+    const again = await post(importBody(mine[0]!))
+    expect(again.body, JSON.stringify(again.body)).toMatchObject({created: 1, rejected: []})
+    const restored = (await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'full'}})).body
+    expect(restored.body).toBe(line('sendgrid-api-token'))
+    expect(restored.comments).toHaveLength(1)
+    // A finding the record does not name still counts: the same line with another secret added is refused.
+    const tampered = mine[0]!.replace(JSON.stringify(line('sendgrid-api-token')), JSON.stringify(`${line('sendgrid-api-token')}\n${line('jwt')}`))
+    expect((await d.request('DELETE', `/knowledge/${e.id}`)).status).toBe(204)
+    const refused = await post(importBody(tampered))
+    expect(refused.body.rejected[0].reason).toMatch(/JSON Web Token in body, line 2/)
   })
 })
 
