@@ -7,11 +7,14 @@ import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {bodyFrom, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
 import {dim, green} from '../src/cli/output/format.js'
+import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
 
 export default class Add extends KbCommand<typeof Add> {
   static override summary = 'Add a knowledge entry'
   static override description =
-    'The body comes from --body, --body-file (- for stdin), stdin when piped, or $EDITOR on a terminal. In a repository joined with `kb project join` the entry belongs to that project (scope project by default); elsewhere it is private unless --scope says otherwise.'
+    'The body comes from --body, --body-file (- for stdin), stdin when piped, or $EDITOR on a terminal. In a repository joined with `kb project join` the entry belongs to that project (scope project by default); elsewhere it is private unless --scope says otherwise.\n\n' +
+    'In project or global scope the entry is scanned for secrets and personal data as `kb publish` does: on a terminal you choose to redact them, ' +
+    'keep them (recorded on the entry) or stop; elsewhere the command fails with exit 5 unless --redact or --acknowledge <ids> says what to do.'
   static override examples = [
     '<%= config.bin %> add "Port 7411 already in use" --body "Another daemon holds it; run kb daemon stop." --tag daemon',
     'journalctl -u kb | <%= config.bin %> add "Daemon crash on start" --tag crash --scope global',
@@ -26,6 +29,7 @@ export default class Add extends KbCommand<typeof Add> {
     url: Flags.string({description: 'a source: issue, commit, doc (absolute http(s) URL)'}),
     scope: scopeFlag('who may see it: private, project or global (default project when a project is known, else private)'),
     thought: Flags.string({description: THOUGHT_HELP, multiple: true}),
+    ...sensitiveFlags,
   }
 
   async run(): Promise<EntryFull> {
@@ -35,9 +39,10 @@ export default class Add extends KbCommand<typeof Add> {
     if (title === undefined || title.trim() === '') throw new KbError('usage', 'a title is required: kb add "<title>" --body "<text>"')
     const body = await bodyFrom(flags, `\n#kb: Write the body of "${title}" above (Markdown). Lines starting with #kb: are dropped.\n`)
     if (body === null || body.trim() === '') throw new KbError('usage', 'a body is required: pass --body, --body-file or pipe it on stdin')
+    const choice = choiceFrom(flags)
     const client = await this.client()
     const projectId = await this.projectId()
-    const entry = await client.createEntry({
+    const input = {
       title,
       body,
       ...(flags.scope ? {scope: flags.scope} : {}),
@@ -45,7 +50,9 @@ export default class Add extends KbCommand<typeof Add> {
       ...(flags.tag ? {tags: tagsFrom(flags.tag)} : {}),
       ...(flags.url ? {url: flags.url} : {}),
       ...(flags.thought ? {thought_chain: thoughtsFrom(flags.thought)} : {}),
-    })
+    }
+    // Straight into a shared scope, the entry is scanned as a publish would be (docs/cli.md, "Safe publish").
+    const entry = await clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what: 'adding this entry to a shared scope'}, (c) => client.createEntry({...input, ...c}))
     if (this.mode.tty) this.out(`${green(this.mode, 'Created')} ${entry.id}  ${entry.title}\n${dim(this.mode, `scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`)}`)
     else this.out(entry.id)
     return entry

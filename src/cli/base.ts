@@ -170,7 +170,9 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     process.exitCode = exit
     if (this.jsonEnabled()) {
       const e = err instanceof KbError ? err : undefined
-      process.stdout.write(`${JSON.stringify({error: {code: code ?? 'error', message, exit, ...(e?.status ? {status: e.status} : {}), ...(e?.errors ? {errors: e.errors} : {})}}, null, 2)}\n`)
+      // A problem's extension members (a sensitive_content refusal's findings) go along for scripts to read.
+      const error = {code: code ?? 'error', message, exit, ...(e?.status ? {status: e.status} : {}), ...(e?.errors ? {errors: e.errors} : {}), ...(e?.extra ?? {})}
+      process.stdout.write(`${JSON.stringify({error}, null, 2)}\n`)
     }
     process.stderr.write(`kb: ${message.split('\n').join('\n    ')}\n`)
     return undefined

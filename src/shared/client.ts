@@ -9,7 +9,7 @@ import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from 
 import type {
   CommentBody, CreateApiKeyBody, CreateEntryBody, ForkBody, JoinProjectBody, ListQuery, PatchEntryBody, PublishBody, ResolveBody, SearchQuery,
 } from './schemas.js'
-import type {ApiKeyRecord, Comment, Detail, EntryFull, EntryView, Health, JoinResult, Page, Project, SearchResult} from './types.js'
+import type {ApiKeyRecord, Comment, Detail, EntryFull, EntryView, Health, JoinResult, Page, Project, PublishPreview, Scope, SearchResult} from './types.js'
 
 /** Response headers as node:http and fastify's `inject` both give them (lower-case names). */
 export type Headers = Record<string, string | string[] | number | undefined>
@@ -155,6 +155,11 @@ export class ApiClient {
 
   async publish(id: string, input: PublishBody): Promise<EntryFull> {
     return (await this.request<EntryFull>('POST', `/knowledge/${encodeURIComponent(id)}/publish`, {body: input})).body
+  }
+
+  /** What publishing would expose and what redaction would make of it (docs/api.md, "Safe publish"); changes nothing. */
+  async publishPreview(id: string, scope?: Scope): Promise<PublishPreview> {
+    return (await this.request<PublishPreview>('GET', `/knowledge/${encodeURIComponent(id)}/publish-preview`, {query: {scope}})).body
   }
 
   async fork(id: string, input: ForkBody): Promise<EntryFull> {
