@@ -3,10 +3,12 @@
  * personal data are redacted or acknowledged (docs/cli.md, "Safe publish"); `--preview` shows what would go.
  */
 import {Args, Flags} from '@oclif/core'
+import {writeRequests} from '../src/shared/client.js'
 import type {EntryFull, PublishPreview} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {scopeFlag} from '../src/cli/flags.js'
-import {green} from '../src/cli/output/format.js'
+import {noQueueFlag, scopeFlag} from '../src/cli/flags.js'
+import {green, oneLine} from '../src/cli/output/format.js'
+import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {choiceFrom, clearSensitive, renderReport, sensitiveFlags} from '../src/cli/safe-publish.js'
 
 export default class Publish extends KbCommand<typeof Publish> {
@@ -26,18 +28,20 @@ export default class Publish extends KbCommand<typeof Publish> {
   static override flags = {
     scope: scopeFlag('the scope to publish to (default: the next wider one)'),
     preview: Flags.boolean({description: 'show what publishing would expose and what redaction would change; change nothing'}),
+    'no-queue': noQueueFlag,
     ...sensitiveFlags,
   }
 
-  async run(): Promise<EntryFull | PublishPreview> {
+  async run(): Promise<EntryFull | PublishPreview | QueuedWrite> {
     const {flags} = this
     const choice = choiceFrom(flags)
-    const client = await this.client()
-    if (flags.preview) return this.preview(await client.publishPreview(this.args.id, flags.scope))
+    if (flags.preview) return this.preview(await (await this.client()).publishPreview(this.args.id, flags.scope))
     const what = `publishing ${this.args.id}${flags.scope ? ` to ${flags.scope}` : ''}`
-    const entry = await clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what}, (c) =>
-      client.publish(this.args.id, {...(flags.scope ? {scope: flags.scope} : {}), ...c}),
-    )
+    const entry = await clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what}, (c) => {
+      const request = writeRequests.publish(this.args.id, {...(flags.scope ? {scope: flags.scope} : {}), ...c})
+      return this.write<EntryFull>({command: 'publish', label: this.args.id, request}, flags['no-queue'])
+    })
+    if (isQueued(entry)) return entry
     if (this.mode.tty) this.out(`${green(this.mode, 'Published')} ${entry.id} to ${entry.scope}`)
     else this.out(`${entry.id}\t${entry.scope}`)
     return entry

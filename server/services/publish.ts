@@ -6,7 +6,7 @@ import {SCOPES} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
 import type {PublishBody} from '../../src/shared/schemas.js'
 import {summarize} from '../../src/shared/summary.js'
-import type {EntryFull, PublishPreview, Scope} from '../../src/shared/types.js'
+import type {Comment, EntryFull, PublishPreview, Scope} from '../../src/shared/types.js'
 import {nowIso} from '../lib/ids.js'
 import type {EntryChanges, EntryRow, Store} from '../store/store.js'
 import type {Caller} from './context.js'
@@ -14,8 +14,22 @@ import {type KnowledgeService, stale} from './knowledge.js'
 import {type Clearance, findingsOf, gate} from './safe-publish.js'
 import {redactFields, report} from './sensitive.js'
 
+/** Comments read per page while gathering all of an entry's. */
+const COMMENT_PAGE = 500
+
 export class PublishService {
   constructor(private readonly store: Store, private readonly knowledge: KnowledgeService) {}
+
+  /** Every comment of the entry, oldest first: a wider audience reads them all, not the page a view shows. */
+  private async allComments(entryId: string): Promise<Comment[]> {
+    const all: Comment[] = []
+    for (;;) {
+      const last = all.at(-1)
+      const page = await this.store.listComments(entryId, {limit: COMMENT_PAGE, ...(last ? {after: {created_at: last.created_at, id: last.id}} : {})})
+      all.push(...page)
+      if (page.length < COMMENT_PAGE) return all
+    }
+  }
 
   /** The scope publishing goes to: the one asked for, else the next wider; 409 unless it widens. */
   private publishTarget(e: EntryRow, scope: Scope | undefined): Scope {
@@ -37,7 +51,7 @@ export class PublishService {
   async preview(caller: Caller, id: string, scope: Scope | undefined): Promise<PublishPreview> {
     const e = await this.knowledge.changeable(caller, id, 'publish')
     const target = this.publishTarget(e, scope)
-    const {fields, hits} = await findingsOf({...e, comments: await this.store.listComments(e.id)})
+    const {fields, hits} = await findingsOf({...e, comments: await this.allComments(e.id)})
     return {scope: target, ...report(fields, hits), redacted: Object.fromEntries(redactFields(fields, hits))}
   }
 
@@ -49,7 +63,7 @@ export class PublishService {
   async publish(caller: Caller, id: string, input: PublishBody, attempt = 0): Promise<EntryFull> {
     const e = await this.knowledge.changeable(caller, id, 'publish')
     const target = this.publishTarget(e, input.scope)
-    const c = await gate({...e, comments: await this.store.listComments(e.id)}, input, {action: `publishing to ${target}`, status: 409, entryId: e.id, caller})
+    const c = await gate({...e, comments: await this.allComments(e.id)}, input, {action: `publishing to ${target}`, status: 409, entryId: e.id, caller})
     const outcome = await this.store.updateEntry(e.id, {...redactionChanges(e, c), scope: target}, {
       at: nowIso(), expectedVersion: e.version, commentBodies: c.redacted.comments, comments: c.notes,
     })
