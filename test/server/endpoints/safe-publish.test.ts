@@ -340,7 +340,9 @@ describe('hostile bodies', () => {
     polling = false
     await poll
     for (const a of answers) expect(a.status).toBe(200)
-    expect(took).toBeLessThan(10_000)
-    expect(worst).toBeLessThan(1_000)
+    // Wall-clock bounds, generous for a shared two-core machine: each scan is tens of milliseconds of CPU
+    // (test/server/scan/linear.test.ts measures that), so a stall of seconds would mean a scan that is not.
+    expect(took).toBeLessThan(20_000)
+    expect(worst).toBeLessThan(3_000)
   })
 })
