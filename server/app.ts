@@ -26,6 +26,7 @@ import {transferRoutes} from './routes/transfer.js'
 import {ApiKeyService} from './services/api-keys.js'
 import type {Caller} from './services/context.js'
 import {KnowledgeService} from './services/knowledge.js'
+import {PublishService} from './services/publish.js'
 import {ProjectService} from './services/projects.js'
 import {IMPORT_BODY_LIMIT, TransferService} from './services/transfer.js'
 import type {Store} from './store/store.js'
@@ -161,7 +162,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   let openapiDoc: Record<string, unknown> | null = null
   const routes: RouteDef[] = [
     ...metaRoutes(version, () => openapiDoc ?? {}, options.proofSecret),
-    ...knowledgeRoutes(knowledge),
+    ...knowledgeRoutes(knowledge, new PublishService(store, knowledge)),
     ...searchRoutes(knowledge),
     ...projectRoutes(projects),
     ...apiKeyRoutes(apiKeys),
