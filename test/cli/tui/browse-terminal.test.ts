@@ -96,7 +96,9 @@ system.describe('kb browse in a real terminal (tmux)', () => {
     // Rows with CJK, an emoji and a combining mark line up with the others: columns measured as drawn.
     const rows = narrow.split('\n').filter((l) => /^[› ] .* (open|resolved) /.test(l))
     expect(rows.length).toBe(2)
-    expect(new Set(rows.map((l) => width(l.slice(0, l.search(/ (open|resolved) /)))))).toEqual(new Set([width(rows[0]!.slice(0, rows[0]!.search(/ (open|resolved) /)))]))
+    expect(new Set(rows.map((l) => width(l.slice(0, l.search(/ (open|resolved) /)))))).toEqual(
+      new Set([width(rows[0]!.slice(0, rows[0]!.search(/ (open|resolved) /)))]),
+    )
     expect(narrow.split('\n').filter((l) => l.startsWith('kb browse'))).toHaveLength(1)
     const colored = await tmux.run('capture-pane', '-p', '-e', '-t', 'resize')
     // No foreground/background colours (SGR 30–38, 40–48, 90–97, 100–107); bold and inverse are not colours.
