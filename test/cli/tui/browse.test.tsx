@@ -274,7 +274,9 @@ describe('kb browse: finding', () => {
       unreachableHint: 'run `kb daemon start` or check --base-url',
       serverLabel: 'kb daemon',
     })
-    const u = render(<BrowseApp client={down} columns={100} rows={30} openUrl={async () => true} copy={async () => ''} />)
+    const u = render(
+      <BrowseApp client={down} columns={100} rows={30} openUrl={async () => true} copy={async () => ({where: null, certain: false})} />,
+    )
     live.push(u)
     const end = Date.now() + 5000
     while (!(u.lastFrame() ?? '').includes('not reachable') && Date.now() < end) await new Promise((r) => setTimeout(r, 10))
@@ -315,16 +317,20 @@ describe('kb browse: timing and the machine', () => {
       const port = (slow.address() as {port: number}).port
       const client = httpClient({baseUrl: `http://127.0.0.1:${port}/api/v1`, key: d.ownerKey})
       const frames: string[] = []
-      const app = render(<BrowseApp client={client} columns={100} rows={30} openUrl={async () => true} copy={async () => ''} />)
+      const started = Date.now()
+      const app = render(
+        <BrowseApp client={client} columns={100} rows={30} openUrl={async () => true} copy={async () => ({where: null, certain: false})} />,
+      )
       live.push(app)
       const until = async (ok: () => boolean): Promise<void> => {
         const end = Date.now() + 5000
         while (!ok() && Date.now() < end) await new Promise((r) => setTimeout(r, 5))
         frames.push(app.lastFrame() ?? '')
       }
-      // The listing is fast: it never shows the indicator.
+      // The listing is not delayed: answered within the grace, it never shows the indicator. (On a machine
+      // so loaded that even it takes longer, showing the indicator is right, so only then is this not checked.)
       await until(() => (app.lastFrame() ?? '').includes('Filler entry number 14'))
-      expect(app.frames.some((f) => f.includes('Loading…'))).toBe(false)
+      if (Date.now() - started < 100) expect(app.frames.some((f) => f.includes('Loading…'))).toBe(false)
       app.stdin.write('sqlite')
       const typed = Date.now()
       await until(() => (app.lastFrame() ?? '').includes('Loading…'))
