@@ -3,8 +3,9 @@
  */
 import {Type} from '@sinclair/typebox'
 import {
-  CommentBody, CreateEntryBody, ForkBody, GetEntryQuery, IdParams, ListQuery, PatchEntryBody, PublishBody, ResolveBody,
+  CommentBody, CommentsQuery, CreateEntryBody, ForkBody, GetEntryQuery, IdParams, ListQuery, PatchEntryBody, PublishBody, ResolveBody,
 } from '../../src/shared/schemas.js'
+import {trimTrailingSlashes} from '../../src/shared/chars.js'
 import {DETAIL_DEFAULT, LIMIT_DEFAULT} from '../../src/shared/contract.js'
 import type {Detail, EntryFull} from '../../src/shared/types.js'
 import {route, type RouteDef} from '../http/route.js'
@@ -27,7 +28,7 @@ export function knowledgeRoutes(knowledge: KnowledgeService): RouteDef[] {
         const e = await knowledge.create(caller, body)
         withEtag(reply, e)
         // The request path without query or trailing slash (`POST /knowledge/` is served too).
-        reply.header('Location', `${req.url.split('?')[0]!.replace(/\/+$/, '')}/${e.id}`)
+        reply.header('Location', `${trimTrailingSlashes(req.url.split('?')[0]!)}/${e.id}`)
         reply.code(201)
         return e
       },
@@ -74,6 +75,12 @@ export function knowledgeRoutes(knowledge: KnowledgeService): RouteDef[] {
       params: IdParams, body: ResolveBody, bodyOptional: true,
       responses: {200: {description: 'The entry at full detail', schema: ENTRY}, ...errorResponses(400, 401, 403, 404, 413, 415, 422)},
       handler: async ({caller, params, body, reply}) => sendEntry(reply, await knowledge.resolve(caller, params.id, body)),
+    }),
+    route<IdParams, CommentsQuery>({
+      method: 'GET', path: '/knowledge/:id/comments', operationId: 'listComments', summary: 'All comments of an entry the caller can see, oldest first, a page at a time', tags, auth: true,
+      params: IdParams, query: CommentsQuery,
+      responses: {200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref('Comment')), next_cursor: Type.Union([Type.String(), Type.Null()])})}, ...errorResponses(400, 401, 404)},
+      handler: async ({caller, params, query}) => knowledge.comments(caller, params.id, {limit: query.limit ?? LIMIT_DEFAULT.comments, ...(query.cursor ? {cursor: query.cursor} : {})}),
     }),
     route<IdParams, unknown, CommentBody>({
       method: 'POST', path: '/knowledge/:id/comments', operationId: 'addComment', summary: 'Comment on an entry the caller can see', tags, auth: true,

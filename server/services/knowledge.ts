@@ -3,9 +3,9 @@
  * with the permission rules of docs/api.md, "Visibility and permissions" (a hidden entry is indistinguishable from a missing one).
  */
 import {KbError} from '../../src/shared/errors.js'
-import {COMMENT_TYPE_DEFAULT, SCOPES, TITLE_MAX, UUID_PATTERN} from '../../src/shared/contract.js'
+import {COMMENT_TYPE_DEFAULT, COMMENTS_IN_FULL, SCOPES, TITLE_MAX, UUID_PATTERN} from '../../src/shared/contract.js'
 import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, PublishBody, ResolveBody} from '../../src/shared/schemas.js'
-import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
+import type {Comment, Detail, EntryFull, EntryView, Page, Scope, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
 import {queryTerms} from '../search/query.js'
@@ -50,8 +50,20 @@ export class KnowledgeService {
   }
 
   async full(caller: Caller, e: EntryRow): Promise<EntryFull> {
-    const [comments, branches] = await Promise.all([this.store.listComments(e.id), this.store.listBranches(e.id, this.viewer(caller))])
+    const [comments, branches] = await Promise.all([
+      this.store.listComments(e.id, {limit: COMMENTS_IN_FULL, newest: true}), this.store.listBranches(e.id, this.viewer(caller)),
+    ])
     return fullView(e, comments, branches)
+  }
+
+  /** All comments of an entry the caller can see, oldest first, a page at a time. */
+  async comments(caller: Caller, id: string, q: {limit: number; cursor?: string}): Promise<Page<Comment>> {
+    const e = await this.visible(caller, id)
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
+    const rows = await this.store.listComments(e.id, {limit: q.limit + 1, ...(after ? {after: {created_at: after.at, id: after.id}} : {})})
+    const items = rows.slice(0, q.limit)
+    const last = items.at(-1)
+    return {items, next_cursor: rows.length > q.limit && last ? encodeCursor({at: last.created_at, id: last.id}) : null}
   }
 
   async view(caller: Caller, e: EntryRow, detail: Detail): Promise<EntryView> {
@@ -222,10 +234,10 @@ export class KnowledgeService {
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
     const filter = await this.filter(q)
     if (!filter) return {items: [], next_cursor: null}
-    const rows = await this.store.listEntries(this.viewer(caller), filter, {limit: q.limit + 1, ...(after ? {after} : {})})
+    const rows = await this.store.listEntries(this.viewer(caller), filter, {limit: q.limit + 1, ...(after ? {after: {updated_at: after.at, id: after.id}} : {})})
     const page = rows.slice(0, q.limit)
     const last = page.at(-1)
-    const next = rows.length > q.limit && last ? encodeCursor({updated_at: last.updated_at, id: last.id}) : null
+    const next = rows.length > q.limit && last ? encodeCursor({at: last.updated_at, id: last.id}) : null
     const items = await Promise.all(page.map((e) => this.view(caller, e, q.detail)))
     return {items, next_cursor: next}
   }
@@ -307,19 +319,20 @@ function hasRealChange(current: EntryRow, changes: EntryChanges): boolean {
   return Object.entries(changes).some(([k, v]) => JSON.stringify(v) !== JSON.stringify((current as unknown as Record<string, unknown>)[k]))
 }
 
+/** A position in a list ordered by a time and then the id: `updated_at` for entries, `created_at` for comments. */
 interface Cursor {
-  updated_at: string
+  at: string
   id: string
 }
 
 function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.updated_at, c.id])).toString('base64url')
+  return Buffer.from(JSON.stringify([c.at, c.id])).toString('base64url')
 }
 
 function decodeCursor(s: string): Cursor {
   try {
     const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return {updated_at: v[0], id: v[1]}
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return {at: v[0], id: v[1]}
   } catch {
     // fall through to the error below
   }

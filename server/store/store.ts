@@ -6,6 +6,7 @@
  * filters in its own query language and never returns what the caller may not see.
  */
 import type {AuthorRef, Branch, Comment, CommentType, Resolution, Scope, Status, ThoughtStep} from '../../src/shared/types.js'
+import type {IdempotencyStore} from './idempotency.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {TransferStore} from './transfer-store.js'
 
@@ -151,11 +152,27 @@ export interface Store {
 
   /** Adds the comment and bumps the entry's version and `updated_at` in one transaction; null if the entry is gone. */
   addComment(comment: CommentRow): Promise<{comment: Comment; entry: EntryRow} | null>
-  listComments(entryId: string): Promise<Comment[]>
+  /** An entry's comments in the order written (created_at, then writing order): `limit` after `after`, or with `newest` the last `limit`. */
+  listComments(entryId: string, page: CommentPage): Promise<Comment[]>
 
   /** The OAuth 2.1 authorization server's records (server/oauth), grouped so a driver implements them apart. */
   readonly oauth: OAuthStore
 
   /** Export, import and online backup (server/services/transfer/), grouped so a driver implements them apart. */
   readonly transfer: TransferStore
+
+  /** Idempotency-Key records (server/store/idempotency.ts), an interface of their own. */
+  readonly idempotency: IdempotencyStore
+}
+
+/** A position among an entry's comments: the last one already seen. */
+export interface CommentPosition {
+  created_at: string
+  id: string
+}
+
+export interface CommentPage {
+  limit: number
+  after?: CommentPosition
+  newest?: boolean
 }

@@ -6,7 +6,7 @@
  */
 import {Type, type Static, type TInteger, type TLiteral, type TUnion} from '@sinclair/typebox'
 import {
-  API_KEY_DAYS_MAX, BODY_MAX, COMMENT_MAX, COMMENT_TYPES, CURSOR_MAX, DETAILS, LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX, NAME_MAX, NOTE_MAX,
+  API_KEY_DAYS_MAX, BODY_MAX, COMMENT_MAX, COMMENTS_IN_FULL, COMMENT_TYPES, CURSOR_MAX, DETAILS, LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX, NAME_MAX, NOTE_MAX,
   PRINCIPAL_NAME_MAX, PRINCIPAL_NAME_PATTERN, PROJECT_ROLES, QUERY_MAX, REMOTE_MAX, SCOPES, STATUSES, TAG_MAX, TAG_PATTERN, TAGS_MAX, THOUGHT_KIND_DEFAULT,
   THOUGHT_KINDS, THOUGHTS_MAX, TITLE_INPUT_MAX, TITLE_MAX, URL_MAX, UUID_PATTERN,
 } from './contract.js'
@@ -149,6 +149,9 @@ export type SearchQuery = Static<typeof SearchQuery>
 export const ProjectsQuery = Type.Object({limit: Type.Optional(Limit(LIMIT_DEFAULT.projects)), cursor: Type.Optional(Type.String({maxLength: CURSOR_MAX}))})
 export type ProjectsQuery = Static<typeof ProjectsQuery>
 
+export const CommentsQuery = Type.Object({limit: Type.Optional(Limit(LIMIT_DEFAULT.comments)), cursor: Type.Optional(Type.String({maxLength: CURSOR_MAX}))})
+export type CommentsQuery = Static<typeof CommentsQuery>
+
 // ---- responses: the OpenAPI document's, and the wire types of types.ts (the handlers build them from typed records) ----
 
 const Time = Type.String({format: 'date-time'})
@@ -172,7 +175,8 @@ const standardFields = {
   created_at: Time, updated_at: Time, version: Type.Integer(), comment_count: Type.Integer(),
 }
 const fullFields = {
-  comments: Type.Array(Type.Unsafe<Static<typeof CommentSchema>>(Type.Ref('Comment'))),
+  comments: Type.Array(Type.Unsafe<Static<typeof CommentSchema>>(Type.Ref('Comment')), {description: `The newest comments (at most ${COMMENTS_IN_FULL}), oldest first`}),
+  comments_truncated: Type.Boolean({description: 'Older comments exist than those in `comments`: page them all with GET /knowledge/{id}/comments'}),
   thought_chain: Type.Array(ThoughtStepSchema),
   branches: Type.Array(BranchSchema),
   resolution: Type.Union([ResolutionSchema, Type.Null()]),
@@ -199,7 +203,11 @@ export const ApiKeySchema = Type.Object(
   },
   {$id: 'ApiKey'},
 )
-export const HealthSchema = Type.Object({status: Type.Literal('ok'), version: Type.String()})
+export const HealthSchema = Type.Object({
+  status: Type.Literal('ok'),
+  version: Type.String(),
+  proof: Type.Optional(Type.String({description: 'Only when asked with a Kb-Challenge header: the daemon proves it owns its data directory (docs/security.md)'})),
+})
 export const ProblemSchema = Type.Object(
   {
     type: Type.String(), title: Type.String(), status: Type.Integer(), code: Type.String(), detail: Type.Optional(Type.String()),
