@@ -2,10 +2,12 @@
  * @module Builds the OpenAPI 3.1 document from the same route definitions and schemas that validate requests.
  */
 import type {TSchema} from '@sinclair/typebox'
-import {ApiKeySchema, CommentSchema, EntrySchema, ProblemSchema, ProjectSchema} from '../src/shared/schemas.js'
+import {ApiKeySchema, CommentSchema, EntrySchema, GrantSchema, ProblemSchema, ProjectSchema} from '../src/shared/schemas.js'
 import type {RouteDef} from './http/route.js'
 
-const COMPONENTS: Record<string, TSchema> = {Entry: EntrySchema, Comment: CommentSchema, Project: ProjectSchema, ApiKey: ApiKeySchema, Problem: ProblemSchema}
+const COMPONENTS: Record<string, TSchema> = {
+  Entry: EntrySchema, Comment: CommentSchema, Project: ProjectSchema, ApiKey: ApiKeySchema, Grant: GrantSchema, Problem: ProblemSchema,
+}
 
 /** A plain JSON copy of a schema: TypeBox's symbol keys dropped, `$ref`s pointed at components, `$id` removed. */
 function clean(schema: unknown): unknown {

@@ -9,7 +9,7 @@ import {codeForStatus, isErrorCode, KbError, type FieldError} from './errors.js'
 import type {
   CommentBody, CreateApiKeyBody, CreateEntryBody, ForkBody, JoinProjectBody, ListQuery, PatchEntryBody, PublishBody, ResolveBody, SearchQuery,
 } from './schemas.js'
-import type {ApiKeyRecord, Comment, Detail, EntryFull, EntryView, Health, JoinResult, Page, Project, SearchResult} from './types.js'
+import type {ApiKeyRecord, Comment, Detail, EntryFull, EntryView, Grant, Health, JoinResult, Page, Project, SearchResult} from './types.js'
 
 /** Response headers as node:http and fastify's `inject` both give them (lower-case names). */
 export type Headers = Record<string, string | string[] | number | undefined>
@@ -189,6 +189,14 @@ export class ApiClient {
 
   async revokeApiKey(id: string): Promise<void> {
     await this.request('DELETE', '/api-keys', {body: {id}})
+  }
+
+  async listGrants(): Promise<Grant[]> {
+    return (await this.request<Page<Grant>>('GET', '/oauth/grants')).body.items
+  }
+
+  async revokeGrant(id: string): Promise<void> {
+    await this.request('DELETE', `/oauth/grants/${encodeURIComponent(id)}`)
   }
 }
 

@@ -5,7 +5,7 @@
 import type {Static} from '@sinclair/typebox'
 import type {COMMENT_TYPES, DETAILS, PROJECT_ROLES, SCOPES, STATUSES, THOUGHT_KINDS} from './contract.js'
 import type {
-  ApiKeySchema, AuthorRefSchema, BranchSchema, CommentSchema, EntryFullSchema, EntryStandardSchema, EntrySummarySchema, HealthSchema, JoinResultSchema,
+  ApiKeySchema, AuthorRefSchema, BranchSchema, CommentSchema, EntryFullSchema, EntryStandardSchema, EntrySummarySchema, GrantSchema, HealthSchema, JoinResultSchema,
   ProjectSchema, ResolutionSchema, ThoughtStepSchema,
 } from './schemas.js'
 
@@ -46,4 +46,5 @@ export interface SearchResult extends Page<EntryView & SearchHitExtras> {
 export type Project = Static<typeof ProjectSchema>
 export type JoinResult = Static<typeof JoinResultSchema>
 export type ApiKeyRecord = Static<typeof ApiKeySchema>
+export type Grant = Static<typeof GrantSchema>
 export type Health = Static<typeof HealthSchema>

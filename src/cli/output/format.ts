@@ -3,7 +3,8 @@
  * (first column the id, no header, no colour), and the document view of one entry. Plain ANSI escapes:
  * a colour library would cost start-up time on every command.
  */
-import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Project} from '../../shared/types.js'
+import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Grant, Project} from '../../shared/types.js'
+import {safeText} from './safe-text.js'
 
 export interface OutputMode {
   /** stdout is a terminal: tables with headers. */
@@ -119,6 +120,15 @@ export function apiKeyRows(items: ApiKeyRecord[], mode: OutputMode): string {
   return renderTable(
     [{header: 'ID', color: dim}, {header: 'NAME', flex: true}, {header: 'PREFIX'}, {header: 'CREATED'}, {header: 'EXPIRES'}, {header: 'LAST USED'}],
     items.map((k) => [k.id, k.name, k.prefix, time(k.created_at, mode), time(k.expires_at, mode) || 'never', time(k.last_used_at, mode) || 'never']),
+    mode,
+  )
+}
+
+/** OAuth grants; the client's name is whatever the application registered, so it is made safe for the terminal. */
+export function grantRows(items: Grant[], mode: OutputMode): string {
+  return renderTable(
+    [{header: 'ID', color: dim}, {header: 'APPLICATION', flex: true}, {header: 'CREATED'}, {header: 'LAST USED'}, {header: 'ENDS'}],
+    items.map((g) => [g.id, safeText(g.client_name ?? `(unnamed) ${g.client_id}`), time(g.created_at, mode), time(g.last_used_at, mode) || 'never', time(g.expires_at, mode)]),
     mode,
   )
 }
