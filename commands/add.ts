@@ -3,10 +3,13 @@
  */
 import {Args, Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
+import {writeRequests} from '../src/shared/client.js'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {bodyFrom, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
-import {dim, green} from '../src/cli/output/format.js'
+import {bodyFrom, noQueueFlag, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
+import {dim, green, oneLine} from '../src/cli/output/format.js'
+import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
+import {isUuid, projectRef} from '../src/cli/project/project.js'
 
 export default class Add extends KbCommand<typeof Add> {
   static override summary = 'Add a knowledge entry'
@@ -26,26 +29,33 @@ export default class Add extends KbCommand<typeof Add> {
     url: Flags.string({description: 'a source: issue, commit, doc (absolute http(s) URL)'}),
     scope: scopeFlag('who may see it: private, project or global (default project when a project is known, else private)'),
     thought: Flags.string({description: THOUGHT_HELP, multiple: true}),
+    'no-queue': noQueueFlag,
   }
 
-  async run(): Promise<EntryFull> {
+  async run(): Promise<EntryFull | QueuedWrite> {
     const {flags, args} = this
     if (args.title !== undefined && flags.title !== undefined && args.title !== flags.title) throw new KbError('usage', 'give the title once: as the argument or as --title')
     const title = args.title ?? flags.title
     if (title === undefined || title.trim() === '') throw new KbError('usage', 'a title is required: kb add "<title>" --body "<text>"')
     const body = await bodyFrom(flags, `\n#kb: Write the body of "${title}" above (Markdown). Lines starting with #kb: are dropped.\n`)
     if (body === null || body.trim() === '') throw new KbError('usage', 'a body is required: pass --body, --body-file or pipe it on stdin')
-    const client = await this.client()
-    const projectId = await this.projectId()
-    const entry = await client.createEntry({
-      title,
-      body,
-      ...(flags.scope ? {scope: flags.scope} : {}),
-      ...(projectId ? {project_id: projectId} : {}),
-      ...(flags.tag ? {tags: tagsFrom(flags.tag)} : {}),
-      ...(flags.url ? {url: flags.url} : {}),
-      ...(flags.thought ? {thought_chain: thoughtsFrom(flags.thought)} : {}),
-    })
+    // A project named by its remote is looked up on the server, so offline that waits for `kb sync`.
+    const ref = await projectRef(flags.project)
+    const entry = await this.write<EntryFull>({
+      command: 'add',
+      label: title,
+      request: writeRequests.createEntry({
+        title,
+        body,
+        ...(flags.scope ? {scope: flags.scope} : {}),
+        ...(ref && isUuid(ref.ref) ? {project_id: ref.ref.toLowerCase()} : {}),
+        ...(flags.tag ? {tags: tagsFrom(flags.tag)} : {}),
+        ...(flags.url ? {url: flags.url} : {}),
+        ...(flags.thought ? {thought_chain: thoughtsFrom(flags.thought)} : {}),
+      }),
+      ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {}),
+    }, flags['no-queue'])
+    if (isQueued(entry)) return entry
     if (this.mode.tty) this.out(`${green(this.mode, 'Created')} ${entry.id}  ${entry.title}\n${dim(this.mode, `scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`)}`)
     else this.out(entry.id)
     return entry

@@ -7,6 +7,7 @@ import {Args, Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
 import {KbCommand} from '../src/cli/base.js'
 import {readJson, streamRequest} from '../src/cli/client/stream.js'
+import {oneLine} from '../src/cli/output/format.js'
 
 interface ImportReport {
   created: number
@@ -52,7 +53,7 @@ export default class Import extends KbCommand<typeof Import> {
     })
     const report = await readJson<ImportReport>(res)
     if (report.rejected.length > 0) {
-      const shown = report.rejected.map((r) => `  line ${r.line}: ${r.reason}`).join('\n')
+      const shown = report.rejected.map((r) => `  line ${r.line}: ${oneLine(r.reason)}`).join('\n')
       if (!this.jsonEnabled()) process.stderr.write(`kb: nothing was imported; ${report.rejected.length} line(s) rejected:\n${shown}\n`)
       process.exitCode = 1
       return report

@@ -9,6 +9,7 @@ import {KbError} from '../src/shared/errors.js'
 import {createValidator} from '../src/shared/validator.js'
 import {Authenticator, bearerChallenge} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
+import {honoursIdempotencyKey, IdempotencyLayer} from './http/idempotency.js'
 import {sendClientErrorProblem, sendProblem} from './http/problem.js'
 import type {RouteDef} from './http/route.js'
 import {oauthOpenApiPaths} from './oauth/openapi-paths.js'
@@ -28,7 +29,7 @@ import {ApiKeyService} from './services/api-keys.js'
 import type {Caller} from './services/context.js'
 import {KnowledgeService} from './services/knowledge.js'
 import {ProjectService} from './services/projects.js'
-import {TransferService} from './services/transfer.js'
+import {IMPORT_BODY_LIMIT, TransferService} from './services/transfer.js'
 import type {Store} from './store/store.js'
 
 export const API_PREFIX = '/api/v1'
@@ -158,6 +159,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   const knowledge = new KnowledgeService(store)
   const projects = new ProjectService(store)
   const apiKeys = new ApiKeyService(store)
+  const idempotency = new IdempotencyLayer(store.idempotency, app.log, {maxStreamBytes: IMPORT_BODY_LIMIT})
   let openapiDoc: Record<string, unknown> | null = null
   const routes: RouteDef[] = [
     ...metaRoutes(version, () => openapiDoc ?? {}, options.proofSecret),
@@ -174,6 +176,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     const url = API_PREFIX + r.path
     if (!methodsByPath.has(url)) methodsByPath.set(url, new Set())
     methodsByPath.get(url)!.add(r.method)
+    const idempotent = honoursIdempotencyKey(r)
     app.route({
       method: r.method,
       url,
@@ -194,6 +197,8 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
             if (req.body === undefined) req.body = {}
           }
         : undefined,
+      preHandler: idempotent ? idempotency.preHandler : undefined,
+      onSend: idempotent ? idempotency.onSend : undefined,
       handler: async (req, reply) => {
         const result = await r.handler({req, reply, params: req.params, query: req.query, body: req.body, caller: req.caller as Caller})
         if (reply.statusCode === 204) return reply.send()
@@ -219,7 +224,11 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   registerOAuthRoutes(app, {service: oauth, baseUrl, prefix: API_PREFIX})
   registerMcpRoute(app, {auth, baseUrl, prefix: API_PREFIX, version})
   oauth.sweeper.start()
-  app.addHook('onClose', async () => oauth.sweeper.stop())
+  idempotency.start()
+  app.addHook('onClose', async () => {
+    oauth.sweeper.stop()
+    idempotency.stop()
+  })
 
   openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`}, oauthOpenApiPaths())
   return {app, services: {knowledge, projects, apiKeys, auth, oauth}, routes}

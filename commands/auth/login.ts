@@ -9,7 +9,8 @@ import {dataDir} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {readStdin, stdinPiped} from '../../src/cli/input.js'
 import {storeCredential, storeOAuthCredential} from '../../src/cli/credentials/credentials.js'
-import {green} from '../../src/cli/output/format.js'
+import {cell, green, oneLine} from '../../src/cli/output/format.js'
+import {safeText} from '../../src/cli/output/safe-text.js'
 
 export interface LoginResult {
   base_url: string
@@ -61,8 +62,8 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
     const stored = await storeCredential(this.baseUrl, key, await this.bindingForLogin())
     if (stored.store === 'file' && stored.keychainProblem) this.note(`no keychain (${stored.keychainProblem}); using the 0600 file`)
     const result: LoginResult = {base_url: this.baseUrl, kind: 'api-key', store: stored.store, location: stored.location, principal, key_prefix: key.slice(0, 11)}
-    if (this.mode.tty) this.out(`${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${principal.name}` : ''}; key stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`)
-    else this.out(`${this.baseUrl}\t${stored.store}\t${principal?.name ?? ''}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${oneLine(principal.name)}` : ''}; key stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`)
+    else this.out(`${this.baseUrl}\t${stored.store}\t${cell(principal?.name)}`)
     return result
   }
 
@@ -86,7 +87,7 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
     const {webLogin} = await import('../../src/cli/oauth/login.js')
     const r = await webLogin({
       baseUrl: this.baseUrl, userAgent: `kb/${this.config.version}`, browser: !this.flags['no-browser'], timeoutMs: this.flags.timeout * 1000,
-      say: (line) => process.stderr.write(`${line}\n`),
+      say: (line) => process.stderr.write(`${safeText(line)}\n`),
     })
     // The server has accepted the code; asking the API with the new token proves it works and says as whom.
     const principal = await this.principalOf(r.oauth.access_token)
@@ -96,8 +97,8 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
       base_url: this.baseUrl, kind: 'oauth', store: stored.store, location: stored.location, principal, key_prefix: r.oauth.access_token.slice(0, 11),
       expires_at: r.oauth.expires_at, client_id: r.client_id,
     }
-    if (this.mode.tty) this.out(`${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${principal.name}` : ''} (OAuth); tokens stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`)
-    else this.out(`${this.baseUrl}\t${stored.store}\t${principal?.name ?? ''}\toauth`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${oneLine(principal.name)}` : ''} (OAuth); tokens stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`)
+    else this.out(`${this.baseUrl}\t${stored.store}\t${cell(principal?.name)}\toauth`)
     if (process.env.KB_API_KEY) this.warnLine('KB_API_KEY is set in this environment and wins over the stored sign-in')
     return result
   }

@@ -6,7 +6,7 @@ import {dataDir, dataFiles} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {isLoopbackUrl, readDaemonInfo, spawnDaemon, stopDaemon} from '../../src/cli/daemon/manager.js'
 import {impostorError, probeDaemonIfUp} from '../../src/cli/daemon/proof.js'
-import {green} from '../../src/cli/output/format.js'
+import {green, oneLine} from '../../src/cli/output/format.js'
 
 export interface DaemonStartResult {
   url: string
@@ -44,7 +44,7 @@ export default class DaemonStart extends KbCommand<typeof DaemonStart> {
     const h = p.health
     const info = readDaemonInfo(dir)
     const result = {url: baseUrl, version: h.version, pid: info?.pid ?? null, data_dir: dir, log: files.log, started}
-    if (this.mode.tty) this.out(started ? `${green(this.mode, 'Started')} the kb daemon ${h.version} at ${baseUrl} (pid ${result.pid ?? '?'})` : `The kb daemon ${h.version} is already running at ${baseUrl}`)
+    if (this.mode.tty) this.out(started ? `${green(this.mode, 'Started')} the kb daemon ${oneLine(h.version)} at ${baseUrl} (pid ${result.pid ?? '?'})` : `The kb daemon ${oneLine(h.version)} is already running at ${baseUrl}`)
     else this.out(`${baseUrl}\t${result.pid ?? ''}\t${started ? 'started' : 'running'}`)
     return result
   }

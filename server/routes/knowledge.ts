@@ -5,6 +5,7 @@ import {Type} from '@sinclair/typebox'
 import {
   CommentBody, CommentsQuery, CreateEntryBody, ForkBody, GetEntryQuery, IdParams, ListQuery, PatchEntryBody, PublishBody, ResolveBody,
 } from '../../src/shared/schemas.js'
+import {trimTrailingSlashes} from '../../src/shared/chars.js'
 import {DETAIL_DEFAULT, LIMIT_DEFAULT} from '../../src/shared/contract.js'
 import type {Detail, EntryFull} from '../../src/shared/types.js'
 import {route, type RouteDef} from '../http/route.js'
@@ -27,7 +28,7 @@ export function knowledgeRoutes(knowledge: KnowledgeService): RouteDef[] {
         const e = await knowledge.create(caller, body)
         withEtag(reply, e)
         // The request path without query or trailing slash (`POST /knowledge/` is served too).
-        reply.header('Location', `${req.url.split('?')[0]!.replace(/\/+$/, '')}/${e.id}`)
+        reply.header('Location', `${trimTrailingSlashes(req.url.split('?')[0]!)}/${e.id}`)
         reply.code(201)
         return e
       },

@@ -50,6 +50,8 @@ export const HeaderLine = Type.Object(
     exported_by: Type.Optional(AuthorIn),
     server_version: Type.Optional(Type.String({maxLength: 100})),
     complete: Type.Optional(Type.Boolean()),
+    /** How many entry lines follow: what `kb export` shows its progress against. */
+    entries: Type.Optional(Type.Integer({minimum: 0})),
     scope: Type.Optional(ScopeSchema),
     project_id: Type.Optional(Uuid),
   },
@@ -169,7 +171,7 @@ export class TransferService {
     }
     const header: Static<typeof HeaderLine> = {
       kind: EXPORT_KIND, version: EXPORT_VERSION, exported_at: nowIso(), exported_by: {id: caller.principal.id, name: caller.principal.name},
-      server_version: this.version, complete: owner && !filter.scope && !filter.projectId,
+      server_version: this.version, complete: owner && !filter.scope && !filter.projectId, entries: await this.store.transfer.countExportEntries(viewer, filter),
       ...(filter.scope ? {scope: filter.scope} : {}), ...(filter.projectId ? {project_id: filter.projectId} : {}),
     }
     yield `${JSON.stringify(header)}\n`

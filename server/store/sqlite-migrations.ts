@@ -190,7 +190,24 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     SELECT substr(term, 1, 1), length(term), term, kb_reverse(term) FROM entries_vocab WHERE length(term) >= 4 AND doc > 0;
   CREATE VIRTUAL TABLE entries_instances USING fts5vocab(entries_fts, 'instance');
   `,
-  // 5: OAuth grants (docs/oauth.md, "Grants"): one row per approval, tied to the API key that approved it, with
+  // 5: Idempotency-Key records (server/store/sqlite-idempotency.ts), one per principal and key; a rowid table, since
+  // a stored answer can be as large as an entry.
+  `
+  CREATE TABLE idempotency_keys (
+    principal_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT,
+    claim TEXT NOT NULL,
+    status INTEGER,
+    headers TEXT,
+    body TEXT,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    UNIQUE (principal_id, key)
+  );
+  CREATE INDEX idempotency_keys_expires ON idempotency_keys(expires_at);
+  `,
+  // 6: OAuth grants (docs/oauth.md, "Grants"): one row per approval, tied to the API key that approved it, with
   // an absolute end; its tokens live only while it does. Tokens of grants approved before this step were tied
   // to no key: they end here (the client signs in again).
   `

@@ -11,6 +11,7 @@ import {reversed} from '../search/vocabulary.js'
 import {SqliteEntryWriter} from './sqlite-entries.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
 import {commentFromRow, ENTRY_COLUMNS, entryFromRow, filterSql, type Row, StatementCache} from './sqlite-rows.js'
+import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
 import {SqliteTransferStore} from './sqlite-transfer.js'
 import type {OAuthStore} from './oauth-store.js'
@@ -38,6 +39,7 @@ export class SqliteStore implements Store {
   readonly db: Database.Database
   readonly oauth: OAuthStore
   readonly transfer: TransferStore
+  readonly idempotency: SqliteIdempotencyStore
   private readonly statements: StatementCache
   private readonly entries: SqliteEntryWriter
   private readonly search: SearchEngine
@@ -67,6 +69,7 @@ export class SqliteStore implements Store {
     this.search = new SearchEngine(new SqliteSearchIndex(this.statements))
     this.oauth = new SqliteOAuthStore(this.db)
     this.transfer = new SqliteTransferStore(this.db, this.statements, this.entries)
+    this.idempotency = new SqliteIdempotencyStore(this.db)
   }
 
   /** Runs every migration newer than the file's `user_version`, each in its own transaction. */

@@ -6,6 +6,7 @@
  * filters in its own query language and never returns what the caller may not see.
  */
 import type {AuthorRef, Branch, Comment, CommentType, Resolution, Scope, Status, ThoughtStep} from '../../src/shared/types.js'
+import type {IdempotencyStore} from './idempotency.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {TransferStore} from './transfer-store.js'
 
@@ -159,6 +160,9 @@ export interface Store {
 
   /** Export, import and online backup (server/services/transfer/), grouped so a driver implements them apart. */
   readonly transfer: TransferStore
+
+  /** Idempotency-Key records (server/store/idempotency.ts), an interface of their own. */
+  readonly idempotency: IdempotencyStore
 }
 
 /** A position among an entry's comments: the last one already seen. */

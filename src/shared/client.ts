@@ -57,6 +57,29 @@ export interface RequestInit {
   timeoutMs?: number
 }
 
+/**
+ * A creating or changing request as data: what `ApiClient.write` sends, and what the CLI's outbox keeps to send
+ * later (src/cli/outbox). Built by `writeRequests`, the one place their paths are written.
+ */
+export interface WriteRequest {
+  method: 'POST' | 'PATCH'
+  path: string
+  body: unknown
+  /** The entity tag the change is based on (sent as If-Match). */
+  ifMatch?: string
+}
+
+const entryPath = (id: string, tail = ''): string => `/knowledge/${encodeURIComponent(id)}${tail}`
+
+export const writeRequests = {
+  createEntry: (input: CreateEntryBody): WriteRequest => ({method: 'POST', path: '/knowledge', body: input}),
+  patchEntry: (id: string, input: PatchEntryBody, ifMatch?: string): WriteRequest => ({method: 'PATCH', path: entryPath(id), body: input, ...(ifMatch ? {ifMatch} : {})}),
+  resolve: (id: string, input: ResolveBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/resolve'), body: input}),
+  comment: (id: string, input: CommentBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/comments'), body: input}),
+  publish: (id: string, input: PublishBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/publish'), body: input}),
+  fork: (id: string, input: ForkBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/fork'), body: input}),
+}
+
 export class ApiClient {
   readonly baseUrl: string
   key: string | null
@@ -118,12 +141,23 @@ export class ApiClient {
     return new URL(this.baseUrl).origin
   }
 
+  /**
+   * Sends a write. With `idempotencyKey` (docs/api.md, "Idempotency"), sending it again — after a timeout, from
+   * the outbox — is answered with the first answer instead of acting twice.
+   */
+  async write<T>(w: WriteRequest, o: {idempotencyKey?: string; timeoutMs?: number} = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = {}
+    if (w.ifMatch) headers['if-match'] = w.ifMatch
+    if (o.idempotencyKey) headers['idempotency-key'] = `"${o.idempotencyKey}"`
+    return this.request<T>(w.method, w.path, {body: w.body, headers, ...(o.timeoutMs ? {timeoutMs: o.timeoutMs} : {})})
+  }
+
   async health(timeoutMs = 2000): Promise<Health> {
     return (await this.request<Health>('GET', '/health', {timeoutMs})).body
   }
 
   async createEntry(input: CreateEntryBody): Promise<EntryFull> {
-    return (await this.request<EntryFull>('POST', '/knowledge', {body: input})).body
+    return (await this.write<EntryFull>(writeRequests.createEntry(input))).body
   }
 
   async getEntry(id: string, detail?: Detail): Promise<{entry: EntryView; etag: string | null}> {
@@ -136,7 +170,7 @@ export class ApiClient {
   }
 
   async patchEntry(id: string, input: PatchEntryBody, ifMatch?: string): Promise<EntryFull> {
-    return (await this.request<EntryFull>('PATCH', `/knowledge/${encodeURIComponent(id)}`, {body: input, ...(ifMatch ? {headers: {'if-match': ifMatch}} : {})})).body
+    return (await this.write<EntryFull>(writeRequests.patchEntry(id, input, ifMatch))).body
   }
 
   async deleteEntry(id: string): Promise<void> {
@@ -148,19 +182,19 @@ export class ApiClient {
   }
 
   async resolve(id: string, input: ResolveBody): Promise<EntryFull> {
-    return (await this.request<EntryFull>('POST', `/knowledge/${encodeURIComponent(id)}/resolve`, {body: input})).body
+    return (await this.write<EntryFull>(writeRequests.resolve(id, input))).body
   }
 
   async comment(id: string, input: CommentBody): Promise<Comment> {
-    return (await this.request<Comment>('POST', `/knowledge/${encodeURIComponent(id)}/comments`, {body: input})).body
+    return (await this.write<Comment>(writeRequests.comment(id, input))).body
   }
 
   async publish(id: string, input: PublishBody): Promise<EntryFull> {
-    return (await this.request<EntryFull>('POST', `/knowledge/${encodeURIComponent(id)}/publish`, {body: input})).body
+    return (await this.write<EntryFull>(writeRequests.publish(id, input))).body
   }
 
   async fork(id: string, input: ForkBody): Promise<EntryFull> {
-    return (await this.request<EntryFull>('POST', `/knowledge/${encodeURIComponent(id)}/fork`, {body: input})).body
+    return (await this.write<EntryFull>(writeRequests.fork(id, input))).body
   }
 
   async joinProject(input: JoinProjectBody): Promise<JoinResult> {

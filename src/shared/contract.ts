@@ -38,6 +38,8 @@ export const REMOTE_MAX = 2048
 export const NAME_MAX = 100
 export const CURSOR_MAX = 512
 export const API_KEY_DAYS_MAX = 3650
+/** An Idempotency-Key's characters, without the quotes of its sf-string form (docs/api.md, "Idempotency"). */
+export const IDEMPOTENCY_KEY_MAX = 255
 export const MAX_TOKENS_MAX = 1_000_000
 
 /** The detail level when a request names none: an entry and a listing at standard, search hits at summary. */

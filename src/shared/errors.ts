@@ -16,8 +16,15 @@ export const ERROR_CODES = {
   validation_failed: {status: 422, title: 'Unprocessable Content', exit: 1},
   rate_limited: {status: 429, title: 'Too Many Requests', exit: 1},
   headers_too_large: {status: 431, title: 'Request Header Fields Too Large', exit: 1},
+  // The Idempotency-Key header (docs/api.md, "Idempotency"): the first request with the key is still running,
+  // or the key was used for a different request.
+  idempotency_key_in_use: {status: 409, title: 'Conflict', exit: 5},
+  idempotency_key_reused: {status: 422, title: 'Unprocessable Content', exit: 1},
   internal: {status: 500, title: 'Internal Server Error', exit: 1},
   unavailable: {status: 503, title: 'Service Unavailable', exit: 6},
+  // Never sent by kb itself: a proxy in front of a team server that could not reach it.
+  bad_gateway: {status: 502, title: 'Bad Gateway', exit: 6},
+  gateway_timeout: {status: 504, title: 'Gateway Timeout', exit: 6},
   // Client-side only: the server could not be reached at all, or the command line was wrong.
   unreachable: {status: 0, title: 'Unreachable', exit: 6},
   usage: {status: 0, title: 'Usage', exit: 2},
