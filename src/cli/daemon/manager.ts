@@ -187,7 +187,7 @@ export async function stopDaemon(dir: string = dataDir()): Promise<{stopped: boo
  * Makes sure a daemon of this CLI's version answers at a local base URL (autostart). Returns a warning
  * to print when an other-version daemon that we did not start had to be left alone.
  */
-export async function ensureDaemon(o: StartOptions & {cliVersion: string}): Promise<{started: boolean; warning?: string}> {
+export async function ensureDaemon(o: StartOptions & {cliVersion: string; onStart?: () => void}): Promise<{started: boolean; warning?: string}> {
   const env = o.env ?? process.env
   const h = await probeHealth(o.baseUrl, 2000)
   if (h && h.version === o.cliVersion) return {started: false}
@@ -199,6 +199,7 @@ export async function ensureDaemon(o: StartOptions & {cliVersion: string}): Prom
     }
     await stopDaemon(dataDir(env))
   }
+  o.onStart?.()
   await spawnDaemon(o)
   return {started: true}
 }
