@@ -47,7 +47,7 @@ export default class Export extends KbCommand<typeof Export> {
       },
     })
     try {
-      await this.write(res, count, flags.output)
+      await this.save(res, count, flags.output)
     } finally {
       progress.stop()
     }
@@ -56,7 +56,7 @@ export default class Export extends KbCommand<typeof Export> {
   }
 
   /** The export to `output`, written aside and renamed when complete, or to stdout. */
-  private async write(res: Readable, count: Transform, output: string | undefined): Promise<void> {
+  private async save(res: Readable, count: Transform, output: string | undefined): Promise<void> {
     if (output) {
       // Written aside and renamed when complete, so an interrupted export never looks like a whole one.
       const partial = `${output}.partial`

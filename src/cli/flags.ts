@@ -51,6 +51,11 @@ export function thoughtsFrom(values: string[] | undefined): {thought: string; ki
   })
 }
 
+/** `--no-queue`, on every command that writes: fail (exit 6) instead of queueing when the server cannot be reached. */
+export const noQueueFlag = Flags.boolean({
+  description: 'fail (exit 6) instead of queueing the write for `kb sync` when the server cannot be reached (env KB_NO_QUEUE=1, config queue_writes false)',
+})
+
 export const THOUGHT_HELP = `a step of the reasoning, in order (repeatable); prefix a kind: ${THOUGHT_KINDS.join(', ')} (default ${THOUGHT_KIND_DEFAULT})`
 
 /**

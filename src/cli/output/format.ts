@@ -6,7 +6,7 @@
  */
 import {createRequire} from 'node:module'
 import {safeText} from './safe-text.js'
-import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Project} from '../../shared/types.js'
+import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Grant, Project} from '../../shared/types.js'
 
 export interface OutputMode {
   /** stdout is a terminal: tables with headers. */
@@ -170,6 +170,15 @@ export function apiKeyRows(items: ApiKeyRecord[], mode: OutputMode): string {
   )
 }
 
+/** OAuth grants; the application's name is whatever it registered (cells pass through safeText). */
+export function grantRows(items: Grant[], mode: OutputMode): string {
+  return renderTable(
+    [{header: 'ID', color: dim}, {header: 'APPLICATION', flex: true}, {header: 'CREATED'}, {header: 'LAST USED'}, {header: 'ENDS'}],
+    items.map((g) => [g.id, g.client_name ?? `(unnamed) ${g.client_id}`, time(g.created_at, mode), time(g.last_used_at, mode) || 'never', time(g.expires_at, mode)]),
+    mode,
+  )
+}
+
 /**
  * One entry as a document. On a TTY: a bold title, coloured metadata, the body, then comments, the
  * thought chain and branches. Piped: `field:\tvalue` lines, `--`, then the body (as `gh issue view` does),
@@ -212,7 +221,9 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
     for (const t of s.thought_chain) out.push(`${t.step}. [${oneLine(t.kind)}] ${safeText(t.thought)}`)
   }
   if (s.comments && s.comments.length > 0) {
-    out.push('', mode.tty ? bold(mode, `Comments (${s.comments.length})`) : '-- comments')
+    // The full view carries the newest comments only (docs/api.md); say so when there are more.
+    const more = s.comments_truncated ? ` (newest ${s.comments.length} of ${s.comment_count})` : ''
+    out.push('', mode.tty ? bold(mode, `Comments (${more ? more.slice(2, -1) : s.comments.length})`) : `-- comments${more}`)
     for (const c of s.comments) out.push(renderComment(c, mode))
   }
   if (s.branches && s.branches.length > 0) {
