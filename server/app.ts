@@ -15,7 +15,9 @@ import type {RouteDef} from './http/route.js'
 import {oauthOpenApiPaths} from './oauth/openapi-paths.js'
 import {createAuthorizationServer, type AuthorizationServer} from './oauth/authorization-server.js'
 import {buildOpenApi} from './openapi.js'
+import {GrantService} from './oauth/grants.js'
 import {apiKeyRoutes} from './routes/api-keys.js'
+import {grantRoutes} from './routes/grants.js'
 import {knowledgeRoutes} from './routes/knowledge.js'
 import {metaRoutes} from './routes/meta.js'
 import {registerMcpRoute} from './routes/mcp.js'
@@ -26,6 +28,7 @@ import {transferRoutes} from './routes/transfer.js'
 import {ApiKeyService} from './services/api-keys.js'
 import type {Caller} from './services/context.js'
 import {KnowledgeService} from './services/knowledge.js'
+import {PublishService} from './services/publish.js'
 import {ProjectService} from './services/projects.js'
 import {IMPORT_BODY_LIMIT, TransferService} from './services/transfer.js'
 import type {Store} from './store/store.js'
@@ -161,10 +164,11 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   let openapiDoc: Record<string, unknown> | null = null
   const routes: RouteDef[] = [
     ...metaRoutes(version, () => openapiDoc ?? {}, options.proofSecret),
-    ...knowledgeRoutes(knowledge),
+    ...knowledgeRoutes(knowledge, new PublishService(store, knowledge)),
     ...searchRoutes(knowledge),
     ...projectRoutes(projects),
     ...apiKeyRoutes(apiKeys),
+    ...grantRoutes(new GrantService(store)),
     ...transferRoutes(new TransferService(store, version)),
   ]
 

@@ -2,13 +2,18 @@
  * @module Builds the OpenAPI 3.1 document from the same route definitions and schemas that validate requests.
  */
 import type {TSchema} from '@sinclair/typebox'
-import {ApiKeySchema, CommentSchema, EntrySchema, ProblemSchema, ProjectSchema} from '../src/shared/schemas.js'
+import {
+  ApiKeySchema, CommentSchema, EntrySchema, FindingSchema, GrantSchema, ProblemSchema, ProjectSchema, PublishPreviewSchema, RedactionLineSchema,
+} from '../src/shared/schemas.js'
 import {IDEMPOTENCY_KEY_MAX} from '../src/shared/contract.js'
 import {honoursIdempotencyKey, REPLAYED_HEADER} from './http/idempotency.js'
 import type {ResponseDoc, RouteDef} from './http/route.js'
 import {problemCodes, problemResponse} from './routes/common.js'
 
-const COMPONENTS: Record<string, TSchema> = {Entry: EntrySchema, Comment: CommentSchema, Project: ProjectSchema, ApiKey: ApiKeySchema, Problem: ProblemSchema}
+const COMPONENTS: Record<string, TSchema> = {
+  Entry: EntrySchema, Comment: CommentSchema, Project: ProjectSchema, ApiKey: ApiKeySchema, Grant: GrantSchema, Problem: ProblemSchema,
+  Finding: FindingSchema, RedactionLine: RedactionLineSchema, PublishPreview: PublishPreviewSchema,
+}
 
 /** The `Idempotency-Key` header (server/http/idempotency.ts), a parameter of every route that honours it. */
 const IDEMPOTENCY_KEY_PARAMETER = {

@@ -24,6 +24,8 @@ import {nowIso} from '../lib/ids.js'
 import type {Store, Viewer} from '../store/store.js'
 import type {EntryExport, ExportFilter, ImportOutcome, ImportRecord, ProjectExport, StoreSnapshot} from '../store/transfer-store.js'
 import {type Caller, isOwner} from './context.js'
+import {clearImported} from './safe-publish.js'
+import type {SensitiveChoice} from './sensitive.js'
 import {summarize} from '../../src/shared/summary.js'
 import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 
@@ -130,6 +132,8 @@ export interface ImportReport extends ImportOutcome {
 export interface ImportRequest {
   onConflict: 'skip' | 'overwrite'
   dryRun: boolean
+  /** What to do about findings in entries bound for a shared scope (docs/api.md, "Safe publish"). */
+  sensitive: SensitiveChoice
 }
 
 export function tooLarge(): KbError {
@@ -197,7 +201,7 @@ export class TransferService {
     const dir = mkdtempSync(join(tmpdir(), 'kb-import-'))
     const spool = join(dir, 'records.jsonl')
     try {
-      const rejected = await this.validateAndSpool(caller, body, spool)
+      const rejected = await this.validateAndSpool(caller, body, spool, request.sensitive)
       const empty: ImportReport = {created: 0, updated: 0, skipped: 0, principals_created: 0, rejected, dry_run: request.dryRun}
       if (rejected.length > 0) return empty
       const outcome = await this.store.transfer.applyImport(readSpool(spool), {
@@ -218,7 +222,7 @@ export class TransferService {
   }
 
   /** Splits the body into lines, validates each, and writes the normalised records to `spool`; returns the rejections. */
-  private async validateAndSpool(caller: Caller, body: Readable, spool: string): Promise<Array<{line: number; reason: string}>> {
+  private async validateAndSpool(caller: Caller, body: Readable, spool: string, sensitive: SensitiveChoice): Promise<Array<{line: number; reason: string}>> {
     const out = await open(spool, 'wx', 0o600)
     const rejected: Array<{line: number; reason: string}> = []
     const reject = (line: number, reason: string): void => {
@@ -263,6 +267,11 @@ export class TransferService {
           const from = record.exported_by ? lowerUuid(record.exported_by.id) : null
           if (from && from !== caller.principal.id && !(await this.store.getPrincipal(from))) ctx.alias = from
         } else {
+          if (record.kind === 'entry') {
+            const cleared = await clearImported(record.entry, sensitive, caller)
+            if (typeof cleared === 'string') throw new LineError(cleared)
+            record.entry = cleared
+          }
           pending.push(`${JSON.stringify(record)}\n`)
           pendingBytes += text.length
           if (pendingBytes > 1024 * 1024) await flush()

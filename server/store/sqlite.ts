@@ -17,7 +17,7 @@ import {SqliteTransferStore} from './sqlite-transfer.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {
   ApiKeyRow, CommentPage, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
-  SearchOptions, SearchOutcome, Store, UpdateOutcome, Viewer,
+  SearchOptions, SearchOutcome, Store, UpdateOptions, UpdateOutcome, Viewer,
 } from './store.js'
 import type {TransferStore} from './transfer-store.js'
 
@@ -205,15 +205,18 @@ export class SqliteStore implements Store {
 
   // ---- entries ----
 
-  async insertEntry(e: EntryRow): Promise<void> {
-    this.db.transaction(() => this.entries.insert(e)).immediate()
+  async insertEntry(e: EntryRow, comments: CommentRow[] = []): Promise<void> {
+    this.db.transaction(() => {
+      const seq = this.entries.insert({...e, comment_count: e.comment_count + comments.length})
+      for (const c of comments) this.entries.insertComment(seq, c)
+    }).immediate()
   }
 
   async getEntry(id: string): Promise<EntryRow | null> {
     return this.getEntrySync(id)
   }
 
-  async updateEntry(id: string, changes: EntryChanges, options: {at: string; expectedVersion?: number}): Promise<UpdateOutcome> {
+  async updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome> {
     return this.db.transaction((): UpdateOutcome => {
       const current = this.stmt('SELECT seq, version FROM entries WHERE id = ?').get(id) as {seq: number; version: number} | undefined
       if (!current) return {ok: false, reason: 'missing'}
@@ -221,6 +224,9 @@ export class SqliteStore implements Store {
         return {ok: false, reason: 'stale'}
       }
       this.entries.update(current.seq, changes, options.at)
+      for (const c of options.commentBodies ?? []) this.stmt('UPDATE comments SET body = ? WHERE id = ? AND entry_seq = ?').run(c.body, c.id, current.seq)
+      for (const c of options.comments ?? []) this.entries.insertComment(current.seq, c)
+      if (options.comments?.length) this.stmt('UPDATE entries SET comment_count = comment_count + ? WHERE seq = ?').run(options.comments.length, current.seq)
       return {ok: true, entry: this.getEntrySync(id)!}
     }).immediate()
   }

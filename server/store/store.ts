@@ -111,6 +111,15 @@ export interface SearchOutcome {
   total: number
 }
 
+export interface UpdateOptions {
+  at: string
+  expectedVersion?: number
+  /** New bodies for comments of the entry (redaction), in the same transaction. */
+  commentBodies?: Array<{id: string; body: string}>
+  /** Comments added in the same transaction (the records of an acknowledgement); they count in comment_count. */
+  comments?: CommentRow[]
+}
+
 export type UpdateOutcome = {ok: true; entry: EntryRow} | {ok: false; reason: 'missing' | 'stale'; entry?: EntryRow}
 
 export interface Store {
@@ -138,13 +147,14 @@ export interface Store {
   getMemberRole(projectId: string, principalId: string): Promise<'maintainer' | 'member' | null>
   listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: 'maintainer' | 'member'}>>
 
-  insertEntry(entry: EntryRow): Promise<void>
+  /** Inserts the entry, with `comments` (an acknowledgement record: docs/api.md, "Safe publish") in the same transaction. */
+  insertEntry(entry: EntryRow, comments?: CommentRow[]): Promise<void>
   getEntry(id: string): Promise<EntryRow | null>
   /**
    * Applies the changes, sets `updated_at` and bumps `version`, atomically. With `expectedVersion`, the
    * update happens only if the stored version still equals it (optimistic concurrency).
    */
-  updateEntry(id: string, changes: EntryChanges, options: {at: string; expectedVersion?: number}): Promise<UpdateOutcome>
+  updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome>
   deleteEntry(id: string): Promise<boolean>
   listEntries(viewer: Viewer, filter: EntryFilter, page: ListPage): Promise<EntryRow[]>
   searchEntries(viewer: Viewer, filter: EntryFilter, options: SearchOptions): Promise<SearchOutcome>

@@ -306,7 +306,9 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     process.exitCode = exit
     if (this.jsonEnabled()) {
       const e = err instanceof KbError ? err : undefined
-      process.stdout.write(`${jsonText({error: {code: code ?? 'error', message, exit, ...(e?.status ? {status: e.status} : {}), ...(e?.errors ? {errors: e.errors} : {})}})}\n`)
+      // A problem's extension members (a sensitive_content refusal's findings) go along for scripts to read.
+      const error = {code: code ?? 'error', message, exit, ...(e?.status ? {status: e.status} : {}), ...(e?.errors ? {errors: e.errors} : {}), ...(e?.extra ?? {})}
+      process.stdout.write(`${jsonText({error})}\n`)
     }
     // The message may echo the server's words (a problem's detail): never raw to the terminal. --json keeps them exact.
     process.stderr.write(`kb: ${safeText(message).split('\n').join('\n    ')}\n`)

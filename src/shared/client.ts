@@ -4,12 +4,14 @@
  * (`server/mcp/inject-transport.ts`). Query building, JSON decoding, the one OAuth refresh and the
  * problem → `KbError` mapping live here once, whatever carries the bytes.
  */
-import {codeForStatus, isErrorCode, KbError, type FieldError} from './errors.js'
+import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from './errors.js'
 // The inputs are the request schemas' own types: type-only, so the CLI does not load TypeBox to use them.
 import type {
   CommentBody, CreateApiKeyBody, CreateEntryBody, ForkBody, JoinProjectBody, ListQuery, PatchEntryBody, PublishBody, ResolveBody, SearchQuery,
 } from './schemas.js'
-import type {ApiKeyRecord, Comment, Detail, EntryFull, EntryView, Health, JoinResult, Page, Project, SearchResult} from './types.js'
+import type {
+  ApiKeyRecord, Comment, Detail, EntryFull, EntryView, Grant, Health, JoinResult, Page, Project, PublishPreview, Scope, SearchResult,
+} from './types.js'
 
 /** Response headers as node:http and fastify's `inject` both give them (lower-case names). */
 export type Headers = Record<string, string | string[] | number | undefined>
@@ -193,6 +195,11 @@ export class ApiClient {
     return (await this.write<EntryFull>(writeRequests.publish(id, input))).body
   }
 
+  /** What publishing would expose and what redaction would make of it (docs/api.md, "Safe publish"); changes nothing. */
+  async publishPreview(id: string, scope?: Scope): Promise<PublishPreview> {
+    return (await this.request<PublishPreview>('GET', `/knowledge/${encodeURIComponent(id)}/publish-preview`, {query: {scope}})).body
+  }
+
   async fork(id: string, input: ForkBody): Promise<EntryFull> {
     return (await this.write<EntryFull>(writeRequests.fork(id, input))).body
   }
@@ -224,9 +231,18 @@ export class ApiClient {
   async revokeApiKey(id: string): Promise<void> {
     await this.request('DELETE', '/api-keys', {body: {id}})
   }
+
+  async listGrants(): Promise<Grant[]> {
+    return (await this.request<Page<Grant>>('GET', '/oauth/grants')).body.items
+  }
+
+  async revokeGrant(id: string): Promise<void> {
+    await this.request('DELETE', `/oauth/grants/${encodeURIComponent(id)}`)
+  }
 }
 
 const fromServer = new WeakSet<KbError>()
+const PROBLEM_MEMBERS = new Set(['type', 'title', 'status', 'code', 'detail', 'errors', 'instance'])
 
 /** Did the server report this error (as opposed to the CLI deciding it)? Only those get a generic hint. */
 export function isServerError(e: KbError): boolean {
@@ -242,7 +258,11 @@ export function problemToError(status: number, body: unknown, headers: Headers, 
   if (errors && errors.length > 0 && !errors.every((e) => detail.includes(e.message))) detail += ` (${errors.map((e) => `${e.path}: ${e.message}`).join('; ')})`
   const h: Record<string, string> = {}
   for (const k of ['retry-after', 'www-authenticate', 'etag']) if (typeof headers[k] === 'string') h[k] = headers[k] as string
-  const err = new KbError(code, detail, {...(errors ? {errors} : {}), headers: h})
+  // Extension members (RFC 9457, section 3.2) travel on: a sensitive_content problem's findings, for one.
+  const extra = Object.fromEntries(Object.entries(p).filter(([k]) => !PROBLEM_MEMBERS.has(k)))
+  const err = new KbError(code, detail, {
+    ...(errors ? {errors} : {}), headers: h, ...(Object.keys(extra).length > 0 ? {extra} : {}), ...(status !== ERROR_CODES[code].status && status >= 400 ? {status} : {}),
+  })
   fromServer.add(err)
   return err
 }

@@ -253,6 +253,29 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(await bodies({limit: 3, newest: true})).toEqual(['c4', 'c5', 'c6'])
         expect(await bodies({limit: 50, newest: true})).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6'])
       })
+
+      it('inserts an entry with comments, and updates one with comment bodies and a new comment, each in one step (safe publish)', async () => {
+        const ann = await principal('ann')
+        const e = entryRow(ann, {scope: 'project'})
+        const record = {id: randomUUID(), entry_id: e.id, body: 'acknowledged', type: 'note' as const, author_id: ann.id, created_at: e.created_at}
+        await s.insertEntry(e, [record])
+        expect(await s.getEntry(e.id)).toMatchObject({version: 1, comment_count: 1})
+        expect((await s.listComments(e.id, {limit: 10})).map((c) => c.body)).toEqual(['acknowledged'])
+        const note = {id: randomUUID(), entry_id: e.id, body: 'second record', type: 'note' as const, author_id: ann.id, created_at: tick()}
+        const r = await s.updateEntry(e.id, {scope: 'global'}, {at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'redacted'}], comments: [note]})
+        expect(r).toMatchObject({ok: true, entry: {scope: 'global', version: 2, comment_count: 2}})
+        expect((await s.listComments(e.id, {limit: 10})).map((c) => c.body)).toEqual(['redacted', 'second record'])
+        // A stale update changes none of it.
+        const stale = await s.updateEntry(e.id, {scope: 'private'}, {at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'lost'}], comments: [{...note, id: randomUUID()}]})
+        expect(stale).toMatchObject({ok: false, reason: 'stale'})
+        expect((await s.listComments(e.id, {limit: 10})).map((c) => c.body)).toEqual(['redacted', 'second record'])
+        // A comment of another entry is not rewritten through this one.
+        const other = await entry(ann)
+        const theirs = {id: randomUUID(), entry_id: other.id, body: 'theirs', type: 'note' as const, author_id: ann.id, created_at: tick()}
+        await s.addComment(theirs)
+        await s.updateEntry(e.id, {}, {at: tick(), commentBodies: [{id: theirs.id, body: 'hijacked'}]})
+        expect((await s.listComments(other.id, {limit: 10})).map((c) => c.body)).toEqual(['theirs'])
+      })
     })
 
     describe('visibility, listing and filters', () => {
