@@ -7,6 +7,7 @@ import {COMMENT_TYPE_DEFAULT, SCOPES, TITLE_MAX, UUID_PATTERN} from '../../src/s
 import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, PublishBody, ResolveBody} from '../../src/shared/schemas.js'
 import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
+import {TimeSlice} from '../lib/time-slice.js'
 import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
 import {queryTerms} from '../search/query.js'
 import {type Caller, isOwner} from './context.js'
@@ -16,8 +17,6 @@ import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, nor
 import {viewAt, fullView, standardView, summaryView} from './views.js'
 
 const UUID = new RegExp(UUID_PATTERN)
-/** How long token packing runs before it lets other requests in. */
-const PACK_SLICE_MS = 5
 
 export class KnowledgeService {
   constructor(private readonly store: Store) {}
@@ -262,12 +261,9 @@ async function packIntoTokens(result: SearchResult, entries: EntryRow[], detail:
   const packed: SearchResult['items'] = []
   let used = 0
   let truncated = false
-  let sliceStart = performance.now()
+  const slice = new TimeSlice()
   for (const [i, item] of result.items.entries()) {
-    if (performance.now() - sliceStart > PACK_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve))
-      sliceStart = performance.now()
-    }
+    await slice.pause()
     const entry = entries[i]!
     const extras = {score: item.score, ...('matched' in item ? {matched: item.matched} : {}), ...('snippet' in item ? {snippet: item.snippet} : {})}
     let placed: Detail | null = null

@@ -4,12 +4,16 @@
  */
 import type Database from 'better-sqlite3'
 import {type Row, StatementCache} from './sqlite-rows.js'
+import type {WriteGate} from './write-gate.js'
 import type {OAuthClientRow, OAuthCodeRow, OAuthPurgeCutoffs, OAuthRequestRow, OAuthStore, OAuthTokenRow} from './oauth-store.js'
 
 export class SqliteOAuthStore implements OAuthStore {
   private readonly statements: StatementCache
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly gate: WriteGate,
+  ) {
     this.statements = new StatementCache(db)
   }
 
@@ -20,6 +24,7 @@ export class SqliteOAuthStore implements OAuthStore {
   // ---- clients ----
 
   async insertClient(c: OAuthClientRow): Promise<void> {
+    await this.gate.wait()
     this.stmt('INSERT INTO oauth_clients (id, secret_hash, metadata, created_at, last_used_at) VALUES (?, ?, ?, ?, ?)')
       .run(c.id, c.secret_hash, JSON.stringify(c.metadata), c.created_at, c.last_used_at)
   }
@@ -30,12 +35,15 @@ export class SqliteOAuthStore implements OAuthStore {
   }
 
   async touchClient(id: string, at: string): Promise<void> {
+    // Bookkeeping only: skipped while an import holds the write lock.
+    if (this.gate.busy) return
     this.stmt('UPDATE oauth_clients SET last_used_at = ? WHERE id = ?').run(at, id)
   }
 
   // ---- pending consent requests ----
 
   async insertRequest(r: OAuthRequestRow): Promise<void> {
+    await this.gate.wait()
     this.stmt(`INSERT INTO oauth_requests (id, csrf_hash, client_id, redirect_uri, redirect_uri_given, code_challenge, resource, scope, state, attempts, created_at, expires_at)
       VALUES (@id, @csrf_hash, @client_id, @redirect_uri, @redirect_uri_given, @code_challenge, @resource, @scope, @state, @attempts, @created_at, @expires_at)`)
       .run({...r, redirect_uri_given: r.redirect_uri_given ? 1 : 0})
@@ -47,17 +55,20 @@ export class SqliteOAuthStore implements OAuthStore {
   }
 
   async addRequestAttempt(id: string): Promise<number> {
+    await this.gate.wait()
     const row = this.stmt('UPDATE oauth_requests SET attempts = attempts + 1 WHERE id = ? RETURNING attempts').get(id) as {attempts: number} | undefined
     return row?.attempts ?? Number.POSITIVE_INFINITY
   }
 
   async deleteRequest(id: string): Promise<boolean> {
+    await this.gate.wait()
     return this.stmt('DELETE FROM oauth_requests WHERE id = ?').run(id).changes === 1
   }
 
   // ---- codes ----
 
   async insertCode(c: OAuthCodeRow): Promise<void> {
+    await this.gate.wait()
     this.stmt(`INSERT INTO oauth_codes (hash, grant_id, client_id, principal_id, project_id, redirect_uri, redirect_uri_given, code_challenge, resource, scope, created_at, expires_at, used_at)
       VALUES (@hash, @grant_id, @client_id, @principal_id, @project_id, @redirect_uri, @redirect_uri_given, @code_challenge, @resource, @scope, @created_at, @expires_at, @used_at)`)
       .run({...c, redirect_uri_given: c.redirect_uri_given ? 1 : 0})
@@ -69,6 +80,7 @@ export class SqliteOAuthStore implements OAuthStore {
   }
 
   async exchangeCode(hash: string, at: string, tokens: OAuthTokenRow[]): Promise<boolean> {
+    await this.gate.wait()
     return this.db.transaction(() => {
       if (this.stmt('UPDATE oauth_codes SET used_at = ? WHERE hash = ? AND used_at IS NULL').run(at, hash).changes !== 1) return false
       this.insertTokensSync(tokens)
@@ -89,6 +101,7 @@ export class SqliteOAuthStore implements OAuthStore {
   }
 
   async rotateRefreshToken(hash: string, at: string, tokens: OAuthTokenRow[]): Promise<boolean> {
+    await this.gate.wait()
     return this.db.transaction(() => {
       const done = this.stmt(`UPDATE oauth_tokens SET used_at = ? WHERE hash = ? AND kind = 'refresh' AND used_at IS NULL AND revoked_at IS NULL`).run(at, hash)
       if (done.changes !== 1) return false
@@ -98,14 +111,17 @@ export class SqliteOAuthStore implements OAuthStore {
   }
 
   async revokeGrant(grantId: string, at: string): Promise<number> {
+    await this.gate.wait()
     return this.stmt('UPDATE oauth_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL').run(at, grantId).changes
   }
 
   async revokeToken(hash: string, at: string): Promise<boolean> {
+    await this.gate.wait()
     return this.stmt('UPDATE oauth_tokens SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL').run(at, hash).changes === 1
   }
 
   async purgeExpired(c: OAuthPurgeCutoffs): Promise<number> {
+    await this.gate.wait()
     return this.db.transaction(() => {
       let n = 0
       n += this.stmt('DELETE FROM oauth_tokens WHERE expires_at < ?').run(c.now).changes
