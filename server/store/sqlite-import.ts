@@ -5,6 +5,9 @@
  * the main connection and see the store as it was until the import commits (WAL), and the driver's other
  * writes wait at the write gate (write-gate.ts) rather than in SQLite, which would stop the event loop.
  */
+import {open} from 'node:fs/promises'
+import {createRequire} from 'node:module'
+import {Worker} from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import type {AuthorRef, Comment} from '../../src/shared/types.js'
 import {TimeSlice} from '../lib/time-slice.js'
@@ -46,13 +49,12 @@ export async function applyImport(
     }
     if (importer.outcome.rejected.length > 0 || options.dryRun) db.exec('ROLLBACK')
     else {
+      // The COMMIT waits for the disk (synchronous = FULL) on the event loop: most of what it would wait for
+      // is flushed beforehand by the thread pool, and the copy into the database file is made by a worker.
+      if (own) await flushToDisk(`${own.name}-wal`)
       db.exec('COMMIT')
       onCommitted()
-      if (own) {
-        // Copying a large import from the WAL into the file is the other long step: on its own turn, not the COMMIT's.
-        await new Promise((resolve) => setImmediate(resolve))
-        own.pragma('wal_checkpoint(PASSIVE)')
-      }
+      if (own) await checkpointAside(own.name)
     }
     return importer.outcome
   } finally {
@@ -67,9 +69,45 @@ function openImportConnection(path: string): Database.Database {
   db.pragma('synchronous = FULL')
   db.pragma('foreign_keys = ON')
   db.pragma('busy_timeout = 5000')
-  // No checkpoint inside the COMMIT (applyImport runs one after it).
+  // No checkpoint inside the COMMIT: applyImport has one made aside.
   db.pragma('wal_autocheckpoint = 0')
   return db
+}
+
+/** Has the file's written pages reach the disk, in the thread pool. */
+async function flushToDisk(path: string): Promise<void> {
+  const file = await open(path, 'r')
+  try {
+    await file.sync()
+  } finally {
+    await file.close()
+  }
+}
+
+// A worker of its own (code, not a file: the daemon also runs from TypeScript sources in tests).
+const CHECKPOINT = `
+const {parentPort, workerData} = require('node:worker_threads')
+const Database = require(workerData.driver)
+const db = new Database(workerData.path, {fileMustExist: true})
+try {
+  db.pragma('busy_timeout = 5000')
+  parentPort.postMessage(db.pragma('wal_checkpoint(PASSIVE)'))
+} finally {
+  db.close()
+}`
+
+/**
+ * Copies the WAL into the database file (and syncs it) from a worker thread, so that neither this import
+ * nor the next write on the main connection does it on the event loop. Best effort: a checkpoint that
+ * fails is made by a later commit.
+ */
+async function checkpointAside(path: string): Promise<void> {
+  const worker = new Worker(CHECKPOINT, {eval: true, workerData: {driver: createRequire(import.meta.url).resolve('better-sqlite3'), path}})
+  await new Promise<void>((resolve) => {
+    worker.once('message', () => resolve())
+    worker.once('error', () => resolve())
+    worker.once('exit', () => resolve())
+  })
 }
 
 class Importer {
