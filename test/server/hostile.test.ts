@@ -42,6 +42,8 @@ describe('every hostile shape finishes and /health keeps answering', () => {
 })
 
 describe('an import is all or nothing while other requests go on', () => {
+  // Large enough to take seconds, so that reads and a write land while it runs (the shapes above import 3,000).
+  const SIZE = 1000
   const marked = async (mark: string): Promise<number> => {
     const res = await call(t, 'GET', `/search?q=${mark}&limit=1`)
     expect(res.status).toBe(200)
@@ -60,23 +62,23 @@ describe('an import is all or nothing while other requests go on', () => {
     return seen
   }
 
-  it('reads see none of it until it commits, then all of it; a write made meanwhile waits and lands', {timeout: 300_000}, async () => {
+  it('reads see none of it until it commits, then all of it; a write made meanwhile lands', {timeout: 300_000}, async () => {
     const before = await call(t, 'POST', '/knowledge', {title: 'written before the import', body: 'still readable', scope: 'private'})
     const beforeId = (JSON.parse(before.text) as {id: string}).id
     const mark = 'zanzibarimport'
-    const importing = call(t, 'POST', '/import', corpusImport(3000, mark), 'application/x-ndjson')
+    const importing = call(t, 'POST', '/import', corpusImport(SIZE, mark), 'application/x-ndjson')
     const reads = watch(mark, importing)
-    // A write sent while the import runs: it waits for the import's transaction, then commits on its own.
+    // A write sent while the import runs (it waits for the import's transaction if that has begun; store/sqlite-import.test.ts).
     await new Promise((resolve) => setTimeout(resolve, 200))
     const during = call(t, 'POST', '/knowledge', {title: 'written during the import', body: 'after it', scope: 'private'})
     const read = await whileProbing(t.base, () => call(t, 'GET', `/knowledge/${beforeId}`))
     expect(read.result.status).toBe(200)
     const report = JSON.parse((await importing).text) as {created: number; rejected: unknown[]}
-    expect(report).toMatchObject({created: 3000, rejected: []})
+    expect(report).toMatchObject({created: SIZE, rejected: []})
     const seen = await reads
     expect(seen.length).toBeGreaterThan(2)
-    expect(seen.filter((n) => n !== 0 && n !== 3000), 'a read saw part of the import').toEqual([])
-    expect(await marked(mark)).toBe(3000)
+    expect(seen.filter((n) => n !== 0 && n !== SIZE), 'a read saw part of the import').toEqual([])
+    expect(await marked(mark)).toBe(SIZE)
     const written = await during
     expect(written.status).toBe(201)
     const id = (JSON.parse(written.text) as {id: string}).id
@@ -85,16 +87,16 @@ describe('an import is all or nothing while other requests go on', () => {
 
   it('a dry run is never seen, and a rejected line leaves nothing behind', {timeout: 300_000}, async () => {
     const mark = 'quokkadryrun'
-    const dry = call(t, 'POST', '/import?dry_run=true', corpusImport(3000, mark), 'application/x-ndjson')
+    const dry = call(t, 'POST', '/import?dry_run=true', corpusImport(SIZE, mark), 'application/x-ndjson')
     const seen = await watch(mark, dry)
-    expect(JSON.parse((await dry).text)).toMatchObject({created: 3000, dry_run: true})
+    expect(JSON.parse((await dry).text)).toMatchObject({created: SIZE, dry_run: true})
     expect([...new Set(seen)]).toEqual([0])
     expect(await marked(mark)).toBe(0)
-    // The last line names a project nobody has: found only when it is applied, after 2,999 entries were.
-    const broken = `${corpusImport(2999, mark)}${JSON.stringify({kind: 'entry', id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7999', title: `${mark} orphan`, body: 'b', scope: 'project', project_id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7000'})}\n`
+    // The last line names a project nobody has: found only when it is applied, after all the others were.
+    const broken = `${corpusImport(SIZE - 1, mark)}${JSON.stringify({kind: 'entry', id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7999', title: `${mark} orphan`, body: 'b', scope: 'project', project_id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7000'})}\n`
     const rejected = JSON.parse((await call(t, 'POST', '/import', broken, 'application/x-ndjson')).text) as {created: number; rejected: Array<{line: number}>}
     expect(rejected.created).toBe(0)
-    expect(rejected.rejected.map((r) => r.line)).toEqual([3001])
+    expect(rejected.rejected.map((r) => r.line)).toEqual([SIZE + 1])
     expect(await marked(mark)).toBe(0)
   })
 })
