@@ -25,6 +25,8 @@ import {TimeSlice} from '../lib/time-slice.js'
 import type {Store, Viewer} from '../store/store.js'
 import type {EntryExport, ExportFilter, ImportOutcome, ImportRecord, ProjectExport, StoreSnapshot} from '../store/transfer-store.js'
 import {type Caller, isOwner} from './context.js'
+import {clearImported} from './safe-publish.js'
+import type {SensitiveChoice} from './sensitive.js'
 import {summarize} from '../../src/shared/summary.js'
 import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 
@@ -51,6 +53,8 @@ export const HeaderLine = Type.Object(
     exported_by: Type.Optional(AuthorIn),
     server_version: Type.Optional(Type.String({maxLength: 100})),
     complete: Type.Optional(Type.Boolean()),
+    /** How many entry lines follow: what `kb export` shows its progress against. */
+    entries: Type.Optional(Type.Integer({minimum: 0})),
     scope: Type.Optional(ScopeSchema),
     project_id: Type.Optional(Uuid),
   },
@@ -129,6 +133,8 @@ export interface ImportReport extends ImportOutcome {
 export interface ImportRequest {
   onConflict: 'skip' | 'overwrite'
   dryRun: boolean
+  /** What to do about findings in entries bound for a shared scope (docs/api.md, "Safe publish"). */
+  sensitive: SensitiveChoice
 }
 
 export function tooLarge(): KbError {
@@ -170,7 +176,7 @@ export class TransferService {
     }
     const header: Static<typeof HeaderLine> = {
       kind: EXPORT_KIND, version: EXPORT_VERSION, exported_at: nowIso(), exported_by: {id: caller.principal.id, name: caller.principal.name},
-      server_version: this.version, complete: owner && !filter.scope && !filter.projectId,
+      server_version: this.version, complete: owner && !filter.scope && !filter.projectId, entries: await this.store.transfer.countExportEntries(viewer, filter),
       ...(filter.scope ? {scope: filter.scope} : {}), ...(filter.projectId ? {project_id: filter.projectId} : {}),
     }
     yield `${JSON.stringify(header)}\n`
@@ -196,7 +202,7 @@ export class TransferService {
     const dir = mkdtempSync(join(tmpdir(), 'kb-import-'))
     const spool = join(dir, 'records.jsonl')
     try {
-      const rejected = await this.validateAndSpool(caller, body, spool)
+      const rejected = await this.validateAndSpool(caller, body, spool, request.sensitive)
       const empty: ImportReport = {created: 0, updated: 0, skipped: 0, principals_created: 0, rejected, dry_run: request.dryRun}
       if (rejected.length > 0) return empty
       const outcome = await this.store.transfer.applyImport(readSpool(spool), {
@@ -217,7 +223,7 @@ export class TransferService {
   }
 
   /** Splits the body into lines, validates each, and writes the normalised records to `spool`; returns the rejections. */
-  private async validateAndSpool(caller: Caller, body: Readable, spool: string): Promise<Array<{line: number; reason: string}>> {
+  private async validateAndSpool(caller: Caller, body: Readable, spool: string, sensitive: SensitiveChoice): Promise<Array<{line: number; reason: string}>> {
     const out = await open(spool, 'wx', 0o600)
     const rejected: Array<{line: number; reason: string}> = []
     const reject = (line: number, reason: string): void => {
@@ -265,6 +271,11 @@ export class TransferService {
           const from = record.exported_by ? lowerUuid(record.exported_by.id) : null
           if (from && from !== caller.principal.id && !(await this.store.getPrincipal(from))) ctx.alias = from
         } else {
+          if (record.kind === 'entry') {
+            const cleared = await clearImported(record.entry, sensitive, caller)
+            if (typeof cleared === 'string') throw new LineError(cleared)
+            record.entry = cleared
+          }
           pending.push(`${JSON.stringify(record)}\n`)
           pendingBytes += text.length
           if (pendingBytes > 1024 * 1024) await flush()

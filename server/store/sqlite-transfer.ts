@@ -58,9 +58,10 @@ export class SqliteTransferStore implements TransferStore {
     })
   }
 
-  async exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}> {
-    const where = ['e.seq > @after']
-    const params: Row = {after: page.after ?? 0, limit: page.limit}
+  /** The conditions and parameters selecting the entries of an export. */
+  private exportWhere(viewer: Viewer | null, filter: ExportFilter): {where: string[]; params: Row} {
+    const where: string[] = []
+    const params: Row = {}
     if (viewer) {
       where.push(VISIBLE_TO_ME)
       params.me = viewer.principalId
@@ -73,6 +74,18 @@ export class SqliteTransferStore implements TransferStore {
       where.push('e.project_id = @project')
       params.project = filter.projectId
     }
+    return {where, params}
+  }
+
+  async countExportEntries(viewer: Viewer | null, filter: ExportFilter): Promise<number> {
+    const {where, params} = this.exportWhere(viewer, filter)
+    return this.stmt(`SELECT count(*) FROM entries e WHERE ${where.length > 0 ? where.join(' AND ') : '1'}`).pluck().get(params) as number
+  }
+
+  async exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}> {
+    const {where, params} = this.exportWhere(viewer, filter)
+    where.unshift('e.seq > @after')
+    Object.assign(params, {after: page.after ?? 0, limit: page.limit})
     const rows = this.stmt(`SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id
       WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT @limit`).all(params) as Row[]
     const comments = new Map<number, Comment[]>()

@@ -11,13 +11,14 @@ import {reversed} from '../search/vocabulary.js'
 import {SqliteEntryWriter} from './sqlite-entries.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
 import {commentFromRow, ENTRY_COLUMNS, entryFromRow, filterSql, type Row, StatementCache} from './sqlite-rows.js'
+import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
 import {SqliteTransferStore} from './sqlite-transfer.js'
 import {WriteGate} from './write-gate.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {
-  ApiKeyRow, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
-  SearchOptions, SearchOutcome, Store, UpdateOutcome, Viewer,
+  ApiKeyRow, CommentPage, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
+  SearchOptions, SearchOutcome, Store, UpdateOptions, UpdateOutcome, Viewer,
 } from './store.js'
 import type {TransferStore} from './transfer-store.js'
 
@@ -39,6 +40,7 @@ export class SqliteStore implements Store {
   readonly db: Database.Database
   readonly oauth: OAuthStore
   readonly transfer: TransferStore
+  readonly idempotency: SqliteIdempotencyStore
   private readonly statements: StatementCache
   private readonly entries: SqliteEntryWriter
   private readonly search: SearchEngine
@@ -72,6 +74,7 @@ export class SqliteStore implements Store {
     this.search = new SearchEngine(this.searchIndex)
     this.oauth = new SqliteOAuthStore(this.db, this.gate)
     this.transfer = new SqliteTransferStore(this.db, this.statements, this.entries, this.gate, () => this.forgetRemembered())
+    this.idempotency = new SqliteIdempotencyStore(this.db, this.gate)
   }
 
   /** Runs every migration newer than the file's `user_version`, each in its own transaction. */
@@ -220,16 +223,19 @@ export class SqliteStore implements Store {
 
   // ---- entries ----
 
-  async insertEntry(e: EntryRow): Promise<void> {
+  async insertEntry(e: EntryRow, comments: CommentRow[] = []): Promise<void> {
     await this.gate.wait()
-    this.db.transaction(() => this.entries.insert(e)).immediate()
+    this.db.transaction(() => {
+      const seq = this.entries.insert({...e, comment_count: e.comment_count + comments.length})
+      for (const c of comments) this.entries.insertComment(seq, c)
+    }).immediate()
   }
 
   async getEntry(id: string): Promise<EntryRow | null> {
     return this.getEntrySync(id)
   }
 
-  async updateEntry(id: string, changes: EntryChanges, options: {at: string; expectedVersion?: number}): Promise<UpdateOutcome> {
+  async updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome> {
     await this.gate.wait()
     return this.db.transaction((): UpdateOutcome => {
       const current = this.stmt('SELECT seq, version FROM entries WHERE id = ?').get(id) as {seq: number; version: number} | undefined
@@ -238,6 +244,9 @@ export class SqliteStore implements Store {
         return {ok: false, reason: 'stale'}
       }
       this.entries.update(current.seq, changes, options.at)
+      for (const c of options.commentBodies ?? []) this.stmt('UPDATE comments SET body = ? WHERE id = ? AND entry_seq = ?').run(c.body, c.id, current.seq)
+      for (const c of options.comments ?? []) this.entries.insertComment(current.seq, c)
+      if (options.comments?.length) this.stmt('UPDATE entries SET comment_count = comment_count + ? WHERE seq = ?').run(options.comments.length, current.seq)
       return {ok: true, entry: this.getEntrySync(id)!}
     }).immediate()
   }
@@ -298,10 +307,19 @@ export class SqliteStore implements Store {
     }).immediate()
   }
 
-  async listComments(entryId: string): Promise<Comment[]> {
-    const rows = this.stmt(`SELECT c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at
-      FROM comments c JOIN entries e ON e.seq = c.entry_seq JOIN principals p ON p.id = c.author_id
-      WHERE e.id = ? ORDER BY c.created_at, c.rowid`).all(entryId) as Row[]
+  async listComments(entryId: string, page: CommentPage): Promise<Comment[]> {
+    const select = `SELECT c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at
+      FROM comments c JOIN entries e ON e.seq = c.entry_seq JOIN principals p ON p.id = c.author_id WHERE e.id = @entry`
+    let rows: Row[]
+    // Ties in created_at (one millisecond) keep the order of writing: rowid, found again from the position's id.
+    if (page.newest) {
+      rows = (this.stmt(`${select} ORDER BY c.created_at DESC, c.rowid DESC LIMIT @limit`).all({entry: entryId, limit: page.limit}) as Row[]).reverse()
+    } else if (page.after) {
+      rows = this.stmt(`${select} AND (c.created_at, c.rowid) > (@at, (SELECT rowid FROM comments WHERE id = @id)) ORDER BY c.created_at, c.rowid LIMIT @limit`)
+        .all({entry: entryId, at: page.after.created_at, id: page.after.id, limit: page.limit}) as Row[]
+    } else {
+      rows = this.stmt(`${select} ORDER BY c.created_at, c.rowid LIMIT @limit`).all({entry: entryId, limit: page.limit}) as Row[]
+    }
     return rows.map(commentFromRow)
   }
 }

@@ -62,6 +62,8 @@ export interface TransferStore {
    * order they were stored, `limit` after the opaque position `after`; each with its comments.
    */
   exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}>
+  /** How many entries `exportEntries` will give, announced in the export's header so a reader can show progress. */
+  countExportEntries(viewer: Viewer | null, filter: ExportFilter): Promise<number>
   /**
    * Applies every record in one transaction, in order, or none: any rejected record rolls all back
    * (the outcome then lists every rejection found). A dry run applies and always rolls back, so its

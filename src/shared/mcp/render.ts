@@ -22,7 +22,9 @@ function renderEntry(e: EntryView, lead = ''): {head: string; body: string; tail
   const tail: string[] = []
   if (s.thought_chain && s.thought_chain.length > 0) tail.push('Thought chain:', ...s.thought_chain.map((t) => `${t.step}. (${t.kind}) ${t.thought}`))
   if (s.resolution) tail.push(`Resolved by ${s.resolution.resolved_by.name}${s.resolution.note ? `: ${s.resolution.note}` : ''}${s.resolution.url ? ` (${s.resolution.url})` : ''}`)
-  if (s.comments && s.comments.length > 0) tail.push('Comments:', ...s.comments.map((c) => `- [${c.type}] ${c.author.name}: ${c.body}`))
+  if (s.comments && s.comments.length > 0) {
+    tail.push(s.comments_truncated ? `Comments (newest ${s.comments.length} of ${s.comment_count}):` : 'Comments:', ...s.comments.map((c) => `- [${c.type}] ${c.author.name}: ${c.body}`))
+  }
   if (s.branches && s.branches.length > 0) tail.push('Forks:', ...s.branches.map((b) => `- ${b.id} — ${b.title} (${b.scope})`))
   return {head, body: e.body, tail: tail.join('\n')}
 }

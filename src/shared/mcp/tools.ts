@@ -15,7 +15,7 @@ import {
 } from './tool-schemas.js'
 
 /** What the tools need from a kb API client. */
-export type KbApi = Pick<ApiClient, 'search' | 'getEntry' | 'createEntry' | 'patchEntry' | 'resolve' | 'comment' | 'publish' | 'fork' | 'joinProject'>
+type KbApi = Pick<ApiClient, 'search' | 'getEntry' | 'createEntry' | 'patchEntry' | 'resolve' | 'comment' | 'publish' | 'fork' | 'joinProject'>
 
 export interface ToolContext {
   api: KbApi
