@@ -3,7 +3,7 @@
  * format version, then projects, then entries with their comments, thought chains, resolutions and fork
  * lineage. An import reads the whole body first — every line validated with the API's own rules and
  * spooled, normalised, to a private temp file — and only when no line was rejected applies them all in
- * one store transaction, or none.
+ * one store transaction, or none. Both steps run in slices between other requests (docs/api.md, "Import").
  */
 import {closeSync, mkdtempSync, openSync, readSync, rmSync} from 'node:fs'
 import {open} from 'node:fs/promises'
@@ -21,6 +21,7 @@ import {
 import type {AuthorRef, Scope} from '../../src/shared/types.js'
 import {fieldErrors} from '../http/problem.js'
 import {nowIso} from '../lib/ids.js'
+import {TimeSlice} from '../lib/time-slice.js'
 import type {Store, Viewer} from '../store/store.js'
 import type {EntryExport, ExportFilter, ImportOutcome, ImportRecord, ProjectExport, StoreSnapshot} from '../store/transfer-store.js'
 import {type Caller, isOwner} from './context.js'
@@ -229,6 +230,8 @@ export class TransferService {
       if (rejected.length < REJECTIONS_MAX) rejected.push({line, reason})
     }
     const ctx: ImportContext = {caller, headerSeen: false, seen: new Set(), alias: null}
+    // A body that arrived whole is validated line after line without waiting on I/O: let other requests in between.
+    const slice = new TimeSlice()
     const decoder = new TextDecoder('utf-8', {fatal: true})
     let pending: string[] = []
     let pendingBytes = 0
@@ -244,6 +247,7 @@ export class TransferService {
     let partBytes = 0
     let oversized = false
     const finishLine = async (): Promise<void> => {
+      await slice.pause()
       lineNo++
       const bytes = partBytes
       const buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts)
