@@ -380,11 +380,16 @@ export class TransferService {
     const scope = newEntryScope(e.scope, projectId)
     if (scope === 'project' && !projectId) errors.add('project_id', 'required when scope is project')
     const me: AuthorRef = {id: caller.principal.id, name: caller.principal.name}
+    // Only the owner imports in other principals' names (docs/security.md); the entry's own author is the store's check.
+    const foreign = (a: AuthorRef): boolean => a.id !== me.id && !isOwner(caller)
     const author = e.author ? ref(e.author) : me
     const createdAt = time(e.created_at) ?? nowIso()
     const updatedAt = time(e.updated_at) ?? createdAt
     let resolution = e.resolution ? {...e.resolution, resolved_by: ref(e.resolution.resolved_by), resolved_at: time(e.resolution.resolved_at)!} : null
     if (resolution && resolution.url !== null) resolution.url = normalizeUrl(resolution.url, errors, 'resolution/url')
+    if (resolution && foreign(resolution.resolved_by)) {
+      errors.add('resolution/resolved_by', `${resolution.resolved_by.name} is not you; only the owner may import resolutions of other principals`)
+    }
     const status = e.status ?? (resolution ? 'resolved' : 'open')
     if (status === 'open' && resolution) errors.add('resolution', 'must be null for an open entry')
     if (status === 'resolved' && !resolution) resolution = {note: null, url: null, resolved_by: author, resolved_at: updatedAt}
@@ -394,7 +399,9 @@ export class TransferService {
       const cid = lowerUuid(c.id)
       if (commentIds.has(cid)) errors.add(`comments/${i}/id`, 'appears twice')
       commentIds.add(cid)
-      return {id: cid, body: c.body, type: c.type ?? COMMENT_TYPE_DEFAULT, author: c.author ? ref(c.author) : me, created_at: time(c.created_at) ?? createdAt}
+      const by = c.author ? ref(c.author) : me
+      if (foreign(by)) errors.add(`comments/${i}/author`, `${by.name} is not you; only the owner may import comments of other authors`)
+      return {id: cid, body: c.body, type: c.type ?? COMMENT_TYPE_DEFAULT, author: by, created_at: time(c.created_at) ?? createdAt}
     })
     if (errors.list.length > 0) throw new LineError(errors.list.map((x) => `${x.path}: ${x.message}`).join('; '))
     const s = summarize(id, title, body)
