@@ -52,7 +52,7 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
     if (/\s/.test(key)) throw new KbError('usage', 'stdin held more than one word; pipe just the API key')
     // Not client(): that would use (and maybe try to refresh) whatever credential is stored now.
     await this.ensureServer()
-    let principal: {id: string; name: string} | null = null
+    let principal: {id: string; name: string} | null
     try {
       principal = await this.principalOf(key)
     } catch (e) {
