@@ -8,6 +8,7 @@ import {KbError} from '../src/shared/errors.js'
 import {KbCommand} from '../src/cli/base.js'
 import {readJson, streamRequest} from '../src/cli/client/stream.js'
 import {oneLine} from '../src/cli/output/format.js'
+import {choiceFrom, sensitiveFlags} from '../src/cli/safe-publish.js'
 
 interface ImportReport {
   created: number
@@ -31,10 +32,13 @@ export default class Import extends KbCommand<typeof Import> {
   static override flags = {
     'dry-run': Flags.boolean({description: 'check and count, change nothing', default: false}),
     'on-conflict': Flags.option({options: ['skip', 'overwrite'] as const, description: 'what to do with an id that exists', default: 'skip' as const})(),
+    // Entries bound for a shared scope are scanned as a publish would be (docs/cli.md, "Safe publish").
+    ...sensitiveFlags,
   }
 
   async run(): Promise<ImportReport> {
     const {flags, args} = this
+    const choice = choiceFrom(flags)
     let body: NodeJS.ReadableStream
     if (args.file === '-') body = process.stdin
     else {
@@ -49,7 +53,10 @@ export default class Import extends KbCommand<typeof Import> {
     const client = await this.client()
     const res = await streamRequest(client, {
       method: 'POST', path: '/import', accept: 'application/json', contentType: 'application/x-ndjson', body: body as import('node:stream').Readable,
-      query: {dry_run: flags['dry-run'] ? true : undefined, on_conflict: flags['on-conflict']},
+      query: {
+        dry_run: flags['dry-run'] ? true : undefined, on_conflict: flags['on-conflict'],
+        redact: choice.redact, acknowledge: choice.acknowledge?.join(','),
+      },
     })
     const report = await readJson<ImportReport>(res)
     if (report.rejected.length > 0) {

@@ -119,7 +119,8 @@ export async function clearImported(e: ImportedEntry, choice: SensitiveChoice, c
     const shown = findings.slice(0, 3).map((h) => `${h.label} in ${h.field}, line ${h.line} (${h.excerpt})`).join('; ')
     const ids = findings.slice(0, 20).map((h) => h.id).join(',')
     return `sensitive content for ${e.scope} scope: ${shown}${findings.length > 3 ? `; and ${findings.length - 3} more` : ''}. ` +
-      `Import with redact=true to redact it, or acknowledge=${ids}${findings.length > 20 ? ',…' : ''} to keep it (recorded on the entry)`
+      `Import with redact=true (kb import --redact) to redact it, or acknowledge=${ids}${findings.length > 20 ? ',…' : ''} ` +
+      '(kb import --acknowledge <ids>) to keep it as written (recorded on the entry)'
   }
   const r = c.redacted
   const bodies = new Map(r.comments.map((x) => [x.id, x.body]))
