@@ -175,11 +175,15 @@ const GENERIC_NAME_ALLOW = [
   'keyvaultid', 'keyvaultname', 'keystorefile', 'keystorepath', 'keytabfile', 'keytabpath', 'issuerkeyhash', 'monkey', 'donkey', 'keying',
   'secretlength', 'secretname', 'secretsize', 'usersecretsid', 'csrftoken', 'publictoken', 'apiendpoint', 'apiurl', 'apiuri',
   'credentialsendpoint', 'credentialsurl', 'tokenendpoint', 'tokenurl', 'tokenuri', 'keyfile', 'tokenfile', 'tokentype', 'keytype',
+  // Not gitleaks': an Idempotency-Key (docs/api.md, "Idempotency") is a request's name, not a credential.
+  'idempotencykey',
 ]
 const isIdent = (c: number): boolean => isWord(c) || c === 46 || c === 45
 const isIdentOrBlank = (c: number): boolean => isIdent(c) || c === 32 || c === 9
-const isQuoteOrSpace = (c: number): boolean => isSpace(c) || c === 34 || c === 39
-const isValueLead = (c: number): boolean => isSpace(c) || c === 34 || c === 39 || c === 96 || c === 61
+// Name, operator and value on one line: `secrets:` ending a sentence is no assignment to the next line.
+const isBlank = (c: number): boolean => c === 32 || c === 9
+const isQuoteOrSpace = (c: number): boolean => isBlank(c) || c === 34 || c === 39
+const isValueLead = (c: number): boolean => isBlank(c) || c === 34 || c === 39 || c === 96 || c === 61
 const isValue = (c: number): boolean => isIdent(c) || c === 61 || c === 43 || c === 47 || c === 126
 // gitleaks' assignment operators, longest first: = > :=, ::=, :::= || : => ?= ,
 const OPERATORS = [':::=', '::=', ':=', '=>', '?=', '||', '=', '>', ':', ',']

@@ -82,9 +82,16 @@ function internationalPhones(text: string, out: Match[]): void {
     }
     // Cut off mid-number by the length bound, or followed by a letter: a longer token, not a phone number.
     if (j - at > 24 || digits < 8 || digits > 15 || isAlnum(codeAt(text, end))) continue
-    out.push({kind: 'phone', start: at, end})
+    const number = text.slice(at + 1, end).replace(/\D/g, '')
+    if (!(number.length === 11 && number.startsWith('1') && fictional(number.slice(1)))) out.push({kind: 'phone', start: at, end})
     at = end - 1
   }
+}
+
+/** 555-0100 to 555-0199: the North American numbers reserved for fiction and examples. */
+function fictional(number: string): boolean {
+  const digits = number.replace(/\D/g, '')
+  return digits.slice(3, 6) === '555' && digits.slice(6, 8) === '01'
 }
 
 /** North American forms written without a country code: (415) 555-0132, 415-555-0132, 415.555.0132. */
@@ -102,7 +109,7 @@ function localPhones(text: string, out: Match[]): void {
     const end = i + m[0].length
     const after = codeAt(text, end)
     if (isAlnum(after) || ((after === 46 || after === 45) && isDigit(codeAt(text, end + 1)))) continue
-    out.push({kind: 'phone', start: i, end})
+    if (!fictional(m[0])) out.push({kind: 'phone', start: i, end})
     i = end - 1
   }
 }

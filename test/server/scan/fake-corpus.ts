@@ -88,7 +88,8 @@ export function fakeCorpus(seed = 15): FakeSample[] {
     ['generic-api-key', 'client_secret = "', pick(ALNUM, 32)],
     ['email', 'reported by ', `${pick(LOWER, 6)}.${pick(LOWER, 7)}@${pick(LOWER, 8)}-mail.io`],
     ['phone', 'call the on-call engineer at ', `+49 30 ${pick(DIGITS, 4)} ${pick(DIGITS, 4)}`],
-    ['phone', 'their office: ', `(${pick('23456789', 1)}${pick(DIGITS, 2)}) ${pick(DIGITS, 3)}-${pick(DIGITS, 4)}`],
+    // Not 555-01xx: those numbers are reserved for fiction, and not found.
+    ['phone', 'their office: ', `(${pick('23456789', 1)}${pick(DIGITS, 2)}) ${pick('2346789', 1)}${pick(DIGITS, 2)}-${pick(DIGITS, 4)}`],
     ['ip-address', 'login from ', `${81 + Math.floor(next() * 100)}.${Math.floor(next() * 255)}.${Math.floor(next() * 255)}.${1 + Math.floor(next() * 250)}`],
     ['ip-address', 'client ', `2a02:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}`],
   ]
