@@ -5,8 +5,7 @@
 import {Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
 import {KbCommand} from '../src/cli/base.js'
-import {dim, renderTable, time} from '../src/cli/output/format.js'
-import {safeText} from '../src/cli/output/safe-text.js'
+import {dim, oneLine, renderTable, time} from '../src/cli/output/format.js'
 import type {Outbox} from '../src/cli/outbox/queue.js'
 import {syncLine} from '../src/cli/outbox/report.js'
 import {hasQueued, refusedFile, type OutboxItem} from '../src/cli/outbox/state.js'
@@ -70,8 +69,8 @@ export default class Sync extends KbCommand<typeof Sync> {
       const several = new Set(items.map((i) => i.base_url)).size > 1
       const columns = [{header: 'KEY', color: dim}, {header: 'QUEUED'}, {header: 'COMMAND'}, {header: 'WHAT', flex: true}, ...(several ? [{header: 'SERVER'}] : []), {header: 'TRIES'}, {header: 'LAST ERROR'}]
       const rows = items.map((i) => [
-        this.mode.tty ? i.key.slice(0, 8) : i.key, time(i.queued_at, this.mode), i.command, safeText(i.label, {newlines: false}),
-        ...(several ? [i.base_url] : []), i.attempts, safeText((i.last_error ?? '').split(';')[0]!, {newlines: false}),
+        this.mode.tty ? i.key.slice(0, 8) : i.key, time(i.queued_at, this.mode), i.command, oneLine(i.label),
+        ...(several ? [i.base_url] : []), i.attempts, oneLine((i.last_error ?? '').split(';')[0]!),
       ])
       this.out(renderTable(columns, rows, this.mode))
     }
@@ -85,7 +84,7 @@ export default class Sync extends KbCommand<typeof Sync> {
     if (matches.length !== 1) throw new KbError('usage', matches.length === 0 ? `nothing queued has key ${prefix} (\`kb sync --status\` lists the keys)` : `${prefix} starts ${matches.length} keys; give more of it`)
     const {outbox, item} = matches[0]!
     await outbox.refuse(item, {code: 'dropped', message: 'taken off the queue with kb sync --drop'})
-    this.out(`Dropped ${item.command} ${safeText(item.label, {newlines: false})}; it is kept in ${refusedFile()}`)
+    this.out(`Dropped ${item.command} ${oneLine(item.label)}; it is kept in ${refusedFile()}`)
     return {dropped: item}
   }
 }

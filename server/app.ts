@@ -15,7 +15,9 @@ import type {RouteDef} from './http/route.js'
 import {oauthOpenApiPaths} from './oauth/openapi-paths.js'
 import {createAuthorizationServer, type AuthorizationServer} from './oauth/authorization-server.js'
 import {buildOpenApi} from './openapi.js'
+import {GrantService} from './oauth/grants.js'
 import {apiKeyRoutes} from './routes/api-keys.js'
+import {grantRoutes} from './routes/grants.js'
 import {knowledgeRoutes} from './routes/knowledge.js'
 import {metaRoutes} from './routes/meta.js'
 import {registerMcpRoute} from './routes/mcp.js'
@@ -166,6 +168,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     ...searchRoutes(knowledge),
     ...projectRoutes(projects),
     ...apiKeyRoutes(apiKeys),
+    ...grantRoutes(new GrantService(store)),
     ...transferRoutes(new TransferService(store, version)),
   ]
 

@@ -3,7 +3,7 @@
  */
 import type {TSchema} from '@sinclair/typebox'
 import {
-  ApiKeySchema, CommentSchema, EntrySchema, FindingSchema, ProblemSchema, ProjectSchema, PublishPreviewSchema, RedactionLineSchema,
+  ApiKeySchema, CommentSchema, EntrySchema, FindingSchema, GrantSchema, ProblemSchema, ProjectSchema, PublishPreviewSchema, RedactionLineSchema,
 } from '../src/shared/schemas.js'
 import {IDEMPOTENCY_KEY_MAX} from '../src/shared/contract.js'
 import {honoursIdempotencyKey, REPLAYED_HEADER} from './http/idempotency.js'
@@ -11,7 +11,7 @@ import type {ResponseDoc, RouteDef} from './http/route.js'
 import {problemCodes, problemResponse} from './routes/common.js'
 
 const COMPONENTS: Record<string, TSchema> = {
-  Entry: EntrySchema, Comment: CommentSchema, Project: ProjectSchema, ApiKey: ApiKeySchema, Problem: ProblemSchema,
+  Entry: EntrySchema, Comment: CommentSchema, Project: ProjectSchema, ApiKey: ApiKeySchema, Grant: GrantSchema, Problem: ProblemSchema,
   Finding: FindingSchema, RedactionLine: RedactionLineSchema, PublishPreview: PublishPreviewSchema,
 }
 

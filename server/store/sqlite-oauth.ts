@@ -4,7 +4,13 @@
  */
 import type Database from 'better-sqlite3'
 import {type Row, StatementCache} from './sqlite-rows.js'
-import type {OAuthClientRow, OAuthCodeRow, OAuthPurgeCutoffs, OAuthRequestRow, OAuthStore, OAuthTokenRow} from './oauth-store.js'
+import type {
+  OAuthClientRow, OAuthCodeRow, OAuthGrantRow, OAuthGrantState, OAuthPurgeCutoffs, OAuthRequestRow, OAuthStore, OAuthTokenRow,
+} from './oauth-store.js'
+
+/** A grant with its key's state and its client's name. */
+const GRANT_STATE = `SELECT g.*, json_extract(c.metadata, '$.client_name') AS client_name, k.revoked_at AS key_revoked_at, k.expires_at AS key_expires_at
+  FROM oauth_grants g JOIN api_keys k ON k.id = g.api_key_id LEFT JOIN oauth_clients c ON c.id = g.client_id`
 
 export class SqliteOAuthStore implements OAuthStore {
   private readonly statements: StatementCache
@@ -97,8 +103,31 @@ export class SqliteOAuthStore implements OAuthStore {
     }).immediate()
   }
 
+  // ---- grants ----
+
+  async insertGrant(g: OAuthGrantRow): Promise<void> {
+    this.stmt(`INSERT INTO oauth_grants (id, client_id, principal_id, api_key_id, project_id, scope, created_at, expires_at, last_used_at, revoked_at)
+      VALUES (@id, @client_id, @principal_id, @api_key_id, @project_id, @scope, @created_at, @expires_at, @last_used_at, @revoked_at)`).run(g)
+  }
+
+  async getGrant(id: string): Promise<OAuthGrantState | null> {
+    return (this.stmt(`${GRANT_STATE} WHERE g.id = ?`).get(id) as OAuthGrantState | undefined) ?? null
+  }
+
+  async listGrants(principalId: string, now: string): Promise<OAuthGrantState[]> {
+    return this.stmt(`${GRANT_STATE} WHERE g.principal_id = ? AND g.revoked_at IS NULL AND g.expires_at > ? ORDER BY g.created_at DESC, g.id DESC`)
+      .all(principalId, now) as OAuthGrantState[]
+  }
+
+  async touchGrant(id: string, at: string): Promise<void> {
+    this.stmt('UPDATE oauth_grants SET last_used_at = ? WHERE id = ?').run(at, id)
+  }
+
   async revokeGrant(grantId: string, at: string): Promise<number> {
-    return this.stmt('UPDATE oauth_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL').run(at, grantId).changes
+    return this.db.transaction(() => {
+      this.stmt('UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, grantId)
+      return this.stmt('UPDATE oauth_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL').run(at, grantId).changes
+    }).immediate()
   }
 
   async revokeToken(hash: string, at: string): Promise<boolean> {
@@ -111,6 +140,8 @@ export class SqliteOAuthStore implements OAuthStore {
       n += this.stmt('DELETE FROM oauth_tokens WHERE expires_at < ?').run(c.now).changes
       n += this.stmt('DELETE FROM oauth_requests WHERE expires_at < ?').run(c.now).changes
       n += this.stmt('DELETE FROM oauth_codes WHERE expires_at < ?').run(c.codes).changes
+      // A grant's tokens never outlive it, so one past its end holds none.
+      n += this.stmt('DELETE FROM oauth_grants WHERE expires_at < ?').run(c.now).changes
       n += this.stmt(`DELETE FROM oauth_clients WHERE
           ((last_used_at IS NULL AND created_at < @unused) OR (last_used_at IS NOT NULL AND last_used_at < @idle))
           AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.client_id = oauth_clients.id)

@@ -4,7 +4,7 @@
  * queue in the outbox when the server cannot be reached (and a queue sent behind the next command that
  * reaches it), and one mapping of `KbError` to an exit code plus one stderr line that names the fix.
  */
-import {Command, Flags, type Interfaces} from '@oclif/core'
+import {Command, Flags, ux, type Interfaces} from '@oclif/core'
 import {KbError, type ErrorCode} from '../shared/errors.js'
 import {dataDir} from '../shared/paths.js'
 import {isServerError, type ApiClient} from '../shared/client.js'
@@ -14,8 +14,9 @@ import {resolveBaseUrl} from './config/config.js'
 import {oauthExpired, resolveCredential, type ResolvedCredential} from './credentials/credentials.js'
 import {autostartEnabled, ensureDaemon, isLoopbackUrl} from './daemon/manager.js'
 import {impostorError, probeDaemon, type DaemonProbe} from './daemon/proof.js'
-import {jsonText, outputMode, type OutputMode} from './output/format.js'
+import {jsonText, oneLine, outputMode, type OutputMode} from './output/format.js'
 import {page, pagerCommand, screenRows} from './output/pager.js'
+import {progressWanted} from './output/progress.js'
 import {safeText} from './output/safe-text.js'
 import type {OutboxOptions} from './outbox/queue.js'
 import {hasQueued, isUnreachable, queueEnabled, type OutboxItem, type QueuedWrite} from './outbox/state.js'
@@ -113,10 +114,26 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   /** Starts the local daemon when the base URL is local and nothing answers (what `client()` does first). */
   protected async ensureServer(): Promise<void> {
     if (!this.local || !autostartEnabled()) return
-    const r = await ensureDaemon({baseUrl: this.baseUrl, root: this.config.root, cliVersion: this.config.version})
+    const host = new URL(this.baseUrl).host
+    // A start that takes longer than 300 ms shows a spinner (oclif's ux.action) on a terminal.
+    let timer: NodeJS.Timeout | undefined
+    let spinning = false
+    const onStart = (): void => {
+      if (progressWanted(this.jsonEnabled())) timer = setTimeout(() => ((spinning = true), ux.action.start(`kb: starting the kb daemon at ${host}`)), 300)
+    }
+    let r: Awaited<ReturnType<typeof ensureDaemon>>
+    try {
+      r = await ensureDaemon({baseUrl: this.baseUrl, root: this.config.root, cliVersion: this.config.version, onStart})
+    } catch (e) {
+      if (spinning) ux.action.stop('failed')
+      throw e
+    } finally {
+      clearTimeout(timer)
+    }
+    if (spinning) ux.action.stop('started (logs: `kb daemon logs`)')
     this.probe = {dir: dataDir(), probe: r.probe}
     if (r.warning) this.note(`warning: ${r.warning}`)
-    else if (r.started) this.note(`started the kb daemon at ${new URL(this.baseUrl).host} (logs: \`kb daemon logs\`)`)
+    else if (r.started && !spinning) this.note(`started the kb daemon at ${host} (logs: \`kb daemon logs\`)`)
   }
 
   /**
@@ -220,8 +237,8 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     const waiting = await Outbox.forServer(this.baseUrl, this.outboxOptions).append(item)
     const queued: QueuedWrite = {queued: true, key, command: item.command, label: item.label, base_url: item.base_url, queued_at: item.queued_at, reason: because.message, waiting}
     if (!this.quietQueue && !this.jsonEnabled()) {
-      const why = because.message.split(';')[0]
-      process.stderr.write(`kb: queued ${item.command} "${safeText(item.label, {newlines: false})}" for \`kb sync\` (${waiting} waiting): ${why}\n`)
+      const why = oneLine(because.message.split(';')[0]!)
+      process.stderr.write(`kb: queued ${item.command} "${oneLine(item.label)}" for \`kb sync\` (${waiting} waiting): ${why}\n`)
     }
     return queued
   }

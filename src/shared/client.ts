@@ -9,7 +9,9 @@ import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from 
 import type {
   CommentBody, CreateApiKeyBody, CreateEntryBody, ForkBody, JoinProjectBody, ListQuery, PatchEntryBody, PublishBody, ResolveBody, SearchQuery,
 } from './schemas.js'
-import type {ApiKeyRecord, Comment, Detail, EntryFull, EntryView, Health, JoinResult, Page, Project, PublishPreview, Scope, SearchResult} from './types.js'
+import type {
+  ApiKeyRecord, Comment, Detail, EntryFull, EntryView, Grant, Health, JoinResult, Page, Project, PublishPreview, Scope, SearchResult,
+} from './types.js'
 
 /** Response headers as node:http and fastify's `inject` both give them (lower-case names). */
 export type Headers = Record<string, string | string[] | number | undefined>
@@ -228,6 +230,14 @@ export class ApiClient {
 
   async revokeApiKey(id: string): Promise<void> {
     await this.request('DELETE', '/api-keys', {body: {id}})
+  }
+
+  async listGrants(): Promise<Grant[]> {
+    return (await this.request<Page<Grant>>('GET', '/oauth/grants')).body.items
+  }
+
+  async revokeGrant(id: string): Promise<void> {
+    await this.request('DELETE', `/oauth/grants/${encodeURIComponent(id)}`)
   }
 }
 

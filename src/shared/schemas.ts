@@ -217,6 +217,21 @@ export const ApiKeySchema = Type.Object(
   },
   {$id: 'ApiKey'},
 )
+export const GrantSchema = Type.Object(
+  {
+    id: Uuid,
+    client_id: Type.String(),
+    client_name: Type.Union([Type.String(), Type.Null()], {description: 'As the application registered it (not verified)'}),
+    api_key_id: Type.String({description: 'The API key that approved: revoking it ends the grant'}),
+    project_id: NullableUuid,
+    created_at: Time,
+    last_used_at: Type.Union([Time, Type.Null()]),
+    expires_at: Type.String({format: 'date-time', description: 'The absolute end of the grant, refreshes included'}),
+  },
+  {$id: 'Grant'},
+)
+export const GrantIdParams = Type.Object({id: Uuid})
+export type GrantIdParams = Static<typeof GrantIdParams>
 export const HealthSchema = Type.Object({
   status: Type.Literal('ok'),
   version: Type.String(),

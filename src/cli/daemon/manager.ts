@@ -189,7 +189,7 @@ export async function stopDaemon(dir: string = dataDir()): Promise<{stopped: boo
  * to print when an other-version daemon that we did not start had to be left alone, and the last
  * challenged `/health` answer (whether the daemon proved it owns the data directory).
  */
-export async function ensureDaemon(o: StartOptions & {cliVersion: string}): Promise<{started: boolean; warning?: string; probe: DaemonProbe}> {
+export async function ensureDaemon(o: StartOptions & {cliVersion: string; onStart?: () => void}): Promise<{started: boolean; warning?: string; probe: DaemonProbe}> {
   const env = o.env ?? process.env
   const dir = dataDir(env)
   const p = await probeDaemonIfUp(o.baseUrl, dir, 2000)
@@ -203,5 +203,6 @@ export async function ensureDaemon(o: StartOptions & {cliVersion: string}): Prom
     }
     await stopDaemon(dir)
   }
+  o.onStart?.()
   return {started: true, probe: await spawnDaemon(o)}
 }

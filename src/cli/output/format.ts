@@ -6,7 +6,7 @@
  */
 import {createRequire} from 'node:module'
 import {safeText} from './safe-text.js'
-import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Project} from '../../shared/types.js'
+import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Grant, Project} from '../../shared/types.js'
 
 export interface OutputMode {
   /** stdout is a terminal: tables with headers. */
@@ -166,6 +166,15 @@ export function apiKeyRows(items: ApiKeyRecord[], mode: OutputMode): string {
   return renderTable(
     [{header: 'ID', color: dim}, {header: 'NAME', flex: true}, {header: 'PREFIX'}, {header: 'CREATED'}, {header: 'EXPIRES'}, {header: 'LAST USED'}],
     items.map((k) => [k.id, k.name, k.prefix, time(k.created_at, mode), time(k.expires_at, mode) || 'never', time(k.last_used_at, mode) || 'never']),
+    mode,
+  )
+}
+
+/** OAuth grants; the application's name is whatever it registered (cells pass through safeText). */
+export function grantRows(items: Grant[], mode: OutputMode): string {
+  return renderTable(
+    [{header: 'ID', color: dim}, {header: 'APPLICATION', flex: true}, {header: 'CREATED'}, {header: 'LAST USED'}, {header: 'ENDS'}],
+    items.map((g) => [g.id, g.client_name ?? `(unnamed) ${g.client_id}`, time(g.created_at, mode), time(g.last_used_at, mode) || 'never', time(g.expires_at, mode)]),
     mode,
   )
 }

@@ -52,7 +52,8 @@ function header(s: State, columns: number, ctx: Context): Line {
   if (r.loaded && r.query === '') count = `${n}${r.more ? '+' : ''} entr${n === 1 && !r.more ? 'y' : 'ies'}`
   else if (r.loaded) count = r.total > n ? `${n} of ${r.total} matches` : `${r.total} match${r.total === 1 ? '' : 'es'}`
   const filters = `scope ${s.filters.scope ?? 'all'} · status ${s.filters.status ?? 'all'}${s.projectId ? ` · project ${ctx.projects[s.projectId]?.name ?? s.projectId}` : ''}`
-  const right = ' ? help'
+  // Where ? is a letter (the search box, a text prompt), the header does not promise help.
+  const right = ['search', 'text'].includes(placeOf(s)) ? ' Esc back' : ' ? help'
   return [
     seg('kb browse', {bold: true, color: 'cyan'}),
     seg(fit(`  ${filters}  ${count}`, Math.max(0, columns - 9 - width(right) - 1)), {dim: true}),

@@ -162,14 +162,17 @@ export function wrap(text: string, columns: number, max = Infinity): string[] {
       out.push('')
       continue
     }
-    // A line that fits keeps its spacing (aligned metadata columns).
-    if (width(raw) <= w) {
+    // A line that fits keeps its spacing (aligned metadata columns). One of more than four UTF-16 units per
+    // column is not measured whole (a 100 KB body on every key): it is wrapped word by word, which for the
+    // rare line of long emoji sequences that would have fit only loses runs of spaces.
+    if (raw.length <= 4 * w && width(raw) <= w) {
       out.push(raw.trimEnd())
       continue
     }
     let line = ''
     let used = 0
     for (const word of raw.split(/ +/)) {
+      if (out.length >= max) break
       const ww = width(word)
       if (line !== '' && used + 1 + ww <= w) {
         line += ` ${word}`

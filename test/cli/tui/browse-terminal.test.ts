@@ -8,6 +8,7 @@
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {helpSections, KEY_LINES} from '../../../src/cli/tui/keymap.js'
+import {width} from '../../../src/cli/tui/text.js'
 import {startChildDaemon, type ChildDaemon} from '../../helpers/daemon.js'
 import {cleanup, kb, makeUser, type KbEnv} from '../helpers.js'
 import {requireSystem} from '../../helpers/system.js'
@@ -37,6 +38,8 @@ beforeAll(async () => {
   await add('SQLite database is locked', 'Two processes opened the store; only the daemon may.')
   await add('Flaky test on CI runners', 'The runner has two cores; keep each test file under 20 s.')
   await add('Paste target', 'Comments pasted here arrive whole.')
+  // Found by `sqlite` through its tag only, so it ranks below the entry with sqlite in its title.
+  await add('データベースがロック 🔒 e\u0301', 'Wide characters, an emoji and a combining mark in the title.', {tags: ['sqlite']})
   await add(HOSTILE_TITLE, HOSTILE_BODY)
   const r = await d.request('POST', `/knowledge/${ids[HOSTILE_TITLE]}/comments`, {
     body: {body: 'Comment \u001B]52;c;aGFja2Vk\u0007 \u001B[2J done', type: 'note'},
@@ -58,7 +61,7 @@ system.describe('kb browse in a real terminal (tmux)', () => {
   it('types a query, sees the entry, resolves it with r, leaves with q; the API confirms', async () => {
     const p = await tmux.pane('resolve', browseCommand([], exitsFile('resolve')))
     await p.waitFor('Search ›')
-    await p.waitFor('5 entries')
+    await p.waitFor('6 entries')
     await p.text('port in use')
     const found = await p.waitFor(/^› Port 7411 already in use/m)
     expect(found).toContain('Another kb daemon holds the port')
@@ -89,7 +92,13 @@ system.describe('kb browse in a real terminal (tmux)', () => {
     await p.waitFor(/^› SQLite database is locked.*│ SQLite database is locked/m)
     await tmux.run('resize-window', '-t', 'resize', '-x', '80', '-y', '24')
     const narrow = await p.waitFor(/^─+\nSQLite database is locked$/m)
-    for (const l of narrow.split('\n')) expect(l.length).toBeLessThanOrEqual(80)
+    for (const l of narrow.split('\n')) expect(width(l)).toBeLessThanOrEqual(80)
+    // Rows with CJK, an emoji and a combining mark line up with the others: columns measured as drawn.
+    const rows = narrow.split('\n').filter((l) => /^[› ] .* (open|resolved) /.test(l))
+    expect(rows.length).toBe(2)
+    expect(new Set(rows.map((l) => width(l.slice(0, l.search(/ (open|resolved) /)))))).toEqual(
+      new Set([width(rows[0]!.slice(0, rows[0]!.search(/ (open|resolved) /)))]),
+    )
     expect(narrow.split('\n').filter((l) => l.startsWith('kb browse'))).toHaveLength(1)
     const colored = await tmux.run('capture-pane', '-p', '-e', '-t', 'resize')
     // No foreground/background colours (SGR 30–38, 40–48, 90–97, 100–107); bold and inverse are not colours.

@@ -241,3 +241,14 @@ describe('narrower than 80 columns', () => {
     expect(last).not.toContain('…')
   })
 })
+
+describe('the header', () => {
+  it('offers ? help only where ? opens it, not where it is a letter', () => {
+    const s = browsing([entry('x')])
+    const head = (st: State): string => lineText(frame(st, NOW)[0]!)
+    expect(head(s)).toMatch(/\? help$/)
+    expect(head(press(s, '/').state)).toMatch(/Esc back$/)
+    expect(head(press(s, 'c').state)).toMatch(/Esc back$/)
+    expect(head(press(s, 'd').state)).toMatch(/\? help$/)
+  })
+})
