@@ -35,7 +35,8 @@ export default class Fork extends KbCommand<typeof Fork> {
     }
     const entry = await clearSensitive(choiceFrom(this.flags), {mode: this.mode, json: this.jsonEnabled(), what: `forking ${this.args.id}`}, (c) => {
       const request = writeRequests.fork(this.args.id, {...input, ...c})
-      return this.write<EntryFull>({command: 'fork', label: this.args.id, request, ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {})}, this.flags['no-queue'])
+      const draft = {command: 'fork', label: this.args.id, request, ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {})}
+      return this.write<EntryFull>(draft, this.flags['no-queue'])
     })
     if (isQueued(entry)) return entry
     if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${this.args.id} → ${entry.id}  ${entry.title}`)

@@ -107,7 +107,8 @@ const PASSWORD_STAND_INS = new Set(['password', 'passwd', 'pass', 'pw', 'pwd', '
 function standIn(password: string): boolean {
   const first = password.charCodeAt(0)
   // $VAR, %s, {var}, <var>, [REDACTED…], :password@ and friends.
-  return first === 36 || first === 37 || first === 123 || first === 60 || first === 91 || PASSWORD_STAND_INS.has(asciiLower(password)) || isPlaceholder(password)
+  const template = first === 36 || first === 37 || first === 123 || first === 60 || first === 91
+  return template || PASSWORD_STAND_INS.has(asciiLower(password)) || isPlaceholder(password)
 }
 
 /** `scheme://user:password@host`: the password is the finding (a connection string when the scheme is a database's). */

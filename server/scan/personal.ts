@@ -16,7 +16,9 @@ const isDomainChar = (c: number): boolean => isAlnum(c) || c === 46 || c === 45
 const RESERVED_DOMAINS = ['example.com', 'example.net', 'example.org', 'users.noreply.github.com']
 const RESERVED_TLDS = new Set(['example', 'test', 'invalid', 'localhost', 'local', 'internal'])
 /** Image and source file extensions: `logo@2x.png` and `pkg@1.2.js` are file names, not addresses. */
-const FILE_TLDS = new Set(['png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'ico', 'css', 'js', 'mjs', 'cjs', 'ts', 'tsx', 'jsx', 'json', 'md', 'txt', 'yml', 'yaml', 'lock', 'html'])
+const FILE_TLDS = new Set([
+  'png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'ico', 'css', 'js', 'mjs', 'cjs', 'ts', 'tsx', 'jsx', 'json', 'md', 'txt', 'yml', 'yaml', 'lock', 'html',
+])
 const ROLE_LOCALS = new Set(['git', 'noreply', 'no-reply', 'donotreply', 'do-not-reply'])
 
 function personalDomain(domain: string): boolean {
@@ -166,7 +168,8 @@ function publicIpv6(s: string): boolean {
   if (halves.length === 1 ? groups.length !== 8 : groups.length > 7 || groups.length < 3) return false
   const first = asciiLower(groups[0] ?? '')
   if (halves[0] === '') return false
-  return !(first.startsWith('fe8') || first.startsWith('fe9') || first.startsWith('fea') || first.startsWith('feb') || (first === '2001' && asciiLower(groups[1] ?? '') === 'db8'))
+  const linkLocal = ['fe8', 'fe9', 'fea', 'feb'].some((p) => first.startsWith(p))
+  return !(linkLocal || (first === '2001' && asciiLower(groups[1] ?? '') === 'db8'))
 }
 
 function ipv6s(text: string, out: Match[]): void {
@@ -175,7 +178,8 @@ function ipv6s(text: string, out: Match[]): void {
     const end = runEnd(text, i, isV6Char, text.length)
     const before = codeAt(text, i - 1)
     const after = codeAt(text, end)
-    if (end - i >= 6 && end - i <= 39 && !isWord(before) && before !== 58 && before !== 46 && !isWord(after) && after !== 46 && publicIpv6(text.slice(i, end))) {
+    const alone = !isWord(before) && before !== 58 && before !== 46 && !isWord(after) && after !== 46
+    if (end - i >= 6 && end - i <= 39 && alone && publicIpv6(text.slice(i, end))) {
       out.push({kind: 'ip-address', start: i, end})
     }
     i = end - 1

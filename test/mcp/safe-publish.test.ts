@@ -54,11 +54,13 @@ describe('MCP tools and safe publish', () => {
     const r = await call('add_knowledge', {...args, redact: true, detail: 'standard'})
     expect(r.isError, textOf(r)).toBeFalsy()
     const entry = (r.structuredContent as {entry: {id: string; body: string}}).entry
-    expect(entry.body).toBe('Root cause: the CI job echoed its environment.\ngit clone https://x:[REDACTED:github-pat]@github.com/acme/api.git\n[REDACTED:private-key]')
+    const redacted = 'Root cause: the CI job echoed its environment.\ngit clone https://x:[REDACTED:github-pat]@github.com/acme/api.git\n[REDACTED:private-key]'
+    expect(entry.body).toBe(redacted)
   })
 
   it('publish_knowledge: refused, then acknowledge: [ids] publishes and records it', async () => {
-    const id = (await d.request('POST', '/knowledge', {body: {title: 'Mail bounce', body: `From ${line('email')}`, scope: 'private', project_id: projectId}})).body.id
+    const input = {title: 'Mail bounce', body: `From ${line('email')}`, scope: 'private', project_id: projectId}
+    const id = (await d.request('POST', '/knowledge', {body: input})).body.id
     const ids = expectRefusal(await call('publish_knowledge', {id}), 'publish_knowledge', ['email'])
     const r = await call('publish_knowledge', {id, acknowledge: ids})
     expect(r.isError, textOf(r)).toBeFalsy()

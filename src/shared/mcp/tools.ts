@@ -195,7 +195,8 @@ export const TOOLS: ToolDef[] = [
     name: 'publish_knowledge',
     title: 'Publish a knowledge entry more widely',
     description:
-      'Let more people see an entry you wrote: private → project (when it has a project) → global. Without scope, the next wider one. An entry never narrows. ' +
+      'Let more people see an entry you wrote: private → project (when it has a project) → global. Without scope, the next wider one. ' +
+      'An entry never narrows. ' +
       'Secrets and personal data in it stop the publish with a list of findings; then call again with redact: true (or acknowledge: [ids]).',
     inputSchema: toolInput({
       id: entryId, scope: described(PublishBody.properties.scope, 'The new, wider scope'), detail: detail('summary', 'How much of the entry to return'),

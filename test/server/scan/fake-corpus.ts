@@ -42,7 +42,8 @@ export function fakeCorpus(seed = 15): FakeSample[] {
   }
   const b64url = (s: string): string => Buffer.from(s).toString('base64url')
   const pemBody = (): string => Array.from({length: 8}, () => pick(B64, 64)).join('\n')
-  const jwt = `${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url(`{"sub":"${pick(DIGITS, 10)}","name":"${pick(LOWER, 8)}","iat":${pick(DIGITS, 10)}}`)}.${pick(B64URL, 43)}`
+  const payload = `{"sub":"${pick(DIGITS, 10)}","name":"${pick(LOWER, 8)}","iat":${pick(DIGITS, 10)}}`
+  const jwt = `${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url(payload)}.${pick(B64URL, 43)}`
   const basic = Buffer.from(`deploy:${pick(ALNUM, 14)}`).toString('base64')
   const samples: Array<[string, string, string]> = [
     ['private-key', '', `-----BEGIN RSA PRIVATE KEY-----\n${pemBody()}\n-----END RSA PRIVATE KEY-----`],
@@ -100,7 +101,8 @@ export function fakeCorpus(seed = 15): FakeSample[] {
     'azure-storage-account-key': ';EndpointSuffix=core.windows.net',
   }
   return samples.map(([kind, lead, secret]) => {
-    const end = kind === 'connection-string' && lead.startsWith('DATABASE_URL') ? '@db.acme-corp.io:5432/app' : kind === 'connection-string' ? ';Encrypt=True;' : (tail[kind] ?? '')
+    const connection = lead.startsWith('DATABASE_URL') ? '@db.acme-corp.io:5432/app' : ';Encrypt=True;'
+    const end = kind === 'connection-string' ? connection : (tail[kind] ?? '')
     return {kind, text: `${lead}${secret}${end}`, secret}
   })
 }
