@@ -81,7 +81,7 @@ export default class Edit extends KbCommand<typeof Edit> {
       throw e
     }
     if (isQueued(updated)) return updated
-    if (this.mode.tty) this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${updated.title} (version ${updated.version})`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${oneLine(updated.title)} (version ${updated.version})`)
     else this.out(`${updated.id}\t${updated.version}`)
     return updated
   }

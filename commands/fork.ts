@@ -39,7 +39,7 @@ export default class Fork extends KbCommand<typeof Fork> {
       return this.write<EntryFull>(draft, this.flags['no-queue'])
     })
     if (isQueued(entry)) return entry
-    if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${this.args.id} → ${entry.id}  ${entry.title}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${this.args.id} → ${entry.id}  ${oneLine(entry.title)}`)
     else this.out(entry.id)
     return entry
   }

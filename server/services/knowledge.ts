@@ -7,6 +7,7 @@ import {COMMENT_TYPE_DEFAULT, COMMENTS_IN_FULL, TITLE_MAX, UUID_PATTERN} from '.
 import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, ResolveBody} from '../../src/shared/schemas.js'
 import type {Comment, Detail, EntryFull, EntryView, Page, Scope, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
+import {TimeSlice} from '../lib/time-slice.js'
 import type {CommentRow, EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
 import {queryTerms} from '../search/query.js'
 import {type Caller, isOwner} from './context.js'
@@ -17,8 +18,6 @@ import {viewAt, fullView, standardView, summaryView} from './views.js'
 import {findingsOf, gate, sameSecret} from './safe-publish.js'
 
 const UUID = new RegExp(UUID_PATTERN)
-/** How long token packing runs before it lets other requests in. */
-const PACK_SLICE_MS = 5
 
 export class KnowledgeService {
   constructor(private readonly store: Store) {}
@@ -294,12 +293,9 @@ async function packIntoTokens(result: SearchResult, entries: EntryRow[], detail:
   const packed: SearchResult['items'] = []
   let used = 0
   let truncated = false
-  let sliceStart = performance.now()
+  const slice = new TimeSlice()
   for (const [i, item] of result.items.entries()) {
-    if (performance.now() - sliceStart > PACK_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve))
-      sliceStart = performance.now()
-    }
+    await slice.pause()
     const entry = entries[i]!
     const extras = {score: item.score, ...('matched' in item ? {matched: item.matched} : {}), ...('snippet' in item ? {snippet: item.snippet} : {})}
     let placed: Detail | null = null

@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3'
 import type {ClaimOutcome, IdempotencyClaim, IdempotencyRecord, IdempotencyResponse, IdempotencyStore} from './idempotency.js'
 import {type Row, StatementCache} from './sqlite-rows.js'
+import type {WriteGate} from './write-gate.js'
 
 const CLAIM_SQL = `INSERT INTO idempotency_keys (principal_id, key, fingerprint, claim, created_at, expires_at)
   VALUES (@principal_id, @key, @fingerprint, @claim, @created_at, @expires_at)
@@ -19,7 +20,10 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   private readonly statements: StatementCache
   private readonly claimTx: (c: IdempotencyClaim, abandonedBefore: string) => ClaimOutcome
 
-  constructor(db: Database.Database) {
+  constructor(
+    db: Database.Database,
+    private readonly gate: WriteGate,
+  ) {
     this.statements = new StatementCache(db)
     this.claimTx = db.transaction((c: IdempotencyClaim, abandonedBefore: string): ClaimOutcome => {
       const won = this.stmt(CLAIM_SQL).get({...c, abandoned_before: abandonedBefore}) as {claim: string} | undefined
@@ -34,19 +38,23 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   async claim(c: IdempotencyClaim, abandonedBefore: string): Promise<ClaimOutcome> {
+    await this.gate.wait()
     return this.claimTx(c, abandonedBefore)
   }
 
   async complete(principalId: string, key: string, claim: string, fingerprint: string, r: IdempotencyResponse): Promise<boolean> {
+    await this.gate.wait()
     const sql = 'UPDATE idempotency_keys SET fingerprint = ?, status = ?, headers = ?, body = ? WHERE principal_id = ? AND key = ? AND claim = ?'
     return this.stmt(sql).run(fingerprint, r.status, JSON.stringify(r.headers), r.body, principalId, key, claim).changes === 1
   }
 
   async release(principalId: string, key: string, claim: string): Promise<void> {
+    await this.gate.wait()
     this.stmt('DELETE FROM idempotency_keys WHERE principal_id = ? AND key = ? AND claim = ?').run(principalId, key, claim)
   }
 
   async purgeExpired(now: string): Promise<number> {
+    await this.gate.wait()
     return this.stmt('DELETE FROM idempotency_keys WHERE expires_at <= ?').run(now).changes
   }
 }

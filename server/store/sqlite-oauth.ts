@@ -4,6 +4,7 @@
  */
 import type Database from 'better-sqlite3'
 import {type Row, StatementCache} from './sqlite-rows.js'
+import type {WriteGate} from './write-gate.js'
 import type {
   OAuthClientRow, OAuthCodeRow, OAuthGrantRow, OAuthGrantState, OAuthPurgeCutoffs, OAuthRequestRow, OAuthStore, OAuthTokenRow,
 } from './oauth-store.js'
@@ -15,7 +16,10 @@ const GRANT_STATE = `SELECT g.*, json_extract(c.metadata, '$.client_name') AS cl
 export class SqliteOAuthStore implements OAuthStore {
   private readonly statements: StatementCache
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly gate: WriteGate,
+  ) {
     this.statements = new StatementCache(db)
   }
 
@@ -26,6 +30,7 @@ export class SqliteOAuthStore implements OAuthStore {
   // ---- clients ----
 
   async insertClient(c: OAuthClientRow): Promise<void> {
+    await this.gate.wait()
     this.stmt('INSERT INTO oauth_clients (id, secret_hash, metadata, created_at, last_used_at) VALUES (?, ?, ?, ?, ?)')
       .run(c.id, c.secret_hash, JSON.stringify(c.metadata), c.created_at, c.last_used_at)
   }
@@ -36,12 +41,15 @@ export class SqliteOAuthStore implements OAuthStore {
   }
 
   async touchClient(id: string, at: string): Promise<void> {
+    // Bookkeeping only: skipped while an import holds the write lock.
+    if (this.gate.busy) return
     this.stmt('UPDATE oauth_clients SET last_used_at = ? WHERE id = ?').run(at, id)
   }
 
   // ---- pending consent requests ----
 
   async insertRequest(r: OAuthRequestRow): Promise<void> {
+    await this.gate.wait()
     this.stmt(`INSERT INTO oauth_requests (id, csrf_hash, client_id, redirect_uri, redirect_uri_given, code_challenge, resource, scope, state, attempts, created_at, expires_at)
       VALUES (@id, @csrf_hash, @client_id, @redirect_uri, @redirect_uri_given, @code_challenge, @resource, @scope, @state, @attempts, @created_at, @expires_at)`)
       .run({...r, redirect_uri_given: r.redirect_uri_given ? 1 : 0})
@@ -53,17 +61,20 @@ export class SqliteOAuthStore implements OAuthStore {
   }
 
   async addRequestAttempt(id: string): Promise<number> {
+    await this.gate.wait()
     const row = this.stmt('UPDATE oauth_requests SET attempts = attempts + 1 WHERE id = ? RETURNING attempts').get(id) as {attempts: number} | undefined
     return row?.attempts ?? Number.POSITIVE_INFINITY
   }
 
   async deleteRequest(id: string): Promise<boolean> {
+    await this.gate.wait()
     return this.stmt('DELETE FROM oauth_requests WHERE id = ?').run(id).changes === 1
   }
 
   // ---- codes ----
 
   async insertCode(c: OAuthCodeRow): Promise<void> {
+    await this.gate.wait()
     this.stmt(`INSERT INTO oauth_codes (hash, grant_id, client_id, principal_id, project_id, redirect_uri, redirect_uri_given, code_challenge, resource, scope, created_at, expires_at, used_at)
       VALUES (@hash, @grant_id, @client_id, @principal_id, @project_id, @redirect_uri, @redirect_uri_given, @code_challenge, @resource, @scope, @created_at, @expires_at, @used_at)`)
       .run({...c, redirect_uri_given: c.redirect_uri_given ? 1 : 0})
@@ -75,6 +86,7 @@ export class SqliteOAuthStore implements OAuthStore {
   }
 
   async exchangeCode(hash: string, at: string, tokens: OAuthTokenRow[]): Promise<boolean> {
+    await this.gate.wait()
     return this.db.transaction(() => {
       if (this.stmt('UPDATE oauth_codes SET used_at = ? WHERE hash = ? AND used_at IS NULL').run(at, hash).changes !== 1) return false
       this.insertTokensSync(tokens)
@@ -95,6 +107,7 @@ export class SqliteOAuthStore implements OAuthStore {
   }
 
   async rotateRefreshToken(hash: string, at: string, tokens: OAuthTokenRow[]): Promise<boolean> {
+    await this.gate.wait()
     return this.db.transaction(() => {
       const done = this.stmt(`UPDATE oauth_tokens SET used_at = ? WHERE hash = ? AND kind = 'refresh' AND used_at IS NULL AND revoked_at IS NULL`).run(at, hash)
       if (done.changes !== 1) return false
@@ -106,6 +119,7 @@ export class SqliteOAuthStore implements OAuthStore {
   // ---- grants ----
 
   async insertGrant(g: OAuthGrantRow): Promise<void> {
+    await this.gate.wait()
     this.stmt(`INSERT INTO oauth_grants (id, client_id, principal_id, api_key_id, project_id, scope, created_at, expires_at, last_used_at, revoked_at)
       VALUES (@id, @client_id, @principal_id, @api_key_id, @project_id, @scope, @created_at, @expires_at, @last_used_at, @revoked_at)`).run(g)
   }
@@ -120,10 +134,13 @@ export class SqliteOAuthStore implements OAuthStore {
   }
 
   async touchGrant(id: string, at: string): Promise<void> {
+    // Bookkeeping only: skipped while an import holds the write lock.
+    if (this.gate.busy) return
     this.stmt('UPDATE oauth_grants SET last_used_at = ? WHERE id = ?').run(at, id)
   }
 
   async revokeGrant(grantId: string, at: string): Promise<number> {
+    await this.gate.wait()
     return this.db.transaction(() => {
       this.stmt('UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, grantId)
       return this.stmt('UPDATE oauth_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL').run(at, grantId).changes
@@ -131,10 +148,12 @@ export class SqliteOAuthStore implements OAuthStore {
   }
 
   async revokeToken(hash: string, at: string): Promise<boolean> {
+    await this.gate.wait()
     return this.stmt('UPDATE oauth_tokens SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL').run(at, hash).changes === 1
   }
 
   async purgeExpired(c: OAuthPurgeCutoffs): Promise<number> {
+    await this.gate.wait()
     return this.db.transaction(() => {
       let n = 0
       n += this.stmt('DELETE FROM oauth_tokens WHERE expires_at < ?').run(c.now).changes

@@ -14,6 +14,7 @@ import {commentFromRow, ENTRY_COLUMNS, entryFromRow, filterSql, type Row, Statem
 import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
 import {SqliteTransferStore} from './sqlite-transfer.js'
+import {WriteGate} from './write-gate.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {
   ApiKeyRow, CommentPage, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
@@ -43,6 +44,9 @@ export class SqliteStore implements Store {
   private readonly statements: StatementCache
   private readonly entries: SqliteEntryWriter
   private readonly search: SearchEngine
+  private readonly searchIndex: SqliteSearchIndex
+  /** Other writes wait here while an import holds SQLite's write lock on a connection of its own (write-gate.ts). */
+  private readonly gate = new WriteGate()
   private readonly rememberedRows = new Map<string, object | null>()
   private rememberedAt = -1
 
@@ -66,10 +70,11 @@ export class SqliteStore implements Store {
     this.migrate()
     this.statements = new StatementCache(this.db)
     this.entries = new SqliteEntryWriter(this.statements)
-    this.search = new SearchEngine(new SqliteSearchIndex(this.statements))
-    this.oauth = new SqliteOAuthStore(this.db)
-    this.transfer = new SqliteTransferStore(this.db, this.statements, this.entries)
-    this.idempotency = new SqliteIdempotencyStore(this.db)
+    this.searchIndex = new SqliteSearchIndex(this.statements)
+    this.search = new SearchEngine(this.searchIndex)
+    this.oauth = new SqliteOAuthStore(this.db, this.gate)
+    this.transfer = new SqliteTransferStore(this.db, this.statements, this.entries, this.gate, () => this.forgetRemembered())
+    this.idempotency = new SqliteIdempotencyStore(this.db, this.gate)
   }
 
   /** Runs every migration newer than the file's `user_version`, each in its own transaction. */
@@ -112,6 +117,7 @@ export class SqliteStore implements Store {
   }
 
   async insertPrincipal(p: PrincipalRecord): Promise<void> {
+    await this.gate.wait()
     this.stmt('INSERT INTO principals (id, name, role, created_at) VALUES (@id, @name, @role, @created_at)').run(p)
   }
 
@@ -126,6 +132,7 @@ export class SqliteStore implements Store {
   // ---- API keys ----
 
   async insertApiKey(k: ApiKeyRow): Promise<void> {
+    await this.gate.wait()
     this.stmt(`INSERT INTO api_keys (id, principal_id, name, prefix, hash, project_id, created_at, expires_at, last_used_at, revoked_at)
       VALUES (@id, @principal_id, @name, @prefix, @hash, @project_id, @created_at, @expires_at, @last_used_at, @revoked_at)`).run(k)
   }
@@ -157,15 +164,24 @@ export class SqliteStore implements Store {
     return row === null ? null : {...row}
   }
 
+  /** Forgets remembered rows and cached counts: another connection (an import) committed, which total_changes() does not show. */
+  private forgetRemembered(): void {
+    this.rememberedRows.clear()
+    this.searchIndex.forgetCounts()
+  }
+
   async listApiKeys(principalId: string): Promise<ApiKeyRow[]> {
     return this.stmt('SELECT * FROM api_keys WHERE principal_id = ? AND revoked_at IS NULL ORDER BY created_at, id').all(principalId) as ApiKeyRow[]
   }
 
   async revokeApiKey(id: string, principalId: string, at: string): Promise<boolean> {
+    await this.gate.wait()
     return this.stmt('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND principal_id = ? AND revoked_at IS NULL').run(at, id, principalId).changes === 1
   }
 
   async touchApiKey(id: string, at: string): Promise<void> {
+    // Bookkeeping only: skipped while an import holds the write lock, done on a later request.
+    if (this.gate.busy) return
     this.stmt('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id)
   }
 
@@ -180,6 +196,7 @@ export class SqliteStore implements Store {
   }
 
   async createProject(project: ProjectRow): Promise<{project: ProjectRow; created: boolean}> {
+    await this.gate.wait()
     return this.db.transaction(() => {
       const existing = this.stmt('SELECT * FROM projects WHERE remote = ?').get(project.remote) as ProjectRow | undefined
       if (existing) return {project: existing, created: false}
@@ -190,6 +207,7 @@ export class SqliteStore implements Store {
   }
 
   async addMember(projectId: string, principalId: string, role: 'maintainer' | 'member', at: string): Promise<void> {
+    await this.gate.wait()
     this.stmt('INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, ?, ?)').run(projectId, principalId, role, at)
   }
 
@@ -206,6 +224,7 @@ export class SqliteStore implements Store {
   // ---- entries ----
 
   async insertEntry(e: EntryRow, comments: CommentRow[] = []): Promise<void> {
+    await this.gate.wait()
     this.db.transaction(() => {
       const seq = this.entries.insert({...e, comment_count: e.comment_count + comments.length})
       for (const c of comments) this.entries.insertComment(seq, c)
@@ -217,6 +236,7 @@ export class SqliteStore implements Store {
   }
 
   async updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome> {
+    await this.gate.wait()
     return this.db.transaction((): UpdateOutcome => {
       const current = this.stmt('SELECT seq, version FROM entries WHERE id = ?').get(id) as {seq: number; version: number} | undefined
       if (!current) return {ok: false, reason: 'missing'}
@@ -238,6 +258,7 @@ export class SqliteStore implements Store {
   }
 
   async deleteEntry(id: string): Promise<boolean> {
+    await this.gate.wait()
     return this.db.transaction(() => this.entries.delete(id)).immediate()
   }
 
@@ -274,6 +295,7 @@ export class SqliteStore implements Store {
   // ---- comments ----
 
   async addComment(c: CommentRow): Promise<{comment: Comment; entry: EntryRow} | null> {
+    await this.gate.wait()
     return this.db.transaction(() => {
       const entry = this.stmt('SELECT seq FROM entries WHERE id = ?').get(c.entry_id) as {seq: number} | undefined
       if (!entry) return null

@@ -67,7 +67,8 @@ export interface TransferStore {
   /**
    * Applies every record in one transaction, in order, or none: any rejected record rolls all back
    * (the outcome then lists every rejection found). A dry run applies and always rolls back, so its
-   * counts are exact. The records are read synchronously inside the transaction.
+   * counts are exact. The records are read synchronously inside the transaction. Other requests go on
+   * meanwhile: reads see the store as it was until the import commits, other writes wait for it.
    */
   applyImport(records: Iterable<ImportRecord>, options: ImportOptions): Promise<ImportOutcome>
   /** Takes a consistent copy of the live store while it keeps serving (SQLite's online backup). */

@@ -124,6 +124,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     let r: Awaited<ReturnType<typeof ensureDaemon>>
     try {
       r = await ensureDaemon({baseUrl: this.baseUrl, root: this.config.root, cliVersion: this.config.version, onStart})
+      this.probe = {dir: dataDir(), probe: r.probe}
     } catch (e) {
       if (spinning) ux.action.stop('failed')
       throw e
@@ -131,7 +132,6 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
       clearTimeout(timer)
     }
     if (spinning) ux.action.stop('started (logs: `kb daemon logs`)')
-    this.probe = {dir: dataDir(), probe: r.probe}
     if (r.warning) this.note(`warning: ${r.warning}`)
     else if (r.started && !spinning) this.note(`started the kb daemon at ${host} (logs: \`kb daemon logs\`)`)
   }
