@@ -18,7 +18,9 @@ export const ImportQuery = Type.Object({
   dry_run: Type.Optional(Type.Boolean({description: 'Check and count, change nothing'})),
   on_conflict: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('overwrite')], {description: 'What to do with a project or entry whose id exists: skip (default) or overwrite'})),
   redact: Type.Optional(Type.Boolean({description: 'Redact findings in entries bound for a shared scope (docs/api.md, "Safe publish")'})),
-  acknowledge: Type.Optional(Type.String({maxLength: 20_000, pattern: '^[0-9a-f]{16}(,[0-9a-f]{16})*$', description: 'Comma-separated finding ids to import as they are (recorded)'})),
+  acknowledge: Type.Optional(
+    Type.String({maxLength: 20_000, pattern: '^[0-9a-f]{16}(,[0-9a-f]{16})*$', description: 'Comma-separated finding ids to import as they are (recorded)'}),
+  ),
 })
 export type ImportQuery = Static<typeof ImportQuery>
 

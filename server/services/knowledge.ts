@@ -113,7 +113,8 @@ export class KnowledgeService {
     const notes: CommentRow[] = []
     if (check) {
       const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller})
-      Object.assign(entry, {title: c.redacted.title, body: c.redacted.body, url: c.redacted.url, tags: c.redacted.tags, thought_chain: c.redacted.thought_chain})
+      const r = c.redacted
+      Object.assign(entry, {title: r.title, body: r.body, url: r.url, tags: r.tags, thought_chain: r.thought_chain})
       notes.push(...c.notes)
     }
     const s = summarize(entry.id, entry.title, entry.body)
@@ -161,8 +162,12 @@ export class KnowledgeService {
    */
   private async clearEdit(caller: Caller, current: EntryRow, changes: EntryChanges, input: PatchEntryBody): Promise<CommentRow[]> {
     const known = new Set((await findingsOf({...current, resolution: null})).hits.map(sameSecret))
-    const incoming = {title: changes.title ?? '', body: changes.body ?? '', url: changes.url ?? null, tags: changes.tags ?? [], thought_chain: changes.thought_chain ?? []}
-    const c = await gate(incoming, input, {action: `editing an entry in ${current.scope} scope`, status: 422, entryId: current.id, caller, only: (h) => !known.has(sameSecret(h))})
+    const incoming = {
+      title: changes.title ?? '', body: changes.body ?? '', url: changes.url ?? null, tags: changes.tags ?? [], thought_chain: changes.thought_chain ?? [],
+    }
+    const c = await gate(incoming, input, {
+      action: `editing an entry in ${current.scope} scope`, status: 422, entryId: current.id, caller, only: (h) => !known.has(sameSecret(h)),
+    })
     if (changes.title !== undefined) changes.title = c.redacted.title
     if (changes.body !== undefined) changes.body = c.redacted.body
     if (changes.url !== undefined) changes.url = c.redacted.url
