@@ -6,7 +6,7 @@ import {Flags} from '@oclif/core'
 import {LIMIT_DEFAULT, LIMIT_MAX} from '../src/shared/contract.js'
 import type {EntryView, Page} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {detailFlag, limitOr, scopeFlag, statusFlag} from '../src/cli/flags.js'
+import {detailFlag, limitOr, noPagerFlag, scopeFlag, statusFlag} from '../src/cli/flags.js'
 import {dim, entryRows} from '../src/cli/output/format.js'
 
 export default class List extends KbCommand<typeof List> {
@@ -17,10 +17,15 @@ export default class List extends KbCommand<typeof List> {
     status: statusFlag(),
     tag: Flags.string({description: 'only entries with this tag'}),
     author: Flags.string({description: 'only entries by this principal (name or id)'}),
-    limit: Flags.integer({char: 'L', description: `how many (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.entries} or config default_limit)`, min: 1, max: LIMIT_MAX}),
+    limit: Flags.integer({
+      char: 'L', description: `how many (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.entries} or config default_limit)`, min: 1, max: LIMIT_MAX,
+    }),
     all: Flags.boolean({description: 'every page, not just the first', default: false}),
     detail: detailFlag(),
+    'no-pager': noPagerFlag,
   }
+
+  static override pager = true
 
   async run(): Promise<Page<EntryView>> {
     const {flags} = this

@@ -3,11 +3,11 @@
  */
 import {Args, Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
-import {LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX} from '../src/shared/contract.js'
+import {DETAIL_DEFAULT, LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX} from '../src/shared/contract.js'
 import type {SearchResult} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {detailFlag, detailOr, limitOr, scopeFlag, statusFlag} from '../src/cli/flags.js'
-import {dim, searchRows} from '../src/cli/output/format.js'
+import {dim, oneLine, searchRows} from '../src/cli/output/format.js'
 
 export default class Search extends KbCommand<typeof Search> {
   static override summary = 'Search knowledge entries'
@@ -19,9 +19,13 @@ export default class Search extends KbCommand<typeof Search> {
     scope: scopeFlag('only entries of this scope'),
     status: statusFlag(),
     tag: Flags.string({description: 'only entries with this tag'}),
-    limit: Flags.integer({char: 'L', description: `how many results (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.search} or config default_limit)`, min: 1, max: LIMIT_MAX}),
+    limit: Flags.integer({
+      char: 'L', description: `how many results (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.search} or config default_limit)`, min: 1, max: LIMIT_MAX,
+    }),
     detail: detailFlag(),
-    'max-tokens': Flags.integer({description: 'pack the best hits into this many tokens, stepping big ones down a detail level before dropping them', min: 1, max: MAX_TOKENS_MAX}),
+    'max-tokens': Flags.integer({
+      description: 'pack the best hits into this many tokens, stepping big ones down a detail level before dropping them', min: 1, max: MAX_TOKENS_MAX,
+    }),
   }
 
   async run(): Promise<SearchResult> {
@@ -36,12 +40,12 @@ export default class Search extends KbCommand<typeof Search> {
       ...(flags.status ? {status: flags.status} : {}),
       ...(flags.tag ? {tag: flags.tag} : {}),
       ...(projectId ? {project_id: projectId} : {}),
-      detail: detailOr(flags.detail, 'summary'),
+      detail: detailOr(flags.detail, DETAIL_DEFAULT.search),
       limit: limitOr(flags.limit, LIMIT_DEFAULT.search),
       ...(flags['max-tokens'] !== undefined ? {max_tokens: flags['max-tokens']} : {}),
     })
     if (result.items.length === 0) {
-      if (this.mode.tty) this.out(`No entries match "${q}".`)
+      if (this.mode.tty) this.out(`No entries match "${oneLine(q)}".`)
     } else {
       this.out(searchRows(result.items, this.mode))
       if (this.mode.tty && result.total > result.items.length) this.out(dim(this.mode, `${result.items.length} of ${result.total} matches; --limit shows more.`))

@@ -2,19 +2,22 @@
  * @module /projects routes: join or create by git remote, and the caller's projects.
  */
 import {Type} from '@sinclair/typebox'
-import {JoinProjectBody, ProjectsQuery} from '../../src/shared/schemas.js'
+import {LIMIT_DEFAULT} from '../../src/shared/contract.js'
+import {JoinProjectBody, JoinResultSchema, ProjectsQuery} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {ProjectService} from '../services/projects.js'
 import {errorResponses} from './common.js'
 
 export function projectRoutes(projects: ProjectService): RouteDef[] {
   const tags = ['projects']
-  const joined = Type.Object({project: Type.Ref('Project'), created: Type.Boolean()})
   return [
     route<unknown, unknown, JoinProjectBody>({
       method: 'POST', path: '/projects/join', operationId: 'joinProject', summary: 'Join the project of a git remote, creating it if new', tags, auth: true,
       body: JoinProjectBody,
-      responses: {201: {description: 'Created and joined', schema: joined}, 200: {description: 'Joined an existing project', schema: joined}, ...errorResponses(400, 401, 413, 415, 422)},
+      responses: {
+        201: {description: 'Created and joined', schema: JoinResultSchema}, 200: {description: 'Joined an existing project', schema: JoinResultSchema},
+        ...errorResponses(400, 401, 413, 415, 422),
+      },
       handler: async ({caller, body, reply}) => {
         const result = await projects.join(caller, body)
         reply.code(result.created ? 201 : 200)
@@ -25,7 +28,7 @@ export function projectRoutes(projects: ProjectService): RouteDef[] {
       method: 'GET', path: '/projects', operationId: 'listProjects', summary: "The caller's projects", tags, auth: true,
       query: ProjectsQuery,
       responses: {200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref('Project')), next_cursor: Type.Union([Type.String(), Type.Null()])})}, ...errorResponses(400, 401)},
-      handler: async ({caller, query}) => projects.list(caller, query.limit ?? 50, query.cursor),
+      handler: async ({caller, query}) => projects.list(caller, query.limit ?? LIMIT_DEFAULT.projects, query.cursor),
     }),
   ]
 }

@@ -2,6 +2,7 @@
  * @module GET /search: ranked full-text search over what the caller may see.
  */
 import {Type} from '@sinclair/typebox'
+import {DETAIL_DEFAULT, LIMIT_DEFAULT} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
 import {SearchQuery} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
@@ -26,7 +27,8 @@ export function searchRoutes(knowledge: KnowledgeService): RouteDef[] {
       },
       handler: async ({caller, query}) => {
         if (query.q.trim() === '') throw new KbError('bad_request', 'q must contain a word to search for', {errors: [{path: 'q', message: 'blank'}]})
-        return knowledge.search(caller, {...query, limit: query.limit ?? 10, detail: query.detail ?? 'summary', explain: query.explain ?? false})
+        const limit = query.limit ?? LIMIT_DEFAULT.search
+        return knowledge.search(caller, {...query, limit, detail: query.detail ?? DETAIL_DEFAULT.search, explain: query.explain ?? false})
       },
     }),
   ]

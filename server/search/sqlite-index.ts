@@ -71,6 +71,11 @@ export class SqliteSearchIndex implements SearchIndex {
     return df
   }
 
+  /** Drops the cached counts: rows changed through another connection (an import), which `total_changes()` does not count. */
+  forgetCounts(): void {
+    this.dfCache.clear()
+  }
+
   async documentFrequency(stem: string): Promise<number> {
     return this.cached(stem, () => (this.stmt('SELECT doc FROM entries_vocab WHERE term = ?').pluck().get(stem) as number | undefined) ?? 0)
   }

@@ -1,18 +1,21 @@
 /**
- * @module Knowledge entries: create, read, change, resolve, comment, publish, fork, list and search,
+ * @module Knowledge entries: create, read, change, resolve, comment, fork, list and search (publish: publish.ts),
  * with the permission rules of docs/api.md, "Visibility and permissions" (a hidden entry is indistinguishable from a missing one).
  */
 import {KbError} from '../../src/shared/errors.js'
-import {COMMENT_TYPE_DEFAULT, SCOPES, TITLE_MAX, UUID_PATTERN} from '../../src/shared/contract.js'
-import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, PublishBody, ResolveBody} from '../../src/shared/schemas.js'
-import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
+import {COMMENT_TYPE_DEFAULT, COMMENTS_IN_FULL, TITLE_MAX, UUID_PATTERN} from '../../src/shared/contract.js'
+import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, ResolveBody} from '../../src/shared/schemas.js'
+import type {Comment, Detail, EntryFull, EntryView, Page, Scope, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
-import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
+import {TimeSlice} from '../lib/time-slice.js'
+import type {CommentRow, EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
 import {queryTerms} from '../search/query.js'
 import {type Caller, isOwner} from './context.js'
-import {countTokens, summarize} from '../../src/shared/summary.js'
-import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
+import {summarize} from '../../src/shared/summary.js'
+import {tokensWithin} from '../../src/shared/tokens.js'
+import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
+import {findingsOf, gate, sameSecret} from './safe-publish.js'
 
 const UUID = new RegExp(UUID_PATTERN)
 
@@ -38,7 +41,7 @@ export class KnowledgeService {
   }
 
   /** The entry if the caller may change it: its author, or the owner principal (moderation). */
-  private async changeable(caller: Caller, id: string, action: string): Promise<EntryRow> {
+  async changeable(caller: Caller, id: string, action: string): Promise<EntryRow> {
     const e = await this.visible(caller, id)
     if (e.author.id !== caller.principal.id && !isOwner(caller)) {
       throw new KbError('forbidden', `only the author of entry ${e.id} (${e.author.name}) or the owner may ${action} it`)
@@ -47,8 +50,20 @@ export class KnowledgeService {
   }
 
   async full(caller: Caller, e: EntryRow): Promise<EntryFull> {
-    const [comments, branches] = await Promise.all([this.store.listComments(e.id), this.store.listBranches(e.id, this.viewer(caller))])
+    const [comments, branches] = await Promise.all([
+      this.store.listComments(e.id, {limit: COMMENTS_IN_FULL, newest: true}), this.store.listBranches(e.id, this.viewer(caller)),
+    ])
     return fullView(e, comments, branches)
+  }
+
+  /** All comments of an entry the caller can see, oldest first, a page at a time. */
+  async comments(caller: Caller, id: string, q: {limit: number; cursor?: string}): Promise<Page<Comment>> {
+    const e = await this.visible(caller, id)
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
+    const rows = await this.store.listComments(e.id, {limit: q.limit + 1, ...(after ? {after: {created_at: after.at, id: after.id}} : {})})
+    const items = rows.slice(0, q.limit)
+    const last = items.at(-1)
+    return {items, next_cursor: rows.length > q.limit && last ? encodeCursor({at: last.created_at, id: last.id}) : null}
   }
 
   async view(caller: Caller, e: EntryRow, detail: Detail): Promise<EntryView> {
@@ -76,7 +91,7 @@ export class KnowledgeService {
     const thoughts = normalizeThoughts(input.thought_chain ?? [], errors)
     errors.throwIfAny()
     const projectId = await this.projectFor(caller, input.project_id, 'project_id')
-    const scope: Scope = input.scope ?? (projectId ? 'project' : 'private')
+    const scope = newEntryScope(input.scope, projectId)
     if (scope === 'project' && !projectId) {
       throw new KbError('validation_failed', 'scope "project" needs a project_id (or a key bound to a project)', {
         errors: [{path: 'project_id', message: 'required when scope is project'}],
@@ -84,15 +99,31 @@ export class KnowledgeService {
     }
     const id = uuidv7()
     const at = nowIso()
-    const summary = summarize(id, title, body)
     const entry: EntryRow = {
-      id, title, body, summary: summary.body, summary_title: summary.title, scope, project_id: projectId,
+      id, title, body, summary: '', summary_title: '', scope, project_id: projectId,
       tags: normalizeTags(input.tags ?? []), url, status: 'open', resolution: null, thought_chain: thoughts,
       forked_from: null, author: {id: caller.principal.id, name: caller.principal.name},
       created_at: at, updated_at: at, version: 1, comment_count: 0,
     }
-    await this.store.insertEntry(entry)
-    return fullView(entry, [], [])
+    return this.insertCleared(caller, entry, scope === 'private' ? null : {choice: input, action: `creating an entry in ${scope} scope`})
+  }
+
+  /** Stores a new entry: cleared first when it goes straight into a shared scope (docs/api.md, "Safe publish"). */
+  private async insertCleared(caller: Caller, entry: EntryRow, check: {choice: CreateEntryBody | ForkBody; action: string} | null): Promise<EntryFull> {
+    const notes: CommentRow[] = []
+    if (check) {
+      const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller})
+      Object.assign(entry, {title: c.redacted.title, body: c.redacted.body, url: c.redacted.url, tags: c.redacted.tags, thought_chain: c.redacted.thought_chain})
+      notes.push(...c.notes)
+    }
+    const s = summarize(entry.id, entry.title, entry.body)
+    entry.summary = s.body
+    entry.summary_title = s.title
+    await this.store.insertEntry(entry, notes)
+    if (notes.length === 0) return fullView(entry, [], [])
+    const stored = await this.store.getEntry(entry.id)
+    if (!stored) throw new KbError('not_found', `knowledge entry ${entry.id} does not exist`)
+    return this.full(caller, stored)
   }
 
   async patch(caller: Caller, id: string, input: PatchEntryBody, ifMatch: number[] | null, attempt = 0): Promise<EntryFull> {
@@ -109,18 +140,35 @@ export class KnowledgeService {
       changes.status = input.status
       changes.resolution = input.status === 'open' ? null : {note: null, url: null, resolved_by: ref(caller), resolved_at: nowIso()}
     }
+    const notes = current.scope === 'private' ? [] : await this.clearEdit(caller, current, changes, input)
     if (changes.title !== undefined || changes.body !== undefined) {
       const s = summarize(current.id, changes.title ?? current.title, changes.body ?? current.body)
       changes.summary = s.body
       changes.summary_title = s.title
     }
     if (ifMatch !== null && !ifMatch.includes(current.version)) throw stale(current)
-    if (!hasRealChange(current, changes)) return this.full(caller, current)
+    if (notes.length === 0 && !hasRealChange(current, changes)) return this.full(caller, current)
     // The store re-checks the version atomically, so a write that raced ours since the read is not lost.
-    const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version})
+    const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version, comments: notes})
     if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < 3) return this.patch(caller, id, input, ifMatch, attempt + 1)
     if (!outcome.ok) throw outcome.reason === 'stale' ? stale(current) : new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.full(caller, outcome.entry)
+  }
+
+  /**
+   * An edit of a shared entry is cleared on what it brings: findings its new text holds that the entry did
+   * not hold already (in the same field). Redaction rewrites `changes`; the acknowledgement records are returned.
+   */
+  private async clearEdit(caller: Caller, current: EntryRow, changes: EntryChanges, input: PatchEntryBody): Promise<CommentRow[]> {
+    const known = new Set((await findingsOf({...current, resolution: null})).hits.map(sameSecret))
+    const incoming = {title: changes.title ?? '', body: changes.body ?? '', url: changes.url ?? null, tags: changes.tags ?? [], thought_chain: changes.thought_chain ?? []}
+    const c = await gate(incoming, input, {action: `editing an entry in ${current.scope} scope`, status: 422, entryId: current.id, caller, only: (h) => !known.has(sameSecret(h))})
+    if (changes.title !== undefined) changes.title = c.redacted.title
+    if (changes.body !== undefined) changes.body = c.redacted.body
+    if (changes.url !== undefined) changes.url = c.redacted.url
+    if (changes.tags !== undefined) changes.tags = c.redacted.tags
+    if (changes.thought_chain !== undefined) changes.thought_chain = c.redacted.thought_chain
+    return c.notes
   }
 
   async remove(caller: Caller, id: string, ifMatch: number[] | null): Promise<void> {
@@ -144,27 +192,10 @@ export class KnowledgeService {
   async comment(caller: Caller, id: string, input: CommentBody): Promise<Comment> {
     const e = await this.visible(caller, id)
     if (input.body.trim() === '') throw new KbError('validation_failed', 'body: must not be blank', {errors: [{path: 'body', message: 'must not be blank'}]})
-    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type: input.type ?? COMMENT_TYPE_DEFAULT, author_id: caller.principal.id, created_at: nowIso()})
+    const type = input.type ?? COMMENT_TYPE_DEFAULT
+    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type, author_id: caller.principal.id, created_at: nowIso()})
     if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return added.comment
-  }
-
-  async publish(caller: Caller, id: string, input: PublishBody): Promise<EntryFull> {
-    const e = await this.changeable(caller, id, 'publish')
-    let target: Scope
-    if (input.scope !== undefined) target = input.scope
-    else if (e.scope === 'private') target = e.project_id ? 'project' : 'global'
-    else target = 'global'
-    // SCOPES runs narrowest to widest.
-    if (SCOPES.indexOf(target) <= SCOPES.indexOf(e.scope)) {
-      throw new KbError('conflict', `entry ${e.id} is already ${e.scope}; publish only widens the scope (private → project → global)`)
-    }
-    if (target === 'project' && !e.project_id) {
-      throw new KbError('conflict', `entry ${e.id} belongs to no project; publish it to global instead`)
-    }
-    const outcome = await this.store.updateEntry(e.id, {scope: target}, {at: nowIso()})
-    if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
-    return this.full(caller, outcome.entry)
   }
 
   async fork(caller: Caller, id: string, input: ForkBody): Promise<EntryFull> {
@@ -180,16 +211,15 @@ export class KnowledgeService {
     if (scope === 'project' && !projectId) {
       throw new KbError('validation_failed', 'scope "project" needs a project_id', {errors: [{path: 'project_id', message: 'required when scope is project'}]})
     }
-    const newId = uuidv7()
     const at = nowIso()
-    const s = summarize(newId, title, parent.body)
     const entry: EntryRow = {
-      ...parent, id: newId, title, summary: s.body, summary_title: s.title, scope, project_id: projectId,
+      ...parent, id: uuidv7(), title, summary: '', summary_title: '', scope, project_id: projectId,
       status: 'open', resolution: null, forked_from: parent.id, author: ref(caller),
       created_at: at, updated_at: at, version: 1, comment_count: 0,
     }
-    await this.store.insertEntry(entry)
-    return fullView(entry, [], [])
+    // A fork reaches new readers unless it stays private or among the parent's own (docs/api.md, "Safe publish").
+    const sameAudience = scope === 'private' || parent.scope === 'global' || (parent.scope === scope && parent.project_id === projectId)
+    return this.insertCleared(caller, entry, sameAudience ? null : {choice: input, action: `forking into ${scope} scope`})
   }
 
   async resolveAuthor(author: string | undefined): Promise<string | undefined | null> {
@@ -218,10 +248,10 @@ export class KnowledgeService {
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
     const filter = await this.filter(q)
     if (!filter) return {items: [], next_cursor: null}
-    const rows = await this.store.listEntries(this.viewer(caller), filter, {limit: q.limit + 1, ...(after ? {after} : {})})
+    const rows = await this.store.listEntries(this.viewer(caller), filter, {limit: q.limit + 1, ...(after ? {after: {updated_at: after.at, id: after.id}} : {})})
     const page = rows.slice(0, q.limit)
     const last = page.at(-1)
-    const next = rows.length > q.limit && last ? encodeCursor({updated_at: last.updated_at, id: last.id}) : null
+    const next = rows.length > q.limit && last ? encodeCursor({at: last.updated_at, id: last.id}) : null
     const items = await Promise.all(page.map((e) => this.view(caller, e, q.detail)))
     return {items, next_cursor: next}
   }
@@ -243,35 +273,38 @@ export class KnowledgeService {
       }),
     )
     const result: SearchResult = {items, next_cursor: null, total: outcome.total}
-    if (q.max_tokens !== undefined) return packIntoTokens(result, outcome.hits.map((h) => h.entry), q.detail, q.max_tokens)
+    if (q.max_tokens !== undefined) return await packIntoTokens(result, outcome.hits.map((h) => h.entry), q.detail, q.max_tokens)
     return result
   }
 }
 
 /**
  * Packs the best hits into a token budget: each hit at the requested level if it fits, else stepped
- * down a level (full → standard → summary), else dropped; ranks are kept.
+ * down a level (full → standard → summary), else dropped; ranks are kept. Counting one item is bounded
+ * (tokens.ts), and between hits the event loop serves other requests.
  */
-function packIntoTokens(result: SearchResult, entries: EntryRow[], detail: Detail, budget: number): SearchResult {
+async function packIntoTokens(result: SearchResult, entries: EntryRow[], detail: Detail, budget: number): Promise<SearchResult> {
   const levels: Detail[] = detail === 'full' ? ['full', 'standard', 'summary'] : detail === 'standard' ? ['standard', 'summary'] : ['summary']
   const packed: SearchResult['items'] = []
   let used = 0
   let truncated = false
-  result.items.forEach((item, i) => {
+  const slice = new TimeSlice()
+  for (const [i, item] of result.items.entries()) {
+    await slice.pause()
     const entry = entries[i]!
     const extras = {score: item.score, ...('matched' in item ? {matched: item.matched} : {}), ...('snippet' in item ? {snippet: item.snippet} : {})}
+    let placed: Detail | null = null
     for (const level of levels) {
       const candidate = level === detail ? item : {...(level === 'summary' ? summaryView(entry) : standardView(entry)), ...extras}
-      const cost = countTokens(JSON.stringify(candidate))
-      if (used + cost <= budget) {
-        packed.push(candidate)
-        used += cost
-        if (level !== detail) truncated = true
-        return
-      }
+      const cost = tokensWithin(JSON.stringify(candidate), budget - used)
+      if (cost === null) continue
+      packed.push(candidate)
+      used += cost
+      placed = level
+      break
     }
-    truncated = true
-  })
+    if (placed !== detail) truncated = true
+  }
   return {items: packed, next_cursor: null, total: result.total, tokens_used: used, truncated}
 }
 
@@ -283,11 +316,11 @@ function forkTitle(parentTitle: string): string {
   return chars.slice(0, TITLE_MAX - suffix.length - 1).join('').trimEnd() + '…' + suffix
 }
 
-function ref(caller: Caller): {id: string; name: string} {
+export function ref(caller: Caller): {id: string; name: string} {
   return {id: caller.principal.id, name: caller.principal.name}
 }
 
-function stale(current: EntryRow): KbError {
+export function stale(current: EntryRow): KbError {
   return new KbError('precondition_failed', `entry ${current.id} has changed (now version ${current.version}); fetch it again and retry`, {
     headers: {ETag: `"${current.version}"`},
   })
@@ -297,19 +330,20 @@ function hasRealChange(current: EntryRow, changes: EntryChanges): boolean {
   return Object.entries(changes).some(([k, v]) => JSON.stringify(v) !== JSON.stringify((current as unknown as Record<string, unknown>)[k]))
 }
 
+/** A position in a list ordered by a time and then the id: `updated_at` for entries, `created_at` for comments. */
 interface Cursor {
-  updated_at: string
+  at: string
   id: string
 }
 
 function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.updated_at, c.id])).toString('base64url')
+  return Buffer.from(JSON.stringify([c.at, c.id])).toString('base64url')
 }
 
 function decodeCursor(s: string): Cursor {
   try {
     const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return {updated_at: v[0], id: v[1]}
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return {at: v[0], id: v[1]}
   } catch {
     // fall through to the error below
   }

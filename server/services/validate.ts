@@ -3,7 +3,7 @@
  */
 import {KbError, type FieldError} from '../../src/shared/errors.js'
 import {THOUGHT_KIND_DEFAULT, TITLE_MAX, URL_MAX} from '../../src/shared/contract.js'
-import type {ThoughtKind, ThoughtStep} from '../../src/shared/types.js'
+import type {Scope, ThoughtKind, ThoughtStep} from '../../src/shared/types.js'
 
 /** Collects field errors so one 422 can list every broken rule. */
 export class FieldErrors {
@@ -60,6 +60,11 @@ export function normalizeThoughts(steps: Array<{thought: string; kind?: string}>
     if (s.thought.trim() === '') errors.add(`thought_chain/${i}/thought`, 'must not be blank')
     return {step: i + 1, thought: s.thought, kind: (s.kind ?? THOUGHT_KIND_DEFAULT) as ThoughtKind}
   })
+}
+
+/** The scope of a new entry when none is asked for: its project's, when it has one, else private (docs/api.md). */
+export function newEntryScope(requested: Scope | undefined, projectId: string | null): Scope {
+  return requested ?? (projectId ? 'project' : 'private')
 }
 
 export function lowerUuid(id: string): string {

@@ -4,12 +4,12 @@
  * stays within 100 tokens of o200k_base as counted by gpt-tokenizer. Shared by the daemon and `kb mcp`,
  * unlike the rest of src/shared it loads a tokenizer: import it only where tokens are counted.
  */
-import {countTokens as rawCount} from 'gpt-tokenizer/encoding/o200k_base'
+import {isSpace} from './chars.js'
+import {firstParagraph} from './markdown.js'
+import {countUpTo, piecesWithin} from './tokens.js'
 
 export const SUMMARY_TOKEN_BUDGET = 100
 const ELLIPSIS = '…'
-// Text that looks like a special token (e.g. "<|endoftext|>") is ordinary text in an entry.
-const ENCODE_OPTIONS = {disallowedSpecial: new Set<string>()}
 // Worst cases of the fields around title and body, so the stored summary fits however the item is served.
 const PLACEHOLDER_ID = '01234567-89ab-7cde-8f01-23456789abcd'
 // The costliest score a search can serve (6 significant digits, as the store rounds them): an exponent
@@ -17,14 +17,15 @@ const PLACEHOLDER_ID = '01234567-89ab-7cde-8f01-23456789abcd'
 const PLACEHOLDER_SCORE = -1.23456e-30
 // No token is longer than this many characters in practice; it bounds the text we tokenise.
 const MAX_CHARS_PER_TOKEN = 32
+/** The most characters a cut looks at. */
+const CUT_MAX = SUMMARY_TOKEN_BUDGET * MAX_CHARS_PER_TOKEN
+// Dropped before the "…" of a cut, with white space.
+const TRAILING_PUNCTUATION = new Set(['.', ',', ';', ':', '!', '?', '-', '–', '—', '('])
+const SENTENCE_END = new Set(['.', '!', '?'])
 
-export function countTokens(text: string): number {
-  return rawCount(text, ENCODE_OPTIONS)
-}
-
-/** Tokens of a summary item as served, with room for the longest status and a search score. */
-export function summaryItemTokens(id: string | null, title: string, body: string): number {
-  return countTokens(JSON.stringify({id: id ?? PLACEHOLDER_ID, title, body, status: 'resolved', score: PLACEHOLDER_SCORE}))
+/** Tokens of a summary item as served, with room for the longest status and a search score; counted up to the budget. */
+function itemTokens(id: string | null, title: string, body: string): number {
+  return countUpTo(JSON.stringify({id: id ?? PLACEHOLDER_ID, title, body, status: 'resolved', score: PLACEHOLDER_SCORE}), SUMMARY_TOKEN_BUDGET)
 }
 
 export interface SummaryForm {
@@ -35,16 +36,20 @@ export interface SummaryForm {
 /** Computes the title and body shown at `summary` level. Deterministic for the same input. */
 export function summarize(id: string | null, title: string, body: string): SummaryForm {
   const text = firstParagraph(body)
-  const fits = (t: string, b: string): boolean => summaryItemTokens(id, t, b) <= SUMMARY_TOKEN_BUDGET
+  const fits = (t: string, b: string): boolean => itemTokens(id, t, b) <= SUMMARY_TOKEN_BUDGET
   // Text longer than the cut ever looks at cannot fit whole; not tokenising it all matters, because BPE
   // is quadratic in a long run without spaces (100,000 × "x" took 30 s and blocked the daemon).
-  const mayFitWhole = text.length <= SUMMARY_TOKEN_BUDGET * MAX_CHARS_PER_TOKEN
+  const mayFitWhole = text.length <= CUT_MAX
   if (mayFitWhole && fits(title, text)) return {title, body: text}
   let shownTitle = title
   // A title so long that it leaves no room for the body is cut too: the budget is a promise.
-  if (!fits(title, ELLIPSIS)) shownTitle = cutToFit(title, (t) => summaryItemTokens(id, t, ELLIPSIS) <= SUMMARY_TOKEN_BUDGET - 20)
+  if (!fits(title, ELLIPSIS)) shownTitle = cutToFit(title, (t) => itemTokens(id, t, ELLIPSIS) <= SUMMARY_TOKEN_BUDGET - 20)
   if (mayFitWhole && fits(shownTitle, text)) return {title: shownTitle, body: text}
-  const shownBody = cutToFit(text, (b) => fits(shownTitle, b))
+  // Where the cut falls, about: as far as the text's own tokens fill the room the rest leaves. The search
+  // starts there, so a cut costs two or three counts of the item instead of a dozen.
+  const room = SUMMARY_TOKEN_BUDGET - itemTokens(id, shownTitle, ELLIPSIS)
+  const near = room > 0 ? Array.from(text.slice(0, piecesWithin(text.slice(0, CUT_MAX), room))).length : 0
+  const shownBody = cutToFit(text, (b) => fits(shownTitle, b), near)
   return {title: shownTitle, body: shownBody}
 }
 
@@ -52,19 +57,24 @@ export function summarize(id: string | null, title: string, body: string): Summa
  * The longest prefix of `text`, cut at a sentence or else a word boundary and ending in "…", that
  * `fits`. Falls back to a cut between characters when a single word is too long.
  */
-export function cutToFit(text: string, fits: (candidate: string) => boolean): string {
-  const chars = Array.from(text.slice(0, SUMMARY_TOKEN_BUDGET * MAX_CHARS_PER_TOKEN))
-  const withEllipsis = (n: number): string => chars.slice(0, n).join('').replace(/[\s.,;:!?\-–—(]+$/u, '') + ELLIPSIS
+export function cutToFit(text: string, fits: (candidate: string) => boolean, near = 0): string {
+  const chars = Array.from(text.slice(0, CUT_MAX))
+  // Code points that are white space are single UTF-16 units, so the first unit tells.
+  const space = (i: number): boolean => i < chars.length && isSpace(chars[i]!.charCodeAt(0))
+  const withEllipsis = (n: number): string => {
+    let end = n
+    while (end > 0 && (space(end - 1) || TRAILING_PUNCTUATION.has(chars[end - 1]!))) end--
+    return chars.slice(0, end).join('') + ELLIPSIS
+  }
   // Word boundaries: positions just before a space.
   const bounds: number[] = []
-  for (let i = 1; i < chars.length; i++) if (/\s/u.test(chars[i]!) && !/\s/u.test(chars[i - 1]!)) bounds.push(i)
-  const best = largestFitting(bounds, (n) => fits(withEllipsis(n)))
+  for (let i = 1; i < chars.length; i++) if (space(i) && !space(i - 1)) bounds.push(i)
+  const best = largestFitting(bounds, (n) => fits(withEllipsis(n)), lastAtOrBefore(bounds, near))
   if (best !== null) {
-    // Prefer ending at a sentence when one ends in the last half of what fits.
-    const prefix = chars.slice(0, best).join('')
-    const sentenceEnds = [...prefix.matchAll(/[.!?](?=\s)/gu)].map((m) => Array.from(prefix.slice(0, m.index! + 1)).length)
-    const lastSentence = sentenceEnds.at(-1)
-    if (lastSentence !== undefined && lastSentence >= best / 2 && fits(withEllipsis(lastSentence))) return withEllipsis(lastSentence)
+    // Prefer ending at a sentence (`.`, `!` or `?` before a space) when one ends in the last half of what fits.
+    let lastSentence = best - 1
+    while (lastSentence > 0 && !(SENTENCE_END.has(chars[lastSentence - 1]!) && space(lastSentence))) lastSentence--
+    if (lastSentence > 0 && lastSentence >= best / 2 && fits(withEllipsis(lastSentence))) return withEllipsis(lastSentence)
     return withEllipsis(best)
   }
   const positions = Array.from({length: chars.length}, (_, i) => i + 1)
@@ -73,115 +83,51 @@ export function cutToFit(text: string, fits: (candidate: string) => boolean): st
 }
 
 /**
- * The largest candidate (ascending list) that passes a monotone test: a galloping search from the small
- * end, then a binary search, so that the texts tested stay near the answer's length (tokenising a long
- * text without spaces is slow).
+ * The largest candidate (ascending list) that passes a monotone test: galloping from index `start` (up while
+ * candidates pass, else down), then a binary search, so that few are tested and those near the answer (each
+ * test tokenises a text, and a long text without spaces is slow).
  */
-function largestFitting(candidates: number[], passes: (n: number) => boolean): number | null {
-  let lo = 0
-  let hi = candidates.length - 1
-  let found: number | null = null
-  for (let step = 1; lo <= hi; step *= 2) {
-    const probe = Math.min(lo + step - 1, hi)
-    if (!passes(candidates[probe]!)) {
-      hi = probe - 1
-      break
+function largestFitting(candidates: number[], passes: (n: number) => boolean, start = 0): number | null {
+  if (candidates.length === 0) return null
+  const s = Math.min(Math.max(start, 0), candidates.length - 1)
+  // lo passes (or -1), hi fails (or past the end).
+  let lo = -1
+  let hi = candidates.length
+  if (passes(candidates[s]!)) {
+    lo = s
+    for (let step = 1; s + step < candidates.length; step *= 2) {
+      if (!passes(candidates[s + step]!)) {
+        hi = s + step
+        break
+      }
+      lo = s + step
     }
-    found = candidates[probe]!
-    lo = probe + 1
+  } else {
+    hi = s
+    for (let step = 1; s - step >= 0; step *= 2) {
+      if (passes(candidates[s - step]!)) {
+        lo = s - step
+        break
+      }
+      hi = s - step
+    }
   }
-  while (lo <= hi) {
+  while (hi - lo > 1) {
     const mid = (lo + hi) >> 1
-    if (passes(candidates[mid]!)) {
-      found = candidates[mid]!
-      lo = mid + 1
-    } else hi = mid - 1
+    if (passes(candidates[mid]!)) lo = mid
+    else hi = mid
   }
-  return found
+  return lo < 0 ? null : candidates[lo]!
 }
 
-/**
- * The first paragraph of text in a Markdown body, as plain text: code blocks, images, link URLs,
- * heading marks, emphasis and HTML tags removed. A body of only headings or code gives its first one.
- */
-export function firstParagraph(markdown: string): string {
-  const lines = markdown.replace(/\r\n?/g, '\n').split('\n')
-  const paragraphs: Array<{text: string; kind: 'text' | 'heading' | 'code'}> = []
-  let current: string[] = []
-  let fence: string | null = null
-  let code: string[] = []
-  const flush = (): void => {
-    if (current.length > 0) paragraphs.push({text: current.join(' '), kind: 'text'})
-    current = []
+/** The index of the last value at or before `n` in an ascending list (0 when there is none). */
+function lastAtOrBefore(sorted: number[], n: number): number {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (sorted[mid]! <= n) lo = mid + 1
+    else hi = mid
   }
-  for (const line of lines) {
-    if (fence !== null) {
-      if (line.trim().startsWith(fence)) {
-        paragraphs.push({text: code.join(' '), kind: 'code'})
-        fence = null
-        code = []
-      } else code.push(line)
-      continue
-    }
-    const open = /^\s{0,3}(`{3,}|~{3,})/.exec(line)
-    if (open) {
-      flush()
-      fence = open[1]!
-      continue
-    }
-    if (line.trim() === '' || /^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) {
-      flush()
-      continue
-    }
-    const heading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)
-    if (heading) {
-      flush()
-      paragraphs.push({text: heading[1]!, kind: 'heading'})
-      continue
-    }
-    if (/^\s{0,3}(=+|-+)\s*$/.test(line) && current.length > 0) {
-      // Setext heading underline: the lines so far were a heading.
-      paragraphs.push({text: current.join(' '), kind: 'heading'})
-      current = []
-      continue
-    }
-    // Quote markers go per line: once the lines are joined, a `>` inside the text is just text.
-    current.push(line.replace(/^\s{0,3}(?:>\s?)+/, ''))
-  }
-  flush()
-  if (fence !== null && code.length > 0) paragraphs.push({text: code.join(' '), kind: 'code'})
-  const order: Array<'text' | 'heading' | 'code'> = ['text', 'heading', 'code']
-  for (const kind of order) {
-    for (const p of paragraphs) {
-      if (p.kind !== kind) continue
-      const plain = kind === 'code' ? collapse(p.text) : stripInline(p.text)
-      if (plain !== '') return plain
-    }
-  }
-  return collapse(markdown)
-}
-
-function stripInline(text: string): string {
-  let s = text
-  s = s.replace(/^\s{0,3}>\s?/gm, '') // block quotes
-  s = s.replace(/(^|\s)(?:[-*+]|\d{1,9}[.)])\s+/g, '$1') // list markers
-  s = s.replace(/!\[([^\]]*)\]\([^)]*\)/g, '') // images
-  s = s.replace(/!\[([^\]]*)\]\[[^\]]*\]/g, '')
-  s = s.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1') // inline links: keep the text
-  s = s.replace(/\[([^\]]*)\]\[[^\]]*\]/g, '$1') // reference links
-  s = s.replace(/<(https?:\/\/[^>\s]+)>/g, '$1') // autolinks
-  s = s.replace(/<\/?[A-Za-z][^>]*>/g, '') // HTML tags
-  // Underscores inside a word are not emphasis (CommonMark), so snake_case names like max_idle_conns
-  // and <|im_start|> survive; asterisks may emphasise inside a word.
-  s = s.replace(/\*\*(?=\S)([\s\S]*?\S)\*\*/g, '$1') // strong
-  s = s.replace(/(^|[^\p{L}\p{N}_])__(?=\S)([\s\S]*?\S)__(?![\p{L}\p{N}_])/gu, '$1$2')
-  s = s.replace(/\*(?=\S)([\s\S]*?\S)\*(?![A-Za-z0-9])/g, '$1') // emphasis
-  s = s.replace(/(^|[^\p{L}\p{N}_])_(?=\S)([\s\S]*?\S)_(?![\p{L}\p{N}_])/gu, '$1$2')
-  s = s.replace(/~~(?=\S)([\s\S]*?\S)~~/g, '$1') // strike-through
-  s = s.replace(/`+([^`]*)`+/g, '$1') // inline code: keep the code
-  return collapse(s)
-}
-
-function collapse(text: string): string {
-  return text.replace(/\s+/g, ' ').trim()
+  return Math.max(lo - 1, 0)
 }

@@ -1,8 +1,13 @@
 /**
- * @module The resources of the kb HTTP API v1 as they travel over the wire (docs/api.md).
- * Types only: importing this module costs nothing at run time.
+ * @module The resources of the kb HTTP API v1 as they travel over the wire (docs/api.md): the types of the
+ * contract's enums and of the response schemas. Types only: importing this module costs nothing at run time.
  */
+import type {Static} from '@sinclair/typebox'
 import type {COMMENT_TYPES, DETAILS, PROJECT_ROLES, SCOPES, STATUSES, THOUGHT_KINDS} from './contract.js'
+import type {
+  ApiKeySchema, AuthorRefSchema, BranchSchema, CommentSchema, EntryFullSchema, EntryStandardSchema, EntrySummarySchema, Finding, GrantSchema,
+  HealthSchema, JoinResultSchema, ProjectSchema, RedactionLine, ResolutionSchema, ThoughtStepSchema,
+} from './schemas.js'
 
 export type Scope = (typeof SCOPES)[number]
 export type Status = (typeof STATUSES)[number]
@@ -11,67 +16,14 @@ export type CommentType = (typeof COMMENT_TYPES)[number]
 export type ThoughtKind = (typeof THOUGHT_KINDS)[number]
 export type ProjectRole = (typeof PROJECT_ROLES)[number]
 
-export interface AuthorRef {
-  id: string
-  name: string
-}
-
-export interface ThoughtStep {
-  step: number
-  thought: string
-  kind: ThoughtKind
-}
-
-export interface Comment {
-  id: string
-  body: string
-  type: CommentType
-  author: AuthorRef
-  created_at: string
-}
-
-export interface Resolution {
-  note: string | null
-  url: string | null
-  resolved_by: AuthorRef
-  resolved_at: string
-}
-
-export interface Branch {
-  id: string
-  title: string
-  scope: Scope
-  author: AuthorRef
-  created_at: string
-}
-
-export interface EntrySummary {
-  id: string
-  title: string
-  body: string
-  status: Status
-  score?: number
-}
-
-export interface EntryStandard extends EntrySummary {
-  tags: string[]
-  scope: Scope
-  url: string | null
-  project_id: string | null
-  author: AuthorRef
-  forked_from: string | null
-  created_at: string
-  updated_at: string
-  version: number
-  comment_count: number
-}
-
-export interface EntryFull extends EntryStandard {
-  comments: Comment[]
-  thought_chain: ThoughtStep[]
-  branches: Branch[]
-  resolution: Resolution | null
-}
+export type AuthorRef = Static<typeof AuthorRefSchema>
+export type ThoughtStep = Static<typeof ThoughtStepSchema>
+export type Comment = Static<typeof CommentSchema>
+export type Resolution = Static<typeof ResolutionSchema>
+export type Branch = Static<typeof BranchSchema>
+export type EntrySummary = Static<typeof EntrySummarySchema>
+export type EntryStandard = Static<typeof EntryStandardSchema>
+export type EntryFull = Static<typeof EntryFullSchema>
 
 export type EntryView = EntrySummary | EntryStandard | EntryFull
 
@@ -80,7 +32,7 @@ export interface Page<T> {
   next_cursor: string | null
 }
 
-export interface SearchHitExtras {
+interface SearchHitExtras {
   matched?: {fields: string[]; terms: string[]}
   snippet?: string
 }
@@ -91,32 +43,17 @@ export interface SearchResult extends Page<EntryView & SearchHitExtras> {
   truncated?: boolean
 }
 
-export interface Project {
-  id: string
-  name: string
-  remote: string
-  created_at: string
-  role: ProjectRole
-}
+export type Project = Static<typeof ProjectSchema>
+export type JoinResult = Static<typeof JoinResultSchema>
+export type ApiKeyRecord = Static<typeof ApiKeySchema>
+export type Grant = Static<typeof GrantSchema>
+export type Health = Static<typeof HealthSchema>
 
-export interface JoinResult {
-  project: Project
-  created: boolean
-}
+export type {Finding, PublishPreview, RedactionLine} from './schemas.js'
 
-export interface ApiKeyRecord {
-  id: string
-  name: string
-  prefix: string
-  created_at: string
-  expires_at: string | null
-  last_used_at: string | null
-  project_id: string | null
-  principal: AuthorRef
-  key?: string
-}
-
-export interface Health {
-  status: 'ok'
-  version: string
+/** What a sensitive_content problem adds to its body (docs/api.md, "Safe publish"). */
+export interface SensitiveReport {
+  findings: Finding[]
+  findings_total: number
+  diff: RedactionLine[]
 }

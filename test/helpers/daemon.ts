@@ -85,9 +85,9 @@ export interface ChildDaemon extends TestDaemon {
 }
 
 /** Starts `kb daemon run` as a child process (the built binary), waiting until it listens. */
-export async function startChildDaemon(options: {dataDir?: string; env?: Record<string, string>; args?: string[]} = {}): Promise<ChildDaemon> {
+export async function startChildDaemon(options: {dataDir?: string; env?: Record<string, string>; args?: string[]; /** default 0: any free one */ port?: number} = {}): Promise<ChildDaemon> {
   const dataDir = options.dataDir ?? tempDir()
-  const child = spawn(process.execPath, [KB_BIN, 'daemon', 'run', '--port', '0', '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [KB_BIN, 'daemon', 'run', '--port', String(options.port ?? 0), '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
     env: {...process.env, ...options.env},
     stdio: ['ignore', 'pipe', 'pipe'],
   })

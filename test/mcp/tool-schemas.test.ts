@@ -48,14 +48,16 @@ function probes(...schemas: unknown[]): unknown[] {
     if (Array.isArray(s)) return s.forEach(walk)
     if (s === null || typeof s !== 'object') return
     const o = s as Record<string, unknown>
-    for (const k of ['minLength', 'maxLength'] as const) if (typeof o[k] === 'number') out.push(...[-1, 0, 1].map((d) => 'a'.repeat(Math.max(0, (o[k] as number) + d))))
-    for (const k of ['minimum', 'maximum'] as const) if (typeof o[k] === 'number') out.push(...[-1, 0, 1].map((d) => (o[k] as number) + d))
+    const around = (n: unknown): number[] => (typeof n === 'number' ? [n - 1, n, n + 1] : [])
+    for (const n of [...around(o.minLength), ...around(o.maxLength)]) out.push('a'.repeat(Math.max(0, n)))
+    out.push(...around(o.minimum), ...around(o.maximum))
     if (typeof o.maxItems === 'number') out.push(Array(o.maxItems).fill('a'), Array(o.maxItems + 1).fill('a'))
     for (const v of [o.const, ...(Array.isArray(o.enum) ? o.enum : [])]) if (typeof v === 'string') out.push(v, `${v}x`)
     Object.values(o).forEach(walk)
   }
   schemas.forEach(walk)
-  out.push(['sqlite'], ['no spaces'], [{thought: 'x'}], [{thought: 'x', kind: 'hypothesis'}], [{thought: 'x', kind: 'guess'}], [{thought: ''}], [{thought: 'x', step: 1}])
+  out.push(['sqlite'], ['no spaces'], [{thought: 'x'}], [{thought: 'x', kind: 'hypothesis'}], [{thought: 'x', kind: 'guess'}])
+  out.push([{thought: ''}], [{thought: 'x', step: 1}])
   return out
 }
 

@@ -27,7 +27,7 @@ export async function* exportLines(store: Store, version: string, caller: Caller
   }
   const header: HeaderLine = {
     kind: EXPORT_KIND, version: EXPORT_VERSION, exported_at: nowIso(), exported_by: {id: caller.principal.id, name: caller.principal.name},
-    server_version: version, complete: owner && !filter.scope && !filter.projectId,
+    server_version: version, complete: owner && !filter.scope && !filter.projectId, entries: await store.transfer.countExportEntries(viewer, filter),
     ...(filter.scope ? {scope: filter.scope} : {}), ...(filter.projectId ? {project_id: filter.projectId} : {}),
   }
   yield `${JSON.stringify(header)}\n`

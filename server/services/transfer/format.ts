@@ -29,6 +29,8 @@ export const HeaderLine = Type.Object(
     exported_by: Type.Optional(AuthorIn),
     server_version: Type.Optional(Type.String({maxLength: 100})),
     complete: Type.Optional(Type.Boolean()),
+    /** How many entry lines follow: what `kb export` shows its progress against. */
+    entries: Type.Optional(Type.Integer({minimum: 0})),
     scope: Type.Optional(ScopeSchema),
     project_id: Type.Optional(Uuid),
   },

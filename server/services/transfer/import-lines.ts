@@ -2,14 +2,15 @@
  * @module One line of an import, checked and normalised as the API would a request (the same length
  * limits, tags, URLs and summary), or the header line; principals of the file are mapped to this server's.
  */
+import {COMMENT_TYPE_DEFAULT} from '../../../src/shared/contract.js'
 import {canonicalRemote} from '../../../src/shared/remote.js'
 import {summarize} from '../../../src/shared/summary.js'
 import type {AuthorRef, Scope} from '../../../src/shared/types.js'
 import {fieldErrors} from '../../http/problem.js'
 import {nowIso} from '../../lib/ids.js'
 import type {EntryExport, ImportRecord, ProjectExport} from '../../store/transfer-store.js'
-import type {Caller} from '../context.js'
-import {FieldErrors, lowerUuid, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from '../validate.js'
+import {type Caller, isOwner} from '../context.js'
+import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from '../validate.js'
 import {
   checkEntry, checkHeader, checkProject, EXPORT_KIND, EXPORT_VERSION, type EntryLine, type HeaderLine, type ProjectLine,
 } from './format.js'
@@ -93,14 +94,19 @@ function entryRecord(ctx: ImportContext, e: EntryLine): EntryExport & {summary: 
   const url = e.url === undefined ? null : normalizeUrl(e.url, errors)
   const thoughts = normalizeThoughts(e.thought_chain ?? [], errors)
   const projectId = e.project_id ? lowerUuid(e.project_id) : null
-  const scope: Scope = e.scope ?? (projectId ? 'project' : 'private')
+  const scope = newEntryScope(e.scope, projectId)
   if (scope === 'project' && !projectId) errors.add('project_id', 'required when scope is project')
   const me: AuthorRef = {id: caller.principal.id, name: caller.principal.name}
+  // Only the owner imports in other principals' names (docs/security.md); the entry's own author is the store's check.
+  const foreign = (a: AuthorRef): boolean => a.id !== me.id && !isOwner(caller)
   const author = e.author ? ref(e.author) : me
   const createdAt = time(e.created_at) ?? nowIso()
   const updatedAt = time(e.updated_at) ?? createdAt
   let resolution = e.resolution ? {...e.resolution, resolved_by: ref(e.resolution.resolved_by), resolved_at: time(e.resolution.resolved_at)!} : null
   if (resolution && resolution.url !== null) resolution.url = normalizeUrl(resolution.url, errors, 'resolution/url')
+  if (resolution && foreign(resolution.resolved_by)) {
+    errors.add('resolution/resolved_by', `${resolution.resolved_by.name} is not you; only the owner may import resolutions of other principals`)
+  }
   const status = e.status ?? (resolution ? 'resolved' : 'open')
   if (status === 'open' && resolution) errors.add('resolution', 'must be null for an open entry')
   if (status === 'resolved' && !resolution) resolution = {note: null, url: null, resolved_by: author, resolved_at: updatedAt}
@@ -110,7 +116,9 @@ function entryRecord(ctx: ImportContext, e: EntryLine): EntryExport & {summary: 
     const cid = lowerUuid(c.id)
     if (commentIds.has(cid)) errors.add(`comments/${i}/id`, 'appears twice')
     commentIds.add(cid)
-    return {id: cid, body: c.body, type: c.type ?? 'note', author: c.author ? ref(c.author) : me, created_at: time(c.created_at) ?? createdAt}
+    const by = c.author ? ref(c.author) : me
+    if (foreign(by)) errors.add(`comments/${i}/author`, `${by.name} is not you; only the owner may import comments of other authors`)
+    return {id: cid, body: c.body, type: c.type ?? COMMENT_TYPE_DEFAULT, author: by, created_at: time(c.created_at) ?? createdAt}
   })
   if (errors.list.length > 0) throw new LineError(errors.list.map((x) => `${x.path}: ${x.message}`).join('; '))
   const s = summarize(id, title, body)

@@ -1,7 +1,8 @@
 /**
  * @module An import: the whole body read first — every line validated (import-lines.ts) and spooled,
  * normalised, to a private temp file — and only when no line was rejected applied in one store
- * transaction, or none (docs/api.md "Export and import").
+ * transaction, or none (docs/api.md "Export and import"). Both steps run in slices between other requests
+ * (docs/api.md, "Import").
  */
 import {closeSync, mkdtempSync, openSync, readSync, rmSync} from 'node:fs'
 import {open} from 'node:fs/promises'
@@ -9,9 +10,12 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Readable} from 'node:stream'
 import {nowIso} from '../../lib/ids.js'
+import {TimeSlice} from '../../lib/time-slice.js'
 import type {Store} from '../../store/store.js'
 import type {ImportOutcome, ImportRecord} from '../../store/transfer-store.js'
 import {type Caller, isOwner} from '../context.js'
+import {clearImported} from '../safe-publish.js'
+import type {SensitiveChoice} from '../sensitive.js'
 import {lowerUuid} from '../validate.js'
 import {EXPORT_KIND, EXPORT_VERSION, IMPORT_BODY_LIMIT, IMPORT_LINE_MAX, tooLarge} from './format.js'
 import {type ImportContext, LineError, validateLine} from './import-lines.js'
@@ -26,6 +30,8 @@ export interface ImportReport extends ImportOutcome {
 export interface ImportRequest {
   onConflict: 'skip' | 'overwrite'
   dryRun: boolean
+  /** What to do about findings in entries bound for a shared scope (docs/api.md, "Safe publish"). */
+  sensitive: SensitiveChoice
 }
 
 /**
@@ -36,7 +42,7 @@ export async function importBody(store: Store, caller: Caller, body: Readable, r
   const dir = mkdtempSync(join(tmpdir(), 'kb-import-'))
   const spool = join(dir, 'records.jsonl')
   try {
-    const rejected = await validateAndSpool(store, caller, body, spool)
+    const rejected = await validateAndSpool(store, caller, body, spool, request.sensitive)
     const empty: ImportReport = {created: 0, updated: 0, skipped: 0, principals_created: 0, rejected, dry_run: request.dryRun}
     if (rejected.length > 0) return empty
     const outcome = await store.transfer.applyImport(readSpool(spool), {
@@ -51,13 +57,17 @@ export async function importBody(store: Store, caller: Caller, body: Readable, r
 }
 
 /** Splits the body into lines, validates each, and writes the normalised records to `spool`; returns the rejections. */
-async function validateAndSpool(store: Store, caller: Caller, body: Readable, spool: string): Promise<Array<{line: number; reason: string}>> {
+async function validateAndSpool(
+  store: Store, caller: Caller, body: Readable, spool: string, sensitive: SensitiveChoice,
+): Promise<Array<{line: number; reason: string}>> {
   const out = await open(spool, 'wx', 0o600)
   const rejected: Array<{line: number; reason: string}> = []
   const reject = (line: number, reason: string): void => {
     if (rejected.length < REJECTIONS_MAX) rejected.push({line, reason})
   }
   const ctx: ImportContext = {caller, headerSeen: false, seen: new Set(), alias: null}
+  // A body that arrived whole is validated line after line without waiting on I/O: let other requests in between.
+  const slice = new TimeSlice()
   const decoder = new TextDecoder('utf-8', {fatal: true})
   let pending: string[] = []
   let pendingBytes = 0
@@ -73,6 +83,7 @@ async function validateAndSpool(store: Store, caller: Caller, body: Readable, sp
   let partBytes = 0
   let oversized = false
   const finishLine = async (): Promise<void> => {
+    await slice.pause()
     lineNo++
     const bytes = partBytes
     const buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts)
@@ -96,6 +107,11 @@ async function validateAndSpool(store: Store, caller: Caller, body: Readable, sp
         const from = record.exported_by ? lowerUuid(record.exported_by.id) : null
         if (from && from !== caller.principal.id && !(await store.getPrincipal(from))) ctx.alias = from
       } else {
+        if (record.kind === 'entry') {
+          const cleared = await clearImported(record.entry, sensitive, caller)
+          if (typeof cleared === 'string') throw new LineError(cleared)
+          record.entry = cleared
+        }
         pending.push(`${JSON.stringify(record)}\n`)
         pendingBytes += text.length
         if (pendingBytes > 1024 * 1024) await flush()

@@ -103,8 +103,9 @@ export async function refreshOAuthCredential(baseUrl: string, current: ResolvedC
     }
     const next = credentialFrom(tokens, c, c.refresh_token)
     const where = latest && 'source' in latest ? latest.source : current.source
-    const stored = await storeOAuthCredential(baseUrl, next, where === 'file' ? 'file' : 'keychain', env)
-    return {key: next.access_token, source: stored.store, kind: 'oauth', location: stored.location, oauth: next}
+    const boundTo = (latest && 'source' in latest ? latest : current).daemonDataDir ?? null
+    const stored = await storeOAuthCredential(baseUrl, next, boundTo, where === 'file' ? 'file' : 'keychain', env)
+    return {key: next.access_token, source: stored.store, kind: 'oauth', location: stored.location, oauth: next, ...(boundTo ? {daemonDataDir: boundTo} : {})}
   }, env)
 }
 

@@ -2,7 +2,8 @@
  * @module The MCP tools' answers as text: an entry cut to its detail level's token budget, and search hits
  * trimmed until the whole answer fits in `max_tokens` (docs/mcp.md).
  */
-import {countTokens, cutToFit, SUMMARY_TOKEN_BUDGET} from '../summary.js'
+import {cutToFit, SUMMARY_TOKEN_BUDGET} from '../summary.js'
+import {countTokens, tokensWithin} from '../tokens.js'
 import type {Detail, EntryFull, EntryView, SearchResult} from '../types.js'
 
 /** What a tool returns: structured content and the text an agent reads. */
@@ -21,7 +22,9 @@ function renderEntry(e: EntryView, lead = ''): {head: string; body: string; tail
   const tail: string[] = []
   if (s.thought_chain && s.thought_chain.length > 0) tail.push('Thought chain:', ...s.thought_chain.map((t) => `${t.step}. (${t.kind}) ${t.thought}`))
   if (s.resolution) tail.push(`Resolved by ${s.resolution.resolved_by.name}${s.resolution.note ? `: ${s.resolution.note}` : ''}${s.resolution.url ? ` (${s.resolution.url})` : ''}`)
-  if (s.comments && s.comments.length > 0) tail.push('Comments:', ...s.comments.map((c) => `- [${c.type}] ${c.author.name}: ${c.body}`))
+  if (s.comments && s.comments.length > 0) {
+    tail.push(s.comments_truncated ? `Comments (newest ${s.comments.length} of ${s.comment_count}):` : 'Comments:', ...s.comments.map((c) => `- [${c.type}] ${c.author.name}: ${c.body}`))
+  }
   if (s.branches && s.branches.length > 0) tail.push('Forks:', ...s.branches.map((b) => `- ${b.id} — ${b.title} (${b.scope})`))
   return {head, body: e.body, tail: tail.join('\n')}
 }
@@ -50,12 +53,23 @@ export function searchAnswer(result: SearchResult, query: string, maxTokens: num
       : lines.join('\n\n') + more
     return {structured, text}
   }
-  let answer = build()
+  const answer = build()
   if (maxTokens === undefined) return answer
-  while (items.length > 0 && (countTokens(answer.text) > maxTokens || countTokens(JSON.stringify(answer.structured)) > maxTokens)) {
-    items.pop()
-    truncated = true
-    answer = build()
+  const fits = (a: ToolAnswer): boolean => tokensWithin(a.text, maxTokens) !== null && tokensWithin(JSON.stringify(a.structured), maxTokens) !== null
+  if (fits(answer)) return answer
+  // The most hits that fit, by bisection: counting is bounded per call, but not 100 calls in a row.
+  const all = [...items]
+  const keep = (n: number): ToolAnswer => {
+    items.splice(0, items.length, ...all.slice(0, n))
+    return build()
   }
-  return answer
+  truncated = true
+  let lo = 0
+  let hi = all.length - 1
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1
+    if (fits(keep(mid))) lo = mid
+    else hi = mid - 1
+  }
+  return keep(lo)
 }

@@ -12,7 +12,7 @@ import {hintFor} from '../hints.js'
 import {createValidator} from '../validator.js'
 import {TOOLS, type ToolContext, type ToolDef} from './tools.js'
 
-export const MCP_INSTRUCTIONS =
+const MCP_INSTRUCTIONS =
   'kb is the team knowledge base of problems, root causes, fixes and the reasoning behind them. ' +
   'Before debugging an error or designing a fix, call search_knowledge with the error message or symptom. ' +
   'After solving something non-obvious, record it with add_knowledge (with your reasoning as thought_chain), ' +
@@ -43,7 +43,7 @@ function toolError(text: string): CallToolResult {
 }
 
 /** Runs one tool call to a result; never throws. */
-export async function callTool(name: string, rawArgs: unknown, ctx: ToolContext): Promise<CallToolResult> {
+async function callTool(name: string, rawArgs: unknown, ctx: ToolContext): Promise<CallToolResult> {
   const tool = TOOLS.find((t) => t.name === name)
   if (!tool) return toolError(`there is no tool "${name}"; the tools are ${TOOLS.map((t) => t.name).join(', ')}`)
   const args = (rawArgs === undefined ? {} : rawArgs) as Record<string, unknown>

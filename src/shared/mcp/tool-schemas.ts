@@ -44,7 +44,10 @@ export const entryId = described(Uuid, 'The entry id (a UUID, as returned by sea
 export const projectId = Type.Optional(described(Uuid, 'A project id (from join_project); default: the project of the working directory or of the credential'))
 
 export function detail(dflt: Detail, what: string): TOptional<typeof DetailSchema> {
-  return Type.Optional(described(DetailSchema, `${what}: summary (id, title, short body, status; ≤ 100 tokens), standard (whole body, tags, scope, url, …; ≈ 500), full (+ comments, thought chain, forks, resolution; ≈ 2,000). Default ${dflt}.`, {default: dflt}))
+  const levels =
+    'summary (id, title, short body, status; ≤ 100 tokens), standard (whole body, tags, scope, url, …; ≈ 500), ' +
+    'full (+ comments, thought chain, forks, resolution; ≈ 2,000)'
+  return Type.Optional(described(DetailSchema, `${what}: ${levels}. Default ${dflt}.`, {default: dflt}))
 }
 
 const entryFields = CreateEntryBody.properties

@@ -5,15 +5,17 @@
  * API request's own fields (tool-schemas.ts).
  */
 import {KbError} from '../errors.js'
-import {COMMENT_TYPE_DEFAULT, DETAILS, LIMIT_DEFAULT, TITLE_MAX} from '../contract.js'
+import {COMMENT_TYPE_DEFAULT, DETAIL_DEFAULT, DETAILS, LIMIT_DEFAULT, TITLE_MAX} from '../contract.js'
 import {CommentBody, CreateEntryBody, ForkBody, JoinProjectBody, PatchEntryBody, PublishBody, ResolveBody, SearchQuery} from '../schemas.js'
 import type {Comment, Detail, JoinResult} from '../types.js'
 import type {ApiClient} from '../client.js'
 import {entryText, searchAnswer, type ToolAnswer} from './render.js'
-import {author, described, detail, entryAnswer, entryId, entryOut, projectId, sourceUrl, tags, thoughtChain, toolInput, type JsonSchema} from './tool-schemas.js'
+import {
+  author, described, detail, entryAnswer, entryId, entryOut, projectId, sourceUrl, tags, thoughtChain, toolInput, type JsonSchema,
+} from './tool-schemas.js'
 
 /** What the tools need from a kb API client. */
-export type KbApi = Pick<ApiClient, 'search' | 'getEntry' | 'createEntry' | 'patchEntry' | 'resolve' | 'comment' | 'publish' | 'fork' | 'joinProject'>
+type KbApi = Pick<ApiClient, 'search' | 'getEntry' | 'createEntry' | 'patchEntry' | 'resolve' | 'comment' | 'publish' | 'fork' | 'joinProject'>
 
 export interface ToolContext {
   api: KbApi
@@ -81,8 +83,10 @@ export const TOOLS: ToolDef[] = [
       status: described(S.status, 'Only open (unsolved) or resolved entries'),
       tag: described(S.tag, 'Only entries with this tag'),
       limit: described(S.limit, `How many hits at most (default ${LIMIT_DEFAULT.search})`),
-      detail: detail('summary', 'How much of each hit to return'),
-      max_tokens: described(S.max_tokens, 'Fit the whole answer into this many tokens: hits step down a detail level, then the weakest are dropped', {minimum: TOOL_MAX_TOKENS_MIN}),
+      detail: detail(DETAIL_DEFAULT.search, 'How much of each hit to return'),
+      max_tokens: described(
+        S.max_tokens, 'Fit the whole answer into this many tokens: hits step down a detail level, then the weakest are dropped', {minimum: TOOL_MAX_TOKENS_MIN},
+      ),
       project_id: projectId,
     }),
     outputSchema: {
@@ -90,7 +94,7 @@ export const TOOLS: ToolDef[] = [
       properties: {items: {type: 'array', items: entryOut}, total: {type: 'integer', description: 'How many entries matched'}, truncated: {type: 'boolean'}},
     },
     run: async (args, ctx) => {
-      const level = levelOf(args.detail, 'summary')
+      const level = levelOf(args.detail, DETAIL_DEFAULT.search)
       const maxTokens = typeof args.max_tokens === 'number' ? args.max_tokens : undefined
       const project = await defaultProject(args, ctx)
       if (str(args.query)!.trim() === '') throw new KbError('validation_failed', 'query must contain a word to search for')
@@ -108,9 +112,9 @@ export const TOOLS: ToolDef[] = [
     title: 'Read a knowledge entry',
     readOnly: true, idempotent: true,
     description: 'Read one entry by id (from search_knowledge). Use detail "full" to see its comments, the thought chain that led to it, its forks and how it was resolved.',
-    inputSchema: toolInput({id: entryId, detail: detail('standard', 'How much to return')}),
+    inputSchema: toolInput({id: entryId, detail: detail(DETAIL_DEFAULT.entry, 'How much to return')}),
     outputSchema: entryAnswer,
-    run: async (args, ctx) => entryAt(ctx, str(args.id)!, levelOf(args.detail, 'standard'), ''),
+    run: async (args, ctx) => entryAt(ctx, str(args.id)!, levelOf(args.detail, DETAIL_DEFAULT.entry), ''),
   }),
   tool({
     name: 'add_knowledge',
@@ -191,7 +195,9 @@ export const TOOLS: ToolDef[] = [
     name: 'publish_knowledge',
     title: 'Publish a knowledge entry more widely',
     description: 'Let more people see an entry you wrote: private → project (when it has a project) → global. Without scope, the next wider one. An entry never narrows.',
-    inputSchema: toolInput({id: entryId, scope: described(PublishBody.properties.scope, 'The new, wider scope'), detail: detail('summary', 'How much of the entry to return')}),
+    inputSchema: toolInput({
+      id: entryId, scope: described(PublishBody.properties.scope, 'The new, wider scope'), detail: detail('summary', 'How much of the entry to return'),
+    }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
       const e = await ctx.api.publish(str(args.id)!, pick(args, ['scope']))
