@@ -8,7 +8,8 @@ import {Type, type Static} from '@sinclair/typebox'
 import {KbError} from '../../src/shared/errors.js'
 import {ScopeSchema, Uuid} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
-import {IMPORT_BODY_LIMIT, tooLarge, type TransferService} from '../services/transfer.js'
+import {IMPORT_BODY_LIMIT, tooLarge} from '../services/transfer/format.js'
+import type {TransferService} from '../services/transfer/service.js'
 import {errorResponses} from './common.js'
 
 export const ExportQuery = Type.Object({scope: Type.Optional(ScopeSchema), project_id: Type.Optional(Uuid)})
