@@ -118,6 +118,24 @@ export function corpusImport(count = 3000, mark = '', seed = Date.now() % 1_000_
   }))
 }
 
+/**
+ * Ordinary requests down every path the shapes take (create, patch, search with a budget, MCP, import,
+ * export), so that a daemon's first requests — compiling code, loading the tokenizer's tables — are not
+ * counted against a shape.
+ */
+export async function warmUp(t: Target): Promise<void> {
+  const c = corpus(1)
+  for (let i = 0; i < 20; i++) {
+    const e = c.entry(i)
+    const id = await created(t, e.title, `# ${e.title}\n\n**${e.body}** [link](https://example.com) \`code\`\n\n${e.body}`)
+    await call(t, 'PATCH', `/knowledge/${id}`, {body: `${e.body} ${e.body}`})
+    await call(t, 'GET', `/search?q=${encodeURIComponent(c.shortQuery(i))}&detail=full&max_tokens=2000`)
+    await mcpCall(t, 'search_knowledge', {query: c.shortQuery(i), max_tokens: 500})
+  }
+  await call(t, 'POST', '/import', corpusImport(200), NDJSON)
+  await call(t, 'GET', '/export')
+}
+
 export const HOSTILE_SHAPES: HostileShape[] = [
   ...Object.entries(HOSTILE_BODIES).map(([name, body]): HostileShape => ({
     name: `create: ${name}`, group: 'create', expect: 201, send: (t) => call(t, 'POST', '/knowledge', {title: 'hostile body', body, scope: 'private'}),
