@@ -183,7 +183,11 @@ export class TransferService {
       ...(filter.scope ? {scope: filter.scope} : {}), ...(filter.projectId ? {project_id: filter.projectId} : {}),
     }
     yield `${JSON.stringify(header)}\n`
+    // The stream reads ahead (16 chunks) through promises that are already resolved, which lets no I/O in:
+    // the pages take turns with other requests here.
+    const slice = new TimeSlice()
     for (let after: string | undefined; ;) {
+      await slice.pause()
       const projects = await this.store.transfer.exportProjects(viewer, filter, {limit: PAGE, ...(after ? {after} : {})})
       if (projects.length > 0) yield projects.map((p) => `${JSON.stringify({kind: 'project', ...p})}\n`).join('')
       if (projects.length < PAGE) break
@@ -192,6 +196,7 @@ export class TransferService {
     // Pages of about a megabyte, each read and written out in one turn of the event loop: up to 200 small
     // entries, or a few of 100,000 characters (200 of those were 20 MB and stalled the daemon).
     for (let after: number | undefined, limit = FIRST_PAGE; ;) {
+      await slice.pause()
       const page = await this.store.transfer.exportEntries(viewer, filter, {limit, ...(after ? {after} : {})})
       if (page.entries.length > 0) {
         const text = page.entries.map((e) => `${JSON.stringify({kind: 'entry', ...e})}\n`).join('')
