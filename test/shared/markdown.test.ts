@@ -21,7 +21,11 @@ const tricky = fc.array(fc.constantFrom(...TRICKY), {maxLength: 60}).map((parts)
 /** Lines that look like Markdown blocks, so the block scanner's branches are all taken. */
 const blockLine = fc.oneof(
   tricky,
-  fc.tuple(fc.constantFrom('', ' ', '   ', '    ', '\t'), fc.constantFrom('#', '##', '######', '#######', '>', '> >', '```', '~~~', '---', '***', '___', '===', '- - -', '* * *x'), tricky)
+  fc.tuple(
+    fc.constantFrom('', ' ', '   ', '    ', '\t'),
+    fc.constantFrom('#', '##', '######', '#######', '>', '> >', '```', '~~~', '---', '***', '___', '===', '- - -', '* * *x'),
+    tricky,
+  )
     .map(([indent, mark, rest]) => indent + mark + rest),
 )
 const blocks = fc.array(blockLine, {maxLength: 8}).map((lines) => lines.join('\n'))

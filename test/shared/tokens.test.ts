@@ -7,7 +7,10 @@ import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {countTokens, tokensWithin} from '../../src/shared/tokens.js'
 
-const words = ['the', 'daemon', 'crashed', 'postmortem', 'ECONNRESET', 'max_idle_conns', '10.0.3.17:5432', 'https://github.com/acme/api/issues/4711', '<|endoftext|>', '字文', '😀', 'é', '\n', '\t', '  ', '"', '\\', '{', '}', ':', ',']
+const words = [
+  'the', 'daemon', 'crashed', 'postmortem', 'ECONNRESET', 'max_idle_conns', '10.0.3.17:5432', 'https://github.com/acme/api/issues/4711',
+  '<|endoftext|>', '字文', '😀', 'é', '\n', '\t', '  ', '"', '\\', '{', '}', ':', ',',
+]
 /** Text like entries hold: words, identifiers, URLs, numbers, CJK, emoji, JSON punctuation, special-token look-alikes. */
 const ordinary = fc.array(fc.constantFrom(...words), {maxLength: 400}).map((ws) => ws.join(' '))
 /** Text with pieces of every length, including ones past the exact-count limits. */
@@ -50,10 +53,11 @@ describe('tokensWithin', () => {
     expect(tokensWithin(long, 1_000_000)).toBeGreaterThan(countTokens(long))
   })
 
+  const word8 = (i: number): string => Array.from({length: 8}, (_, j) => String.fromCharCode(97 + ((i * 31 + j * 7919) % 26))).join('')
   const SHAPES: Record<string, string> = {
     'one 99,000-letter word': 'a'.repeat(99_000),
     'random letters': Array.from({length: 100_000}, (_, i) => String.fromCharCode(97 + ((i * 7919) % 26))).join(''),
-    'random 8-letter words': Array.from({length: 11_000}, (_, i) => Array.from({length: 8}, (_, j) => String.fromCharCode(97 + ((i * 31 + j * 7919) % 26))).join('')).join(' '),
+    'random 8-letter words': Array.from({length: 11_000}, (_, i) => word8(i)).join(' '),
     '99,999 [': '['.repeat(99_999),
     '100,000 spaces': ' '.repeat(100_000),
     'CJK': '字文中日本語漢'.repeat(14_000),
