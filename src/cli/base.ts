@@ -18,6 +18,7 @@ import {jsonText, oneLine, outputMode, type OutputMode} from './output/format.js
 import {page, pagerCommand, screenRows} from './output/pager.js'
 import {progressWanted} from './output/progress.js'
 import {safeText} from './output/safe-text.js'
+import {usageLine} from './output/usage-error.js'
 import type {OutboxOptions} from './outbox/queue.js'
 import {hasQueued, isUnreachable, queueEnabled, type OutboxItem, type QueuedWrite} from './outbox/state.js'
 import {projectRef, resolveProjectId} from './project/project.js'
@@ -316,7 +317,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
         return undefined
       }
       code = exit === 2 ? 'usage' : null
-      message = message.replace(/\nSee more help with --help$/, ' (see --help)')
+      message = usageLine(message)
     } else {
       exit = 1
     }
