@@ -306,8 +306,9 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     if (err instanceof KbError) {
       code = err.code
       exit = err.exitCode
-      const hint = isServerError(err) ? hintFor(err.code, 'cli') : undefined
-      if (hint) message = `${message}; ${hint.replace('<command>', (this.id ?? '').split(':').join(' '))}`
+      const command = (this.id ?? '').split(':').join(' ')
+      const hint = isServerError(err) ? hintFor(err.code, 'cli', command) : undefined
+      if (hint) message = `${message}; ${hint.replace('<command>', command)}`
       if (err.code === 'rate_limited' && err.headers?.['retry-after']) message = `${err.message}; retry in ${err.headers['retry-after']} s`
     } else if (err.oclif?.exit !== undefined) {
       // oclif's own errors: parse errors (unknown flag, missing argument, bad option value) exit 2.
