@@ -34,6 +34,13 @@ describe('hints per command', () => {
     expect(r.stderr).toMatch(/`kb auth status` shows who you are/)
   })
 
+  it('a malformed id is "not an id", not a regular expression', async () => {
+    const r = await kb(user, ['show', 'not-an-id'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/id: is not an id \(a UUID/)
+    expect(r.stderr).not.toMatch(/pattern|\[0-9a-f/)
+  })
+
   it('kb auth login --with-token with a refused key points at owner.key', async () => {
     const r = await kb(user, ['auth', 'login', '--with-token'], {input: 'kb_nottherightkey0000000000000000\n'})
     expect(r.code).toBe(4)
