@@ -41,6 +41,14 @@ describe('hints per command', () => {
     expect(r.stderr).not.toMatch(/pattern|\[0-9a-f/)
   })
 
+  it('kb auth status with a refused credential exits 4 with one kb: line saying why', async () => {
+    const r = await kb(user, ['auth', 'status'], {env: {KB_API_KEY: 'kb_nottherightkey0000000000000000'}})
+    expect(r.code).toBe(4)
+    const lines = r.stderr.trimEnd().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^kb: not authenticated at http:\/\/127\.0\.0\.1:\d+\/api\/v1: .*; log in with `kb auth login --web`/)
+  })
+
   it('kb auth login --with-token with a refused key points at owner.key', async () => {
     const r = await kb(user, ['auth', 'login', '--with-token'], {input: 'kb_nottherightkey0000000000000000\n'})
     expect(r.code).toBe(4)
