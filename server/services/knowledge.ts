@@ -77,7 +77,7 @@ export class KnowledgeService {
     if (id === null) return null
     const projectId = lowerUuid(id)
     if ((await this.store.getMemberRole(projectId, caller.principal.id)) === null) {
-      throw new KbError('not_found', `project ${projectId} does not exist or you are not a member (join it with POST /projects/join)`, {
+      throw new KbError('not_found', `project ${projectId} does not exist or you are not a member`, {
         errors: [{path, message: 'unknown project'}],
       })
     }

@@ -307,7 +307,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
       code = err.code
       exit = err.exitCode
       const command = (this.id ?? '').split(':').join(' ')
-      const hint = isServerError(err) ? hintFor(err.code, 'cli', command) : undefined
+      const hint = isServerError(err) ? hintFor(err.code, 'cli', command, err.errors?.length === 1 ? err.errors[0]!.path : undefined) : undefined
       if (hint) message = `${message}; ${hint.replace('<command>', command)}`
       if (err.code === 'rate_limited' && err.headers?.['retry-after']) message = `${err.message}; retry in ${err.headers['retry-after']} s`
     } else if (err.oclif?.exit !== undefined) {

@@ -7,8 +7,11 @@ import type {ErrorCode} from './errors.js'
 
 export type Audience = 'cli' | 'tui' | 'agent'
 
-/** Per audience; `commands` overrides the CLI's words for the commands (by id, `api-key revoke`) whose fix differs. */
-type Hint = Partial<Record<Audience, string>> & {commands?: Record<string, string>}
+/**
+ * Per audience; `commands` overrides the CLI's words for the commands (by id, `api-key revoke`) whose fix
+ * differs, and `fields` for an error about one field (`project_id`), whatever the command.
+ */
+type Hint = Partial<Record<Audience, string>> & {commands?: Record<string, string>; fields?: Record<string, string>}
 
 const HINTS: Partial<Record<ErrorCode, Hint>> = {
   bad_request: {cli: 'check the arguments (`kb help <command>`)', agent: 'fix the arguments named above'},
@@ -25,6 +28,7 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
   },
   not_found: {
     cli: 'check the id (`kb list`, `kb search`)',
+    fields: {project_id: 'join it with `kb project join` in its checkout (`kb project list` shows yours), or check --project / KB_PROJECT'},
     commands: {'api-key revoke': 'check the key id (`kb api-key list`)', 'auth revoke-grant': 'check the grant id (`kb auth grants`)'},
     tui: 'it may have been deleted meanwhile; the list is refreshed',
     agent: 'check the id: search_knowledge finds entries (entries you may not see look missing too)',
@@ -51,9 +55,10 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
   },
 }
 
-/** The fix to show `audience` for an error of this code, if there is one; `command` (`api-key revoke`) for the CLI's own words. */
-export function hintFor(code: ErrorCode, audience: Audience, command?: string): string | undefined {
+/** The fix to show `audience` for an error of this code, if there is one; `command` (`api-key revoke`) and `field` for the CLI's own words. */
+export function hintFor(code: ErrorCode, audience: Audience, command?: string, field?: string): string | undefined {
   const h = HINTS[code]
+  if (audience === 'cli' && field && h?.fields?.[field]) return h.fields[field]
   if (audience === 'cli' && command && h?.commands?.[command]) return h.commands[command]
   return audience === 'tui' ? (h?.tui ?? h?.cli) : h?.[audience]
 }

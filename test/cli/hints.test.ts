@@ -49,6 +49,15 @@ describe('hints per command', () => {
     expect(lines[0]).toMatch(/^kb: not authenticated at http:\/\/127\.0\.0\.1:\d+\/api\/v1: .*; log in with `kb auth login --web`/)
   })
 
+  it('an unknown KB_PROJECT points at kb project join, not at the HTTP route', async () => {
+    for (const args of [['add', 'In no project', '--body', 'x'], ['list']]) {
+      const r = await kb(user, args, {env: {KB_PROJECT: '0193e0a1-0000-7000-8000-000000000000'}})
+      expect(r.code, r.stderr).toBe(3)
+      expect(r.stderr).toMatch(/not a member.*; join it with `kb project join`/)
+      expect(r.stderr).not.toMatch(/POST \/projects/)
+    }
+  })
+
   it('kb auth login --with-token with a refused key points at owner.key', async () => {
     const r = await kb(user, ['auth', 'login', '--with-token'], {input: 'kb_nottherightkey0000000000000000\n'})
     expect(r.code).toBe(4)
