@@ -58,6 +58,12 @@ describe('hints per command', () => {
     }
   })
 
+  it('kb backup into a missing directory says so in one line, before copying anything', async () => {
+    const r = await kb(user, ['backup', '/nonexistent-kb-dir/kb.sqlite'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe('kb: cannot write /nonexistent-kb-dir/kb.sqlite: there is no directory /nonexistent-kb-dir; create it first (mkdir -p /nonexistent-kb-dir)\n')
+  })
+
   it('kb auth login --with-token with a refused key points at owner.key', async () => {
     const r = await kb(user, ['auth', 'login', '--with-token'], {input: 'kb_nottherightkey0000000000000000\n'})
     expect(r.code).toBe(4)
