@@ -20,7 +20,7 @@ import {apiKeyRoutes} from './routes/api-keys.js'
 import {grantRoutes} from './routes/grants.js'
 import {knowledgeRoutes} from './routes/knowledge.js'
 import {metaRoutes} from './routes/meta.js'
-import {registerMcpRoute} from './routes/mcp.js'
+import {mcpOpenApiPaths, registerMcpRoute} from './routes/mcp.js'
 import {registerOAuthRoutes} from './routes/oauth.js'
 import {projectRoutes} from './routes/projects.js'
 import {searchRoutes} from './routes/search.js'
@@ -232,7 +232,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     idempotency.stop()
   })
 
-  openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`}, oauthOpenApiPaths())
+  openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`}, {...oauthOpenApiPaths(), ...mcpOpenApiPaths()})
   return {app, services: {knowledge, projects, apiKeys, auth, oauth}, routes}
 }
 

@@ -5,6 +5,7 @@ import {randomUUID} from 'node:crypto'
 import type {Duplex} from 'node:stream'
 import type {FastifyError, FastifyReply, FastifyRequest} from 'fastify'
 import {codeForStatus, type FieldError, KbError} from '../../src/shared/errors.js'
+import {UUID_PATTERN} from '../../src/shared/contract.js'
 
 interface AjvError {
   instancePath?: string
@@ -26,6 +27,9 @@ export function fieldErrors(validation: AjvError[]): FieldError[] {
     } else if (v.keyword === 'additionalProperties' && typeof v.params?.additionalProperty === 'string') {
       path = path ? `${path}/${v.params.additionalProperty}` : v.params.additionalProperty
       message = 'unknown field'
+    } else if (v.keyword === 'pattern' && v.params?.pattern === UUID_PATTERN) {
+      // The regular expression means nothing to a person who typed a wrong id.
+      message = 'is not an id (a UUID such as 0193e0a1-…)'
     } else if (v.keyword === 'anyOf' || v.keyword === 'const') {
       // A union's branches each complain; the enum-like summary below says it once.
       if (v.keyword === 'const') continue
