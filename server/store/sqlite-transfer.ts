@@ -82,12 +82,22 @@ export class SqliteTransferStore implements TransferStore {
     return this.stmt(`SELECT count(*) FROM entries e WHERE ${where.length > 0 ? where.join(' AND ') : '1'}`).pluck().get(params) as number
   }
 
-  async exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}> {
+  async exportEntries(
+    viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number; maxChars?: number},
+  ): Promise<{entries: EntryExport[]; next?: number}> {
     const {where, params} = this.exportWhere(viewer, filter)
     where.unshift('e.seq > @after')
     Object.assign(params, {after: page.after ?? 0, limit: page.limit})
-    const rows = this.stmt(`SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id
-      WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT @limit`).all(params) as Row[]
+    const rows: Row[] = []
+    let chars = 0
+    // Row by row, so that the page can end at `maxChars` without reading the rest of the `limit`.
+    for (const r of this.stmt(`SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id
+      WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT @limit`).iterate(params) as IterableIterator<Row>) {
+      rows.push(r)
+      chars += String(r.body).length + String(r.thought_chain).length + String(r.resolution ?? '').length
+      if (page.maxChars !== undefined && chars >= page.maxChars) break
+    }
+    const full = rows.length === page.limit || (page.maxChars !== undefined && chars >= page.maxChars)
     const comments = new Map<number, Comment[]>()
     const commentRows = this.stmt(`SELECT c.entry_seq, c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at
       FROM comments c JOIN principals p ON p.id = c.author_id
@@ -99,7 +109,7 @@ export class SqliteTransferStore implements TransferStore {
     }
     const entries = rows.map((r) => exportedEntry(r, comments.get(r.seq as number) ?? []))
     const last = rows.at(-1)
-    return rows.length === page.limit && last ? {entries, next: last.seq as number} : {entries}
+    return full && last ? {entries, next: last.seq as number} : {entries}
   }
 
   /** Every record in one transaction on a connection of its own, in slices between other requests (sqlite-import.ts). */
