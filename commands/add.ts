@@ -65,7 +65,7 @@ export default class Add extends KbCommand<typeof Add> {
       }, flags['no-queue']),
     )
     if (isQueued(entry)) return entry
-    if (this.mode.tty) this.out(`${green(this.mode, 'Created')} ${entry.id}  ${entry.title}\n${dim(this.mode, `scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`)}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Created')} ${entry.id}  ${oneLine(entry.title)}\n${dim(this.mode, oneLine(`scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`))}`)
     else this.out(entry.id)
     return entry
   }

@@ -13,6 +13,7 @@ import {editText, interactive, readStdin} from '../src/cli/input.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {patchFor} from '../src/cli/outbox/edit-intent.js'
 import {isQueued, type EditIntent, type QueuedWrite} from '../src/cli/outbox/state.js'
+import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
 import {readFile} from 'node:fs/promises'
 
 export default class Edit extends KbCommand<typeof Edit> {
@@ -37,10 +38,13 @@ export default class Edit extends KbCommand<typeof Edit> {
     status: statusFlag(),
     'if-version': Flags.integer({description: 'only change it if it is still at this version (default: the version just read)'}),
     'no-queue': noQueueFlag,
+    // An entry in a shared scope is scanned for what the edit brings (docs/cli.md, "Safe publish").
+    ...sensitiveFlags,
   }
 
   async run(): Promise<EntryFull | QueuedWrite> {
     const {flags, args} = this
+    const choice = choiceFrom(flags)
     const intent = await intentFrom(args.id, flags)
     const fromFlags = Object.keys(intent.set).length > 0 || intent.add_tags !== undefined || intent.remove_tags !== undefined
     if (!fromFlags && !interactive()) throw new KbError('usage', 'nothing to change: pass --title, --body, --tag, --url, --status … (the editor opens only on a terminal)')
@@ -64,9 +68,12 @@ export default class Edit extends KbCommand<typeof Edit> {
     }
     let updated: EntryFull | QueuedWrite
     try {
-      const request = writeRequests.patchEntry(args.id, patch, `"${version}"`)
-      // Queued, the edit keeps what was asked, so if the entry changes before it is sent it can go to a fork.
-      updated = await this.write<EntryFull>({command: 'edit', label: args.id, request, edit: fromFlags ? {...intent, version} : {entry_id: args.id, set: patch, version}}, flags['no-queue'])
+      updated = await clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what: `editing ${args.id}`}, (c) => {
+        const request = writeRequests.patchEntry(args.id, {...patch, ...c}, `"${version}"`)
+        // Queued, the edit keeps what was asked, so if the entry changes before it is sent it can go to a fork.
+        const edit = fromFlags ? {...intent, set: {...intent.set, ...c}, version} : {entry_id: args.id, set: {...patch, ...c}, version}
+        return this.write<EntryFull>({command: 'edit', label: args.id, request, edit}, flags['no-queue'])
+      })
     } catch (e) {
       if (e instanceof KbError && e.code === 'precondition_failed') {
         throw new KbError('precondition_failed', `entry ${args.id} changed since version ${version} was read (someone else edited it); run \`kb show ${args.id}\` and edit again`)
@@ -74,7 +81,7 @@ export default class Edit extends KbCommand<typeof Edit> {
       throw e
     }
     if (isQueued(updated)) return updated
-    if (this.mode.tty) this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${updated.title} (version ${updated.version})`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${oneLine(updated.title)} (version ${updated.version})`)
     else this.out(`${updated.id}\t${updated.version}`)
     return updated
   }

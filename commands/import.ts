@@ -11,6 +11,7 @@ import {ExportCounter} from '../src/cli/client/export-lines.js'
 import {readJson, streamRequest} from '../src/cli/client/stream.js'
 import {formatBytes, progressWanted, startProgress} from '../src/cli/output/progress.js'
 import {oneLine} from '../src/cli/output/format.js'
+import {choiceFrom, sensitiveFlags} from '../src/cli/safe-publish.js'
 
 interface ImportReport {
   created: number
@@ -34,10 +35,13 @@ export default class Import extends KbCommand<typeof Import> {
   static override flags = {
     'dry-run': Flags.boolean({description: 'check and count, change nothing', default: false}),
     'on-conflict': Flags.option({options: ['skip', 'overwrite'] as const, description: 'what to do with an id that exists', default: 'skip' as const})(),
+    // Entries bound for a shared scope are scanned as a publish would be (docs/cli.md, "Safe publish").
+    ...sensitiveFlags,
   }
 
   async run(): Promise<ImportReport> {
     const {flags, args} = this
+    const choice = choiceFrom(flags)
     let body: NodeJS.ReadableStream
     let size: number | undefined
     if (args.file === '-') body = process.stdin
@@ -73,7 +77,10 @@ export default class Import extends KbCommand<typeof Import> {
     try {
       const res = await streamRequest(client, {
         method: 'POST', path: '/import', accept: 'application/json', contentType: 'application/x-ndjson', body: (body as Readable).pipe(count),
-        query: {dry_run: flags['dry-run'] ? true : undefined, on_conflict: flags['on-conflict']},
+        query: {
+          dry_run: flags['dry-run'] ? true : undefined, on_conflict: flags['on-conflict'],
+          redact: choice.redact, acknowledge: choice.acknowledge?.join(','),
+        },
       })
       report = await readJson<ImportReport>(res)
     } finally {

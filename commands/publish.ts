@@ -42,7 +42,7 @@ export default class Publish extends KbCommand<typeof Publish> {
       return this.write<EntryFull>({command: 'publish', label: this.args.id, request}, flags['no-queue'])
     })
     if (isQueued(entry)) return entry
-    if (this.mode.tty) this.out(`${green(this.mode, 'Published')} ${entry.id} to ${entry.scope}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Published')} ${entry.id} to ${oneLine(entry.scope)}`)
     else this.out(`${entry.id}\t${entry.scope}`)
     return entry
   }

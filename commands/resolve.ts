@@ -27,7 +27,7 @@ export default class Resolve extends KbCommand<typeof Resolve> {
     })
     const entry = await this.write<EntryFull>({command: 'resolve', label: this.args.id, request}, this.flags['no-queue'])
     if (isQueued(entry)) return entry
-    if (this.mode.tty) this.out(`${green(this.mode, 'Resolved')} ${entry.id}  ${entry.title}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Resolved')} ${entry.id}  ${oneLine(entry.title)}`)
     else this.out(`${entry.id}\t${entry.status}`)
     return entry
   }

@@ -20,7 +20,7 @@ import {apiKeyRoutes} from './routes/api-keys.js'
 import {grantRoutes} from './routes/grants.js'
 import {knowledgeRoutes} from './routes/knowledge.js'
 import {metaRoutes} from './routes/meta.js'
-import {registerMcpRoute} from './routes/mcp.js'
+import {mcpOpenApiPaths, registerMcpRoute} from './routes/mcp.js'
 import {registerOAuthRoutes} from './routes/oauth.js'
 import {projectRoutes} from './routes/projects.js'
 import {searchRoutes} from './routes/search.js'
@@ -30,7 +30,8 @@ import type {Caller} from './services/context.js'
 import {KnowledgeService} from './services/knowledge.js'
 import {PublishService} from './services/publish.js'
 import {ProjectService} from './services/projects.js'
-import {IMPORT_BODY_LIMIT, TransferService} from './services/transfer.js'
+import {IMPORT_BODY_LIMIT} from './services/transfer/format.js'
+import {TransferService} from './services/transfer/service.js'
 import type {Store} from './store/store.js'
 
 export const API_PREFIX = '/api/v1'
@@ -111,7 +112,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     }
   })
   // Imports are JSON Lines of up to 512 MiB, which the /import route reads as a stream itself
-  // (server/services/transfer.ts); every other route refuses them like any body that is not JSON.
+  // (server/services/transfer/); every other route refuses them like any body that is not JSON.
   app.addContentTypeParser(/^application\/x-ndjson\s*(;|$)/i, (req, payload, done) => {
     if (req.routeOptions.url !== `${API_PREFIX}/import`) return done(new KbError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json'), undefined)
     done(null, payload)
@@ -231,7 +232,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     idempotency.stop()
   })
 
-  openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`}, oauthOpenApiPaths())
+  openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`}, {...oauthOpenApiPaths(), ...mcpOpenApiPaths()})
   return {app, services: {knowledge, projects, apiKeys, auth, oauth}, routes}
 }
 

@@ -52,11 +52,17 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
     if (/\s/.test(key)) throw new KbError('usage', 'stdin held more than one word; pipe just the API key')
     // Not client(): that would use (and maybe try to refresh) whatever credential is stored now.
     await this.ensureServer()
-    let principal: {id: string; name: string} | null = null
+    let principal: {id: string; name: string} | null
     try {
       principal = await this.principalOf(key)
     } catch (e) {
-      if (e instanceof KbError && e.code === 'unauthenticated') throw new KbError('unauthenticated', `${this.baseUrl} rejected that key (unknown, revoked or expired); create one with \`kb api-key create\``)
+      if (e instanceof KbError && e.code === 'unauthenticated') {
+        // `kb api-key create` needs a working key already: point at the one that always works, or at whoever can mint one.
+        const fix = this.local
+          ? `the local daemon's owner key is in ${dataDir()}/owner.key (KB_DATA_DIR, or the --data-dir the daemon was started with)`
+          : 'ask someone who can log in to run `kb api-key create` for you'
+        throw new KbError('unauthenticated', `${this.baseUrl} rejected that key (unknown, revoked or expired); ${fix}`)
+      }
       throw e
     }
     const stored = await storeCredential(this.baseUrl, key, await this.bindingForLogin())

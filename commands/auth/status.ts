@@ -3,6 +3,7 @@
  * it is stored, when an OAuth access token expires, and whether the server accepts it.
  */
 import {KbError} from '../../src/shared/errors.js'
+import {safeText} from '../../src/cli/output/safe-text.js'
 import {KbCommand} from '../../src/cli/base.js'
 import type {CredentialKind, CredentialSource, ResolvedCredential} from '../../src/cli/credentials/credentials.js'
 import {storedLocation} from '../../src/cli/credentials/credentials.js'
@@ -36,6 +37,8 @@ function inMinutes(iso: string): string {
   const min = Math.round((Date.parse(iso) - Date.now()) / 60_000)
   return min <= 0 ? 'expired' : min < 120 ? `expires in ${min} min` : `expires in ${Math.round(min / 60)} h`
 }
+
+const FIX = 'log in with `kb auth login --web` or `kb auth login --with-token < key.txt`, or set KB_API_KEY'
 
 export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
   static override summary = 'Show which credential kb uses and whether it works'
@@ -85,11 +88,16 @@ export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
       if (status.expires_at) this.out(`  access token ${inMinutes(status.expires_at)} (${status.expires_at}); refreshed automatically`)
       if (status.stored_in && status.stored_in !== cred.source) this.out(`  stored by kb auth login: ${status.stored_in === 'keychain' ? 'system keychain' : 'credential file'} (not used: ${SOURCE_LABEL[cred.source]} wins)`)
       if (status.error) this.out(`  ${oneLine(status.error)}`)
-      if (!status.authenticated) this.out('  fix: `kb auth login --web`, `kb auth login --with-token < key.txt`, or set KB_API_KEY')
+      if (!status.authenticated) this.out(`  fix: ${FIX}`)
     } else {
       this.out([this.baseUrl, cred.source, status.authenticated ? 'authenticated' : 'unauthenticated', status.principal?.name ?? '', cred.location ?? '', cred.kind ?? ''].map(cell).join('\t'))
     }
-    if (!status.authenticated) process.exitCode = 4
+    if (!status.authenticated) {
+      process.exitCode = 4
+      // Exit 4 says why on stderr, as every failure does (docs/cli.md, "Exit codes"); a terminal has read it above.
+      const why = status.error ? `: ${oneLine(status.error)}` : ' (no credential)'
+      if (!this.mode.tty || this.jsonEnabled()) process.stderr.write(`kb: not authenticated at ${this.baseUrl}${safeText(why)}; ${FIX}\n`)
+    }
     return status
   }
 }

@@ -3,6 +3,7 @@
  */
 import {Command, Flags} from '@oclif/core'
 import {DEFAULT_HOST, DEFAULT_PORT, dataDir} from '../../src/shared/paths.js'
+import {usageLine} from '../../src/cli/output/usage-error.js'
 
 export default class DaemonRun extends Command {
   static override summary = 'Run the kb daemon in the foreground'
@@ -49,5 +50,14 @@ export default class DaemonRun extends Command {
       process.on('SIGTERM', onSignal)
       process.on('SIGINT', onSignal)
     })
+  }
+
+  /** Start-up failures (a busy port, a locked data dir) and parse errors: one `kb:` line, like every command's. */
+  protected override async catch(err: Error & {oclif?: {exit?: number}}): Promise<unknown> {
+    const exit = err.oclif?.exit
+    process.exitCode = exit ?? 1
+    if (err.message.startsWith('EEXIT:')) return undefined
+    process.stderr.write(`kb: ${exit === 2 ? usageLine(err.message) : err.message}\n`)
+    return undefined
   }
 }

@@ -27,6 +27,39 @@ export function mcpResourceMetadataUrl(base: string): string {
   return `${u.origin}/.well-known/oauth-protected-resource${u.pathname.replace(/\/+$/, '')}/mcp`
 }
 
+/** The transport's 406/415 as a problem, keeping its words (which say what Accept or Content-Type it wants). */
+function transportRefusal(status: 406 | 415, text: string): KbError {
+  let said = ''
+  try {
+    said = String((JSON.parse(text) as {error?: {message?: unknown}}).error?.message ?? '')
+  } catch {
+    // Not JSON: the generic words below.
+  }
+  const fallback = status === 406 ? 'Accept must list application/json and text/event-stream' : 'Content-Type must be application/json'
+  return new KbError(status === 406 ? 'not_acceptable' : 'unsupported_media_type', said || fallback)
+}
+
+const problem = (code: string): Record<string, unknown> => ({description: `Problem (code: ${code})`, content: {'application/problem+json': {schema: {$ref: '#/components/schemas/Problem'}}}})
+
+/** The `/mcp` path item of `/openapi.json`: it is served outside the route table, by the MCP transport. */
+export function mcpOpenApiPaths(): Record<string, Record<string, unknown>> {
+  return {
+    '/mcp': {
+      post: {
+        operationId: 'mcp', summary: 'MCP Streamable HTTP (stateless): one JSON-RPC message in, its answer out (docs/mcp.md)', tags: ['mcp'],
+        parameters: [{name: 'Accept', in: 'header', required: true, schema: {type: 'string', example: 'application/json, text/event-stream'}}],
+        requestBody: {required: true, content: {'application/json': {schema: {type: 'object', description: 'A JSON-RPC 2.0 request or notification'}}}},
+        responses: {
+          200: {description: 'The JSON-RPC answer', content: {'application/json': {schema: {type: 'object'}}}},
+          202: {description: 'A notification, accepted'},
+          401: problem('unauthenticated'), 405: problem('method_not_allowed'), 406: problem('not_acceptable'), 415: problem('unsupported_media_type'),
+        },
+        security: [{bearer: []}],
+      },
+    },
+  }
+}
+
 export function registerMcpRoute(app: FastifyInstance, o: McpRouteOptions): void {
   const url = `${o.prefix}/mcp`
   app.route({
@@ -46,6 +79,8 @@ export function registerMcpRoute(app: FastifyInstance, o: McpRouteOptions): void
         for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v)
         const request = new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url}`, {method: 'POST', headers})
         const res = await transport.handleRequest(request, {parsedBody: req.body})
+        // The transport refuses a wrong Accept or Content-Type with a JSON-RPC body; every HTTP failure is problem+json.
+        if (res.status === 406 || res.status === 415) throw transportRefusal(res.status, await res.text())
         reply.code(res.status)
         res.headers.forEach((value, key) => {
           if (key !== 'content-length') reply.header(key, value)

@@ -8,7 +8,8 @@ import {Type, type Static} from '@sinclair/typebox'
 import {KbError} from '../../src/shared/errors.js'
 import {ScopeSchema, Uuid} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
-import {IMPORT_BODY_LIMIT, tooLarge, type TransferService} from '../services/transfer.js'
+import {IMPORT_BODY_LIMIT, tooLarge} from '../services/transfer/format.js'
+import type {TransferService} from '../services/transfer/service.js'
 import {errorResponses} from './common.js'
 
 export const ExportQuery = Type.Object({scope: Type.Optional(ScopeSchema), project_id: Type.Optional(Uuid)})
@@ -18,7 +19,9 @@ export const ImportQuery = Type.Object({
   dry_run: Type.Optional(Type.Boolean({description: 'Check and count, change nothing'})),
   on_conflict: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('overwrite')], {description: 'What to do with a project or entry whose id exists: skip (default) or overwrite'})),
   redact: Type.Optional(Type.Boolean({description: 'Redact findings in entries bound for a shared scope (docs/api.md, "Safe publish")'})),
-  acknowledge: Type.Optional(Type.String({maxLength: 20_000, pattern: '^[0-9a-f]{16}(,[0-9a-f]{16})*$', description: 'Comma-separated finding ids to import as they are (recorded)'})),
+  acknowledge: Type.Optional(
+    Type.String({maxLength: 20_000, pattern: '^[0-9a-f]{16}(,[0-9a-f]{16})*$', description: 'Comma-separated finding ids to import as they are (recorded)'}),
+  ),
 })
 export type ImportQuery = Static<typeof ImportQuery>
 

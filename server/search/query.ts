@@ -13,6 +13,11 @@ const STOP_WORDS = new Set(
 )
 
 const WORD = /[\p{L}\p{N}]+/gu
+/**
+ * The most words a phrase has: matching a phrase costs the index and the re-ranker work in proportion to
+ * its length at every occurrence of its words, and a longer code token is found well enough by its parts.
+ */
+const PHRASE_WORDS_MAX = 8
 
 /**
  * Splits a query into its terms, lower-cased and accent-free, in order, without repeats. Everything that
@@ -21,7 +26,8 @@ const WORD = /[\p{L}\p{N}]+/gu
  * - a **phrase** (words joined by one space): the parts of a code token in the order written, so that
  *   `max_idle_conns`, `foo.bar()`, `src/server/app.ts` or `node:http` match as a whole (the index splits
  *   them into adjacent words) above entries that merely contain the parts; `getUserName` brings the
- *   phrase `get user name` too, for the same identifier written `get_user_name`;
+ *   phrase `get user name` too, for the same identifier written `get_user_name`. A token of more than
+ *   PHRASE_WORDS_MAX parts brings its words only;
  * - a **prefix** (a word and `*`): the last word, when the query ends inside it (someone is still typing;
  *   `daemo` → `daemon`). Words under three letters and stop words are not completed.
  */
@@ -33,10 +39,10 @@ export function queryTerms(query: string): string[] {
     const runs = chunk.match(WORD) ?? []
     const words = runs.map(fold)
     if (words.length === 0) return
-    if (words.length > 1) out.push(words.join(' '))
+    if (words.length > 1 && words.length <= PHRASE_WORDS_MAX) out.push(words.join(' '))
     for (const run of runs) {
       const camel = camelParts(run)
-      if (camel.length > 1) out.push(camel.map(fold).join(' '))
+      if (camel.length > 1 && camel.length <= PHRASE_WORDS_MAX) out.push(camel.map(fold).join(' '))
     }
     out.push(...words)
     const last = words.at(-1)!

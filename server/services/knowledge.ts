@@ -76,7 +76,7 @@ export class KnowledgeService {
     if (id === null) return null
     const projectId = lowerUuid(id)
     if ((await this.store.getMemberRole(projectId, caller.principal.id)) === null) {
-      throw new KbError('not_found', `project ${projectId} does not exist or you are not a member (join it with POST /projects/join)`, {
+      throw new KbError('not_found', `project ${projectId} does not exist or you are not a member`, {
         errors: [{path, message: 'unknown project'}],
       })
     }
@@ -113,7 +113,8 @@ export class KnowledgeService {
     const notes: CommentRow[] = []
     if (check) {
       const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller})
-      Object.assign(entry, {title: c.redacted.title, body: c.redacted.body, url: c.redacted.url, tags: c.redacted.tags, thought_chain: c.redacted.thought_chain})
+      const r = c.redacted
+      Object.assign(entry, {title: r.title, body: r.body, url: r.url, tags: r.tags, thought_chain: r.thought_chain})
       notes.push(...c.notes)
     }
     const s = summarize(entry.id, entry.title, entry.body)
@@ -161,8 +162,12 @@ export class KnowledgeService {
    */
   private async clearEdit(caller: Caller, current: EntryRow, changes: EntryChanges, input: PatchEntryBody): Promise<CommentRow[]> {
     const known = new Set((await findingsOf({...current, resolution: null})).hits.map(sameSecret))
-    const incoming = {title: changes.title ?? '', body: changes.body ?? '', url: changes.url ?? null, tags: changes.tags ?? [], thought_chain: changes.thought_chain ?? []}
-    const c = await gate(incoming, input, {action: `editing an entry in ${current.scope} scope`, status: 422, entryId: current.id, caller, only: (h) => !known.has(sameSecret(h))})
+    const incoming = {
+      title: changes.title ?? '', body: changes.body ?? '', url: changes.url ?? null, tags: changes.tags ?? [], thought_chain: changes.thought_chain ?? [],
+    }
+    const c = await gate(incoming, input, {
+      action: `editing an entry in ${current.scope} scope`, status: 422, entryId: current.id, caller, only: (h) => !known.has(sameSecret(h)),
+    })
     if (changes.title !== undefined) changes.title = c.redacted.title
     if (changes.body !== undefined) changes.body = c.redacted.body
     if (changes.url !== undefined) changes.url = c.redacted.url
@@ -229,7 +234,11 @@ export class KnowledgeService {
     return p ? p.id : null
   }
 
-  private async filter(q: {scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string}): Promise<EntryFilter | null> {
+  private async filter(caller: Caller, q: {scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string}): Promise<EntryFilter | null> {
+    // A project you are not a member of is 404, as if it did not exist (docs/api.md, "Errors").
+    if (q.project_id && (await this.store.getMemberRole(lowerUuid(q.project_id), caller.principal.id)) === null) {
+      throw new KbError('not_found', `project ${lowerUuid(q.project_id)} does not exist or you are not a member`, {errors: [{path: 'project_id', message: 'unknown project'}]})
+    }
     const authorId = await this.resolveAuthor(q.author)
     if (authorId === null) return null // an unknown author has written nothing
     const f: EntryFilter = {}
@@ -246,7 +255,7 @@ export class KnowledgeService {
     q: {scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string; limit: number; cursor?: string; detail: Detail},
   ): Promise<{items: EntryView[]; next_cursor: string | null}> {
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
-    const filter = await this.filter(q)
+    const filter = await this.filter(caller, q)
     if (!filter) return {items: [], next_cursor: null}
     const rows = await this.store.listEntries(this.viewer(caller), filter, {limit: q.limit + 1, ...(after ? {after: {updated_at: after.at, id: after.id}} : {})})
     const page = rows.slice(0, q.limit)
@@ -261,7 +270,7 @@ export class KnowledgeService {
     q: {q: string; scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string; limit: number; detail: Detail; explain: boolean; max_tokens?: number},
   ): Promise<SearchResult> {
     const terms = queryTerms(q.q)
-    const filter = await this.filter(q)
+    const filter = await this.filter(caller, q)
     if (!filter || terms.length === 0) return {items: [], next_cursor: null, total: 0}
     const outcome = await this.store.searchEntries(this.viewer(caller), filter, {terms, limit: q.limit, explain: q.explain})
     const items = await Promise.all(

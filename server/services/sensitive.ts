@@ -82,7 +82,8 @@ export async function scanFields(fields: ScanField[]): Promise<Hit[]> {
       const secret = text.slice(m.start, m.end)
       const id = createHash('sha256').update(`${field}\u0000${m.kind}\u0000${m.start}\u0000${m.end}\u0000${secret}`).digest('hex').slice(0, 16)
       const {label, category} = KINDS[m.kind]!
-      hits.push({id, field, kind: m.kind, label, category, start: m.start, end: m.end, line, column: m.start - lineStart + 1, excerpt: excerpt(masked, m), secret})
+      const column = m.start - lineStart + 1
+      hits.push({id, field, kind: m.kind, label, category, start: m.start, end: m.end, line, column, excerpt: excerpt(masked, m), secret})
     }
   }
   return hits
@@ -239,10 +240,11 @@ export function refusal(fields: ScanField[], hits: Hit[], what: string, status: 
   const shown = hits.slice(0, 5).map((h) => `${h.label} in ${h.field} line ${h.line} (${h.excerpt}; id ${h.id})`)
   const more = hits.length > shown.length ? `, and ${hits.length - shown.length} more` : ''
   const ids = hits.length <= 5 ? hits.map((h) => `"${h.id}"`).join(', ') : '<the ids of the findings>'
+  const it = hits.length === 1 ? 'it' : 'them'
   return new KbError(
     'sensitive_content',
     `${what} would expose ${hits.length === 1 ? 'a finding' : `${hits.length} findings`}: ${shown.join('; ')}${more}. ` +
-      `Send redact: true to replace ${hits.length === 1 ? 'it' : 'them'} with [REDACTED:<kind>], or acknowledge: [${ids}] to keep ${hits.length === 1 ? 'it' : 'them'} as written (recorded on the entry)`,
+      `Send redact: true to replace ${it} with [REDACTED:<kind>], or acknowledge: [${ids}] to keep ${it} as written (recorded on the entry)`,
     {status, extra: {...report(fields, hits)}},
   )
 }
@@ -254,7 +256,8 @@ export function refusal(fields: ScanField[], hits: Hit[], what: string, status: 
  */
 export function acknowledgementNotes(hits: Hit[], action: string): string[] {
   if (hits.length === 0) return []
-  const head = `${ACKNOWLEDGEMENT_HEAD} ${action} with ${hits.length === 1 ? 'one finding' : `${hits.length} findings`} acknowledged as intended (not redacted).`
+  const count = hits.length === 1 ? 'one finding' : `${hits.length} findings`
+  const head = `${ACKNOWLEDGEMENT_HEAD} ${action} with ${count} acknowledged as intended (not redacted).`
   const notes: string[] = []
   let current = head
   for (const h of hits) {

@@ -12,7 +12,7 @@ import Database from 'better-sqlite3'
 import type {AuthorRef, Comment} from '../../src/shared/types.js'
 import {TimeSlice} from '../lib/time-slice.js'
 import {SqliteEntryWriter, toDb} from './sqlite-entries.js'
-import {commentFromRow, exportedEntry, type Row, StatementCache} from './sqlite-rows.js'
+import {commentFromRow, exportedEntry, type Row, StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
 import type {EntryRow} from './store.js'
 import type {EntryExport, ImportOptions, ImportOutcome, ImportRecord, ProjectExport} from './transfer-store.js'
 
@@ -200,12 +200,21 @@ class Importer {
       }
     }
     const existing = this.stmt('SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?').get(e.id) as Row | undefined
+    if (existing && !me.owner && !this.visible(e.id, me.id)) {
+      // A hidden entry stays indistinguishable from a missing one (docs/security.md): a dry run reports the
+      // creation this line would be without it. Only the import itself must refuse to reuse the id.
+      if (this.options.dryRun) return 'created'
+      throw new Rejection(`entry ${e.id} cannot be created here: the id is taken`)
+    }
     let seq: number
     if (existing) {
       if (this.options.onConflict === 'skip') return 'skipped'
       if (!me.owner && existing.author_id !== me.id) throw new Rejection(`entry ${e.id} exists here and is not yours; only its author or the owner may overwrite it`)
-      const current = exportedEntry(existing, this.commentsOf(existing.seq as number))
+      const comments = this.commentsOf(existing.seq as number)
+      const current = exportedEntry(existing, comments)
       if (JSON.stringify(current) === JSON.stringify(canonical(e))) return 'skipped'
+      // Overwriting replaces the comments whole: a member may not erase what others wrote.
+      if (!me.owner && comments.some((c) => c.author.id !== me.id)) throw new Rejection(`entry ${e.id} has comments by others here; only the owner may overwrite it`)
       seq = existing.seq as number
       this.entries.overwrite(seq, importedRow(e))
       this.stmt('DELETE FROM comments WHERE entry_seq = ?').run(seq)
@@ -215,10 +224,19 @@ class Importer {
     const elsewhere = this.stmt('SELECT e.id FROM comments c JOIN entries e ON e.seq = c.entry_seq WHERE c.id = ?').pluck()
     for (const c of e.comments) {
       const owner = elsewhere.get(c.id) as string | undefined
+      if (owner !== undefined && !me.owner && !this.visible(owner, me.id)) {
+        if (this.options.dryRun) continue
+        throw new Rejection(`comment ${c.id} cannot be created here: the id is taken`)
+      }
       if (owner !== undefined) throw new Rejection(`comment ${c.id} already exists here on entry ${owner}`)
       this.entries.insertComment(seq, {id: c.id, body: c.body, type: c.type, author_id: c.author.id, created_at: c.created_at})
     }
     return existing ? 'updated' : 'created'
+  }
+
+  /** Whether principal `me` may see entry `id` (the rule of every read). */
+  private visible(id: string, me: string): boolean {
+    return this.stmt(`SELECT 1 FROM entries e WHERE e.id = @id AND ${VISIBLE_TO_ME}`).get({id, me}) !== undefined
   }
 
   private commentsOf(seq: number): Comment[] {

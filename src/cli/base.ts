@@ -18,6 +18,7 @@ import {jsonText, oneLine, outputMode, type OutputMode} from './output/format.js
 import {page, pagerCommand, screenRows} from './output/pager.js'
 import {progressWanted} from './output/progress.js'
 import {safeText} from './output/safe-text.js'
+import {usageLine} from './output/usage-error.js'
 import type {OutboxOptions} from './outbox/queue.js'
 import {hasQueued, isUnreachable, queueEnabled, type OutboxItem, type QueuedWrite} from './outbox/state.js'
 import {projectRef, resolveProjectId} from './project/project.js'
@@ -124,6 +125,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     let r: Awaited<ReturnType<typeof ensureDaemon>>
     try {
       r = await ensureDaemon({baseUrl: this.baseUrl, root: this.config.root, cliVersion: this.config.version, onStart})
+      this.probe = {dir: dataDir(), probe: r.probe}
     } catch (e) {
       if (spinning) ux.action.stop('failed')
       throw e
@@ -131,7 +133,6 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
       clearTimeout(timer)
     }
     if (spinning) ux.action.stop('started (logs: `kb daemon logs`)')
-    this.probe = {dir: dataDir(), probe: r.probe}
     if (r.warning) this.note(`warning: ${r.warning}`)
     else if (r.started && !spinning) this.note(`started the kb daemon at ${host} (logs: \`kb daemon logs\`)`)
   }
@@ -305,8 +306,9 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     if (err instanceof KbError) {
       code = err.code
       exit = err.exitCode
-      const hint = isServerError(err) ? hintFor(err.code, 'cli') : undefined
-      if (hint) message = `${message}; ${hint.replace('<command>', (this.id ?? '').split(':').join(' '))}`
+      const command = (this.id ?? '').split(':').join(' ')
+      const hint = isServerError(err) ? hintFor(err.code, 'cli', command, err.errors?.length === 1 ? err.errors[0]!.path : undefined) : undefined
+      if (hint) message = `${message}; ${hint.replace('<command>', command)}`
       if (err.code === 'rate_limited' && err.headers?.['retry-after']) message = `${err.message}; retry in ${err.headers['retry-after']} s`
     } else if (err.oclif?.exit !== undefined) {
       // oclif's own errors: parse errors (unknown flag, missing argument, bad option value) exit 2.
@@ -316,7 +318,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
         return undefined
       }
       code = exit === 2 ? 'usage' : null
-      message = message.replace(/\nSee more help with --help$/, ' (see --help)')
+      message = usageLine(message)
     } else {
       exit = 1
     }

@@ -31,13 +31,19 @@ const FINDING_ID = new RegExp(FINDING_ID_PATTERN)
 export function choiceFrom(flags: {redact?: boolean; acknowledge?: string[]}): SensitiveChoice {
   const ids = (flags.acknowledge ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '')
   const bad = ids.find((id) => !FINDING_ID.test(id))
-  if (bad !== undefined) throw new KbError('usage', `--acknowledge takes finding ids (16 hex digits, as listed when a write is refused), not "${safeText(bad, {newlines: false})}"`)
+  if (bad !== undefined) {
+    throw new KbError('usage', `--acknowledge takes finding ids (16 hex digits, as listed when a write is refused), not "${safeText(bad, {newlines: false})}"`)
+  }
   return {...(flags.redact ? {redact: true} : {}), ...(ids.length > 0 ? {acknowledge: ids} : {})}
 }
 
 function reportOf(e: KbError): SensitiveReport {
   const x = e.extra ?? {}
-  return {findings: Array.isArray(x.findings) ? x.findings : [], findings_total: typeof x.findings_total === 'number' ? x.findings_total : 0, diff: Array.isArray(x.diff) ? x.diff : []}
+  return {
+    findings: Array.isArray(x.findings) ? x.findings : [],
+    findings_total: typeof x.findings_total === 'number' ? x.findings_total : 0,
+    diff: Array.isArray(x.diff) ? x.diff : [],
+  }
 }
 
 const one = (s: string): string => safeText(s, {newlines: false, tabs: false})
@@ -53,7 +59,8 @@ export function renderReport(r: SensitiveReport, mode: OutputMode): string {
   if (r.diff.length > 0) {
     out.push('', bold(mode, 'Redaction would change:'))
     for (const d of r.diff) {
-      out.push(`  ${dim(mode, `${d.field}, line ${d.line}`)}`, `  ${red(mode, `- ${one(d.before)}`)}`, `  ${green(mode, d.after === null ? '+ (removed)' : `+ ${one(d.after)}`)}`)
+      const after = d.after === null ? '+ (removed)' : `+ ${one(d.after)}`
+      out.push(`  ${dim(mode, `${d.field}, line ${d.line}`)}`, `  ${red(mode, `- ${one(d.before)}`)}`, `  ${green(mode, after)}`)
     }
   }
   return `${out.join('\n')}\n`
@@ -62,11 +69,12 @@ export function renderReport(r: SensitiveReport, mode: OutputMode): string {
 /** The refusal as the command reports it: what to run instead, with the ids to acknowledge. */
 function refusal(e: KbError, r: SensitiveReport, what: string): KbError {
   const ids = r.findings.map((f) => f.id).join(',')
-  const keep = r.findings_total > r.findings.length ? '' : `, or --acknowledge ${ids} to keep ${r.findings_total === 1 ? 'it' : 'them'} as written (recorded on the entry)`
+  const it = r.findings_total === 1 ? 'it' : 'them'
+  const keep = r.findings_total > r.findings.length ? '' : `, or --acknowledge ${ids} to keep ${it} as written (recorded on the entry)`
   return new KbError(
     'sensitive_content',
     `${what} would expose ${r.findings_total === 1 ? 'a secret or personal data' : `${r.findings_total} secrets or pieces of personal data`}; ` +
-      `re-run with --redact to replace ${r.findings_total === 1 ? 'it' : 'them'} with [REDACTED:<kind>]${keep}`,
+      `re-run with --redact to replace ${it} with [REDACTED:<kind>]${keep}`,
     {status: e.status, ...(e.extra ? {extra: e.extra} : {})},
   )
 }
@@ -99,7 +107,8 @@ export async function clearSensitive<T>(choice: SensitiveChoice, o: ClearOptions
     all ? (['r', 'k', 's'] as const) : (['r', 's'] as const),
   )
   if (answer === 's') throw new KbError('sensitive_content', 'stopped: nothing was changed')
-  const next: SensitiveChoice = answer === 'r' ? {...choice, redact: true} : {...choice, acknowledge: [...(choice.acknowledge ?? []), ...r.findings.map((f) => f.id)]}
+  const next: SensitiveChoice =
+    answer === 'r' ? {...choice, redact: true} : {...choice, acknowledge: [...(choice.acknowledge ?? []), ...r.findings.map((f) => f.id)]}
   try {
     return await write(next)
   } catch (e) {

@@ -261,7 +261,8 @@ export function problemToError(status: number, body: unknown, headers: Headers, 
   // Extension members (RFC 9457, section 3.2) travel on: a sensitive_content problem's findings, for one.
   const extra = Object.fromEntries(Object.entries(p).filter(([k]) => !PROBLEM_MEMBERS.has(k)))
   const err = new KbError(code, detail, {
-    ...(errors ? {errors} : {}), headers: h, ...(Object.keys(extra).length > 0 ? {extra} : {}), ...(status !== ERROR_CODES[code].status && status >= 400 ? {status} : {}),
+    ...(errors ? {errors} : {}), headers: h, ...(Object.keys(extra).length > 0 ? {extra} : {}),
+    ...(status !== ERROR_CODES[code].status && status >= 400 ? {status} : {}),
   })
   fromServer.add(err)
   return err

@@ -7,7 +7,11 @@ import type {ErrorCode} from './errors.js'
 
 export type Audience = 'cli' | 'tui' | 'agent'
 
-type Hint = Partial<Record<Audience, string>>
+/**
+ * Per audience; `commands` overrides the CLI's words for the commands (by id, `api-key revoke`) whose fix
+ * differs, and `fields` for an error about one field (`project_id`), whatever the command.
+ */
+type Hint = Partial<Record<Audience, string>> & {commands?: Record<string, string>; fields?: Record<string, string>}
 
 const HINTS: Partial<Record<ErrorCode, Hint>> = {
   bad_request: {cli: 'check the arguments (`kb help <command>`)', agent: 'fix the arguments named above'},
@@ -18,11 +22,14 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
     agent: 'the kb credential was refused: sign in again (`kb auth login --web`, or reconnect the MCP server) or set KB_API_KEY',
   },
   forbidden: {
-    cli: 'only the author or the owner may do that; `kb auth status` shows who you are',
+    // The server's message already says who may ("only the author … or the owner may edit it"); this says what to do.
+    cli: '`kb auth status` shows who you are',
     agent: 'only the author (or the owner) may do that; use comment_on_knowledge or fork_knowledge instead',
   },
   not_found: {
     cli: 'check the id (`kb list`, `kb search`)',
+    fields: {project_id: 'join it with `kb project join` in its checkout (`kb project list` shows yours), or check --project / KB_PROJECT'},
+    commands: {'api-key revoke': 'check the key id (`kb api-key list`)', 'auth revoke-grant': 'check the grant id (`kb auth grants`)'},
     tui: 'it may have been deleted meanwhile; the list is refreshed',
     agent: 'check the id: search_knowledge finds entries (entries you may not see look missing too)',
   },
@@ -48,8 +55,10 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
   },
 }
 
-/** The fix to show `audience` for an error of this code, if there is one. */
-export function hintFor(code: ErrorCode, audience: Audience): string | undefined {
+/** The fix to show `audience` for an error of this code, if there is one; `command` (`api-key revoke`) and `field` for the CLI's own words. */
+export function hintFor(code: ErrorCode, audience: Audience, command?: string, field?: string): string | undefined {
   const h = HINTS[code]
+  if (audience === 'cli' && field && h?.fields?.[field]) return h.fields[field]
+  if (audience === 'cli' && command && h?.commands?.[command]) return h.commands[command]
   return audience === 'tui' ? (h?.tui ?? h?.cli) : h?.[audience]
 }

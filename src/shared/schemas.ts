@@ -262,7 +262,9 @@ export const RedactionLineSchema = Type.Object(
     field: Type.String(),
     line: Type.Integer(),
     before: Type.String({description: 'The line as it is, every finding masked'}),
-    after: Type.Union([Type.String(), Type.Null()], {description: 'The line as redaction would leave it; null when the field goes (a tag, a URL no longer valid)'}),
+    after: Type.Union([Type.String(), Type.Null()], {
+      description: 'The line as redaction would leave it; null when the field goes (a tag, a URL no longer valid)',
+    }),
   },
   {$id: 'RedactionLine'},
 )

@@ -69,7 +69,7 @@ describe('without a keychain', () => {
     const u = userOf()
     const r = await kb(u, ['auth', 'login', '--with-token'], {input: 'kb_nope\n'})
     expect(r.code, r.stderr).toBe(4)
-    expect(r.stderr).toContain('`kb api-key create`')
+    expect(r.stderr).toContain('/owner.key')
     const status = await kb(u, ['auth', 'status', '--json'], {env: {KB_DATA_DIR: join(u.root, 'empty')}})
     expect(status.code, status.stderr).toBe(4)
     expect(JSON.parse(status.stdout)).toMatchObject({source: 'none', authenticated: false, stored_in: null})

@@ -157,7 +157,7 @@ export async function kbTty(
   return {...r, stdout: r.stdout.replace(/\r\n/g, '\n')}
 }
 
-// eslint-disable-next-line no-control-regex
+ 
 export const ANSI_RE = /\u001B\[[0-9;]*m/
 
 /** A user of its own with a child daemon on that user's data dir, and KB_BASE_URL pointing at it. */

@@ -4,7 +4,7 @@
  * receives no Authorization header, and the person gets exit 5 naming the port and who holds it.
  */
 import {createHmac} from 'node:crypto'
-import {readFileSync} from 'node:fs'
+import {readFileSync, statSync} from 'node:fs'
 import {createServer, request as httpRequest, type IncomingHttpHeaders, type Server} from 'node:http'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -56,6 +56,9 @@ beforeAll(async () => {
   user.env.KB_BASE_URL = base
   const start = await kb(user, ['daemon', 'start'])
   expect(start.code, start.stderr).toBe(0)
+  // The data directory kb created, where the secret lives, is the user's alone.
+  expect(statSync(user.dataDir).mode & 0o777).toBe(0o700)
+  expect(statSync(join(user.dataDir, 'daemon.secret')).mode & 0o777).toBe(0o600)
 })
 
 afterAll(async () => {

@@ -79,7 +79,9 @@ describe('a queued edit whose entry changed meanwhile', () => {
     const e = await entry('Flaky on Mondays')
     const proxy = await startDropProxy(port)
     try {
-      const env = {KB_BASE_URL: proxy.url}
+      // A key of its own: owner.key goes only to a daemon that proves itself at the address reached, which a relay is not.
+      const key = (await d.request<{key: string}>('POST', '/api-keys', {body: {name: 'through the proxy'}})).body.key
+      const env = {KB_BASE_URL: proxy.url, KB_API_KEY: key}
       // The GET passes, the PATCH never reaches the daemon: the edit is queued with the version it read.
       proxy.cutNextRequest('PATCH')
       const edit = await kb(user, ['edit', e.id, '--title', 'Flaky on Mondays (cron)', '--json'], {env: {...OFF, ...env}})

@@ -21,7 +21,7 @@ const KB_SGR = new RegExp(ANSI_RE.source, 'g')
 /** The controls left in `out` once kb's own colour sequences (SGR, only on a terminal) are set aside. */
 function controls(out: string, tty: boolean): string[] {
   const rest = tty ? out.replace(KB_SGR, '') : out
-  // eslint-disable-next-line no-control-regex -- finding control characters is the point
+   
   return [...rest.matchAll(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g)].map((m) => `U+${m[0].codePointAt(0)!.toString(16).padStart(4, '0')} at ${m.index}`)
 }
 

@@ -271,6 +271,19 @@ describe('MCP over Streamable HTTP on the daemon', () => {
     expect(pre.headers.get('access-control-allow-headers')).toMatch(/MCP-Protocol-Version/)
   })
 
+  it('a POST without the Accept MCP wants is 406, and one that is not JSON 415, both problem+json', async () => {
+    const body = JSON.stringify({jsonrpc: '2.0', id: 1, method: 'tools/list'})
+    const auth = {authorization: `Bearer ${d.ownerKey}`}
+    const wrongAccept = await fetch(`${d.url}/mcp`, {method: 'POST', body, headers: {...auth, 'content-type': 'application/json', accept: 'application/json'}})
+    expect(wrongAccept.status).toBe(406)
+    expect(wrongAccept.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+    expect(await wrongAccept.json()).toMatchObject({status: 406, code: 'not_acceptable', detail: expect.stringMatching(/text\/event-stream/)})
+    const notJson = await fetch(`${d.url}/mcp`, {method: 'POST', body, headers: {...auth, 'content-type': 'text/plain', accept: 'application/json, text/event-stream'}})
+    expect(notJson.status).toBe(415)
+    expect(notJson.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+    expect((await notJson.json()).code).toBe('unsupported_media_type')
+  })
+
   it('an OAuth access token from the OAuth flow works, for the resource {base}/mcp and for {base}', async () => {
     for (const resource of [`${d.url}/mcp`, d.url]) {
       const {tokens: t} = await obtainTokens(d, d.ownerKey, {resource})

@@ -5,6 +5,7 @@
  * and one it accepts is not).
  */
 import {oauthOpenApiPaths} from '../../server/oauth/openapi-paths.js'
+import {mcpOpenApiPaths} from '../../server/routes/mcp.js'
 import {Validator} from '@seriousme/openapi-schema-validator'
 import {Ajv} from 'ajv'
 import {rmSync} from 'node:fs'
@@ -76,7 +77,7 @@ describe('the document', () => {
 
   it('lists every route buildApp registers, and nothing else', () => {
     const fromRoutes = kb.routes.map((r) => `${r.method} ${openApiPath(r.path)}`).sort()
-    const oauth = new Set(Object.entries(oauthOpenApiPaths()).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`)))
+    const oauth = new Set(Object.entries({...oauthOpenApiPaths(), ...mcpOpenApiPaths()}).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`)))
     const fromDoc = operations().map((o) => `${o.method} ${o.path}`).filter((o) => !oauth.has(o)).sort()
     expect(fromDoc).toEqual(fromRoutes)
     expect(new Set(fromRoutes).size).toBe(fromRoutes.length)
@@ -88,6 +89,9 @@ describe('the document', () => {
       'POST /knowledge/{id}/resolve', 'POST /knowledge/{id}/comments', 'POST /knowledge/{id}/publish', 'POST /knowledge/{id}/fork',
       'POST /projects/join', 'GET /projects', 'POST /api-keys', 'GET /api-keys', 'DELETE /api-keys', 'GET /health', 'GET /openapi.json',
     ]) expect(fromDoc).toContain(required)
+    // MCP is served by its transport, outside the route table, and documented all the same.
+    expect(operations().map((o) => `${o.method} ${o.path}`)).toContain('POST /mcp')
+    expect(kb.app.hasRoute({method: 'POST', url: '/api/v1/mcp'})).toBe(true)
   })
 
   it('describes the OAuth endpoints of the spec, each of which is really served', () => {
@@ -104,7 +108,7 @@ describe('the document', () => {
   it('documents each operation fully: unique ids, path parameters, success and error responses, security', () => {
     const ids = operations().map((o) => o.op.operationId)
     expect(new Set(ids).size).toBe(ids.length)
-    for (const {path, method, op} of operations().filter((o) => !o.op.tags?.includes('oauth'))) {
+    for (const {path, method, op} of operations().filter((o) => !o.op.tags?.some((t) => t === 'oauth' || t === 'mcp'))) {
       const route = kb.routes.find((r) => r.method === method && openApiPath(r.path) === path)!
       const where = `${method} ${path}`
       expect(op.operationId, where).toBe(route.operationId)

@@ -49,7 +49,7 @@ async function withLock<T>(fn: () => Promise<T>, env: NodeJS.ProcessEnv): Promis
       writeSync(fd, String(process.pid))
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-      let age = 0
+      let age: number
       try {
         age = Date.now() - statSync(path).mtimeMs
       } catch {

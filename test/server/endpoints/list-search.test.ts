@@ -129,6 +129,17 @@ describe('GET /knowledge', () => {
     )
   })
 
+  it('a project_id you are not a member of (or that does not exist) is 404 on /knowledge and /search', async () => {
+    for (const [path, extra] of [['/knowledge', ''], ['/search', '&q=widget']] as const) {
+      for (const [pid, key] of [[otherProjectId, bob], ['0193e0a1-0000-7000-8000-000000000000', undefined]] as const) {
+        const res = await d.request('GET', `${path}?project_id=${pid}${extra}`, key ? {key} : {})
+        expect(res.status, `${path} ${pid}`).toBe(404)
+        expect(res.body).toMatchObject({code: 'not_found', errors: [{path: 'project_id'}]})
+      }
+    }
+    expect((await d.request('GET', `/search?project_id=${projectId}&q=widget`, {key: bob})).status).toBe(200)
+  })
+
   it('shows bob only what bob may see', async () => {
     const items = await listAll(d, {}, bob)
     const expected = created.filter((e) => e.scope === 'global' || e.author.name === 'bob' || (e.scope === 'project' && e.project_id === projectId))

@@ -113,7 +113,7 @@ export async function rawRequest(
       res.on('data', (c: Buffer) => chunks.push(c))
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8')
-        let json: unknown = null
+        let json: unknown
         try {
           json = JSON.parse(text)
         } catch {

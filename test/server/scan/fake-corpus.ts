@@ -42,7 +42,8 @@ export function fakeCorpus(seed = 15): FakeSample[] {
   }
   const b64url = (s: string): string => Buffer.from(s).toString('base64url')
   const pemBody = (): string => Array.from({length: 8}, () => pick(B64, 64)).join('\n')
-  const jwt = `${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url(`{"sub":"${pick(DIGITS, 10)}","name":"${pick(LOWER, 8)}","iat":${pick(DIGITS, 10)}}`)}.${pick(B64URL, 43)}`
+  const payload = `{"sub":"${pick(DIGITS, 10)}","name":"${pick(LOWER, 8)}","iat":${pick(DIGITS, 10)}}`
+  const jwt = `${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url(payload)}.${pick(B64URL, 43)}`
   const basic = Buffer.from(`deploy:${pick(ALNUM, 14)}`).toString('base64')
   const samples: Array<[string, string, string]> = [
     ['private-key', '', `-----BEGIN RSA PRIVATE KEY-----\n${pemBody()}\n-----END RSA PRIVATE KEY-----`],
@@ -88,7 +89,8 @@ export function fakeCorpus(seed = 15): FakeSample[] {
     ['generic-api-key', 'client_secret = "', pick(ALNUM, 32)],
     ['email', 'reported by ', `${pick(LOWER, 6)}.${pick(LOWER, 7)}@${pick(LOWER, 8)}-mail.io`],
     ['phone', 'call the on-call engineer at ', `+49 30 ${pick(DIGITS, 4)} ${pick(DIGITS, 4)}`],
-    ['phone', 'their office: ', `(${pick('23456789', 1)}${pick(DIGITS, 2)}) ${pick(DIGITS, 3)}-${pick(DIGITS, 4)}`],
+    // Not 555-01xx: those numbers are reserved for fiction, and not found.
+    ['phone', 'their office: ', `(${pick('23456789', 1)}${pick(DIGITS, 2)}) ${pick('2346789', 1)}${pick(DIGITS, 2)}-${pick(DIGITS, 4)}`],
     ['ip-address', 'login from ', `${81 + Math.floor(next() * 100)}.${Math.floor(next() * 255)}.${Math.floor(next() * 255)}.${1 + Math.floor(next() * 250)}`],
     ['ip-address', 'client ', `2a02:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}`],
   ]
@@ -99,7 +101,8 @@ export function fakeCorpus(seed = 15): FakeSample[] {
     'azure-storage-account-key': ';EndpointSuffix=core.windows.net',
   }
   return samples.map(([kind, lead, secret]) => {
-    const end = kind === 'connection-string' && lead.startsWith('DATABASE_URL') ? '@db.acme-corp.io:5432/app' : kind === 'connection-string' ? ';Encrypt=True;' : (tail[kind] ?? '')
+    const connection = lead.startsWith('DATABASE_URL') ? '@db.acme-corp.io:5432/app' : ';Encrypt=True;'
+    const end = kind === 'connection-string' ? connection : (tail[kind] ?? '')
     return {kind, text: `${lead}${secret}${end}`, secret}
   })
 }

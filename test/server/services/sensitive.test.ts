@@ -10,6 +10,8 @@ import {ACKNOWLEDGEMENT_HEAD, acknowledgementNotes, fieldsOf, type Hit, redactFi
 import {fakeCorpus} from '../scan/fake-corpus.js'
 
 const corpus = fakeCorpus(7)
+const someone = {id: 'x', name: 'x'}
+const AT = '2026-01-01T00:00:00.000Z'
 
 /** An entry holding the whole corpus: each sample in the body, one in a tag, in a thought, a comment and the resolution note. */
 function leaky(): Parameters<typeof fieldsOf>[0] {
@@ -20,8 +22,8 @@ function leaky(): Parameters<typeof fieldsOf>[0] {
     url: `https://ci.acme-corp.io/x?token=${corpus.find((s) => s.kind === 'github-pat')!.secret}`,
     tags: ['ok', npm],
     thought_chain: [{step: 1, thought: corpus.find((s) => s.kind === 'jwt')!.text, kind: 'observation'}],
-    resolution: {note: corpus.find((s) => s.kind === 'kb-api-key')!.text, url: null, resolved_by: {id: 'x', name: 'x'}, resolved_at: '2026-01-01T00:00:00.000Z'},
-    comments: [{id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', body: corpus.find((s) => s.kind === 'phone')!.text, type: 'note', author: {id: 'x', name: 'x'}, created_at: '2026-01-01T00:00:00.000Z'}],
+    resolution: {note: corpus.find((s) => s.kind === 'kb-api-key')!.text, url: null, resolved_by: someone, resolved_at: AT},
+    comments: [{id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', body: corpus.find((s) => s.kind === 'phone')!.text, type: 'note', author: someone, created_at: AT}],
   }
 }
 

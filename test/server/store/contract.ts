@@ -262,11 +262,15 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(await s.getEntry(e.id)).toMatchObject({version: 1, comment_count: 1})
         expect((await s.listComments(e.id, {limit: 10})).map((c) => c.body)).toEqual(['acknowledged'])
         const note = {id: randomUUID(), entry_id: e.id, body: 'second record', type: 'note' as const, author_id: ann.id, created_at: tick()}
-        const r = await s.updateEntry(e.id, {scope: 'global'}, {at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'redacted'}], comments: [note]})
+        const r = await s.updateEntry(e.id, {scope: 'global'}, {
+          at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'redacted'}], comments: [note],
+        })
         expect(r).toMatchObject({ok: true, entry: {scope: 'global', version: 2, comment_count: 2}})
         expect((await s.listComments(e.id, {limit: 10})).map((c) => c.body)).toEqual(['redacted', 'second record'])
         // A stale update changes none of it.
-        const stale = await s.updateEntry(e.id, {scope: 'private'}, {at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'lost'}], comments: [{...note, id: randomUUID()}]})
+        const stale = await s.updateEntry(e.id, {scope: 'private'}, {
+          at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'lost'}], comments: [{...note, id: randomUUID()}],
+        })
         expect(stale).toMatchObject({ok: false, reason: 'stale'})
         expect((await s.listComments(e.id, {limit: 10})).map((c) => c.body)).toEqual(['redacted', 'second record'])
         // A comment of another entry is not rewritten through this one.

@@ -145,7 +145,7 @@ describe('POST /import', () => {
       const aliceExport = await exportText(src, {}, pop.aliceKey)
       const alice2 = await newPrincipal(d, 'alice')
       const r = await importText(d, aliceExport, {}, alice2)
-      expect(r.body.rejected.map((x: any) => x.reason).join('\n')).toMatch(/only the owner may import entries of other authors|not a principal of this server/)
+      expect(r.body.rejected.map((x: any) => x.reason).join('\n')).toMatch(/only the owner may import (entries|comments|resolutions) of other|not a principal of this server/)
       const ownOnly = toNdjson(lines(aliceExport).filter((x) => x.kind === 'kb-export' || x.kind === 'project' || (x.kind === 'entry' && x.author.id === pop.aliceId && x.scope === 'private')))
       expect((await importText(d, ownOnly, {}, alice2)).body).toMatchObject({created: 2, rejected: []})
       const alice2Id = (await d.request('GET', '/api-keys', {key: alice2})).body.items[0].principal.id
