@@ -30,7 +30,9 @@ async function main(): Promise<number> {
     await evaluate(client, data, byEntry, data.queries.slice(0, 20))
     const r = await evaluate(client, data, byEntry)
     const f = (x: number): string => x.toFixed(3)
-    console.log(`Cranfield: ${data.docs.length} docs loaded through the API in ${(loadMs / 1000).toFixed(1)} s, ${r.queries} judged queries`)
+    console.log(
+      `Cranfield: ${data.docs.length} docs loaded through the API in ${(loadMs / 1000).toFixed(1)} s, ${r.queries} judged queries`,
+    )
     console.log(`nDCG@10 ${f(r.ndcg10)}  MRR@10 ${f(r.mrr10)}  R@10 ${f(r.recall10)}`)
     console.log(`search latency (HTTP, one at a time): p50 ${r.latencyMs.p50.toFixed(2)} ms  p99 ${r.latencyMs.p99.toFixed(2)} ms`)
     if (r.ndcg10 < NDCG_GATE) {

@@ -48,7 +48,8 @@ const letters = (n: number, seed: number): string => {
 const words = (n: number, seed: number): string => {
   const r = prng(seed)
   const out: string[] = []
-  for (let length = 0; length < n - 9; length += 9) out.push(Array.from({length: 8}, () => String.fromCharCode(97 + Math.floor(r() * 26))).join(''))
+  for (let length = 0; length < n - 9; length += 9)
+    out.push(Array.from({length: 8}, () => String.fromCharCode(97 + Math.floor(r() * 26))).join(''))
   return out.join(' ')
 }
 
@@ -112,10 +113,12 @@ export function importBody(entries: Array<{title: string; body: string; tags?: s
 /** 3,000 entries of about 1 KB each, as kb's benchmark corpus writes them; `mark` starts every title. */
 export function corpusImport(count = 3000, mark = '', seed = Date.now() % 1_000_000): string {
   const c = corpus(seed)
-  return importBody(Array.from({length: count}, (_, i) => {
-    const e = c.entry(i)
-    return mark === '' ? e : {...e, title: `${mark} ${e.title}`.slice(0, 200)}
-  }))
+  return importBody(
+    Array.from({length: count}, (_, i) => {
+      const e = c.entry(i)
+      return mark === '' ? e : {...e, title: `${mark} ${e.title}`.slice(0, 200)}
+    }),
+  )
 }
 
 /** Two seconds of probing with nothing else sent. */
@@ -128,17 +131,31 @@ function idle(name: string): HostileShape {
 }
 
 function searchShape(name: string, prepare: (t: Target) => Promise<string>, query: string): HostileShape {
-  return {name: `search: ${name}`, group: 'search', expect: 200, prepare, send: (t, mark) => call(t, 'GET', `/search?q=${mark as string}${query}`)}
+  return {
+    name: `search: ${name}`,
+    group: 'search',
+    expect: 200,
+    prepare,
+    send: (t, mark) => call(t, 'GET', `/search?q=${mark as string}${query}`),
+  }
 }
 
 function mcpShape(name: string, prepare: ((t: Target) => Promise<string>) | null, args: (mark: string) => object): HostileShape {
   const [tool] = name.split(',')
-  return {name: `mcp: ${name}`, group: 'mcp', expect: 200, ...(prepare ? {prepare} : {}), send: (t, mark) => mcpCall(t, tool!, args(mark as string))}
+  return {
+    name: `mcp: ${name}`,
+    group: 'mcp',
+    expect: 200,
+    ...(prepare ? {prepare} : {}),
+    send: (t, mark) => mcpCall(t, tool!, args(mark as string)),
+  }
 }
 
 function importShape(name: string, query: string, body: () => string): HostileShape {
   return {
-    name: `import: ${name}`, group: 'import', expect: 200,
+    name: `import: ${name}`,
+    group: 'import',
+    expect: 200,
     prepare: async () => body(),
     send: (t, text) => call(t, 'POST', `/import${query}`, text, NDJSON),
   }
@@ -165,17 +182,29 @@ export async function warmUp(t: Target): Promise<void> {
 export const HOSTILE_SHAPES: HostileShape[] = [
   // Not hostile: what the machine itself adds to a /health wait, and an ordinary request, for reference.
   idle('baseline: nothing sent for 2 s'),
-  {name: 'baseline: an ordinary create (1 KB)', group: 'baseline', expect: 201, send: (t) => call(t, 'POST', '/knowledge', {...corpus(3).entry(0), scope: 'private'})},
+  {
+    name: 'baseline: an ordinary create (1 KB)',
+    group: 'baseline',
+    expect: 201,
+    send: (t) => call(t, 'POST', '/knowledge', {...corpus(3).entry(0), scope: 'private'}),
+  },
   ...Object.entries(HOSTILE_BODIES).map(([name, body]): HostileShape => ({
-    name: `create: ${name}`, group: 'create', expect: 201, send: (t) => call(t, 'POST', '/knowledge', {title: 'hostile body', body, scope: 'private'}),
+    name: `create: ${name}`,
+    group: 'create',
+    expect: 201,
+    send: (t) => call(t, 'POST', '/knowledge', {title: 'hostile body', body, scope: 'private'}),
   })),
   ...['# a + 99,995 spaces + b', 'spaces and tabs', '**a × 24,999'].map((name): HostileShape => ({
-    name: `patch: ${name}`, group: 'patch', expect: 200,
+    name: `patch: ${name}`,
+    group: 'patch',
+    expect: 200,
     prepare: (t) => created(t, 'to be patched', 'short'),
     send: (t, id) => call(t, 'PATCH', `/knowledge/${id as string}`, {body: HOSTILE_BODIES[name]}),
   })),
   {
-    name: 'patch: 200-character one-word title', group: 'patch', expect: 200,
+    name: 'patch: 200-character one-word title',
+    group: 'patch',
+    expect: 200,
     prepare: (t) => created(t, 'to be patched', 'short'),
     send: (t, id) => call(t, 'PATCH', `/knowledge/${id as string}`, {title: letters(200, 3)}),
   },
@@ -183,9 +212,19 @@ export const HOSTILE_SHAPES: HostileShape[] = [
   searchShape('3 × 99,000-letter word, max_tokens=1,000,000', longWords, '&detail=full&max_tokens=1000000'),
   searchShape('20 × 100,000 characters, full, no budget', bigEntries, '&detail=full&limit=100'),
   searchShape('20 × 100,000 characters, max_tokens=1,000,000', bigEntries, '&detail=full&limit=100&max_tokens=1000000'),
-  {name: 'search: 55 misspelt words', group: 'search', expect: 200, send: (t) => call(t, 'GET', `/search?q=${encodeURIComponent(words(500, 4))}`)},
+  {
+    name: 'search: 55 misspelt words',
+    group: 'search',
+    expect: 200,
+    send: (t) => call(t, 'GET', `/search?q=${encodeURIComponent(words(500, 4))}`),
+  },
   mcpShape('search_knowledge, 99,000-letter words, max_tokens=50', longWords, (m) => ({query: m, detail: 'full', max_tokens: 50})),
-  mcpShape('search_knowledge, 20 × 100,000 characters, max_tokens=1,000,000', bigEntries, (m) => ({query: m, detail: 'full', limit: 100, max_tokens: 1e6})),
+  mcpShape('search_knowledge, 20 × 100,000 characters, max_tokens=1,000,000', bigEntries, (m) => ({
+    query: m,
+    detail: 'full',
+    limit: 100,
+    max_tokens: 1e6,
+  })),
   mcpShape('add_knowledge, # a + 99,995 spaces + b', null, () => ({title: 'hostile', body: HOSTILE_BODIES['# a + 99,995 spaces + b']})),
   importShape('3,000 entries', '', () => corpusImport()),
   importShape('3,000 entries, dry run', '?dry_run=true', () => corpusImport()),
@@ -193,11 +232,18 @@ export const HOSTILE_SHAPES: HostileShape[] = [
     importBody(Object.entries(HOSTILE_BODIES).map(([name, body]) => ({title: `hostile ${name}`, body}))),
   ),
   {
-    name: 'comment: [ × 20,000', group: 'other', expect: 201,
+    name: 'comment: [ × 20,000',
+    group: 'other',
+    expect: 201,
     prepare: (t) => created(t, 'commented', 'short'),
     send: (t, id) => call(t, 'POST', `/knowledge/${id as string}/comments`, {body: '['.repeat(20_000)}),
   },
-  {name: 'projects/join: a. × 1,024', group: 'other', expect: 422, send: (t) => call(t, 'POST', '/projects/join', {remote: 'a.'.repeat(1024)})},
+  {
+    name: 'projects/join: a. × 1,024',
+    group: 'other',
+    expect: 422,
+    send: (t) => call(t, 'POST', '/projects/join', {remote: 'a.'.repeat(1024)}),
+  },
   {name: 'export: everything so far', group: 'other', expect: 200, send: (t) => call(t, 'GET', '/export')},
   idle('baseline: nothing sent for 2 s, at the end'),
 ]

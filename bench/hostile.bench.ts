@@ -19,7 +19,7 @@ import {HOSTILE_SHAPES, type Target, warmUp} from './hostile-shapes.js'
 
 const GOAL_MS = 100
 const args = process.argv.slice(2)
-const only = args.includes('--shapes') ? args[args.indexOf('--shapes') + 1] ?? '' : ''
+const only = args.includes('--shapes') ? (args[args.indexOf('--shapes') + 1] ?? '') : ''
 const asJson = args.includes('--json')
 const repeat = Math.max(1, Number(args.includes('--repeat') ? args[args.indexOf('--repeat') + 1] : 1))
 
@@ -76,7 +76,9 @@ function formatRow(r: Row): string {
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kb-hostile-bench-'))
-  const load = loadavg().map((l) => l.toFixed(2)).join(' ')
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')
   const {target, stop} = await startDaemon(dataDir)
   const rows: Row[] = []
   try {
@@ -92,7 +94,13 @@ async function main(): Promise<void> {
         runs.push(run)
       }
       const waits = runs.map((r) => r.worstHealthMs)
-      const row = {shape: shape.name, status: shape.expect, ms: median(runs.map((r) => r.ms)), worstHealthMs: median(waits), maxHealthMs: Math.max(...waits)}
+      const row = {
+        shape: shape.name,
+        status: shape.expect,
+        ms: median(runs.map((r) => r.ms)),
+        worstHealthMs: median(waits),
+        maxHealthMs: Math.max(...waits),
+      }
       rows.push(row)
       if (!asJson) console.log(formatRow(row))
     }
@@ -101,12 +109,18 @@ async function main(): Promise<void> {
     rmSync(dataDir, {recursive: true, force: true})
   }
   const worst = rows.reduce((a, r) => (r.worstHealthMs > a.worstHealthMs ? r : a), rows[0]!)
-  const loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ')
+  const loadAfter = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')
   const machine = {cpus: cpus().length, model: cpus()[0]?.model ?? '', node: process.version, loadBefore: load, loadAfter}
   if (asJson) console.log(JSON.stringify({date: new Date().toISOString(), machine, goalMs: GOAL_MS, repeat, rows}, null, 2))
   else {
-    console.log(`\nworst /health wait: ${worst.worstHealthMs.toFixed(0)} ms (${worst.shape}${repeat > 1 ? ', median' : ''}); goal ≤ ${GOAL_MS} ms`)
-    console.log(`${machine.cpus} × ${machine.model}, Node ${machine.node}, load average ${machine.loadBefore} before, ${machine.loadAfter} after`)
+    console.log(
+      `\nworst /health wait: ${worst.worstHealthMs.toFixed(0)} ms (${worst.shape}${repeat > 1 ? ', median' : ''}); goal ≤ ${GOAL_MS} ms`,
+    )
+    console.log(
+      `${machine.cpus} × ${machine.model}, Node ${machine.node}, load average ${machine.loadBefore} before, ${machine.loadAfter} after`,
+    )
   }
 }
 

@@ -29,7 +29,8 @@ export default class Backup extends KbCommand<typeof Backup> {
     const {file} = this.args
     // Said before the daemon copies anything, in the user's words rather than an ENOENT on the `.partial` file.
     const dir = dirname(file)
-    if (!statSync(dir, {throwIfNoEntry: false})?.isDirectory()) throw new KbError('usage', `cannot write ${file}: there is no directory ${dir}; create it first (mkdir -p ${dir})`)
+    if (!statSync(dir, {throwIfNoEntry: false})?.isDirectory())
+      throw new KbError('usage', `cannot write ${file}: there is no directory ${dir}; create it first (mkdir -p ${dir})`)
     const client = await this.client()
     const progress = await startProgress('kb backup', {}, progressWanted(this.jsonEnabled()))
     const partial = `${file}.partial`

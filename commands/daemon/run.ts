@@ -15,13 +15,20 @@ export default class DaemonRun extends Command {
     'data-dir': Flags.string({description: 'where the store lives (default: $KB_DATA_DIR, $XDG_DATA_HOME/kb or ~/.local/share/kb)'}),
     'allow-host': Flags.string({description: 'also accept requests whose Host header names this host (repeatable)', multiple: true}),
     'public-url': Flags.string({description: 'the public base URL ending in /api/v1, when behind a proxy', env: 'KB_PUBLIC_URL'}),
-    'log-level': Flags.option({options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, default: 'info', env: 'KB_LOG_LEVEL'})(),
+    'log-level': Flags.option({
+      options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      default: 'info',
+      env: 'KB_LOG_LEVEL',
+    })(),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(DaemonRun)
     const {startDaemon, DaemonError} = await import('../../server/daemon.js')
-    const envHosts = (process.env.KB_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)
+    const envHosts = (process.env.KB_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean)
     let daemon
     try {
       daemon = await startDaemon({

@@ -27,11 +27,14 @@ export function indexStems(text: string): Set<string> {
 
 /** Folds text as the index tokenizer does (lower case, accents removed). */
 export function fold(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase()
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
 }
 
 const TOKEN = /[\p{L}\p{N}\p{M}]+/gu
-// eslint-disable-next-line no-control-regex
+
 const ASCII = /^[\x00-\x7f]*$/
 
 /** The tokens of a text with their places in it (UTF-16 offsets) and folded words, for marking matches. */

@@ -64,7 +64,9 @@ export interface TransferStore {
    * many characters (one entry at least), so that large entries come a few at a time.
    */
   exportEntries(
-    viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number; maxChars?: number},
+    viewer: Viewer | null,
+    filter: ExportFilter,
+    page: {limit: number; after?: number; maxChars?: number},
   ): Promise<{entries: EntryExport[]; next?: number}>
   /** How many entries `exportEntries` will give, announced in the export's header so a reader can show progress. */
   countExportEntries(viewer: Viewer | null, filter: ExportFilter): Promise<number>

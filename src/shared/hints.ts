@@ -33,21 +33,37 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
     tui: 'it may have been deleted meanwhile; the list is refreshed',
     agent: 'check the id: search_knowledge finds entries (entries you may not see look missing too)',
   },
-  conflict: {cli: '`kb show <id>` shows its current state', tui: 'it is already so; the view is refreshed', agent: "get_knowledge shows the entry's current state"},
+  conflict: {
+    cli: '`kb show <id>` shows its current state',
+    tui: 'it is already so; the view is refreshed',
+    agent: "get_knowledge shows the entry's current state",
+  },
   precondition_failed: {
     cli: 'it changed since it was read; run the command again',
     tui: 'it changed meanwhile; try again',
     agent: 'it changed meanwhile; read it again with get_knowledge and retry',
   },
-  payload_too_large: {cli: 'send less (a body holds at most 100,000 characters)', agent: 'send less: a body holds at most 100,000 characters'},
+  payload_too_large: {
+    cli: 'send less (a body holds at most 100,000 characters)',
+    agent: 'send less: a body holds at most 100,000 characters',
+  },
   unsupported_media_type: {cli: 'this CLI and the server disagree; update kb'},
   method_not_allowed: {cli: 'this CLI and the server disagree; update kb'},
   rate_limited: {tui: 'wait a moment and try again', agent: 'wait a little and retry'},
   unreachable: {agent: 'the kb daemon is not running: start it with `kb daemon start`, then retry'},
   unavailable: {cli: 'retry in a moment', agent: 'the kb daemon is shutting down or busy; retry in a moment'},
-  bad_gateway: {cli: 'the proxy in front of the kb server could not reach it; retry in a moment', agent: 'the kb server is not reachable behind its proxy; retry in a moment'},
-  gateway_timeout: {cli: 'the proxy in front of the kb server got no answer from it; retry in a moment', agent: 'the kb server did not answer its proxy; retry in a moment'},
-  idempotency_key_in_use: {cli: 'the same write is still being processed; `kb sync` in a moment gets its answer', agent: 'the same request is still being processed; retry in a moment'},
+  bad_gateway: {
+    cli: 'the proxy in front of the kb server could not reach it; retry in a moment',
+    agent: 'the kb server is not reachable behind its proxy; retry in a moment',
+  },
+  gateway_timeout: {
+    cli: 'the proxy in front of the kb server got no answer from it; retry in a moment',
+    agent: 'the kb server did not answer its proxy; retry in a moment',
+  },
+  idempotency_key_in_use: {
+    cli: 'the same write is still being processed; `kb sync` in a moment gets its answer',
+    agent: 'the same request is still being processed; retry in a moment',
+  },
   internal: {
     cli: 'retry; if it persists, look at the server log (`kb daemon logs` for the local daemon)',
     tui: 'retry; if it persists, see `kb daemon logs`',

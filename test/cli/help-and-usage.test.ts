@@ -13,12 +13,15 @@ afterAll(async () => {
 })
 
 describe('-h', () => {
-  it.each([[['-h']], [['show', '-h']], [['daemon', 'run', '-h']], [['config', 'get', '-h']], [['list', '--limit', '3', '-h']]])('kb %j prints help', async (args) => {
-    const r = await kb(user, args)
-    expect(r.code, r.stderr).toBe(0)
-    expect(r.stdout).toMatch(/USAGE/)
-    expect(r.stderr).toBe('')
-  })
+  it.each([[['-h']], [['show', '-h']], [['daemon', 'run', '-h']], [['config', 'get', '-h']], [['list', '--limit', '3', '-h']]])(
+    'kb %j prints help',
+    async (args) => {
+      const r = await kb(user, args)
+      expect(r.code, r.stderr).toBe(0)
+      expect(r.stdout).toMatch(/USAGE/)
+      expect(r.stderr).toBe('')
+    },
+  )
 })
 
 describe('parse errors are one kb: line', () => {

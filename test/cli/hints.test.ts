@@ -25,7 +25,7 @@ describe('hints per command', () => {
     expect(r.stderr).not.toMatch(/kb search/)
   })
 
-  it('a refusal says once who may (the server\'s words) and then what to do', async () => {
+  it("a refusal says once who may (the server's words) and then what to do", async () => {
     const id = (await d.request('POST', '/knowledge', {body: {title: 'Owner note', body: 'x', scope: 'global'}})).body.id
     const bob = await newPrincipal(d, 'bob')
     const r = await kb(user, ['resolve', id, '--note', 'done'], {env: {KB_API_KEY: bob}})
@@ -61,7 +61,9 @@ describe('hints per command', () => {
   it('kb backup into a missing directory says so in one line, before copying anything', async () => {
     const r = await kb(user, ['backup', '/nonexistent-kb-dir/kb.sqlite'])
     expect(r.code).toBe(2)
-    expect(r.stderr).toBe('kb: cannot write /nonexistent-kb-dir/kb.sqlite: there is no directory /nonexistent-kb-dir; create it first (mkdir -p /nonexistent-kb-dir)\n')
+    expect(r.stderr).toBe(
+      'kb: cannot write /nonexistent-kb-dir/kb.sqlite: there is no directory /nonexistent-kb-dir; create it first (mkdir -p /nonexistent-kb-dir)\n',
+    )
   })
 
   it('kb auth login --with-token with a refused key points at owner.key', async () => {

@@ -81,7 +81,10 @@ describe('an import is all or nothing while other requests go on', () => {
     expect(report).toMatchObject({created: SIZE, rejected: []})
     const seen = await reads
     expect(seen.length).toBeGreaterThan(2)
-    expect(seen.filter((n) => n !== 0 && n !== SIZE), 'a read saw part of the import').toEqual([])
+    expect(
+      seen.filter((n) => n !== 0 && n !== SIZE),
+      'a read saw part of the import',
+    ).toEqual([])
     expect(await marked(mark)).toBe(SIZE)
     const written = await during
     expect(written.status).toBe(201)
@@ -99,7 +102,10 @@ describe('an import is all or nothing while other requests go on', () => {
     // The last line names a project nobody has: found only when it is applied, after all the others were.
     const orphan = {kind: 'entry', id: randomUUID(), title: `${mark} orphan`, body: 'b', scope: 'project', project_id: randomUUID()}
     const broken = `${corpusImport(SIZE - 1, mark)}${JSON.stringify(orphan)}\n`
-    const rejected = JSON.parse((await call(t, 'POST', '/import', broken, 'application/x-ndjson')).text) as {created: number; rejected: Array<{line: number}>}
+    const rejected = JSON.parse((await call(t, 'POST', '/import', broken, 'application/x-ndjson')).text) as {
+      created: number
+      rejected: Array<{line: number}>
+    }
     expect(rejected.created).toBe(0)
     expect(rejected.rejected.map((r) => r.line)).toEqual([SIZE + 1])
     expect(await marked(mark)).toBe(0)

@@ -18,7 +18,12 @@ const PAGE = 200
 const PAGE_CHARS = 1024 * 1024
 
 /** The lines of an export of what the caller may see (everything, for the owner), each ending in a newline. */
-export async function* exportLines(store: Store, version: string, caller: Caller, q: {scope?: Scope; project_id?: string}): AsyncGenerator<string> {
+export async function* exportLines(
+  store: Store,
+  version: string,
+  caller: Caller,
+  q: {scope?: Scope; project_id?: string},
+): AsyncGenerator<string> {
   const owner = isOwner(caller)
   const viewer: Viewer | null = owner ? null : {principalId: caller.principal.id}
   const filter: ExportFilter = {}
@@ -29,9 +34,15 @@ export async function* exportLines(store: Store, version: string, caller: Caller
     if (!known) throw new KbError('not_found', `project ${filter.projectId} does not exist or you are not a member`)
   }
   const header: HeaderLine = {
-    kind: EXPORT_KIND, version: EXPORT_VERSION, exported_at: nowIso(), exported_by: {id: caller.principal.id, name: caller.principal.name},
-    server_version: version, complete: owner && !filter.scope && !filter.projectId, entries: await store.transfer.countExportEntries(viewer, filter),
-    ...(filter.scope ? {scope: filter.scope} : {}), ...(filter.projectId ? {project_id: filter.projectId} : {}),
+    kind: EXPORT_KIND,
+    version: EXPORT_VERSION,
+    exported_at: nowIso(),
+    exported_by: {id: caller.principal.id, name: caller.principal.name},
+    server_version: version,
+    complete: owner && !filter.scope && !filter.projectId,
+    entries: await store.transfer.countExportEntries(viewer, filter),
+    ...(filter.scope ? {scope: filter.scope} : {}),
+    ...(filter.projectId ? {project_id: filter.projectId} : {}),
   }
   yield `${JSON.stringify(header)}\n`
   // The stream reads ahead (16 chunks) through promises that are already resolved, which lets no I/O in:

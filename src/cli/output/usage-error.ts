@@ -10,7 +10,11 @@ export function usageLine(message: string): string {
   // "Parsing --limit \n\tExpected an integer …" → "--limit: expected an integer …"
   const parsing = /^Parsing (--?[\w-]+) ?\n\t*(.*)$/s.exec(text)
   const folded = parsing ? `${parsing[1]}: ${lowerFirst(parsing[2]!)}` : text
-  return `${folded.split('\n').map((l) => l.trim().replace(/\s+/g, ' ')).filter((l) => l !== '').join(' ')} (see --help)`
+  return `${folded
+    .split('\n')
+    .map((l) => l.trim().replace(/\s+/g, ' '))
+    .filter((l) => l !== '')
+    .join(' ')} (see --help)`
 }
 
 function lowerFirst(s: string): string {

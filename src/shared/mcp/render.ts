@@ -18,13 +18,22 @@ const budgetOf = (d: Detail): number | null => (d === 'summary' ? SUMMARY_TOKEN_
 /** One entry as compact text: a header line, then the body, then what the level adds. */
 function renderEntry(e: EntryView, lead = ''): {head: string; body: string; tail: string} {
   const s = e as Partial<EntryFull>
-  const meta = [e.status, s.scope, s.tags && s.tags.length > 0 ? `tags ${s.tags.join(',')}` : undefined, s.url ?? undefined].filter(Boolean).join(' · ')
+  const meta = [e.status, s.scope, s.tags && s.tags.length > 0 ? `tags ${s.tags.join(',')}` : undefined, s.url ?? undefined]
+    .filter(Boolean)
+    .join(' · ')
   const head = `${lead}${e.id} — ${e.title} [${meta}]`
   const tail: string[] = []
-  if (s.thought_chain && s.thought_chain.length > 0) tail.push('Thought chain:', ...s.thought_chain.map((t) => `${t.step}. (${t.kind}) ${t.thought}`))
-  if (s.resolution) tail.push(`Resolved by ${s.resolution.resolved_by.name}${s.resolution.note ? `: ${s.resolution.note}` : ''}${s.resolution.url ? ` (${s.resolution.url})` : ''}`)
+  if (s.thought_chain && s.thought_chain.length > 0)
+    tail.push('Thought chain:', ...s.thought_chain.map((t) => `${t.step}. (${t.kind}) ${t.thought}`))
+  if (s.resolution)
+    tail.push(
+      `Resolved by ${s.resolution.resolved_by.name}${s.resolution.note ? `: ${s.resolution.note}` : ''}${s.resolution.url ? ` (${s.resolution.url})` : ''}`,
+    )
   if (s.comments && s.comments.length > 0) {
-    tail.push(s.comments_truncated ? `Comments (newest ${s.comments.length} of ${s.comment_count}):` : 'Comments:', ...s.comments.map((c) => `- [${c.type}] ${c.author.name}: ${c.body}`))
+    tail.push(
+      s.comments_truncated ? `Comments (newest ${s.comments.length} of ${s.comment_count}):` : 'Comments:',
+      ...s.comments.map((c) => `- [${c.type}] ${c.author.name}: ${c.body}`),
+    )
   }
   if (s.branches && s.branches.length > 0) tail.push('Forks:', ...s.branches.map((b) => `- ${b.id} — ${b.title} (${b.scope})`))
   return {head, body: e.body, tail: tail.join('\n')}
@@ -48,7 +57,10 @@ export async function searchAnswer(result: SearchResult, query: string, maxToken
   const lines = result.items.map((e, i) => entryText(e, 'comments' in e ? 'full' : 'tags' in e ? 'standard' : 'summary', `${i + 1}. `))
   let truncated = result.truncated ?? false
   const textOf = (n: number): string => {
-    const more = result.total > n ? `\n(${n} of ${result.total} matches${truncated ? ', cut to fit max_tokens' : ''}; get_knowledge <id> reads one)` : ''
+    const more =
+      result.total > n
+        ? `\n(${n} of ${result.total} matches${truncated ? ', cut to fit max_tokens' : ''}; get_knowledge <id> reads one)`
+        : ''
     if (n > 0) return lines.slice(0, n).join('\n\n') + more
     return result.total === 0
       ? `Nothing matches "${query}". Nothing recorded yet? add_knowledge once you have solved it.`
