@@ -21,7 +21,7 @@ import {safeText} from './output/safe-text.js'
 import {usageLine} from './output/usage-error.js'
 import type {OutboxOptions} from './outbox/queue.js'
 import {hasQueued, isUnreachable, queueEnabled, type OutboxItem, type QueuedWrite} from './outbox/state.js'
-import {projectRef, resolveProjectId} from './project/project.js'
+import {projectRef, resolveProjectId, type ProjectRef} from './project/project.js'
 
 export type KbFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof KbCommand)['baseFlags'] & T['flags']>
 export type KbArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -40,7 +40,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
       helpGroup: 'GLOBAL',
     }),
     project: Flags.string({
-      description: 'project id or canonical remote (github.com/acme/api) (env KB_PROJECT; default git config kb.project)',
+      description: "project id or canonical remote (github.com/acme/api) (env KB_PROJECT; default the checkout's, see docs/cli.md)",
       helpGroup: 'GLOBAL',
     }),
   }
@@ -205,9 +205,14 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
 
   /** The project id for this command, or null when none is known (outside a joined repository). */
   protected async projectId(): Promise<string | null> {
-    const ref = await projectRef((this.flags as {project?: string}).project)
+    const ref = await this.projectRef()
     if (!ref) return null
-    return resolveProjectId(ref, await this.client())
+    return resolveProjectId(ref, await this.client(), this.baseUrl)
+  }
+
+  /** Where this command's project comes from (docs/cli.md, "The project of a checkout"), before asking the server. */
+  protected projectRef(): Promise<ProjectRef | null> {
+    return projectRef((this.flags as {project?: string}).project, this.baseUrl)
   }
 
   /** `--json` output, with every control escaped (format.ts jsonText). */
@@ -228,7 +233,8 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     try {
       const client = await this.client()
       if (draft.project_ref) {
-        const body = {...(draft.request!.body as Record<string, unknown>), project_id: await resolveProjectId(draft.project_ref, client)}
+        const projectId = await resolveProjectId(draft.project_ref, client, this.baseUrl)
+        const body = {...(draft.request!.body as Record<string, unknown>), ...(projectId ? {project_id: projectId} : {})}
         settled = {...draft, request: {...draft.request!, body}, project_ref: undefined}
       }
       return (await client.write<T>(settled.request!, {idempotencyKey: key})).body
