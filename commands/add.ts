@@ -15,7 +15,7 @@ import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publis
 export default class Add extends KbCommand<typeof Add> {
   static override summary = 'Add a knowledge entry'
   static override description =
-    'The body comes from --body, --body-file (- for stdin), stdin when piped, or $EDITOR on a terminal. In a checkout whose project is known (docs/cli.md, \"The project of a checkout\") the entry belongs to that project (scope project by default); elsewhere it is private unless --scope says otherwise.\n\n' +
+    'The body comes from --body, --body-file (- for stdin), stdin when piped, or $EDITOR on a terminal. In a checkout whose project is known (docs/cli.md, "The project of a checkout") the entry belongs to that project (scope project by default); elsewhere it is private unless --scope says otherwise.\n\n' +
     'In project or global scope the entry is scanned for secrets and personal data as `kb publish` does: on a terminal you choose to redact them, ' +
     'keep them (recorded on the entry) or stop; elsewhere the command fails with exit 5 unless --redact or --acknowledge <ids> says what to do.'
   static override examples = [

@@ -12,7 +12,7 @@ import {cell, dim, green, oneLine} from '../../src/cli/output/format.js'
 export default class ProjectJoin extends KbCommand<typeof ProjectJoin> {
   static override summary = "Join the project of this repository's git remote"
   static override description =
-    'Picks the remote as gh does (upstream, then origin, then the others), or --remote (a remote name or a URL). The project is created on first join; its id is stored for this server in `git config kb.<base URL>.project`, so later commands in this checkout use it (docs/cli.md, \"The project of a checkout\").'
+    'Picks the remote as gh does (upstream, then origin, then the others), or --remote (a remote name or a URL). The project is created on first join; its id is stored for this server in `git config kb.<base URL>.project`, so later commands in this checkout use it (docs/cli.md, "The project of a checkout").'
   static override examples = [
     '<%= config.bin %> project join',
     '<%= config.bin %> project join --remote upstream',
