@@ -6,6 +6,7 @@ import {randomUUID} from 'node:crypto'
 import {pino} from 'pino'
 import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {KbError} from '../src/shared/errors.js'
+import type {DaemonInfo} from '../src/shared/paths.js'
 import {createValidator} from '../src/shared/validator.js'
 import {Authenticator, bearerChallenge} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
@@ -49,6 +50,8 @@ export interface AppOptions {
   publicBaseUrl?: string
   /** The secret of `daemon.secret`, with which `/health` proves the daemon owns its data directory. */
   proofSecret?: Buffer
+  /** A daemon bound to loopback: what `/health` tells a caller on the same machine (its daemon.json). */
+  localInfo?: () => DaemonInfo | null
 }
 
 export interface KbApp {
@@ -169,7 +172,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   const idempotency = new IdempotencyLayer(store.idempotency, app.log, {maxStreamBytes: IMPORT_BODY_LIMIT})
   let openapiDoc: Record<string, unknown> | null = null
   const routes: RouteDef[] = [
-    ...metaRoutes(version, () => openapiDoc ?? {}, options.proofSecret),
+    ...metaRoutes(version, () => openapiDoc ?? {}, options.proofSecret, options.localInfo),
     ...knowledgeRoutes(knowledge, new PublishService(store, knowledge)),
     ...searchRoutes(knowledge),
     ...projectRoutes(projects),

@@ -30,6 +30,8 @@ export interface DaemonOptions {
   allowedHosts?: string[]
   publicBaseUrl?: string
   logLevel?: string
+  /** The file the starter sent this process's stderr (its log) to; absent in the foreground. */
+  logFile?: string
 }
 
 export class DaemonError extends Error {}
@@ -102,7 +104,7 @@ function writePrivateFile(path: string, content: string): void {
 }
 
 /** Runs the daemon until a signal stops it. Resolves with the listening URL once it accepts requests. */
-export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop: () => Promise<void>}> {
+export async function startDaemon(o: DaemonOptions): Promise<{url: string; info: DaemonInfo; stop: () => Promise<void>}> {
   mkdirSync(o.dataDir, {recursive: true, mode: 0o700})
   const files = dataFiles(o.dataDir)
   const releaseLock = acquireLock(files.lock)
@@ -119,6 +121,7 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
   }
   // Before listening: once the port answers, daemon.secret is this daemon's.
   const proofSecret = randomBytes(32)
+  let info: DaemonInfo | null = null
   writePrivateFile(files.secret, `${proofSecret.toString('hex')}\n`)
   const {app, services} = await buildApp({
     store,
@@ -131,6 +134,7 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
     ],
     ...(o.publicBaseUrl ? {publicBaseUrl: o.publicBaseUrl} : {}),
     proofSecret,
+    ...(isLoopbackAddress(o.host) ? {localInfo: () => info} : {}),
   })
   const ownerKey = await services.apiKeys.bootstrapOwner()
   if (ownerKey) {
@@ -154,8 +158,16 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
   const port = typeof address === 'object' && address ? address.port : o.port
   const hostForUrl = o.host.includes(':') ? `[${o.host}]` : o.host === '0.0.0.0' ? '127.0.0.1' : o.host
   const url = `http://${hostForUrl}:${port}${API_PREFIX}`
-  const info: DaemonInfo = {pid: process.pid, url, version: o.version, started_at: new Date().toISOString()}
-  writePrivateFile(files.daemonJson, `${JSON.stringify(info, null, 2)}\n`)
+  const started: DaemonInfo = {
+    pid: process.pid,
+    url,
+    version: o.version,
+    started_at: new Date().toISOString(),
+    data_dir: o.dataDir,
+    log: o.logFile ?? null,
+  }
+  info = started
+  writePrivateFile(files.daemonJson, `${JSON.stringify(started, null, 2)}\n`)
   app.log.info({url, pid: process.pid, dataDir: o.dataDir}, 'kb daemon listening')
 
   // A keep-alive connection whose request is still in flight when the stop begins would otherwise stay
@@ -181,5 +193,5 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
     })()
     return stopping
   }
-  return {url, stop}
+  return {url, info: started, stop}
 }

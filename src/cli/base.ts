@@ -4,6 +4,7 @@
  * queue in the outbox when the server cannot be reached (and a queue sent behind the next command that
  * reaches it), and one mapping of `KbError` to an exit code plus one stderr line that names the fix.
  */
+import {join} from 'node:path'
 import {Command, Flags, ux, type Interfaces} from '@oclif/core'
 import {KbError, type ErrorCode} from '../shared/errors.js'
 import {dataDir} from '../shared/paths.js'
@@ -13,7 +14,7 @@ import {httpClient} from './client/http-transport.js'
 import {resolveBaseUrl} from './config/config.js'
 import {oauthExpired, resolveCredential, type ResolvedCredential} from './credentials/credentials.js'
 import {autostartEnabled, ensureDaemon, isLoopbackUrl} from './daemon/manager.js'
-import {impostorError, probeDaemon, type DaemonProbe} from './daemon/proof.js'
+import {impostorError, probeDaemon, probeDaemonIfUp, type DaemonProbe} from './daemon/proof.js'
 import {jsonText, oneLine, outputMode, type OutputMode} from './output/format.js'
 import {page, pagerCommand, screenRows} from './output/pager.js'
 import {progressWanted} from './output/progress.js'
@@ -215,6 +216,16 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     return projectRef((this.flags as {project?: string}).project, this.baseUrl)
   }
 
+  /** The data directory the local daemon says it uses, when kb sent no credential and looked for owner.key in another. */
+  private async daemonElsewhere(): Promise<string | null> {
+    if (!this.local || this.credential?.source !== 'none') return null
+    const dir = dataDir()
+    if (this.probe?.dir !== dir)
+      this.probe = {dir, probe: (await probeDaemonIfUp(this.baseUrl, dir).catch(() => null)) ?? {health: null, proven: false, peer: null}}
+    const said = this.probe.probe.health?.data_dir
+    return said && said !== dir ? said : null
+  }
+
   /** `--json` output, with every control escaped (format.ts jsonText). */
   protected override logJson(json: unknown): void {
     process.stdout.write(`${jsonText(json)}\n`)
@@ -352,6 +363,9 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
         ? hintFor(err.code, 'cli', command, err.errors?.length === 1 ? err.errors[0]!.path : undefined)
         : undefined
       if (hint) message = `${message}; ${hint.replace('<command>', command)}`
+      const elsewhere = err.code === 'unauthenticated' ? await this.daemonElsewhere() : null
+      if (elsewhere)
+        message = `no credential: the kb daemon at ${this.baseUrl} keeps its data in ${elsewhere}, not in ${dataDir()} where kb looked for owner.key; set KB_DATA_DIR=${elsewhere} (its key is ${join(elsewhere, 'owner.key')}), or log in with \`kb auth login --with-token\``
       if (err.code === 'rate_limited' && err.headers?.['retry-after']) message = `${err.message}; retry in ${err.headers['retry-after']} s`
     } else if (err.oclif?.exit !== undefined) {
       // oclif's own errors: parse errors (unknown flag, missing argument, bad option value) exit 2.
@@ -361,7 +375,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
         return undefined
       }
       code = exit === 2 ? 'usage' : null
-      message = usageLine(message)
+      message = usageLine(message, (this.id ?? '').split(':').join(' '))
     } else {
       exit = 1
     }

@@ -305,6 +305,15 @@ export type GrantIdParams = Static<typeof GrantIdParams>
 export const HealthSchema = Type.Object({
   status: Type.Literal('ok'),
   version: Type.String(),
+  // A daemon bound to loopback says who it is to a caller on the same machine (kb daemon status/logs).
+  pid: Type.Optional(Type.Integer({description: 'Local daemon, loopback caller only: its process id'})),
+  started_at: Type.Optional(Type.String({description: 'Local daemon, loopback caller only: when it started'})),
+  data_dir: Type.Optional(Type.String({description: 'Local daemon, loopback caller only: its data directory'})),
+  log: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'Local daemon, loopback caller only: the file its log goes to; null when it logs to its stderr (`kb daemon run`)',
+    }),
+  ),
   proof: Type.Optional(
     Type.String({
       description: 'Only when asked with a Kb-Challenge header: the daemon proves it owns its data directory (docs/security.md)',

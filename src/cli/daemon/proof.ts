@@ -83,7 +83,9 @@ export async function probeDaemon(
   const peer = res.peer ?? null
   if (typeof h?.version !== 'string') return {health: null, proven: false, peer}
   const proven = secret !== null && peer !== null && proofMatches(secret, challenge, peer, h.proof)
-  return {health: {status: 'ok', version: h.version}, proven, peer}
+  // data_dir is unproven: used only to word a fix (a daemon started with another --data-dir).
+  const dataDirSaid = typeof h.data_dir === 'string' ? {data_dir: h.data_dir} : {}
+  return {health: {status: 'ok', version: h.version, ...dataDirSaid}, proven, peer}
 }
 
 /** `probeDaemon`, or null when nothing answers. */
@@ -103,9 +105,14 @@ export async function impostorError(baseUrl: string, dir: string, probe: DaemonP
   const {portHolder} = await import('./port-holder.js')
   const holder = portHolder(port, probe?.peer?.address)
   const who = holder ? ` (it belongs to ${holder})` : ''
+  const said = probe?.health?.data_dir
+  const other =
+    said && said !== dir
+      ? `. It says it is the kb daemon of ${said} (\`kb daemon run --data-dir\`): if so, set KB_DATA_DIR=${said} to use its owner.key`
+      : ''
   return new KbError(
     'conflict',
     `port ${port} on ${u.hostname} is held by a program that is not the kb daemon of ${dir}${who}: it could not prove it owns that data directory, so no credential was sent. ` +
-      `Stop that program, or run kb on another port (\`kb config set base_url http://127.0.0.1:<port>/api/v1\`)`,
+      `Stop that program, or run kb on another port (\`kb config set base_url http://127.0.0.1:<port>/api/v1\`)${other}`,
   )
 }

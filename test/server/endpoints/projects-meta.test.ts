@@ -67,7 +67,14 @@ describe('service endpoints', () => {
   it('GET /health needs no auth', async () => {
     const res = await d.request('GET', '/health', {key: null})
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({status: 'ok', version: 'test'})
+    expect(res.body).toEqual({
+      status: 'ok',
+      version: 'test',
+      pid: process.pid,
+      started_at: expect.any(String),
+      data_dir: d.dataDir,
+      log: null,
+    })
   })
 
   it('GET /openapi.json needs no auth and is OpenAPI 3.1', async () => {
