@@ -12,6 +12,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeSync,
 } from 'node:fs'
@@ -141,7 +142,18 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; info:
     writePrivateFile(files.ownerKey, `${ownerKey}\n`)
     app.log.info({file: files.ownerKey}, 'created the owner principal; its API key is in owner.key')
   } else if (!existsSync(files.ownerKey)) {
-    app.log.info('owner.key is absent; create keys with an existing credential')
+    app.log.info('owner.key is absent; create keys with an existing credential (an empty owner.key asks for a new one)')
+  } else {
+    const reissued = await services.apiKeys.reissueOwnerKey(readFileSync(files.ownerKey, 'utf8').trim())
+    if (reissued) {
+      // Kept, not lost: it may still open the store it came from (a restore rolled back).
+      renameSync(files.ownerKey, `${files.ownerKey}.stale`)
+      writePrivateFile(files.ownerKey, `${reissued}\n`)
+      app.log.warn(
+        {file: files.ownerKey},
+        'owner.key was not a key of this store (restored from elsewhere?): a new owner key is in it, the old file is owner.key.stale',
+      )
+    }
   }
   if (!isLoopbackAddress(o.host))
     app.log.warn({host: o.host}, 'listening on a non-loopback address: anyone who can reach it and holds a key can use it')

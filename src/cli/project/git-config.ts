@@ -23,7 +23,7 @@ export interface ConfigEntry {
 }
 
 /** The repository's git dir: `.git` in `cwd` or above (a directory, or a worktree's `gitdir:` file). */
-export function findGitDir(cwd: string, env: NodeJS.ProcessEnv): string | null {
+function findGitDir(cwd: string, env: NodeJS.ProcessEnv): string | null {
   if (env.GIT_DIR) return resolve(cwd, env.GIT_DIR)
   for (let dir = cwd; ; dir = dirname(dir)) {
     const dotGit = join(dir, '.git')
@@ -47,7 +47,7 @@ function unescape(s: string): string {
  * The entries of the repository's own config file (a linked worktree's common one), in file order;
  * [] when there is none; undefined when it includes other files, so the caller asks git.
  */
-export function readRepoConfig(gitDir: string): ConfigEntry[] | undefined {
+function readRepoConfig(gitDir: string): ConfigEntry[] | undefined {
   let dir = gitDir
   try {
     dir = resolve(gitDir, readFileSync(join(gitDir, 'commondir'), 'utf8').trim())
