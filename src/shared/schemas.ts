@@ -122,11 +122,14 @@ export const PatchEntryBody = Type.Object(
 )
 export type PatchEntryBody = Static<typeof PatchEntryBody>
 
-export const ResolveBody = Type.Object({note: Type.Optional(Note), url: Type.Optional(Url)}, {additionalProperties: false})
+export const ResolveBody = Type.Object(
+  {note: Type.Optional(Note), url: Type.Optional(Url), ...sensitiveChoice},
+  {additionalProperties: false},
+)
 export type ResolveBody = Static<typeof ResolveBody>
 
 export const CommentBody = Type.Object(
-  {body: Type.String({minLength: 1, maxLength: COMMENT_MAX}), type: Type.Optional(CommentTypeSchema)},
+  {body: Type.String({minLength: 1, maxLength: COMMENT_MAX}), type: Type.Optional(CommentTypeSchema), ...sensitiveChoice},
   {additionalProperties: false},
 )
 export type CommentBody = Static<typeof CommentBody>
@@ -318,7 +321,8 @@ export const FindingSchema = Type.Object(
   {
     id: Type.String({description: 'Stable while the entry is unchanged: a hash of field, kind, position and the text found'}),
     field: Type.String({
-      description: 'title, body, url, tags/<i>, thought_chain/<i>/thought, resolution/note or comments/<comment id>/body',
+      description:
+        'title, body, url, tags/<i>, thought_chain/<i>/thought, resolution/note, resolution/url, comments/<comment id>/body, or comment (the comment being added)',
     }),
     kind: Type.String({description: 'The rule that found it, e.g. aws-access-token, github-pat, private-key, email (docs/security.md)'}),
     label: Type.String({description: 'The kind in words'}),
