@@ -195,9 +195,12 @@ describe('on a terminal', () => {
     expect((await d.request('GET', `/knowledge/${id}`)).body.comment_count).toBe(0)
   })
 
-  it('kb add --scope project asks too', async () => {
+  it('kb add into a shared scope asks too', async () => {
     const r = await kbTty(user, ['add', 'Shared key', '--body', BODY, '--scope', 'global'], {input: 'r\n'})
     expect(r.code, r.stdout).toBe(0)
-    expect(r.stdout.replace(new RegExp(ANSI_RE.source, 'g'), '')).toMatch(/Created [0-9a-f-]{36} {2}Shared key/)
+    const out = r.stdout.replace(new RegExp(ANSI_RE.source, 'g'), '')
+    expect(out).toContain('Redact them and go on [r], keep them as written and record that [k], or stop [s]?')
+    expect(out).toMatch(/Created [0-9a-f-]{36} {2}Shared key/)
+    expectNoSecret(out)
   })
 })
