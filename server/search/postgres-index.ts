@@ -1,0 +1,119 @@
+/**
+ * @module The PostgreSQL side of search (the `SearchIndex` of driver.ts): a GIN index over each entry's
+ * `tsvector` (written from the shared tokenizer, server/search/tsvector.ts) finds, counts and first orders
+ * candidates with an OR-built `tsquery` and ts_rank over weighted fields; `search_terms` gives document
+ * frequencies and serves the vocabulary reads of typo tolerance and completion (the same bounded ranges as
+ * SQLite's `search_vocab`, so both drivers expand a query alike); `search_stats` holds the collection's size.
+ * The shared engine then re-ranks with BM25F. Visibility and filters are the SQL of postgres-rows.ts.
+ */
+import type {Queryable} from '../store/postgres-db.js'
+import {ENTRY_COLUMNS, ENTRY_FROM, entryFromRow, filterSql, Params} from '../store/postgres-rows.js'
+import type {EntryFilter, EntryRow, SearchHit, Viewer} from '../store/store.js'
+import type {CollectionStats} from './bm25f.js'
+import type {CandidateSource, CandidateText, IndexTerm, SearchIndex} from './driver.js'
+import {explainHit} from './highlight.js'
+import {anyTermQuery} from './tsvector.js'
+import type {VocabularyProbe} from './vocabulary.js'
+
+/**
+ * ts_rank's weights for body (D), unused (C), tags (B) and title (A): the 1 : 2 : 4 of SQLite's first stage
+ * (sqlite-index.ts BM25_WEIGHTS), scaled into ts_rank's 0–1.
+ */
+const RANK_WEIGHTS = '{0.1, 0, 0.2, 0.4}'
+/** Phrase counts of at least this many are remembered a while: counting reads every entry holding the words. */
+const PHRASE_CACHE_MIN = 100
+const PHRASE_CACHE_MS = 10_000
+const PHRASE_CACHE_MAX = 10_000
+
+export class PostgresSearchIndex implements SearchIndex {
+  private readonly phraseCounts = new Map<string, {df: number; at: number}>()
+
+  constructor(private readonly db: Queryable) {}
+
+  async documentFrequency(stem: string): Promise<number> {
+    const [row] = await this.db.query<{n: number}>('SELECT coalesce(sum(df), 0)::int8 AS n FROM search_terms WHERE term = $1', [stem])
+    return row?.n ?? 0
+  }
+
+  /**
+   * Counted with the GIN index (and a position check per entry holding all the words). A large count is
+   * remembered for a few seconds; several daemons share the database, so there is no cheap way to know
+   * how much it has moved, and within seconds it moves by little.
+   */
+  async phraseFrequency(words: string[]): Promise<number> {
+    const key = words.join(' ')
+    // A term of the words alone: tsvector.ts makes it their stems adjacent and in order.
+    const query = anyTermQuery([{words, stem: key, df: 0}])
+    const cached = this.phraseCounts.get(key)
+    if (cached && Date.now() - cached.at < PHRASE_CACHE_MS) return cached.df
+    const [row] = await this.db.query<{n: number}>('SELECT count(*) AS n FROM entries WHERE search @@ $1::tsquery', [query])
+    const df = row?.n ?? 0
+    if (df >= PHRASE_CACHE_MIN) {
+      if (this.phraseCounts.size >= PHRASE_CACHE_MAX) this.phraseCounts.clear()
+      this.phraseCounts.set(key, {df, at: Date.now()})
+    }
+    return df
+  }
+
+  /** The 16 shards of `search_stats` summed. */
+  async collectionStats(): Promise<CollectionStats> {
+    const [row] = await this.db.query<{docs: number; title: number; tags: number; body: number}>(
+      'SELECT coalesce(sum(docs), 0)::float8 AS docs, coalesce(sum(title), 0)::float8 AS title, coalesce(sum(tags), 0)::float8 AS tags, coalesce(sum(body), 0)::float8 AS body FROM search_stats')
+    const docs = row?.docs ?? 0
+    const avg = (n: number): number => (docs > 0 ? n / docs : 0)
+    return {docs, avgLength: {title: avg(row?.title ?? 0), tags: avg(row?.tags ?? 0), body: avg(row?.body ?? 0)}}
+  }
+
+  /** One range of `search_terms` by prefix or by reversed suffix; a term counted in several shards is one term. */
+  async vocabulary(probe: VocabularyProbe, limit: number): Promise<string[]> {
+    if ('prefix' in probe) {
+      const rows = await this.db.query<{term: string}>(`SELECT DISTINCT term FROM search_terms
+        WHERE head = $1 AND len = $2 AND term >= $3 AND term < $4 AND df > 0 ORDER BY term LIMIT $5`,
+      [probe.head, probe.length, probe.prefix, `${probe.prefix}\u{10FFFF}`, limit])
+      return rows.map((r) => r.term)
+    }
+    const rev = Array.from(probe.suffix).reverse().join('')
+    const rows = await this.db.query<{term: string}>(`SELECT DISTINCT rev, term FROM search_terms
+      WHERE head = $1 AND len = $2 AND rev >= $3 AND rev < $4 AND df > 0 ORDER BY rev LIMIT $5`,
+    [probe.head, probe.length, rev, `${rev}\u{10FFFF}`, limit])
+    return rows.map((r) => r.term)
+  }
+
+  async candidates(viewer: Viewer, filter: EntryFilter): Promise<CandidateSource> {
+    /** Visible entries matching `query`, `rest` (ORDER BY, LIMIT) put together with the same placeholders. */
+    const select = async (what: string, query: string, rest: (p: Params, q: string) => string = () => ''): Promise<Array<Record<string, number>>> => {
+      const p = new Params()
+      const q = `${p.add(query)}::tsquery`
+      const where = filterSql(viewer, filter, p)
+      return this.db.query(`SELECT ${what} FROM entries e WHERE e.search @@ ${q} AND ${where.join(' AND ')} ${rest(p, q)}`, p.values)
+    }
+    return {
+      count: async (terms) => (await select('count(*) AS n', anyTermQuery(terms)))[0]?.n ?? 0,
+      best: async (terms, depth) => {
+        const rows = await select('e.seq', anyTermQuery(terms), (p, q) => `ORDER BY ts_rank('${RANK_WEIGHTS}', e.search, ${q}) DESC, e.seq DESC LIMIT ${p.add(depth)}`)
+        return rows.map((r) => r.seq!)
+      },
+      // The seq index read backwards, stopping at `depth` matches.
+      newest: async (terms, depth) => {
+        const inTitle = await select('e.seq', anyTermQuery(terms, true), (p) => `ORDER BY e.seq DESC LIMIT ${p.add(depth)}`)
+        const anywhere = await select('e.seq', anyTermQuery(terms), (p) => `ORDER BY e.seq DESC LIMIT ${p.add(depth)}`)
+        return [...inTitle, ...anywhere].map((r) => r.seq!)
+      },
+    }
+  }
+
+  async texts(keys: number[]): Promise<CandidateText[]> {
+    const rows = await this.db.query<{seq: number; title: string; tags: string; body: string}>('SELECT seq, title, tags, body FROM entries WHERE seq = ANY($1::int8[])', [keys])
+    return rows.map((r) => ({key: r.seq, title: r.title, tags: JSON.parse(r.tags) as string[], body: r.body}))
+  }
+
+  async entries(keys: number[]): Promise<Map<number, EntryRow>> {
+    const rows = await this.db.query(`SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE e.seq = ANY($1::int8[])`, [keys])
+    return new Map(rows.map((r) => [r.seq as number, entryFromRow(r)]))
+  }
+
+  async explain(key: number, terms: IndexTerm[]): Promise<Pick<SearchHit, 'matched' | 'snippet'>> {
+    const [text] = await this.texts([key])
+    return text ? explainHit(text, terms) : {matched: {fields: [], terms: []}, snippet: ''}
+  }
+}
