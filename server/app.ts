@@ -155,7 +155,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   const apiKeys = new ApiKeyService(store)
   let openapiDoc: Record<string, unknown> | null = null
   const routes: RouteDef[] = [
-    ...metaRoutes(version, () => openapiDoc ?? {}),
+    ...metaRoutes(version, () => openapiDoc ?? {}, store),
     ...knowledgeRoutes(knowledge),
     ...searchRoutes(knowledge),
     ...projectRoutes(projects),

@@ -12,7 +12,8 @@ import type {EntryFilter, EntryRow, SearchHit, Viewer} from '../store/store.js'
 import type {CollectionStats} from './bm25f.js'
 import type {CandidateSource, CandidateText, IndexTerm, SearchIndex} from './driver.js'
 import {explainHit} from './highlight.js'
-import {anyTermQuery} from './tsvector.js'
+import {stemOf} from './text.js'
+import {anyTermQuery, indexable} from './tsvector.js'
 import type {VocabularyProbe} from './vocabulary.js'
 
 /**
@@ -41,6 +42,7 @@ export class PostgresSearchIndex implements SearchIndex {
    * how much it has moved, and within seconds it moves by little.
    */
   async phraseFrequency(words: string[]): Promise<number> {
+    if (!words.every((w) => indexable(stemOf(w)))) return 0
     const key = words.join(' ')
     // A term of the words alone: tsvector.ts makes it their stems adjacent and in order.
     const query = anyTermQuery([{words, stem: key, df: 0}])

@@ -14,6 +14,13 @@ const POSITION_MAX = 16_383
 /** Positions kept per term; PostgreSQL keeps no more. */
 const POSITIONS_PER_TERM = 256
 const WEIGHTS: Record<SearchField, string> = {title: 'A', tags: 'B', body: ''}
+/** PostgreSQL's longest lexeme in bytes; a longer "word" (a hash, a blob pasted whole) is not indexed on PostgreSQL. */
+const LEXEME_BYTES_MAX = 2047
+
+/** Whether PostgreSQL can index the term (short enough; a UTF-16 unit is at most 3 bytes of UTF-8). */
+export function indexable(term: string): boolean {
+  return term.length * 3 <= LEXEME_BYTES_MAX || Buffer.byteLength(term, 'utf8') <= LEXEME_BYTES_MAX
+}
 
 export interface IndexedEntry {
   /** The `tsvector` literal (cast with `::tsvector`). */
@@ -37,6 +44,7 @@ export function indexEntry(title: string, tags: string[], body: string): Indexed
   for (const field of ['title', 'tags', 'body'] as const) {
     for (const term of fields[field]) {
       position = Math.min(POSITION_MAX, position + 1)
+      if (!indexable(term)) continue
       let list = positions.get(term)
       if (!list) positions.set(term, (list = []))
       if (list.length < POSITIONS_PER_TERM) list.push(`${position}${WEIGHTS[field]}`)

@@ -199,7 +199,9 @@ export const ApiKeySchema = Type.Object(
   },
   {$id: 'ApiKey'},
 )
-export const HealthSchema = Type.Object({status: Type.Literal('ok'), version: Type.String()})
+/** The store the daemon runs on (`sqlite`, `postgres`) and whether it answered just now; a store that does not answer makes /health a 503 problem carrying the same field. */
+export const HealthStoreSchema = Type.Object({kind: Type.String(), answers: Type.Boolean()})
+export const HealthSchema = Type.Object({status: Type.Literal('ok'), version: Type.String(), store: HealthStoreSchema})
 export const ProblemSchema = Type.Object(
   {
     type: Type.String(), title: Type.String(), status: Type.Integer(), code: Type.String(), detail: Type.Optional(Type.String()),
