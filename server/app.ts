@@ -88,6 +88,11 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     clientErrorHandler: sendClientErrorProblem,
   })
 
+  // A client may close its sending side once the request is out (`shutdown(SHUT_WR)`). node then drops the
+  // request unless it still awaits an answer: with a store that answers asynchronously (PostgreSQL) nearly
+  // every answer would be lost. Half-open, the connection closes once the answer is sent.
+  Object.assign(app.server, {httpAllowHalfOpen: true})
+
   // Bodies are JSON, validated without coercion; query strings and path parameters are text.
   const bodyAjv = createValidator('json')
   const textAjv = createValidator('query')

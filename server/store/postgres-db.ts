@@ -59,9 +59,21 @@ function unavailable(cause: unknown): KbError {
   return new KbError('unavailable', 'the database (PostgreSQL) is not answering; retry in a moment', {headers: {'Retry-After': String(RETRY_AFTER_S)}, cause})
 }
 
-/** The error as callers see it: a KbError 503 when the database could not serve, else unchanged. */
+/** SQLSTATEs of text PostgreSQL cannot store: U+0000 (NUL), which SQLite keeps. */
+const NUL_STATES = new Set(['22021', '22P05'])
+
+/**
+ * The error as callers see it: 503 when the database could not serve, 422 for text it cannot hold (a client
+ * sent it: never a 500), else unchanged.
+ */
 function mapped(e: unknown): unknown {
-  return e instanceof KbError || !isUnavailable(e) ? e : unavailable(e)
+  if (e instanceof KbError) return e
+  if (NUL_STATES.has(String((e as {code?: unknown})?.code))) {
+    return new KbError('validation_failed', 'text on this server (PostgreSQL) cannot hold the character U+0000 (NUL); remove it', {
+      errors: [{path: '(body)', message: 'contains U+0000'}], cause: e,
+    })
+  }
+  return isUnavailable(e) ? unavailable(e) : e
 }
 
 function queryable(run: (sql: string, params?: unknown[]) => Promise<pg.QueryResult>): Queryable {
