@@ -27,34 +27,50 @@ const PHRASE_CACHE_MS = 10_000
 const PHRASE_CACHE_MAX = 10_000
 
 export class PostgresSearchIndex implements SearchIndex {
+  /**
+   * ts_rank weighs fields but knows no IDF, so its order is a weaker first stage than FTS5's bm25(): on
+   * Cranfield, re-ranking its best 50 gives nDCG@10 0.385, its best 100 0.391, as SQLite's best 50 do.
+   */
+  readonly candidateFactor = 2
   private readonly phraseCounts = new Map<string, {df: number; at: number}>()
 
   constructor(private readonly db: Queryable) {}
 
-  async documentFrequency(stem: string): Promise<number> {
-    const [row] = await this.db.query<{n: number}>('SELECT coalesce(sum(df), 0)::int8 AS n FROM search_terms WHERE term = $1', [stem])
-    return row?.n ?? 0
+  async documentFrequencies(stems: string[]): Promise<number[]> {
+    if (stems.length === 0) return []
+    const rows = await this.db.query<{n: number}>(`SELECT (SELECT coalesce(sum(t.df), 0) FROM search_terms t WHERE t.term = s.term)::int8 AS n
+      FROM unnest($1::text[]) WITH ORDINALITY s(term, i) ORDER BY s.i`, [stems])
+    return rows.map((r) => r.n)
   }
 
   /**
    * Counted with the GIN index (and a position check per entry holding all the words). A large count is
-   * remembered for a few seconds; several daemons share the database, so there is no cheap way to know
-   * how much it has moved, and within seconds it moves by little.
+   * remembered for a few seconds: several daemons share the database, so there is no cheap way to know how
+   * much it has moved, and within seconds it moves by little. A phrase with a word PostgreSQL cannot index
+   * (over 2047 bytes) matches nothing.
    */
-  async phraseFrequency(words: string[]): Promise<number> {
-    if (!words.every((w) => indexable(stemOf(w)))) return 0
-    const key = words.join(' ')
-    // A term of the words alone: tsvector.ts makes it their stems adjacent and in order.
-    const query = anyTermQuery([{words, stem: key, df: 0}])
-    const cached = this.phraseCounts.get(key)
-    if (cached && Date.now() - cached.at < PHRASE_CACHE_MS) return cached.df
-    const [row] = await this.db.query<{n: number}>('SELECT count(*) AS n FROM entries WHERE search @@ $1::tsquery', [query])
-    const df = row?.n ?? 0
-    if (df >= PHRASE_CACHE_MIN) {
-      if (this.phraseCounts.size >= PHRASE_CACHE_MAX) this.phraseCounts.clear()
-      this.phraseCounts.set(key, {df, at: Date.now()})
+  async phraseFrequencies(phrases: string[][]): Promise<number[]> {
+    const now = Date.now()
+    const out = phrases.map((words) => {
+      if (!words.every((w) => indexable(stemOf(w)))) return 0
+      const cached = this.phraseCounts.get(words.join(' '))
+      return cached && now - cached.at < PHRASE_CACHE_MS ? cached.df : null
+    })
+    const todo = phrases.flatMap((words, i) => (out[i] === null ? [i] : []))
+    if (todo.length > 0) {
+      // A term of the words alone: tsvector.ts makes it their stems adjacent and in order.
+      const queries = todo.map((i) => anyTermQuery([{words: phrases[i]!, stem: '', df: 0}]))
+      const rows = await this.db.query<{n: number}>(`SELECT (SELECT count(*) FROM entries e WHERE e.search @@ q.query) AS n
+        FROM unnest($1::tsquery[]) WITH ORDINALITY q(query, i) ORDER BY q.i`, [queries])
+      todo.forEach((i, k) => {
+        const df = rows[k]!.n
+        out[i] = df
+        if (df < PHRASE_CACHE_MIN) return
+        if (this.phraseCounts.size >= PHRASE_CACHE_MAX) this.phraseCounts.clear()
+        this.phraseCounts.set(phrases[i]!.join(' '), {df, at: now})
+      })
     }
-    return df
+    return out as number[]
   }
 
   /** The 16 shards of `search_stats` summed. */
@@ -66,19 +82,30 @@ export class PostgresSearchIndex implements SearchIndex {
     return {docs, avgLength: {title: avg(row?.title ?? 0), tags: avg(row?.tags ?? 0), body: avg(row?.body ?? 0)}}
   }
 
-  /** One range of `search_terms` by prefix or by reversed suffix; a term counted in several shards is one term. */
-  async vocabulary(probe: VocabularyProbe, limit: number): Promise<string[]> {
-    if ('prefix' in probe) {
-      const rows = await this.db.query<{term: string}>(`SELECT DISTINCT term FROM search_terms
-        WHERE head = $1 AND len = $2 AND term >= $3 AND term < $4 AND df > 0 ORDER BY term LIMIT $5`,
-      [probe.head, probe.length, probe.prefix, `${probe.prefix}\u{10FFFF}`, limit])
-      return rows.map((r) => r.term)
+  /**
+   * Per probe, one range of `search_terms` by prefix or by reversed suffix (a term counted in several shards
+   * is one term), all probes in one statement.
+   */
+  async vocabulary(probes: VocabularyProbe[], limit: number): Promise<string[][]> {
+    if (probes.length === 0) return []
+    const columns = {head: [] as string[], len: [] as number[], by: [] as string[], from: [] as string[]}
+    for (const probe of probes) {
+      const key = 'prefix' in probe ? probe.prefix : Array.from(probe.suffix).reverse().join('')
+      columns.head.push(probe.head)
+      columns.len.push(probe.length)
+      columns.by.push('prefix' in probe ? 'term' : 'rev')
+      columns.from.push(key)
     }
-    const rev = Array.from(probe.suffix).reverse().join('')
-    const rows = await this.db.query<{term: string}>(`SELECT DISTINCT rev, term FROM search_terms
-      WHERE head = $1 AND len = $2 AND rev >= $3 AND rev < $4 AND df > 0 ORDER BY rev LIMIT $5`,
-    [probe.head, probe.length, rev, `${rev}\u{10FFFF}`, limit])
-    return rows.map((r) => r.term)
+    const range = (column: string): string => `(SELECT DISTINCT s.${column} AS key, s.term FROM search_terms s
+      WHERE s.head = p.head AND s.len = p.len AND s.${column} >= p.lo COLLATE "C" AND s.${column} < (p.lo || U&'\\+10FFFF') COLLATE "C" AND s.df > 0
+      ORDER BY s.${column} LIMIT $5)`
+    const rows = await this.db.query<{i: number; term: string}>(`SELECT p.i, t.term FROM unnest($1::text[], $2::int2[], $3::text[], $4::text[])
+        WITH ORDINALITY p(head, len, by, lo, i)
+      CROSS JOIN LATERAL (SELECT * FROM ${range('term')} f WHERE p.by = 'term' UNION ALL SELECT * FROM ${range('rev')} r WHERE p.by = 'rev') t
+      ORDER BY p.i, t.key COLLATE "C"`, [columns.head, columns.len, columns.by, columns.from, limit])
+    const out: string[][] = probes.map(() => [])
+    for (const r of rows) out[r.i - 1]!.push(r.term)
+    return out
   }
 
   async candidates(viewer: Viewer, filter: EntryFilter): Promise<CandidateSource> {
