@@ -3,15 +3,21 @@
  */
 import {Args, Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
+import {writeRequests} from '../src/shared/client.js'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {bodyFrom, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
-import {dim, green} from '../src/cli/output/format.js'
+import {bodyFrom, noQueueFlag, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
+import {dim, green, oneLine} from '../src/cli/output/format.js'
+import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
+import {isUuid, projectRef} from '../src/cli/project/project.js'
+import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
 
 export default class Add extends KbCommand<typeof Add> {
   static override summary = 'Add a knowledge entry'
   static override description =
-    'The body comes from --body, --body-file (- for stdin), stdin when piped, or $EDITOR on a terminal. In a repository joined with `kb project join` the entry belongs to that project (scope project by default); elsewhere it is private unless --scope says otherwise.'
+    'The body comes from --body, --body-file (- for stdin), stdin when piped, or $EDITOR on a terminal. In a repository joined with `kb project join` the entry belongs to that project (scope project by default); elsewhere it is private unless --scope says otherwise.\n\n' +
+    'In project or global scope the entry is scanned for secrets and personal data as `kb publish` does: on a terminal you choose to redact them, ' +
+    'keep them (recorded on the entry) or stop; elsewhere the command fails with exit 5 unless --redact or --acknowledge <ids> says what to do.'
   static override examples = [
     '<%= config.bin %> add "Port 7411 already in use" --body "Another daemon holds it; run kb daemon stop." --tag daemon',
     'journalctl -u kb | <%= config.bin %> add "Daemon crash on start" --tag crash --scope global',
@@ -26,27 +32,40 @@ export default class Add extends KbCommand<typeof Add> {
     url: Flags.string({description: 'a source: issue, commit, doc (absolute http(s) URL)'}),
     scope: scopeFlag('who may see it: private, project or global (default project when a project is known, else private)'),
     thought: Flags.string({description: THOUGHT_HELP, multiple: true}),
+    'no-queue': noQueueFlag,
+    ...sensitiveFlags,
   }
 
-  async run(): Promise<EntryFull> {
+  async run(): Promise<EntryFull | QueuedWrite> {
     const {flags, args} = this
     if (args.title !== undefined && flags.title !== undefined && args.title !== flags.title) throw new KbError('usage', 'give the title once: as the argument or as --title')
     const title = args.title ?? flags.title
     if (title === undefined || title.trim() === '') throw new KbError('usage', 'a title is required: kb add "<title>" --body "<text>"')
     const body = await bodyFrom(flags, `\n#kb: Write the body of "${title}" above (Markdown). Lines starting with #kb: are dropped.\n`)
     if (body === null || body.trim() === '') throw new KbError('usage', 'a body is required: pass --body, --body-file or pipe it on stdin')
-    const client = await this.client()
-    const projectId = await this.projectId()
-    const entry = await client.createEntry({
+    const choice = choiceFrom(flags)
+    // A project named by its remote is looked up on the server, so offline that waits for `kb sync`.
+    const ref = await projectRef(flags.project)
+    const input = {
       title,
       body,
       ...(flags.scope ? {scope: flags.scope} : {}),
-      ...(projectId ? {project_id: projectId} : {}),
+      ...(ref && isUuid(ref.ref) ? {project_id: ref.ref.toLowerCase()} : {}),
       ...(flags.tag ? {tags: tagsFrom(flags.tag)} : {}),
       ...(flags.url ? {url: flags.url} : {}),
       ...(flags.thought ? {thought_chain: thoughtsFrom(flags.thought)} : {}),
-    })
-    if (this.mode.tty) this.out(`${green(this.mode, 'Created')} ${entry.id}  ${entry.title}\n${dim(this.mode, `scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`)}`)
+    }
+    // Straight into a shared scope, the entry is scanned as a publish would be (docs/cli.md, "Safe publish").
+    const entry = await clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what: 'adding this entry to a shared scope'}, (c) =>
+      this.write<EntryFull>({
+        command: 'add',
+        label: title,
+        request: writeRequests.createEntry({...input, ...c}),
+        ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {}),
+      }, flags['no-queue']),
+    )
+    if (isQueued(entry)) return entry
+    if (this.mode.tty) this.out(`${green(this.mode, 'Created')} ${entry.id}  ${oneLine(entry.title)}\n${dim(this.mode, oneLine(`scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`))}`)
     else this.out(entry.id)
     return entry
   }

@@ -8,6 +8,7 @@ import {Args} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
 import {KbCommand} from '../src/cli/base.js'
 import {streamRequest} from '../src/cli/client/stream.js'
+import {progressWanted, startProgress} from '../src/cli/output/progress.js'
 
 export interface BackupResult {
   file: string
@@ -26,19 +27,28 @@ export default class Backup extends KbCommand<typeof Backup> {
   async run(): Promise<BackupResult> {
     const {file} = this.args
     const client = await this.client()
-    const res = await streamRequest(client, {method: 'GET', path: '/backup', accept: 'application/vnd.sqlite3'})
+    const progress = await startProgress('kb backup', {}, progressWanted(this.jsonEnabled()))
     const partial = `${file}.partial`
     try {
+      progress.phase('the daemon is taking a consistent copy of the store')
+      const res = await streamRequest(client, {method: 'GET', path: '/backup', accept: 'application/vnd.sqlite3'})
+      const length = Number(res.headers['content-length'])
+      if (Number.isSafeInteger(length)) progress.total({bytes: length})
+      let bytes = 0
+      res.on('data', (chunk: Buffer) => progress.update({bytes: (bytes += chunk.length)}))
       await pipeline(res, createWriteStream(partial, {mode: 0o600}))
+      progress.phase('checking the copy (PRAGMA integrity_check)')
       const fd = openSync(partial, 'r')
       fsyncSync(fd)
       closeSync(fd)
       const checked = await verify(partial)
+      progress.stop()
       renameSync(partial, file)
       const result = {file, ...checked}
       this.out(`Backed up ${checked.entries} entries (${checked.bytes} bytes) to ${file}; integrity check ok`)
       return result
     } finally {
+      progress.stop()
       for (const suffix of ['', '-wal', '-shm']) rmSync(partial + suffix, {force: true})
     }
   }

@@ -3,10 +3,12 @@
  */
 import {Args, Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
+import {writeRequests} from '../src/shared/client.js'
 import type {Comment} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {bodyFrom, commentTypeFlag} from '../src/cli/flags.js'
+import {bodyFrom, commentTypeFlag, noQueueFlag} from '../src/cli/flags.js'
 import {green} from '../src/cli/output/format.js'
+import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 
 export default class CommentCmd extends KbCommand<typeof CommentCmd> {
   static override summary = 'Comment on a knowledge entry'
@@ -22,13 +24,15 @@ export default class CommentCmd extends KbCommand<typeof CommentCmd> {
   static override flags = {
     type: commentTypeFlag(),
     'body-file': Flags.string({char: 'F', description: 'read the text from this file (- for stdin)'}),
+    'no-queue': noQueueFlag,
   }
 
-  async run(): Promise<Comment> {
+  async run(): Promise<Comment | QueuedWrite> {
     const body = await bodyFrom({...(this.args.body !== undefined ? {body: this.args.body} : {}), ...(this.flags['body-file'] !== undefined ? {'body-file': this.flags['body-file']} : {})}, '\n#kb: Write the comment above. Lines starting with #kb: are dropped.\n')
     if (body === null || body.trim() === '') throw new KbError('usage', 'a comment needs text: kb comment <id> "<text>" (or pipe it on stdin)')
-    const client = await this.client()
-    const comment = await client.comment(this.args.id, {body, type: this.flags.type})
+    const request = writeRequests.comment(this.args.id, {body, type: this.flags.type})
+    const comment = await this.write<Comment>({command: 'comment', label: `on ${this.args.id}`, request}, this.flags['no-queue'])
+    if (isQueued(comment)) return comment
     if (this.mode.tty) this.out(`${green(this.mode, 'Commented')} on ${this.args.id} (${comment.type})`)
     else this.out(comment.id)
     return comment

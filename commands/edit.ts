@@ -5,17 +5,21 @@
 import {Args, Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
 import type {EntryFull} from '../src/shared/types.js'
+import {writeRequests} from '../src/shared/client.js'
 import type {PatchEntryBody} from '../src/shared/schemas.js'
 import {KbCommand} from '../src/cli/base.js'
-import {statusFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
+import {noQueueFlag, statusFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
 import {editText, interactive, readStdin} from '../src/cli/input.js'
-import {green} from '../src/cli/output/format.js'
+import {green, oneLine} from '../src/cli/output/format.js'
+import {patchFor} from '../src/cli/outbox/edit-intent.js'
+import {isQueued, type EditIntent, type QueuedWrite} from '../src/cli/outbox/state.js'
+import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
 import {readFile} from 'node:fs/promises'
 
 export default class Edit extends KbCommand<typeof Edit> {
   static override summary = 'Change a knowledge entry'
   static override description =
-    'With flags, changes just those fields. With none, on a terminal, opens $EDITOR on the title, tags, url and body. The change carries If-Match with the version read, so if someone changed the entry meanwhile it fails with exit 5 instead of overwriting their change.'
+    'With flags, changes just those fields. With none, on a terminal, opens $EDITOR on the title, tags, url and body. The change carries If-Match with the version read, so if someone changed the entry meanwhile it fails with exit 5 instead of overwriting their change. When the server cannot be reached, an edit made with flags is queued for `kb sync`; if the entry changed by the time it is sent, the edit goes to a fork of it instead.'
   static override examples = [
     '<%= config.bin %> edit 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --title "Port 7411 in use after crash"',
     '<%= config.bin %> edit 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --add-tag flaky',
@@ -33,48 +37,71 @@ export default class Edit extends KbCommand<typeof Edit> {
     thought: Flags.string({description: `replace the thought chain: ${THOUGHT_HELP}`, multiple: true}),
     status: statusFlag(),
     'if-version': Flags.integer({description: 'only change it if it is still at this version (default: the version just read)'}),
+    'no-queue': noQueueFlag,
+    // An entry in a shared scope is scanned for what the edit brings (docs/cli.md, "Safe publish").
+    ...sensitiveFlags,
   }
 
-  async run(): Promise<EntryFull> {
+  async run(): Promise<EntryFull | QueuedWrite> {
     const {flags, args} = this
-    const client = await this.client()
-    const {entry} = await client.getEntry(args.id, 'full')
-    const current = entry as EntryFull
-    const version = flags['if-version'] ?? current.version
-    const patch: PatchEntryBody = {}
-    if (flags.title !== undefined) patch.title = flags.title
-    if (flags.body !== undefined) patch.body = flags.body
-    else if (flags['body-file'] !== undefined) patch.body = flags['body-file'] === '-' ? await readStdin() : await readBodyFile(flags['body-file'])
-    if (flags.tag || flags['add-tag'] || flags['remove-tag']) {
-      let tags = flags.tag ? tagsFrom(flags.tag)! : [...current.tags]
-      for (const t of tagsFrom(flags['add-tag']) ?? []) if (!tags.includes(t.toLowerCase())) tags.push(t)
-      const remove = new Set((tagsFrom(flags['remove-tag']) ?? []).map((t) => t.toLowerCase()))
-      tags = tags.filter((t) => !remove.has(t.toLowerCase()))
-      patch.tags = tags
+    const choice = choiceFrom(flags)
+    const intent = await intentFrom(args.id, flags)
+    const fromFlags = Object.keys(intent.set).length > 0 || intent.add_tags !== undefined || intent.remove_tags !== undefined
+    if (!fromFlags && !interactive()) throw new KbError('usage', 'nothing to change: pass --title, --body, --tag, --url, --status … (the editor opens only on a terminal)')
+    let current: EntryFull
+    try {
+      current = (await (await this.client()).getEntry(args.id, 'full')).entry as EntryFull
+    } catch (e) {
+      // Out of reach: flags say what to change without the entry, so the edit waits for `kb sync` (the editor cannot).
+      if (!fromFlags || !this.queues(e, flags['no-queue'])) throw e
+      return this.enqueue({command: 'edit', label: args.id, edit: intent}, e)
     }
-    if (flags.url !== undefined) patch.url = flags.url === '' ? null : flags.url
-    if (flags.thought) patch.thought_chain = thoughtsFrom(flags.thought)
-    if (flags.status) patch.status = flags.status
-    if (Object.keys(patch).length === 0) {
-      if (!interactive()) throw new KbError('usage', 'nothing to change: pass --title, --body, --tag, --url, --status … (the editor opens only on a terminal)')
-      Object.assign(patch, fromEditor(current))
+    const version = flags['if-version'] ?? current.version
+    let patch: PatchEntryBody
+    if (fromFlags) patch = patchFor(current, intent)
+    else {
+      patch = fromEditor(current)
       if (Object.keys(patch).length === 0) {
         this.out('No changes.')
         return current
       }
     }
-    let updated: EntryFull
+    let updated: EntryFull | QueuedWrite
     try {
-      updated = await client.patchEntry(args.id, patch, `"${version}"`)
+      updated = await clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what: `editing ${args.id}`}, (c) => {
+        const request = writeRequests.patchEntry(args.id, {...patch, ...c}, `"${version}"`)
+        // Queued, the edit keeps what was asked, so if the entry changes before it is sent it can go to a fork.
+        const edit = fromFlags ? {...intent, set: {...intent.set, ...c}, version} : {entry_id: args.id, set: {...patch, ...c}, version}
+        return this.write<EntryFull>({command: 'edit', label: args.id, request, edit}, flags['no-queue'])
+      })
     } catch (e) {
       if (e instanceof KbError && e.code === 'precondition_failed') {
         throw new KbError('precondition_failed', `entry ${args.id} changed since version ${version} was read (someone else edited it); run \`kb show ${args.id}\` and edit again`)
       }
       throw e
     }
-    if (this.mode.tty) this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${updated.title} (version ${updated.version})`)
+    if (isQueued(updated)) return updated
+    if (this.mode.tty) this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${oneLine(updated.title)} (version ${updated.version})`)
     else this.out(`${updated.id}\t${updated.version}`)
     return updated
+  }
+}
+
+/** What the flags ask for, read before anything is sent (a body file or stdin is read now, not when sent). */
+async function intentFrom(id: string, flags: Edit['flags']): Promise<EditIntent> {
+  const set: PatchEntryBody = {}
+  if (flags.title !== undefined) set.title = flags.title
+  if (flags.body !== undefined) set.body = flags.body
+  else if (flags['body-file'] !== undefined) set.body = flags['body-file'] === '-' ? await readStdin() : await readBodyFile(flags['body-file'])
+  if (flags.tag) set.tags = tagsFrom(flags.tag)!
+  if (flags.url !== undefined) set.url = flags.url === '' ? null : flags.url
+  if (flags.thought) set.thought_chain = thoughtsFrom(flags.thought)
+  if (flags.status) set.status = flags.status
+  return {
+    entry_id: id, set,
+    ...(flags['add-tag'] ? {add_tags: tagsFrom(flags['add-tag'])} : {}),
+    ...(flags['remove-tag'] ? {remove_tags: tagsFrom(flags['remove-tag'])} : {}),
+    ...(flags['if-version'] !== undefined ? {version: flags['if-version']} : {}),
   }
 }
 

@@ -3,12 +3,14 @@
  * stdout or a file — for moves between servers and for backups that outlive the store format.
  */
 import {createWriteStream, renameSync, rmSync} from 'node:fs'
-import {Transform} from 'node:stream'
+import {type Readable, Transform} from 'node:stream'
 import {pipeline} from 'node:stream/promises'
 import {Flags} from '@oclif/core'
 import {KbCommand} from '../src/cli/base.js'
 import {scopeFlag} from '../src/cli/flags.js'
+import {ExportCounter} from '../src/cli/client/export-lines.js'
 import {streamRequest} from '../src/cli/client/stream.js'
+import {formatBytes, progressWanted, startProgress} from '../src/cli/output/progress.js'
 
 export default class Export extends KbCommand<typeof Export> {
   static override summary = 'Export knowledge as JSON Lines (stdout, or --output)'
@@ -33,27 +35,34 @@ export default class Export extends KbCommand<typeof Export> {
       method: 'GET', path: '/export', accept: 'application/x-ndjson',
       query: {...(flags.scope ? {scope: flags.scope} : {}), ...(projectId ? {project_id: projectId} : {})},
     })
-    let lines = 0
-    let bytes = 0
-    let shown = 0
-    const progress = process.stderr.isTTY && Boolean(flags.output)
+    // Exported to a terminal, the lines themselves are the progress.
+    const progress = await startProgress('kb export', {}, progressWanted(this.jsonEnabled()) && (Boolean(flags.output) || !process.stdout.isTTY), {entries: 0, bytes: 0})
+    const counter = new ExportCounter()
     const count = new Transform({
       transform(chunk: Buffer, _enc, done) {
-        bytes += chunk.length
-        for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++
-        if (progress && lines - shown >= 1000) {
-          shown = lines
-          process.stderr.write(`\rkb: exported ${lines} lines`)
-        }
+        counter.feed(chunk)
+        if (counter.announced !== undefined) progress.total({entries: counter.announced})
+        progress.update(counter)
         done(null, chunk)
       },
     })
-    if (flags.output) {
+    try {
+      await this.save(res, count, flags.output)
+    } finally {
+      progress.stop()
+    }
+    if (flags.output) this.note(`exported ${counter.entries} entries (${formatBytes(counter.bytes)}) to ${flags.output}`)
+    return {lines: counter.lines, bytes: counter.bytes, output: flags.output ?? '-'}
+  }
+
+  /** The export to `output`, written aside and renamed when complete, or to stdout. */
+  private async save(res: Readable, count: Transform, output: string | undefined): Promise<void> {
+    if (output) {
       // Written aside and renamed when complete, so an interrupted export never looks like a whole one.
-      const partial = `${flags.output}.partial`
+      const partial = `${output}.partial`
       try {
         await pipeline(res, count, createWriteStream(partial, {mode: 0o600}))
-        renameSync(partial, flags.output)
+        renameSync(partial, output)
       } catch (e) {
         rmSync(partial, {force: true})
         throw e
@@ -61,8 +70,5 @@ export default class Export extends KbCommand<typeof Export> {
     } else {
       await pipeline(res, count, process.stdout, {end: false})
     }
-    if (progress) process.stderr.write('\r')
-    if (flags.output) this.note(`exported ${Math.max(0, lines - 1)} records (${bytes} bytes) to ${flags.output}`)
-    return {lines, bytes, output: flags.output ?? '-'}
   }
 }

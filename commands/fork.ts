@@ -2,11 +2,14 @@
  * @module `kb fork <id>`: a private copy to work on (a branch of the entry); piped, prints the new id.
  */
 import {Args, Flags} from '@oclif/core'
+import {writeRequests} from '../src/shared/client.js'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {scopeFlag} from '../src/cli/flags.js'
-import {resolveProjectId} from '../src/cli/project/project.js'
-import {green} from '../src/cli/output/format.js'
+import {noQueueFlag, scopeFlag} from '../src/cli/flags.js'
+import {isUuid} from '../src/cli/project/project.js'
+import {green, oneLine} from '../src/cli/output/format.js'
+import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
+import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
 
 export default class Fork extends KbCommand<typeof Fork> {
   static override summary = 'Fork a knowledge entry (create a branch)'
@@ -17,18 +20,26 @@ export default class Fork extends KbCommand<typeof Fork> {
   static override flags = {
     title: Flags.string({description: 'title of the fork'}),
     scope: scopeFlag('scope of the fork (default private)'),
+    'no-queue': noQueueFlag,
+    // Into a scope that reaches new readers, the fork is scanned as a publish would be (docs/cli.md, "Safe publish").
+    ...sensitiveFlags,
   }
 
-  async run(): Promise<EntryFull> {
-    const client = await this.client()
+  async run(): Promise<EntryFull | QueuedWrite> {
     // Only an explicit --project moves the fork: by default the server keeps the parent's project.
-    const projectId = this.flags.project ? await resolveProjectId({ref: this.flags.project, source: 'flag'}, client) : null
-    const entry = await client.fork(this.args.id, {
+    const ref = this.flags.project ? {ref: this.flags.project.trim(), source: 'flag' as const} : null
+    const input = {
       ...(this.flags.title !== undefined ? {title: this.flags.title} : {}),
       ...(this.flags.scope ? {scope: this.flags.scope} : {}),
-      ...(projectId ? {project_id: projectId} : {}),
+      ...(ref && isUuid(ref.ref) ? {project_id: ref.ref.toLowerCase()} : {}),
+    }
+    const entry = await clearSensitive(choiceFrom(this.flags), {mode: this.mode, json: this.jsonEnabled(), what: `forking ${this.args.id}`}, (c) => {
+      const request = writeRequests.fork(this.args.id, {...input, ...c})
+      const draft = {command: 'fork', label: this.args.id, request, ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {})}
+      return this.write<EntryFull>(draft, this.flags['no-queue'])
     })
-    if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${this.args.id} → ${entry.id}  ${entry.title}`)
+    if (isQueued(entry)) return entry
+    if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${this.args.id} → ${entry.id}  ${oneLine(entry.title)}`)
     else this.out(entry.id)
     return entry
   }

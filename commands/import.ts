@@ -3,10 +3,15 @@
  * then all applied in one transaction or none.
  */
 import {createReadStream, statSync} from 'node:fs'
+import {type Readable, Transform} from 'node:stream'
 import {Args, Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
 import {KbCommand} from '../src/cli/base.js'
+import {ExportCounter} from '../src/cli/client/export-lines.js'
 import {readJson, streamRequest} from '../src/cli/client/stream.js'
+import {formatBytes, progressWanted, startProgress} from '../src/cli/output/progress.js'
+import {oneLine} from '../src/cli/output/format.js'
+import {choiceFrom, sensitiveFlags} from '../src/cli/safe-publish.js'
 
 interface ImportReport {
   created: number
@@ -30,15 +35,21 @@ export default class Import extends KbCommand<typeof Import> {
   static override flags = {
     'dry-run': Flags.boolean({description: 'check and count, change nothing', default: false}),
     'on-conflict': Flags.option({options: ['skip', 'overwrite'] as const, description: 'what to do with an id that exists', default: 'skip' as const})(),
+    // Entries bound for a shared scope are scanned as a publish would be (docs/cli.md, "Safe publish").
+    ...sensitiveFlags,
   }
 
   async run(): Promise<ImportReport> {
     const {flags, args} = this
+    const choice = choiceFrom(flags)
     let body: NodeJS.ReadableStream
+    let size: number | undefined
     if (args.file === '-') body = process.stdin
     else {
       try {
-        if (!statSync(args.file).isFile()) throw new KbError('usage', `${args.file} is not a file`)
+        const stat = statSync(args.file)
+        if (!stat.isFile()) throw new KbError('usage', `${args.file} is not a file`)
+        size = stat.size
       } catch (e) {
         if (e instanceof KbError) throw e
         throw new KbError('usage', `cannot read ${args.file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
@@ -46,13 +57,37 @@ export default class Import extends KbCommand<typeof Import> {
       body = createReadStream(args.file)
     }
     const client = await this.client()
-    const res = await streamRequest(client, {
-      method: 'POST', path: '/import', accept: 'application/json', contentType: 'application/x-ndjson', body: body as import('node:stream').Readable,
-      query: {dry_run: flags['dry-run'] ? true : undefined, on_conflict: flags['on-conflict']},
+    const progress = await startProgress('kb import', {...(size !== undefined ? {bytes: size} : {})}, progressWanted(this.jsonEnabled()), {entries: 0, bytes: 0})
+    const counter = new ExportCounter()
+    const count = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        counter.feed(chunk)
+        progress.update(counter)
+        done(null, chunk)
+      },
+      flush(done) {
+        // Sent: the server checks the last lines and applies them all in one transaction.
+        progress.phase(`${counter.entries.toLocaleString('en-US')} entries sent (${formatBytes(counter.bytes)}); the server is ${flags['dry-run'] ? 'checking' : 'applying'} them`)
+        done()
+      },
     })
-    const report = await readJson<ImportReport>(res)
+    // A read error (the file vanished, stdin broke) ends the upload as before the count was put in between.
+    body.on('error', (e: Error) => count.destroy(e))
+    let report: ImportReport
+    try {
+      const res = await streamRequest(client, {
+        method: 'POST', path: '/import', accept: 'application/json', contentType: 'application/x-ndjson', body: (body as Readable).pipe(count),
+        query: {
+          dry_run: flags['dry-run'] ? true : undefined, on_conflict: flags['on-conflict'],
+          redact: choice.redact, acknowledge: choice.acknowledge?.join(','),
+        },
+      })
+      report = await readJson<ImportReport>(res)
+    } finally {
+      progress.stop()
+    }
     if (report.rejected.length > 0) {
-      const shown = report.rejected.map((r) => `  line ${r.line}: ${r.reason}`).join('\n')
+      const shown = report.rejected.map((r) => `  line ${r.line}: ${oneLine(r.reason)}`).join('\n')
       if (!this.jsonEnabled()) process.stderr.write(`kb: nothing was imported; ${report.rejected.length} line(s) rejected:\n${shown}\n`)
       process.exitCode = 1
       return report

@@ -6,7 +6,7 @@ import {Flags} from '@oclif/core'
 import {LIMIT_DEFAULT, LIMIT_MAX} from '../src/shared/contract.js'
 import type {EntryView, Page} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {detailFlag, limitOr, scopeFlag, statusFlag} from '../src/cli/flags.js'
+import {detailFlag, limitOr, noPagerFlag, scopeFlag, statusFlag} from '../src/cli/flags.js'
 import {dim, entryRows} from '../src/cli/output/format.js'
 
 export default class List extends KbCommand<typeof List> {
@@ -22,7 +22,10 @@ export default class List extends KbCommand<typeof List> {
     }),
     all: Flags.boolean({description: 'every page, not just the first', default: false}),
     detail: detailFlag(),
+    'no-pager': noPagerFlag,
   }
+
+  static override pager = true
 
   async run(): Promise<Page<EntryView>> {
     const {flags} = this

@@ -2,9 +2,12 @@
  * @module `kb resolve <id>`: mark an entry resolved, with an optional note and source URL.
  */
 import {Args, Flags} from '@oclif/core'
+import {writeRequests} from '../src/shared/client.js'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {green} from '../src/cli/output/format.js'
+import {noQueueFlag} from '../src/cli/flags.js'
+import {green, oneLine} from '../src/cli/output/format.js'
+import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 
 export default class Resolve extends KbCommand<typeof Resolve> {
   static override summary = 'Resolve a knowledge entry'
@@ -14,15 +17,17 @@ export default class Resolve extends KbCommand<typeof Resolve> {
   static override flags = {
     note: Flags.string({char: 'n', description: 'how it was resolved'}),
     url: Flags.string({description: 'where: a commit, pull request or doc (absolute http(s) URL)'}),
+    'no-queue': noQueueFlag,
   }
 
-  async run(): Promise<EntryFull> {
-    const client = await this.client()
-    const entry = await client.resolve(this.args.id, {
+  async run(): Promise<EntryFull | QueuedWrite> {
+    const request = writeRequests.resolve(this.args.id, {
       ...(this.flags.note !== undefined ? {note: this.flags.note} : {}),
       ...(this.flags.url !== undefined ? {url: this.flags.url} : {}),
     })
-    if (this.mode.tty) this.out(`${green(this.mode, 'Resolved')} ${entry.id}  ${entry.title}`)
+    const entry = await this.write<EntryFull>({command: 'resolve', label: this.args.id, request}, this.flags['no-queue'])
+    if (isQueued(entry)) return entry
+    if (this.mode.tty) this.out(`${green(this.mode, 'Resolved')} ${entry.id}  ${oneLine(entry.title)}`)
     else this.out(`${entry.id}\t${entry.status}`)
     return entry
   }

@@ -7,7 +7,7 @@ import {DETAIL_DEFAULT, LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX} from '../src/s
 import type {SearchResult} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {detailFlag, detailOr, limitOr, scopeFlag, statusFlag} from '../src/cli/flags.js'
-import {dim, searchRows} from '../src/cli/output/format.js'
+import {dim, oneLine, searchRows} from '../src/cli/output/format.js'
 
 export default class Search extends KbCommand<typeof Search> {
   static override summary = 'Search knowledge entries'
@@ -45,7 +45,7 @@ export default class Search extends KbCommand<typeof Search> {
       ...(flags['max-tokens'] !== undefined ? {max_tokens: flags['max-tokens']} : {}),
     })
     if (result.items.length === 0) {
-      if (this.mode.tty) this.out(`No entries match "${q}".`)
+      if (this.mode.tty) this.out(`No entries match "${oneLine(q)}".`)
     } else {
       this.out(searchRows(result.items, this.mode))
       if (this.mode.tty && result.total > result.items.length) this.out(dim(this.mode, `${result.items.length} of ${result.total} matches; --limit shows more.`))

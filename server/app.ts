@@ -9,12 +9,15 @@ import {KbError} from '../src/shared/errors.js'
 import {createValidator} from '../src/shared/validator.js'
 import {Authenticator, bearerChallenge} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
+import {honoursIdempotencyKey, IdempotencyLayer} from './http/idempotency.js'
 import {sendClientErrorProblem, sendProblem} from './http/problem.js'
 import type {RouteDef} from './http/route.js'
 import {oauthOpenApiPaths} from './oauth/openapi-paths.js'
 import {createAuthorizationServer, type AuthorizationServer} from './oauth/authorization-server.js'
 import {buildOpenApi} from './openapi.js'
+import {GrantService} from './oauth/grants.js'
 import {apiKeyRoutes} from './routes/api-keys.js'
+import {grantRoutes} from './routes/grants.js'
 import {knowledgeRoutes} from './routes/knowledge.js'
 import {metaRoutes} from './routes/meta.js'
 import {registerMcpRoute} from './routes/mcp.js'
@@ -25,8 +28,9 @@ import {transferRoutes} from './routes/transfer.js'
 import {ApiKeyService} from './services/api-keys.js'
 import type {Caller} from './services/context.js'
 import {KnowledgeService} from './services/knowledge.js'
+import {PublishService} from './services/publish.js'
 import {ProjectService} from './services/projects.js'
-import {TransferService} from './services/transfer.js'
+import {IMPORT_BODY_LIMIT, TransferService} from './services/transfer.js'
 import type {Store} from './store/store.js'
 
 export const API_PREFIX = '/api/v1'
@@ -38,10 +42,12 @@ export interface AppOptions {
   version: string
   /** pino level; 'silent' in tests. */
   logLevel?: string
-  /** Host names (without port) accepted besides loopback ones, e.g. a team server's public name. */
+  /** Host names (without port) accepted besides `LOCAL_HOST_NAMES`, e.g. a team server's public name. */
   allowedHosts?: string[]
   /** The public base URL ending in /api/v1, when the daemon sits behind a proxy or has a public name. */
   publicBaseUrl?: string
+  /** The secret of `daemon.secret`, with which `/health` proves the daemon owns its data directory. */
+  proofSecret?: Buffer
 }
 
 export interface KbApp {
@@ -117,7 +123,8 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   })
 
   const baseUrl = (req: FastifyRequest): string => options.publicBaseUrl ?? `${req.protocol}://${req.host}${API_PREFIX}`
-  const allowed = new Set((options.allowedHosts ?? []).map((h) => h.toLowerCase()))
+  const allowed = new Set([...LOCAL_HOST_NAMES, ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())])
+  if (options.publicBaseUrl) allowed.add(new URL(options.publicBaseUrl).hostname.toLowerCase())
   app.addHook('onRequest', async (req) => {
     // node keeps the first of several Host lines; a proxy may route by another, so the check would be
     // checking the wrong name (RFC 9112 §3.2: such a request is a 400).
@@ -128,7 +135,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
       throw new KbError('bad_request', 'the request has more than one Host header')
     }
     const host = hostName(req.headers.host)
-    if (!isLoopbackName(host) && !allowed.has(host)) {
+    if (!allowed.has(host)) {
       throw new KbError('forbidden', `requests for host "${host}" are refused; start the daemon with --allow-host ${host} to serve it`)
     }
   })
@@ -158,13 +165,15 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   const knowledge = new KnowledgeService(store)
   const projects = new ProjectService(store)
   const apiKeys = new ApiKeyService(store)
+  const idempotency = new IdempotencyLayer(store.idempotency, app.log, {maxStreamBytes: IMPORT_BODY_LIMIT})
   let openapiDoc: Record<string, unknown> | null = null
   const routes: RouteDef[] = [
-    ...metaRoutes(version, () => openapiDoc ?? {}, store),
-    ...knowledgeRoutes(knowledge),
+    ...metaRoutes(version, () => openapiDoc ?? {}, store, options.proofSecret),
+    ...knowledgeRoutes(knowledge, new PublishService(store, knowledge)),
     ...searchRoutes(knowledge),
     ...projectRoutes(projects),
     ...apiKeyRoutes(apiKeys),
+    ...grantRoutes(new GrantService(store)),
     ...transferRoutes(new TransferService(store, version)),
   ]
 
@@ -173,6 +182,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     const url = API_PREFIX + r.path
     if (!methodsByPath.has(url)) methodsByPath.set(url, new Set())
     methodsByPath.get(url)!.add(r.method)
+    const idempotent = honoursIdempotencyKey(r)
     app.route({
       method: r.method,
       url,
@@ -193,6 +203,8 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
             if (req.body === undefined) req.body = {}
           }
         : undefined,
+      preHandler: idempotent ? idempotency.preHandler : undefined,
+      onSend: idempotent ? idempotency.onSend : undefined,
       handler: async (req, reply) => {
         const result = await r.handler({req, reply, params: req.params, query: req.query, body: req.body, caller: req.caller as Caller})
         if (reply.statusCode === 204) return reply.send()
@@ -218,7 +230,11 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   registerOAuthRoutes(app, {service: oauth, baseUrl, prefix: API_PREFIX})
   registerMcpRoute(app, {auth, baseUrl, prefix: API_PREFIX, version})
   oauth.sweeper.start()
-  app.addHook('onClose', async () => oauth.sweeper.stop())
+  idempotency.start()
+  app.addHook('onClose', async () => {
+    oauth.sweeper.stop()
+    idempotency.stop()
+  })
 
   openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`}, oauthOpenApiPaths())
   return {app, services: {knowledge, projects, apiKeys, auth, oauth}, routes}
@@ -239,6 +255,8 @@ export function hostName(host: string | undefined): string {
   return colon === -1 ? h : h.slice(0, colon)
 }
 
-export function isLoopbackName(host: string): boolean {
-  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host.endsWith('.localhost')
-}
+/**
+ * The Host names every daemon answers to, on any port (docs/security.md): exact, so that no DNS name a web
+ * page controls — `*.localhost` included, which not every resolver keeps on this machine — reaches it.
+ */
+export const LOCAL_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]']

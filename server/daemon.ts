@@ -4,11 +4,12 @@
  * and a graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
  */
 import {chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync} from 'node:fs'
+import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {KbError} from '../src/shared/errors.js'
 import {dataFiles, type DaemonInfo} from '../src/shared/paths.js'
-import {API_PREFIX, buildApp, isLoopbackName} from './app.js'
+import {API_PREFIX, buildApp} from './app.js'
 import {openStore, redactedStoreUrl, storeKindOf} from './store/open.js'
 import type {Store} from './store/store.js'
 
@@ -66,6 +67,10 @@ export function acquireLock(lockPath: string): () => void {
   }
 }
 
+function isLoopbackAddress(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
@@ -117,10 +122,15 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
     }
     throw e
   }
+  // Before listening: once the port answers, daemon.secret is this daemon's.
+  const proofSecret = randomBytes(32)
+  writePrivateFile(files.secret, `${proofSecret.toString('hex')}\n`)
   const {app, services} = await buildApp({
     store, version: o.version, logLevel: o.logLevel ?? 'info',
-    allowedHosts: [...(o.allowedHosts ?? []), ...(isLoopbackName(o.host) || o.host === '::1' || o.host === '0.0.0.0' || o.host === '::' ? [] : [o.host.toLowerCase()])],
+    // The address it listens on is a name it answers to (`--host 127.0.0.2`); a wildcard is not a name.
+    allowedHosts: [...(o.allowedHosts ?? []), ...(o.host === '0.0.0.0' || o.host === '::' ? [] : [o.host.includes(':') ? `[${o.host}]` : o.host])],
     ...(o.publicBaseUrl ? {publicBaseUrl: o.publicBaseUrl} : {}),
+    proofSecret,
   })
   onStoreError = (e) => app.log.warn({err: e}, 'store: a database connection broke; the next request opens another')
   if (kind === 'postgres') app.log.info({store: redactedStoreUrl(o.storeUrl!)}, 'store: PostgreSQL')
@@ -131,7 +141,7 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
   } else if (!existsSync(files.ownerKey)) {
     app.log.info('owner.key is absent; create keys with an existing credential')
   }
-  if (!isLoopbackName(o.host) && o.host !== '::1') app.log.warn({host: o.host}, 'listening on a non-loopback address: anyone who can reach it and holds a key can use it')
+  if (!isLoopbackAddress(o.host)) app.log.warn({host: o.host}, 'listening on a non-loopback address: anyone who can reach it and holds a key can use it')
   try {
     await app.listen({host: o.host, port: o.port})
   } catch (e) {

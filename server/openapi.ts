@@ -2,10 +2,37 @@
  * @module Builds the OpenAPI 3.1 document from the same route definitions and schemas that validate requests.
  */
 import type {TSchema} from '@sinclair/typebox'
-import {ApiKeySchema, CommentSchema, EntrySchema, ProblemSchema, ProjectSchema} from '../src/shared/schemas.js'
-import type {RouteDef} from './http/route.js'
+import {
+  ApiKeySchema, CommentSchema, EntrySchema, FindingSchema, GrantSchema, ProblemSchema, ProjectSchema, PublishPreviewSchema, RedactionLineSchema,
+} from '../src/shared/schemas.js'
+import {IDEMPOTENCY_KEY_MAX} from '../src/shared/contract.js'
+import {honoursIdempotencyKey, REPLAYED_HEADER} from './http/idempotency.js'
+import type {ResponseDoc, RouteDef} from './http/route.js'
+import {problemCodes, problemResponse} from './routes/common.js'
 
-const COMPONENTS: Record<string, TSchema> = {Entry: EntrySchema, Comment: CommentSchema, Project: ProjectSchema, ApiKey: ApiKeySchema, Problem: ProblemSchema}
+const COMPONENTS: Record<string, TSchema> = {
+  Entry: EntrySchema, Comment: CommentSchema, Project: ProjectSchema, ApiKey: ApiKeySchema, Grant: GrantSchema, Problem: ProblemSchema,
+  Finding: FindingSchema, RedactionLine: RedactionLineSchema, PublishPreview: PublishPreviewSchema,
+}
+
+/** The `Idempotency-Key` header (server/http/idempotency.ts), a parameter of every route that honours it. */
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key', in: 'header', required: false,
+  schema: {type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX + 2},
+  description: 'An sf-string such as "4f1c…" (a fresh UUID per intended change). A repeat with the same key and request within 24 h gets the first answer (with `Idempotent-Replayed: true`) without acting again; another request with the key is 422 idempotency_key_reused; a repeat while the first runs is 409 idempotency_key_in_use.',
+  example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
+}
+
+/** A route's responses with what Idempotency-Key adds: the header of a repeated answer, and its problems in 409 and 422. */
+function withIdempotency(responses: Record<number, ResponseDoc>): Record<number, ResponseDoc> {
+  const out: Record<number, ResponseDoc> = {}
+  for (const [status, doc] of Object.entries(responses)) out[Number(status)] = status.startsWith('2') ? {...doc, headers: [...(doc.headers ?? []), REPLAYED_HEADER]} : doc
+  for (const status of [409, 422]) {
+    const codes = problemCodes(status, true)
+    out[status] = problemResponse(status in responses ? codes : codes.filter((c) => c.startsWith('idempotency_')))
+  }
+  return out
+}
 
 /** A plain JSON copy of a schema: TypeBox's symbol keys dropped, `$ref`s pointed at components, `$id` removed. */
 function clean(schema: unknown): unknown {
@@ -41,8 +68,10 @@ export function buildOpenApi(routes: RouteDef[], info: {version: string; serverU
         parameters.push({name, in: where, required: where === 'path' || required.has(name), schema: clean(s), ...(s.description ? {description: s.description} : {})})
       }
     }
+    const idempotent = honoursIdempotencyKey(r)
+    if (idempotent) parameters.push({$ref: '#/components/parameters/IdempotencyKey'})
     const responses: Record<string, unknown> = {}
-    for (const [status, doc] of Object.entries(r.responses)) {
+    for (const [status, doc] of Object.entries(idempotent ? withIdempotency(r.responses) : r.responses)) {
       const res: Record<string, unknown> = {description: doc.description}
       if (doc.schema) res.content = {[doc.contentType ?? 'application/json']: {schema: schemaOrRef(doc.schema)}}
       if (doc.headers) res.headers = Object.fromEntries(doc.headers.map((h) => [h, {schema: {type: 'string'}}]))
@@ -65,6 +94,7 @@ export function buildOpenApi(routes: RouteDef[], info: {version: string; serverU
     paths,
     components: {
       schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([k, v]) => [k, clean(v)])),
+      parameters: {IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER},
       securitySchemes: {bearer: {type: 'http', scheme: 'bearer', description: 'An API key (kb_…) or an OAuth access token'}},
     },
   }

@@ -5,7 +5,7 @@ import {Flags} from '@oclif/core'
 import {API_KEY_DAYS_MAX} from '../../src/shared/contract.js'
 import type {ApiKeyRecord} from '../../src/shared/types.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {bold, yellow} from '../../src/cli/output/format.js'
+import {bold, oneLine, yellow} from '../../src/cli/output/format.js'
 
 export default class ApiKeyCreate extends KbCommand<typeof ApiKeyCreate> {
   static override summary = 'Create an API key'
@@ -33,7 +33,7 @@ export default class ApiKeyCreate extends KbCommand<typeof ApiKeyCreate> {
     const rec = (await client.request<ApiKeyRecord>('POST', '/api-keys', {body})).body
     if (this.mode.tty) {
       this.out(`${bold(this.mode, rec.key ?? '')}`)
-      this.out(yellow(this.mode, `Key ${rec.id} (${rec.name}) for ${rec.principal.name}: copy it now, it is not shown again.`))
+      this.out(yellow(this.mode, `Key ${rec.id} (${oneLine(rec.name)}) for ${oneLine(rec.principal.name)}: copy it now, it is not shown again.`))
     } else this.out(rec.key ?? '')
     return rec
   }

@@ -5,10 +5,12 @@
  */
 import {Flags} from '@oclif/core'
 import {KbError} from '../../src/shared/errors.js'
+import {dataDir} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {readStdin, stdinPiped} from '../../src/cli/input.js'
 import {storeCredential, storeOAuthCredential} from '../../src/cli/credentials/credentials.js'
-import {green} from '../../src/cli/output/format.js'
+import {cell, green, oneLine} from '../../src/cli/output/format.js'
+import {safeText} from '../../src/cli/output/safe-text.js'
 
 export interface LoginResult {
   base_url: string
@@ -50,19 +52,29 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
     if (/\s/.test(key)) throw new KbError('usage', 'stdin held more than one word; pipe just the API key')
     // Not client(): that would use (and maybe try to refresh) whatever credential is stored now.
     await this.ensureServer()
-    let principal: {id: string; name: string} | null = null
+    let principal: {id: string; name: string} | null
     try {
       principal = await this.principalOf(key)
     } catch (e) {
       if (e instanceof KbError && e.code === 'unauthenticated') throw new KbError('unauthenticated', `${this.baseUrl} rejected that key (unknown, revoked or expired); create one with \`kb api-key create\``)
       throw e
     }
-    const stored = await storeCredential(this.baseUrl, key)
+    const stored = await storeCredential(this.baseUrl, key, await this.bindingForLogin())
     if (stored.store === 'file' && stored.keychainProblem) this.note(`no keychain (${stored.keychainProblem}); using the 0600 file`)
     const result: LoginResult = {base_url: this.baseUrl, kind: 'api-key', store: stored.store, location: stored.location, principal, key_prefix: key.slice(0, 11)}
-    if (this.mode.tty) this.out(`${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${principal.name}` : ''}; key stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`)
-    else this.out(`${this.baseUrl}\t${stored.store}\t${principal?.name ?? ''}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${oneLine(principal.name)}` : ''}; key stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`)
+    else this.out(`${this.baseUrl}\t${stored.store}\t${cell(principal?.name)}`)
     return result
+  }
+
+  /**
+   * A credential obtained from the local daemon that proved it owns our data directory goes only to that
+   * daemon from now on (docs/security.md); one from any other server is stored for its URL alone.
+   */
+  private async bindingForLogin(): Promise<string | null> {
+    if (!this.local) return null
+    const dir = dataDir()
+    return (await this.daemonOwns(dir)) ? dir : null
   }
 
   private async principalOf(key: string): Promise<{id: string; name: string} | null> {
@@ -75,18 +87,18 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
     const {webLogin} = await import('../../src/cli/oauth/login.js')
     const r = await webLogin({
       baseUrl: this.baseUrl, userAgent: `kb/${this.config.version}`, browser: !this.flags['no-browser'], timeoutMs: this.flags.timeout * 1000,
-      say: (line) => process.stderr.write(`${line}\n`),
+      say: (line) => process.stderr.write(`${safeText(line)}\n`),
     })
     // The server has accepted the code; asking the API with the new token proves it works and says as whom.
     const principal = await this.principalOf(r.oauth.access_token)
-    const stored = await storeOAuthCredential(this.baseUrl, r.oauth)
+    const stored = await storeOAuthCredential(this.baseUrl, r.oauth, await this.bindingForLogin())
     if (stored.store === 'file' && stored.keychainProblem) this.note(`no keychain (${stored.keychainProblem}); using the 0600 file`)
     const result: LoginResult = {
       base_url: this.baseUrl, kind: 'oauth', store: stored.store, location: stored.location, principal, key_prefix: r.oauth.access_token.slice(0, 11),
       expires_at: r.oauth.expires_at, client_id: r.client_id,
     }
-    if (this.mode.tty) this.out(`${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${principal.name}` : ''} (OAuth); tokens stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`)
-    else this.out(`${this.baseUrl}\t${stored.store}\t${principal?.name ?? ''}\toauth`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${oneLine(principal.name)}` : ''} (OAuth); tokens stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`)
+    else this.out(`${this.baseUrl}\t${stored.store}\t${cell(principal?.name)}\toauth`)
     if (process.env.KB_API_KEY) this.warnLine('KB_API_KEY is set in this environment and wins over the stored sign-in')
     return result
   }

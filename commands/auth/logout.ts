@@ -21,12 +21,14 @@ export default class AuthLogout extends KbCommand<typeof AuthLogout> {
 
   async run(): Promise<LogoutResult> {
     const stored = await readStoredCredential(this.baseUrl)
-    const oauth = stored && 'source' in stored && stored.kind === 'oauth' ? stored.oauth ?? null : null
+    const cred = stored && 'source' in stored ? stored : null
+    const oauth = cred?.kind === 'oauth' ? cred.oauth ?? null : null
     let revoked: boolean | null = null
     if (oauth) {
       let problems: string[]
       try {
         await this.ensureServer()
+        if (this.local && cred?.daemonDataDir) await this.requireDaemonOf(cred.daemonDataDir)
         const {revokeOAuthCredential} = await import('../../src/cli/oauth/tokens.js')
         problems = await revokeOAuthCredential(oauth, `kb/${this.config.version}`)
       } catch (e) {

@@ -6,7 +6,7 @@ import {KbError} from '../../src/shared/errors.js'
 import {KbCommand} from '../../src/cli/base.js'
 import type {CredentialKind, CredentialSource, ResolvedCredential} from '../../src/cli/credentials/credentials.js'
 import {storedLocation} from '../../src/cli/credentials/credentials.js'
-import {dim, green, red} from '../../src/cli/output/format.js'
+import {cell, dim, green, oneLine, red} from '../../src/cli/output/format.js'
 
 export interface AuthStatus {
   base_url: string
@@ -80,14 +80,14 @@ export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
     if (this.mode.tty) {
       const what = cred.kind === 'oauth' ? 'OAuth sign-in (kb auth login --web)' : cred.kind === 'api-key' ? 'API key' : null
       this.out(`${this.baseUrl}`)
-      this.out(`  ${status.authenticated ? green(this.mode, '✓ authenticated') : red(this.mode, '✗ not authenticated')}${status.principal ? ` as ${status.principal.name}` : ''}`)
+      this.out(`  ${status.authenticated ? green(this.mode, '✓ authenticated') : red(this.mode, '✗ not authenticated')}${status.principal ? ` as ${oneLine(status.principal.name)}` : ''}`)
       this.out(`  credential: ${what ? `${what} from ` : ''}${SOURCE_LABEL[cred.source]}${cred.location && cred.source !== 'keychain' ? ` (${cred.location})` : ''}${status.key_prefix ? ` ${dim(this.mode, status.key_prefix + '…')}` : ''}`)
       if (status.expires_at) this.out(`  access token ${inMinutes(status.expires_at)} (${status.expires_at}); refreshed automatically`)
       if (status.stored_in && status.stored_in !== cred.source) this.out(`  stored by kb auth login: ${status.stored_in === 'keychain' ? 'system keychain' : 'credential file'} (not used: ${SOURCE_LABEL[cred.source]} wins)`)
-      if (status.error) this.out(`  ${status.error}`)
+      if (status.error) this.out(`  ${oneLine(status.error)}`)
       if (!status.authenticated) this.out('  fix: `kb auth login --web`, `kb auth login --with-token < key.txt`, or set KB_API_KEY')
     } else {
-      this.out([this.baseUrl, cred.source, status.authenticated ? 'authenticated' : 'unauthenticated', status.principal?.name ?? '', cred.location ?? '', cred.kind ?? ''].join('\t'))
+      this.out([this.baseUrl, cred.source, status.authenticated ? 'authenticated' : 'unauthenticated', status.principal?.name ?? '', cred.location ?? '', cred.kind ?? ''].map(cell).join('\t'))
     }
     if (!status.authenticated) process.exitCode = 4
     return status

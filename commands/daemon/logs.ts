@@ -7,6 +7,7 @@ import {KbError} from '../../src/shared/errors.js'
 import {dataDir, dataFiles} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {logTail} from '../../src/cli/daemon/manager.js'
+import {safeText} from '../../src/cli/output/safe-text.js'
 
 export default class DaemonLogs extends KbCommand<typeof DaemonLogs> {
   static override summary = "Show the local kb daemon's log"
@@ -21,7 +22,8 @@ export default class DaemonLogs extends KbCommand<typeof DaemonLogs> {
     const file = dataFiles(dataDir()).log
     if (!existsSync(file)) throw new KbError('not_found', `no daemon log at ${file} yet: the daemon writes it when started by \`kb daemon start\` or autostart`)
     const lines = this.flags.lines === 0 ? [] : logTail(file, this.flags.lines)
-    this.out(lines.join('\n'))
+    // JSON lines escape controls already; anything else written to the log (a crash) may carry request text.
+    this.out(safeText(lines.join('\n')))
     if (this.flags.follow && !this.jsonEnabled()) await follow(file)
     return {file, lines}
   }
@@ -38,7 +40,7 @@ async function follow(file: string): Promise<void> {
     try {
       const buf = Buffer.alloc(size - pos)
       readSync(fd, buf, 0, buf.length, pos)
-      process.stdout.write(buf)
+      process.stdout.write(safeText(buf.toString('utf8')))
       pos = size
     } finally {
       closeSync(fd)

@@ -4,8 +4,9 @@
 import {KbError} from '../../src/shared/errors.js'
 import {dataDir, dataFiles} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {isLoopbackUrl, probeHealth, readDaemonInfo, spawnDaemon, stopDaemon} from '../../src/cli/daemon/manager.js'
-import {green} from '../../src/cli/output/format.js'
+import {isLoopbackUrl, readDaemonInfo, spawnDaemon, stopDaemon} from '../../src/cli/daemon/manager.js'
+import {impostorError, probeDaemonIfUp} from '../../src/cli/daemon/proof.js'
+import {green, oneLine} from '../../src/cli/output/format.js'
 
 export interface DaemonStartResult {
   url: string
@@ -27,21 +28,23 @@ export default class DaemonStart extends KbCommand<typeof DaemonStart> {
     if (!isLoopbackUrl(baseUrl)) throw new KbError('usage', `${baseUrl} is not a local address; \`kb daemon start\` runs a daemon on this machine (use --base-url http://127.0.0.1:<port>/api/v1)`)
     const dir = dataDir()
     const files = dataFiles(dir)
-    let h = await probeHealth(baseUrl)
+    let p = await probeDaemonIfUp(baseUrl, dir)
     let started = false
-    if (h && h.version !== this.config.version) {
+    if (p?.health && p.health.version !== this.config.version) {
       const info = readDaemonInfo(dir)
-      if (!info || info.pid === process.ppid) throw new KbError('conflict', `a kb ${h.version} daemon that was not started from ${dir} answers at ${new URL(baseUrl).host}; stop it, or pick another port with --base-url`)
+      if (!info || info.pid === process.ppid) throw new KbError('conflict', `a kb ${p.health.version} daemon that was not started from ${dir} answers at ${new URL(baseUrl).host}; stop it, or pick another port with --base-url`)
       await stopDaemon(dir)
-      h = null
+      p = null
     }
-    if (!h) {
-      h = await spawnDaemon({baseUrl, root: this.config.root})
+    if (!p) {
+      p = await spawnDaemon({baseUrl, root: this.config.root})
       started = true
     }
+    if (!p.health || !p.proven) throw await impostorError(baseUrl, dir, p)
+    const h = p.health
     const info = readDaemonInfo(dir)
     const result = {url: baseUrl, version: h.version, pid: info?.pid ?? null, data_dir: dir, log: files.log, started}
-    if (this.mode.tty) this.out(started ? `${green(this.mode, 'Started')} the kb daemon ${h.version} at ${baseUrl} (pid ${result.pid ?? '?'})` : `The kb daemon ${h.version} is already running at ${baseUrl}`)
+    if (this.mode.tty) this.out(started ? `${green(this.mode, 'Started')} the kb daemon ${oneLine(h.version)} at ${baseUrl} (pid ${result.pid ?? '?'})` : `The kb daemon ${oneLine(h.version)} is already running at ${baseUrl}`)
     else this.out(`${baseUrl}\t${result.pid ?? ''}\t${started ? 'started' : 'running'}`)
     return result
   }

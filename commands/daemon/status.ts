@@ -4,7 +4,7 @@
 import {dataDir, dataFiles} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {isAlive, isLoopbackUrl, probeHealth, readDaemonInfo} from '../../src/cli/daemon/manager.js'
-import {dim, green, red} from '../../src/cli/output/format.js'
+import {cell, dim, green, oneLine, red} from '../../src/cli/output/format.js'
 
 export interface DaemonStatus {
   url: string
@@ -34,10 +34,10 @@ export default class DaemonStatusCmd extends KbCommand<typeof DaemonStatusCmd> {
       started_at: h && info ? info.started_at : null, data_dir: dir, log: dir ? dataFiles(dir).log : null,
     }
     if (this.mode.tty) {
-      this.out(h ? `${green(this.mode, 'running')}  kb ${h.version} at ${url}${status.pid ? ` (pid ${status.pid}, since ${info!.started_at})` : ''}` : `${red(this.mode, 'not running')}  nothing answers at ${url}`)
+      this.out(h ? `${green(this.mode, 'running')}  kb ${oneLine(h.version)} at ${url}${status.pid ? ` (pid ${status.pid}, since ${info!.started_at})` : ''}` : `${red(this.mode, 'not running')}  nothing answers at ${url}`)
       if (dir) this.out(dim(this.mode, `data ${dir} · log ${status.log}`))
     } else {
-      this.out([h ? 'running' : 'stopped', url, h?.version ?? '', status.pid ?? ''].join('\t'))
+      this.out([h ? 'running' : 'stopped', url, h?.version ?? '', status.pid ?? ''].map(cell).join('\t'))
     }
     if (!h) process.exitCode = 6
     return status

@@ -3,13 +3,18 @@
  * in HEAD's `Resolves-KB` trailers; any failure is a warning and exit 0, so git is never blocked.
  */
 import {Args} from '@oclif/core'
+import {writeRequests} from '../../src/shared/client.js'
 import {KbError} from '../../src/shared/errors.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {commitRemoteUrl, headCommit} from '../../src/cli/hooks/git-hook.js'
+import {isQueued, isUnreachable} from '../../src/cli/outbox/state.js'
+import {oneLine} from '../../src/cli/output/format.js'
 
 export interface HookRunResult {
   commit: string | null
   resolved: string[]
+  /** Queued for `kb sync`: the server could not be reached (the hook says nothing about it). */
+  queued: string[]
   failed: {id: string; error: string}[]
 }
 
@@ -18,8 +23,11 @@ export default class HookRun extends KbCommand<typeof HookRun> {
   static override summary = 'Run kb\'s git hook (called by the installed hook)'
   static override args = {hook: Args.string({description: 'hook name', options: ['post-commit'], required: true})}
 
+  // A commit cannot be asked to retry: an unreachable server queues the resolution, silently.
+  protected override quietQueue = true
+
   async run(): Promise<HookRunResult> {
-    const result: HookRunResult = {commit: null, resolved: [], failed: []}
+    const result: HookRunResult = {commit: null, resolved: [], queued: [], failed: []}
     try {
       const commit = await headCommit()
       if (!commit) return result
@@ -27,15 +35,19 @@ export default class HookRun extends KbCommand<typeof HookRun> {
       if (commit.ids.length === 0) return result
       const url = await commitRemoteUrl(commit.sha)
       const note = `Resolved by commit ${commit.short}: ${commit.subject}`
-      const client = await this.client()
       for (const id of commit.ids) {
         try {
-          await client.resolve(id, {note, ...(url ? {url} : {})})
+          // Once one is queued, `write` queues the rest without trying the server again.
+          const done = await this.write({command: 'hook resolve', label: `${id} (commit ${commit.short})`, request: writeRequests.resolve(id, {note, ...(url ? {url} : {})})})
+          if (isQueued(done)) {
+            result.queued.push(id)
+            continue
+          }
           result.resolved.push(id)
-          process.stderr.write(`kb: resolved ${id} (commit ${commit.short})\n`)
+          process.stderr.write(`kb: resolved ${oneLine(id)} (commit ${commit.short})\n`)
         } catch (e) {
-          // No server: the other ids would fail the same way.
-          if (e instanceof KbError && e.code === 'unreachable') throw e
+          // No server (queueing is off): the other ids would fail the same way.
+          if (isUnreachable(e)) throw e
           const error = e instanceof Error ? e.message : String(e)
           result.failed.push({id, error})
           this.warnLine(`could not resolve ${id} from commit ${commit.short}: ${error}`)

@@ -6,7 +6,7 @@ import {Flags} from '@oclif/core'
 import type {JoinResult} from '../../src/shared/types.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {git, inGitRepo, pickRemote} from '../../src/cli/project/project.js'
-import {dim, green} from '../../src/cli/output/format.js'
+import {cell, dim, green, oneLine} from '../../src/cli/output/format.js'
 
 export default class ProjectJoin extends KbCommand<typeof ProjectJoin> {
   static override summary = "Join the project of this repository's git remote"
@@ -25,10 +25,10 @@ export default class ProjectJoin extends KbCommand<typeof ProjectJoin> {
     let remembered = false
     if (await inGitRepo()) remembered = (await git(['config', '--local', 'kb.project', result.project.id])) !== null
     if (this.mode.tty) {
-      this.out(`${green(this.mode, result.created ? 'Created and joined' : 'Joined')} ${result.project.name} (${result.project.remote})`)
-      this.out(dim(this.mode, `id ${result.project.id} · role ${result.project.role}${remembered ? ' · saved in git config kb.project' : ''}`))
+      this.out(`${green(this.mode, result.created ? 'Created and joined' : 'Joined')} ${oneLine(result.project.name)} (${oneLine(result.project.remote)})`)
+      this.out(dim(this.mode, oneLine(`id ${result.project.id} · role ${result.project.role}${remembered ? ' · saved in git config kb.project' : ''}`)))
     } else {
-      this.out(`${result.project.id}\t${result.project.remote}\t${result.created ? 'created' : 'joined'}`)
+      this.out(`${cell(result.project.id)}\t${cell(result.project.remote)}\t${result.created ? 'created' : 'joined'}`)
     }
     return result
   }

@@ -5,7 +5,7 @@ import {KbError} from '../../src/shared/errors.js'
 import type {Project} from '../../src/shared/types.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {projectRef, resolveProjectId} from '../../src/cli/project/project.js'
-import {bold, dim} from '../../src/cli/output/format.js'
+import {bold, cell, dim, oneLine} from '../../src/cli/output/format.js'
 
 export default class ProjectShow extends KbCommand<typeof ProjectShow> {
   static override summary = 'Show the current project'
@@ -20,10 +20,10 @@ export default class ProjectShow extends KbCommand<typeof ProjectShow> {
     if (!project) throw new KbError('not_found', `project ${id} (from ${ref.source === 'git' ? 'git config kb.project' : ref.source === 'env' ? 'KB_PROJECT' : '--project'}) is not one of yours on ${this.baseUrl}; run \`kb project join\``)
     const source = ref.source === 'git' ? 'git config kb.project' : ref.source === 'env' ? 'KB_PROJECT' : '--project'
     if (this.mode.tty) {
-      this.out(bold(this.mode, project.name))
-      this.out(`${dim(this.mode, 'id     ')}  ${project.id}\n${dim(this.mode, 'remote ')}  ${project.remote}\n${dim(this.mode, 'role   ')}  ${project.role}\n${dim(this.mode, 'from   ')}  ${source}`)
+      this.out(bold(this.mode, oneLine(project.name)))
+      this.out(`${dim(this.mode, 'id     ')}  ${oneLine(project.id)}\n${dim(this.mode, 'remote ')}  ${oneLine(project.remote)}\n${dim(this.mode, 'role   ')}  ${oneLine(project.role)}\n${dim(this.mode, 'from   ')}  ${source}`)
     } else {
-      this.out([project.id, project.name, project.remote, project.role].join('\t'))
+      this.out([project.id, project.name, project.remote, project.role].map(cell).join('\t'))
     }
     return {...project, source}
   }

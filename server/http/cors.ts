@@ -6,8 +6,8 @@
 import type {FastifyReply} from 'fastify'
 
 export const CORS_ALLOW_METHODS = 'GET, POST, PATCH, DELETE, OPTIONS'
-export const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, If-Match, X-Request-Id'
-export const CORS_EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, ETag, Location, Retry-After, X-Request-Id'
+export const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, If-Match, Idempotency-Key, X-Request-Id'
+export const CORS_EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, ETag, Location, Retry-After, X-Request-Id, Idempotent-Replayed'
 
 /** Whether responses to this path (no query) carry CORS headers. */
 export function isCorsPath(path: string, apiPrefix: string): boolean {

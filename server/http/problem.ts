@@ -2,6 +2,7 @@
  * @module Every failure leaves the daemon as an RFC 9457 problem: this maps any thrown thing to one.
  */
 import {randomUUID} from 'node:crypto'
+import type {Duplex} from 'node:stream'
 import type {FastifyError, FastifyReply, FastifyRequest} from 'fastify'
 import {codeForStatus, type FieldError, KbError} from '../../src/shared/errors.js'
 
@@ -83,7 +84,7 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: unk
  * non-ASCII target, a broken header, oversized headers, a timeout) with a problem too, instead of
  * fastify's own JSON shape; then closes the connection, as node does.
  */
-export function sendClientErrorProblem(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+export function sendClientErrorProblem(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   const kb =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'

@@ -40,6 +40,11 @@ export interface RouteDef {
   body?: TSchema
   /** The body may be left out entirely (it then counts as `{}`). */
   bodyOptional?: boolean
+  /**
+   * Authenticated POST and PATCH routes honour `Idempotency-Key` (server/http/idempotency.ts); false opts out,
+   * for an answer that must never be stored (it holds a secret).
+   */
+  idempotencyKey?: false
   responses: Record<number, ResponseDoc>
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handler: (ctx: RouteContext<any, any, any>) => Promise<unknown>

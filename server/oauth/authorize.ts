@@ -5,9 +5,9 @@
  */
 import {randomBytes, randomUUID} from 'node:crypto'
 import {randomBase62, sameHash, sha256Hex, uuidv7} from '../lib/ids.js'
-import type {OAuthClientMetadata, OAuthClientRow, OAuthCodeRow} from '../store/oauth-store.js'
+import type {OAuthClientMetadata, OAuthClientRow, OAuthCodeRow, OAuthGrantRow} from '../store/oauth-store.js'
 import type {Store} from '../store/store.js'
-import {CODE_TTL_MS, CONSENT_BURST, CONSENT_PER_MINUTE, CONSENT_TTL_MS, MAX_CONSENT_ATTEMPTS, PREFIX} from './config.js'
+import {CODE_TTL_MS, CONSENT_BURST, CONSENT_PER_MINUTE, CONSENT_TTL_MS, GRANT_TTL_MS, MAX_CONSENT_ATTEMPTS, PREFIX} from './config.js'
 import type {ConsentView} from './consent-page.js'
 import {repeatedParam, type KeyCheck, type Logger} from './endpoint.js'
 import {allowedResources} from './metadata.js'
@@ -134,8 +134,14 @@ export class AuthorizationEndpoint {
 
     const code = PREFIX.code + randomBase62(43)
     const now = Date.now()
+    // The grant is tied to the key that approved it: revoking that key ends every token issued under it.
+    const grant: OAuthGrantRow = {
+      id: uuidv7(now), client_id: client.id, principal_id: caller.principal.id, api_key_id: caller.credential.id, project_id: caller.credential.projectId,
+      scope: request.scope, created_at: new Date(now).toISOString(), expires_at: new Date(now + GRANT_TTL_MS).toISOString(), last_used_at: null, revoked_at: null,
+    }
+    await this.store.oauth.insertGrant(grant)
     const row: OAuthCodeRow = {
-      hash: sha256Hex(code), grant_id: uuidv7(now), client_id: client.id, principal_id: caller.principal.id, project_id: caller.credential.projectId,
+      hash: sha256Hex(code), grant_id: grant.id, client_id: client.id, principal_id: caller.principal.id, project_id: caller.credential.projectId,
       redirect_uri: request.redirect_uri, redirect_uri_given: request.redirect_uri_given, code_challenge: request.code_challenge,
       resource: request.resource, scope: request.scope, created_at: new Date(now).toISOString(), expires_at: new Date(now + CODE_TTL_MS).toISOString(), used_at: null,
     }

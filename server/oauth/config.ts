@@ -5,7 +5,12 @@
 /** Authorization codes: single use, this short (OAuth 2.1 recommends at most a minute). */
 export const CODE_TTL_MS = 60_000
 export const ACCESS_TOKEN_TTL_S = 3600
+/** A refresh token unused this long expires; each refresh issues a new one (rotation). */
 export const REFRESH_TOKEN_TTL_MS = 30 * 86_400_000
+/** A grant's absolute lifetime: no refresh carries its tokens past this many days after the approval (docs/oauth.md, "Grants"). */
+export const GRANT_TTL_MS = 90 * 86_400_000
+/** How often a grant's last use is written down (like an API key's). */
+export const GRANT_TOUCH_EVERY_MS = 60_000
 /** How long a consent page stays valid before the person must start again. */
 export const CONSENT_TTL_MS = 10 * 60_000
 /** Wrong API keys tolerated on one consent page before the request is refused. */

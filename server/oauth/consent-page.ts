@@ -2,6 +2,9 @@
  * @module The HTML of the authorization endpoint: the consent page (a plain form, no JavaScript) and the
  * error page shown when the request cannot safely redirect back to the client. Everything is escaped.
  */
+import {GRANT_TTL_MS} from './config.js'
+
+const GRANT_DAYS = Math.round(GRANT_TTL_MS / 86_400_000)
 
 export interface ConsentView {
   /** Where the form posts (the authorization endpoint). */
@@ -68,8 +71,16 @@ export function renderConsentPage(v: ConsentView): string {
   const site = v.clientUri ? `<p class="note">It says it is from <span class="mono">${escapeHtml(v.clientUri)}</span> (not verified).</p>` : ''
   const error = v.error ? `<p class="error" role="alert">${escapeHtml(v.error)}</p>` : ''
   return page(`Allow ${name} to use kb?`, `<h1>Allow <span id="client-name">${escapeHtml(name)}</span> to use your kb?</h1>
-<p>It will act as you on <span class="mono">${escapeHtml(v.resource)}</span>: read, write and search the knowledge you can see.
-Afterwards you will be sent to <strong id="redirect-host" class="mono">${escapeHtml(v.redirectTo)}</strong>.</p>
+<p>It will act as you on <span class="mono">${escapeHtml(v.resource)}</span>, with what the API key you paste may do:</p>
+<ul id="can">
+<li>search and read the knowledge you can see;</li>
+<li>add entries, and change, comment on, resolve, publish, fork and delete them as you may;</li>
+<li>only in the project the key is bound to, if it is bound to one.</li>
+</ul>
+<p id="cannot">It cannot create API keys, take a backup, export everything, or use the owner's powers.
+It keeps this access for at most ${GRANT_DAYS} days, and loses it as soon as you revoke it (<code>kb auth grants</code>,
+<code>kb auth revoke-grant</code>) or revoke the key you paste.</p>
+<p>Afterwards you will be sent to <strong id="redirect-host" class="mono">${escapeHtml(v.redirectTo)}</strong>.</p>
 ${site}<p class="note">Client id <span class="mono">${escapeHtml(v.clientId)}</span>. Approve only if you started this sign-in yourself.</p>
 ${error}<form method="post" action="${escapeHtml(v.action)}" autocomplete="off">
 <input type="hidden" name="request_id" value="${escapeHtml(v.requestId)}">

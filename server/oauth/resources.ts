@@ -2,12 +2,13 @@
  * @module Resource indicators (RFC 8707): the audience a token is issued for — the API or its MCP endpoint —
  * as an authorization request names it and as a token request may narrow it (docs/oauth.md).
  */
+import {trimTrailingSlashes} from '../../src/shared/chars.js'
 import {allowedResources} from './metadata.js'
 
 /** The resource a request asked for, normalised, if it is one of ours; `base` when none was asked for. */
 export function resolveResource(requested: string | null, base: string): string | null {
   if (requested === null || requested === '') return base
-  const r = requested.replace(/\/+$/, '')
+  const r = trimTrailingSlashes(requested)
   return allowedResources(base).includes(r) ? r : null
 }
 

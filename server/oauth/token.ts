@@ -5,11 +5,12 @@
  */
 import {createHash} from 'node:crypto'
 import {randomBase62, sameHash, sha256Hex, uuidv7} from '../lib/ids.js'
-import type {OAuthClientRow, OAuthCodeRow, OAuthTokenRow} from '../store/oauth-store.js'
+import type {OAuthClientRow, OAuthCodeRow, OAuthGrantState, OAuthTokenRow} from '../store/oauth-store.js'
 import type {Store} from '../store/store.js'
 import {authenticateClient} from './client-auth.js'
 import {ACCESS_TOKEN_TTL_S, PREFIX, REFRESH_TOKEN_TTL_MS} from './config.js'
 import {repeatedParam, type Logger} from './endpoint.js'
+import {liveGrant, withinGrant} from './grants.js'
 import {allowedResources} from './metadata.js'
 import {grantResource, resourceBase} from './resources.js'
 import {isFailure, oauthError, type OAuthFailure} from './result.js'
@@ -24,6 +25,7 @@ export interface TokenResponse {
 }
 
 const VERIFIER_RE = /^[A-Za-z0-9._~-]{43,128}$/
+const GRANT_ENDED = 'the grant was revoked or has reached its end, or the API key that approved it was revoked or has expired; sign in again'
 
 export class TokenEndpoint {
   constructor(private readonly store: Store, private readonly sweeper: OAuthSweeper, private readonly log?: Logger) {}
@@ -65,7 +67,9 @@ export class TokenEndpoint {
     if (!sameHash(pkceChallenge(verifier), row.code_challenge)) return oauthError(400, 'invalid_grant', 'code_verifier does not match the code_challenge')
     const resource = grantResource(form.get('resource'), row.resource)
     if (resource === null) return oauthError(400, 'invalid_target', `resource must be ${allowedResources(resourceBase(row.resource)).join(' or ')}`)
-    const issued = this.issue(client, row, resource, row.resource)
+    const grant = await liveGrant(this.store, row.grant_id, Date.now())
+    if (!grant) return oauthError(400, 'invalid_grant', GRANT_ENDED)
+    const issued = this.issue(client, grant, resource, row.resource)
     if (!(await this.store.oauth.exchangeCode(hash, new Date().toISOString(), issued.rows))) return this.replayedCode(row)
     return issued.response
   }
@@ -89,7 +93,9 @@ export class TokenEndpoint {
     if (Date.parse(row.expires_at) <= Date.now()) return oauthError(400, 'invalid_grant', 'the refresh token has expired')
     const resource = grantResource(form.get('resource'), row.resource)
     if (resource === null) return oauthError(400, 'invalid_target', `resource must be ${allowedResources(resourceBase(row.resource)).join(' or ')}`)
-    const issued = this.issue(client, row, resource, row.resource)
+    const grant = await liveGrant(this.store, row.grant_id, Date.now())
+    if (!grant) return oauthError(400, 'invalid_grant', GRANT_ENDED)
+    const issued = this.issue(client, grant, resource, row.resource)
     if (!(await this.store.oauth.rotateRefreshToken(hash, new Date().toISOString(), issued.rows))) return this.reusedRefreshToken(row)
     return issued.response
   }
@@ -101,17 +107,18 @@ export class TokenEndpoint {
     return oauthError(400, 'invalid_grant', 'the refresh token was already used; every token of this grant is revoked')
   }
 
-  /** A new access token (and refresh token, if the client uses them) for a grant. */
-  private issue(client: OAuthClientRow, grant: {grant_id: string; principal_id: string; project_id: string | null; scope: string | null}, resource: string, refreshResource: string): {rows: OAuthTokenRow[]; response: TokenResponse} {
+  /** A new access token (and refresh token, if the client uses them) for a grant; neither outlives the grant. */
+  private issue(client: OAuthClientRow, grant: OAuthGrantState, resource: string, refreshResource: string): {rows: OAuthTokenRow[]; response: TokenResponse} {
     const now = Date.now()
     const at = new Date(now).toISOString()
-    const base = {grant_id: grant.grant_id, client_id: client.id, principal_id: grant.principal_id, project_id: grant.project_id, scope: grant.scope, created_at: at, used_at: null, revoked_at: null}
+    const base = {grant_id: grant.id, client_id: client.id, principal_id: grant.principal_id, project_id: grant.project_id, scope: grant.scope, created_at: at, used_at: null, revoked_at: null}
     const access = PREFIX.accessToken + randomBase62(43)
-    const rows: OAuthTokenRow[] = [{...base, hash: sha256Hex(access), id: uuidv7(now), kind: 'access', resource, expires_at: new Date(now + ACCESS_TOKEN_TTL_S * 1000).toISOString()}]
-    const response: TokenResponse = {access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S}
+    const accessExpires = withinGrant(now + ACCESS_TOKEN_TTL_S * 1000, grant)
+    const rows: OAuthTokenRow[] = [{...base, hash: sha256Hex(access), id: uuidv7(now), kind: 'access', resource, expires_at: accessExpires}]
+    const response: TokenResponse = {access_token: access, token_type: 'Bearer', expires_in: Math.max(0, Math.floor((Date.parse(accessExpires) - now) / 1000))}
     if (client.metadata.grant_types.includes('refresh_token')) {
       const refresh = PREFIX.refreshToken + randomBase62(43)
-      rows.push({...base, hash: sha256Hex(refresh), id: uuidv7(now), kind: 'refresh', resource: refreshResource, expires_at: new Date(now + REFRESH_TOKEN_TTL_MS).toISOString()})
+      rows.push({...base, hash: sha256Hex(refresh), id: uuidv7(now), kind: 'refresh', resource: refreshResource, expires_at: withinGrant(now + REFRESH_TOKEN_TTL_MS, grant)})
       response.refresh_token = refresh
     }
     if (grant.scope) response.scope = grant.scope

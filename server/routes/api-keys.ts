@@ -13,6 +13,8 @@ export function apiKeyRoutes(keys: ApiKeyService): RouteDef[] {
     route<unknown, unknown, CreateApiKeyBody>({
       method: 'POST', path: '/api-keys', operationId: 'createApiKey', summary: 'Create an API key; the secret `key` is in this response only', tags, auth: true,
       body: CreateApiKeyBody, bodyOptional: true,
+      // Its answer holds the new secret, which must never be stored to be repeated.
+      idempotencyKey: false,
       responses: {201: {description: 'The key record with its secret', schema: 'ApiKey'}, ...errorResponses(400, 401, 403, 404, 413, 415, 422)},
       handler: async ({caller, body, reply}) => {
         reply.code(201)

@@ -7,11 +7,18 @@ import type {ResponseDoc} from '../http/route.js'
 /** OpenAPI response entries for the listed error statuses, all problem+json. */
 export function errorResponses(...statuses: number[]): Record<number, ResponseDoc> {
   const out: Record<number, ResponseDoc> = {}
-  for (const status of statuses) {
-    const codes = Object.entries(ERROR_CODES).filter(([, v]) => v.status === status).map(([k]) => k)
-    out[status] = {description: `Problem (code: ${codes.join(', ')})`, schema: 'Problem', contentType: 'application/problem+json'}
-  }
+  for (const status of statuses) out[status] = problemResponse(problemCodes(status))
   return out
+}
+
+/** The codes a problem of this status may carry; the Idempotency-Key ones only where that header is honoured (server/openapi.ts). */
+export function problemCodes(status: number, idempotent = false): string[] {
+  return Object.entries(ERROR_CODES).filter(([k, v]) => v.status === status && (idempotent || !k.startsWith('idempotency_'))).map(([k]) => k)
+}
+
+/** One problem+json response entry naming its codes. */
+export function problemResponse(codes: string[]): ResponseDoc {
+  return {description: `Problem (code: ${codes.join(', ')})`, schema: 'Problem', contentType: 'application/problem+json'}
 }
 
 /**

@@ -1,33 +1,38 @@
 /**
- * @module /knowledge routes: CRUD with ETag/If-Match, resolve, comments, publish and fork.
+ * @module /knowledge routes: CRUD with ETag/If-Match, resolve, comments, publish (and its preview) and fork.
  */
 import {Type} from '@sinclair/typebox'
 import {
-  CommentBody, CreateEntryBody, ForkBody, GetEntryQuery, IdParams, ListQuery, PatchEntryBody, PublishBody, ResolveBody,
+  CommentBody, CommentsQuery, CreateEntryBody, ForkBody, GetEntryQuery, IdParams, ListQuery, PatchEntryBody, PublishBody, PublishPreviewQuery, ResolveBody,
 } from '../../src/shared/schemas.js'
+import {trimTrailingSlashes} from '../../src/shared/chars.js'
 import {DETAIL_DEFAULT, LIMIT_DEFAULT} from '../../src/shared/contract.js'
 import type {Detail, EntryFull} from '../../src/shared/types.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {KnowledgeService} from '../services/knowledge.js'
+import type {PublishService} from '../services/publish.js'
 import {errorResponses, parseIfMatch} from './common.js'
 
 const ENTRY = 'Entry'
 const tags = ['knowledge']
+const SAFE = 'Findings of secrets or personal data in what a shared scope would expose refuse the change with sensitive_content ' +
+  '(docs/api.md, "Safe publish"): send redact: true, or acknowledge: [finding ids].'
 
-export function knowledgeRoutes(knowledge: KnowledgeService): RouteDef[] {
+export function knowledgeRoutes(knowledge: KnowledgeService, publish: PublishService): RouteDef[] {
   const withEtag = (reply: {header: (k: string, v: string) => unknown}, e: {version: number}): void => {
     reply.header('ETag', `"${e.version}"`)
   }
   return [
     route<unknown, unknown, CreateEntryBody>({
       method: 'POST', path: '/knowledge', operationId: 'createEntry', summary: 'Create a knowledge entry', tags, auth: true,
+      description: `In project or global scope: ${SAFE} The answer is then 422.`,
       body: CreateEntryBody,
       responses: {201: {description: 'The new entry at full detail', schema: ENTRY, headers: ['Location', 'ETag']}, ...errorResponses(400, 401, 404, 413, 415, 422)},
       handler: async ({caller, body, reply, req}) => {
         const e = await knowledge.create(caller, body)
         withEtag(reply, e)
         // The request path without query or trailing slash (`POST /knowledge/` is served too).
-        reply.header('Location', `${req.url.split('?')[0]!.replace(/\/+$/, '')}/${e.id}`)
+        reply.header('Location', `${trimTrailingSlashes(req.url.split('?')[0]!)}/${e.id}`)
         reply.code(201)
         return e
       },
@@ -51,6 +56,7 @@ export function knowledgeRoutes(knowledge: KnowledgeService): RouteDef[] {
     }),
     route<IdParams, unknown, PatchEntryBody>({
       method: 'PATCH', path: '/knowledge/:id', operationId: 'updateEntry', summary: 'Change an entry (author or owner); If-Match guards against lost updates', tags, auth: true,
+      description: `Of an entry in project or global scope: ${SAFE} Only findings the change brings count; the answer is then 422.`,
       params: IdParams, body: PatchEntryBody, bodyOptional: true,
       responses: {200: {description: 'The entry at full detail', schema: ENTRY, headers: ['ETag']}, ...errorResponses(400, 401, 403, 404, 412, 413, 415, 422)},
       handler: async ({caller, params, body, req, reply}) => {
@@ -75,6 +81,12 @@ export function knowledgeRoutes(knowledge: KnowledgeService): RouteDef[] {
       responses: {200: {description: 'The entry at full detail', schema: ENTRY}, ...errorResponses(400, 401, 403, 404, 413, 415, 422)},
       handler: async ({caller, params, body, reply}) => sendEntry(reply, await knowledge.resolve(caller, params.id, body)),
     }),
+    route<IdParams, CommentsQuery>({
+      method: 'GET', path: '/knowledge/:id/comments', operationId: 'listComments', summary: 'All comments of an entry the caller can see, oldest first, a page at a time', tags, auth: true,
+      params: IdParams, query: CommentsQuery,
+      responses: {200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref('Comment')), next_cursor: Type.Union([Type.String(), Type.Null()])})}, ...errorResponses(400, 401, 404)},
+      handler: async ({caller, params, query}) => knowledge.comments(caller, params.id, {limit: query.limit ?? LIMIT_DEFAULT.comments, ...(query.cursor ? {cursor: query.cursor} : {})}),
+    }),
     route<IdParams, unknown, CommentBody>({
       method: 'POST', path: '/knowledge/:id/comments', operationId: 'addComment', summary: 'Comment on an entry the caller can see', tags, auth: true,
       params: IdParams, body: CommentBody,
@@ -84,14 +96,23 @@ export function knowledgeRoutes(knowledge: KnowledgeService): RouteDef[] {
         return knowledge.comment(caller, params.id, body)
       },
     }),
+    route<IdParams, PublishPreviewQuery>({
+      method: 'GET', path: '/knowledge/:id/publish-preview', operationId: 'previewPublish', tags, auth: true,
+      summary: 'What publishing would expose: the findings, the redaction diff and the redacted text; changes nothing',
+      params: IdParams, query: PublishPreviewQuery,
+      responses: {200: {description: 'The preview', schema: 'PublishPreview'}, ...errorResponses(400, 401, 403, 404, 409)},
+      handler: async ({caller, params, query}) => publish.preview(caller, params.id, query.scope),
+    }),
     route<IdParams, unknown, PublishBody>({
       method: 'POST', path: '/knowledge/:id/publish', operationId: 'publishEntry', summary: 'Widen the scope of an entry (default: the next wider one)', tags, auth: true,
+      description: `${SAFE} The answer is then 409; the redaction, if asked, is stored with the new scope as one new version.`,
       params: IdParams, body: PublishBody, bodyOptional: true,
-      responses: {200: {description: 'The entry at full detail', schema: ENTRY}, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422)},
-      handler: async ({caller, params, body, reply}) => sendEntry(reply, await knowledge.publish(caller, params.id, body)),
+      responses: {200: {description: 'The entry at full detail', schema: ENTRY}, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 415, 422)},
+      handler: async ({caller, params, body, reply}) => sendEntry(reply, await publish.publish(caller, params.id, body)),
     }),
     route<IdParams, unknown, ForkBody>({
       method: 'POST', path: '/knowledge/:id/fork', operationId: 'forkEntry', summary: 'Fork an entry into a new private branch', tags, auth: true,
+      description: `Into a scope that reaches readers the parent did not: ${SAFE} The answer is then 422.`,
       params: IdParams, body: ForkBody, bodyOptional: true,
       responses: {201: {description: 'The fork at full detail', schema: ENTRY, headers: ['Location', 'ETag']}, ...errorResponses(400, 401, 404, 413, 415, 422)},
       handler: async ({caller, params, body, reply, req}) => {

@@ -1,7 +1,10 @@
 /**
- * @module Unauthenticated routes about the service itself: health and the OpenAPI document.
+ * @module Unauthenticated routes about the service itself: health (with the store it runs on and whether that
+ * answers, and the daemon's proof that it owns its data directory, when asked) and the OpenAPI document.
  */
-import {ERROR_CODES} from '../../src/shared/errors.js'
+import {createHmac} from 'node:crypto'
+import {ERROR_CODES, KbError} from '../../src/shared/errors.js'
+import {CHALLENGE_HEADER, CHALLENGE_PATTERN, proofMessage} from '../../src/shared/daemon-proof.js'
 import {HealthSchema} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {Store} from '../store/store.js'
@@ -10,21 +13,31 @@ import {errorResponses} from './common.js'
 /** Seconds a load balancer or client is told to wait when the store does not answer. */
 const RETRY_AFTER_S = 2
 
-export function metaRoutes(version: string, openapi: () => Record<string, unknown>, store: Store): RouteDef[] {
+/** `proofSecret`: the secret of `daemon.secret`; a daemon without a data directory (tests, benchmarks) has none. */
+export function metaRoutes(version: string, openapi: () => Record<string, unknown>, store: Store, proofSecret?: Buffer): RouteDef[] {
   const tags = ['meta']
   return [
     route({
-      method: 'GET', path: '/health', operationId: 'health', tags, auth: false,
-      summary: 'Liveness, version and the store (no auth)',
-      description: 'Asks the store a trivial question each time: 503 `unavailable` when it does not answer within a few seconds (a team server\'s PostgreSQL down), so a load balancer takes this daemon out of rotation.',
-      responses: {200: {description: 'ok', schema: HealthSchema}, ...errorResponses(503)},
+      method: 'GET', path: '/health', operationId: 'health', summary: 'Liveness, version and the store (no auth)', tags, auth: false,
+      description: 'Asks the store a trivial question each time: 503 `unavailable` when it does not answer within a few seconds (a team '
+        + 'server\'s PostgreSQL down), so a load balancer takes this daemon out of rotation. With a `Kb-Challenge` header (32–128 hex '
+        + 'digits) a local daemon adds `proof`, which the CLI checks before it sends a credential (docs/security.md).',
+      responses: {200: {description: 'ok', schema: HealthSchema}, ...errorResponses(400, 503)},
       handler: async ({req, reply}) => {
+        const challenge = req.headers[CHALLENGE_HEADER]
+        if (challenge !== undefined && proofSecret && (typeof challenge !== 'string' || !CHALLENGE_PATTERN.test(challenge))) {
+          throw new KbError('bad_request', `${CHALLENGE_HEADER} must be 32 to 128 lower-case hex digits`)
+        }
         const health = {version, store: {kind: store.driver, answers: await store.answers()}}
-        if (health.store.answers) return {status: 'ok', ...health}
-        // A problem like any other 503, with the health fields as extension members.
-        reply.code(503).header('Retry-After', String(RETRY_AFTER_S)).type('application/problem+json')
-        const {status, title} = ERROR_CODES.unavailable
-        return {type: 'about:blank', title, status, code: 'unavailable', detail: `the store (${store.driver}) is not answering`, instance: req.url.split('?')[0], ...health}
+        if (!health.store.answers) {
+          // A problem like any other 503, with the health fields as extension members.
+          reply.code(503).header('Retry-After', String(RETRY_AFTER_S)).type('application/problem+json')
+          const {status, title} = ERROR_CODES.unavailable
+          return {type: 'about:blank', title, status, code: 'unavailable', detail: `the store (${store.driver}) is not answering`, instance: req.url.split('?')[0], ...health}
+        }
+        if (challenge === undefined || !proofSecret) return {status: 'ok', ...health}
+        const message = proofMessage(challenge as string, req.socket.localAddress ?? '', req.socket.localPort ?? 0)
+        return {status: 'ok', ...health, proof: createHmac('sha256', proofSecret).update(message).digest('hex')}
       },
     }),
     route({

@@ -17,6 +17,10 @@ export type ExportQuery = Static<typeof ExportQuery>
 export const ImportQuery = Type.Object({
   dry_run: Type.Optional(Type.Boolean({description: 'Check and count, change nothing'})),
   on_conflict: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('overwrite')], {description: 'What to do with a project or entry whose id exists: skip (default) or overwrite'})),
+  redact: Type.Optional(Type.Boolean({description: 'Redact findings in entries bound for a shared scope (docs/api.md, "Safe publish")'})),
+  acknowledge: Type.Optional(
+    Type.String({maxLength: 20_000, pattern: '^[0-9a-f]{16}(,[0-9a-f]{16})*$', description: 'Comma-separated finding ids to import as they are (recorded)'}),
+  ),
 })
 export type ImportQuery = Static<typeof ImportQuery>
 
@@ -57,7 +61,8 @@ export function transferRoutes(transfer: TransferService): RouteDef[] {
         if (!(body instanceof Readable)) throw new KbError('unsupported_media_type', `send the export as the body with Content-Type: ${NDJSON}`)
         // A declared length over the limit is refused before reading a byte of it.
         if (Number(req.headers['content-length'] ?? 0) > IMPORT_BODY_LIMIT) throw tooLarge()
-        return transfer.import(caller, body, {onConflict: query.on_conflict ?? 'skip', dryRun: query.dry_run ?? false})
+        const sensitive = {redact: query.redact ?? false, acknowledge: query.acknowledge?.split(',') ?? []}
+        return transfer.import(caller, body, {onConflict: query.on_conflict ?? 'skip', dryRun: query.dry_run ?? false, sensitive})
       },
     }),
     route({

@@ -106,7 +106,7 @@ export class Bm25fScorer {
   /** Occurrences of each query term in the text, and the text's length in tokens. */
   private count(text: string, tf: Float64Array): number {
     this.recent = []
-    // eslint-disable-next-line no-control-regex
+     
     if (!/^[\x00-\x7f]*$/.test(text)) return this.countUnicode(text, tf)
     // ASCII text (most of it): scan char codes, and cut out only words that may be query terms.
     let tokens = 0

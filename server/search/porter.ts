@@ -166,7 +166,7 @@ function stemBytes(word: string): string {
 
 /** The FTS5 Porter stem of a lower-case, accent-free token. */
 export function porterStem(token: string): string {
-  // eslint-disable-next-line no-control-regex
+   
   const ascii = /^[\x00-\x7f]*$/.test(token)
   const bytes = ascii ? token : Buffer.from(token, 'utf8').toString('latin1')
   if (bytes.length < 3 || bytes.length > MAX_TOKEN_BYTES) return token

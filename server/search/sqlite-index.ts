@@ -71,6 +71,11 @@ export class SqliteSearchIndex implements SearchIndex {
     return df
   }
 
+  /** Drops the cached counts: rows changed through another connection (an import), which `total_changes()` does not count. */
+  forgetCounts(): void {
+    this.dfCache.clear()
+  }
+
   async documentFrequencies(stems: string[]): Promise<number[]> {
     const read = this.stmt('SELECT doc FROM entries_vocab WHERE term = ?').pluck()
     return stems.map((stem) => this.cached(stem, () => (read.get(stem) as number | undefined) ?? 0))

@@ -35,6 +35,8 @@ export class ApiKeyService {
   }
 
   async create(caller: Caller, input: CreateApiKeyBody): Promise<ApiKeyRecord & {key: string}> {
+    // A key outlives any grant; minting one would turn a revocable grant into permanent access.
+    if (caller.credential.kind !== 'api_key') throw new KbError('forbidden', 'an OAuth access token cannot create API keys; use an API key (`kb api-key create` with your own key)')
     let principal = caller.principal
     if (input.principal !== undefined && input.principal !== caller.principal.name) {
       if (!isOwner(caller)) throw new KbError('forbidden', 'only the owner may create keys for other principals')

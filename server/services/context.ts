@@ -5,7 +5,7 @@ import type {PrincipalRecord, Store} from '../store/store.js'
 
 export interface Caller {
   principal: PrincipalRecord
-  /** The credential used: an API key (or, later, an OAuth token) and the project it is bound to. */
+  /** The credential used: an API key or an OAuth access token, and the project it is bound to. */
   credential: {kind: 'api_key' | 'oauth'; id: string; projectId: string | null}
 }
 
@@ -14,6 +14,11 @@ export interface Services {
   version: string
 }
 
+/**
+ * Whether the caller holds the owner's powers (keys for others, backup, export of everything, import in
+ * others' names, moderation). They come with an API key only: an OAuth grant of the owner acts as a
+ * member (docs/security.md).
+ */
 export function isOwner(caller: Caller): boolean {
-  return caller.principal.role === 'owner'
+  return caller.principal.role === 'owner' && caller.credential.kind === 'api_key'
 }

@@ -1,25 +1,25 @@
 /**
- * @module Knowledge entries: create, read, change, resolve, comment, publish, fork, list and search,
+ * @module Knowledge entries: create, read, change, resolve, comment, fork, list and search (publish: publish.ts),
  * with the permission rules of docs/api.md, "Visibility and permissions" (a hidden entry is indistinguishable from a missing one).
  */
 import {KbError} from '../../src/shared/errors.js'
-import {COMMENT_TYPE_DEFAULT, SCOPES, TITLE_MAX, UUID_PATTERN} from '../../src/shared/contract.js'
-import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, PublishBody, ResolveBody} from '../../src/shared/schemas.js'
-import type {Comment, Detail, EntryFull, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
+import {COMMENT_TYPE_DEFAULT, COMMENTS_IN_FULL, TITLE_MAX, UUID_PATTERN} from '../../src/shared/contract.js'
+import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, ResolveBody} from '../../src/shared/schemas.js'
+import type {Comment, Detail, EntryFull, EntryView, Page, Scope, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
-import type {EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
+import {TimeSlice} from '../lib/time-slice.js'
+import type {CommentRow, EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
 import {queryTerms} from '../search/query.js'
 import {type Caller, isOwner} from './context.js'
 import {summarize} from '../../src/shared/summary.js'
 import {tokensWithin} from '../../src/shared/tokens.js'
 import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
+import {findingsOf, gate, sameSecret} from './safe-publish.js'
 
 const UUID = new RegExp(UUID_PATTERN)
 /** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
 const UNGUARDED_ATTEMPTS = 10
-/** How long token packing runs before it lets other requests in. */
-const PACK_SLICE_MS = 5
 
 export class KnowledgeService {
   constructor(private readonly store: Store) {}
@@ -43,7 +43,7 @@ export class KnowledgeService {
   }
 
   /** The entry if the caller may change it: its author, or the owner principal (moderation). */
-  private async changeable(caller: Caller, id: string, action: string): Promise<EntryRow> {
+  async changeable(caller: Caller, id: string, action: string): Promise<EntryRow> {
     const e = await this.visible(caller, id)
     if (e.author.id !== caller.principal.id && !isOwner(caller)) {
       throw new KbError('forbidden', `only the author of entry ${e.id} (${e.author.name}) or the owner may ${action} it`)
@@ -52,8 +52,20 @@ export class KnowledgeService {
   }
 
   async full(caller: Caller, e: EntryRow): Promise<EntryFull> {
-    const [comments, branches] = await Promise.all([this.store.listComments(e.id), this.store.listBranches(e.id, this.viewer(caller))])
+    const [comments, branches] = await Promise.all([
+      this.store.listComments(e.id, {limit: COMMENTS_IN_FULL, newest: true}), this.store.listBranches(e.id, this.viewer(caller)),
+    ])
     return fullView(e, comments, branches)
+  }
+
+  /** All comments of an entry the caller can see, oldest first, a page at a time. */
+  async comments(caller: Caller, id: string, q: {limit: number; cursor?: string}): Promise<Page<Comment>> {
+    const e = await this.visible(caller, id)
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
+    const rows = await this.store.listComments(e.id, {limit: q.limit + 1, ...(after ? {after: {created_at: after.at, id: after.id}} : {})})
+    const items = rows.slice(0, q.limit)
+    const last = items.at(-1)
+    return {items, next_cursor: rows.length > q.limit && last ? encodeCursor({at: last.created_at, id: last.id}) : null}
   }
 
   async view(caller: Caller, e: EntryRow, detail: Detail): Promise<EntryView> {
@@ -89,15 +101,32 @@ export class KnowledgeService {
     }
     const id = uuidv7()
     const at = nowIso()
-    const summary = summarize(id, title, body)
     const entry: EntryRow = {
-      id, title, body, summary: summary.body, summary_title: summary.title, scope, project_id: projectId,
+      id, title, body, summary: '', summary_title: '', scope, project_id: projectId,
       tags: normalizeTags(input.tags ?? []), url, status: 'open', resolution: null, thought_chain: thoughts,
       forked_from: null, author: {id: caller.principal.id, name: caller.principal.name},
       created_at: at, updated_at: at, version: 1, comment_count: 0,
     }
-    await this.store.insertEntry(entry)
-    return fullView(entry, [], [])
+    return this.insertCleared(caller, entry, scope === 'private' ? null : {choice: input, action: `creating an entry in ${scope} scope`})
+  }
+
+  /** Stores a new entry: cleared first when it goes straight into a shared scope (docs/api.md, "Safe publish"). */
+  private async insertCleared(caller: Caller, entry: EntryRow, check: {choice: CreateEntryBody | ForkBody; action: string} | null): Promise<EntryFull> {
+    const notes: CommentRow[] = []
+    if (check) {
+      const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller})
+      const r = c.redacted
+      Object.assign(entry, {title: r.title, body: r.body, url: r.url, tags: r.tags, thought_chain: r.thought_chain})
+      notes.push(...c.notes)
+    }
+    const s = summarize(entry.id, entry.title, entry.body)
+    entry.summary = s.body
+    entry.summary_title = s.title
+    await this.store.insertEntry(entry, notes)
+    if (notes.length === 0) return fullView(entry, [], [])
+    const stored = await this.store.getEntry(entry.id)
+    if (!stored) throw new KbError('not_found', `knowledge entry ${entry.id} does not exist`)
+    return this.full(caller, stored)
   }
 
   async patch(caller: Caller, id: string, input: PatchEntryBody, ifMatch: number[] | null, attempt = 0): Promise<EntryFull> {
@@ -114,15 +143,16 @@ export class KnowledgeService {
       changes.status = input.status
       changes.resolution = input.status === 'open' ? null : {note: null, url: null, resolved_by: ref(caller), resolved_at: nowIso()}
     }
+    const notes = current.scope === 'private' ? [] : await this.clearEdit(caller, current, changes, input)
     if (changes.title !== undefined || changes.body !== undefined) {
       const s = summarize(current.id, changes.title ?? current.title, changes.body ?? current.body)
       changes.summary = s.body
       changes.summary_title = s.title
     }
     if (ifMatch !== null && !ifMatch.includes(current.version)) throw stale(current)
-    if (!hasRealChange(current, changes)) return this.full(caller, current)
+    if (notes.length === 0 && !hasRealChange(current, changes)) return this.full(caller, current)
     // The store re-checks the version atomically, so a write that raced ours since the read is not lost.
-    const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version})
+    const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version, comments: notes})
     if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < UNGUARDED_ATTEMPTS) {
       // Daemons sharing a database write truly at once: a short random pause lets the retry land between them.
       await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)))
@@ -130,6 +160,26 @@ export class KnowledgeService {
     }
     if (!outcome.ok) throw outcome.reason === 'stale' ? stale(current) : new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.full(caller, outcome.entry)
+  }
+
+  /**
+   * An edit of a shared entry is cleared on what it brings: findings its new text holds that the entry did
+   * not hold already (in the same field). Redaction rewrites `changes`; the acknowledgement records are returned.
+   */
+  private async clearEdit(caller: Caller, current: EntryRow, changes: EntryChanges, input: PatchEntryBody): Promise<CommentRow[]> {
+    const known = new Set((await findingsOf({...current, resolution: null})).hits.map(sameSecret))
+    const incoming = {
+      title: changes.title ?? '', body: changes.body ?? '', url: changes.url ?? null, tags: changes.tags ?? [], thought_chain: changes.thought_chain ?? [],
+    }
+    const c = await gate(incoming, input, {
+      action: `editing an entry in ${current.scope} scope`, status: 422, entryId: current.id, caller, only: (h) => !known.has(sameSecret(h)),
+    })
+    if (changes.title !== undefined) changes.title = c.redacted.title
+    if (changes.body !== undefined) changes.body = c.redacted.body
+    if (changes.url !== undefined) changes.url = c.redacted.url
+    if (changes.tags !== undefined) changes.tags = c.redacted.tags
+    if (changes.thought_chain !== undefined) changes.thought_chain = c.redacted.thought_chain
+    return c.notes
   }
 
   async remove(caller: Caller, id: string, ifMatch: number[] | null): Promise<void> {
@@ -159,24 +209,6 @@ export class KnowledgeService {
     return added.comment
   }
 
-  async publish(caller: Caller, id: string, input: PublishBody): Promise<EntryFull> {
-    const e = await this.changeable(caller, id, 'publish')
-    let target: Scope
-    if (input.scope !== undefined) target = input.scope
-    else if (e.scope === 'private') target = e.project_id ? 'project' : 'global'
-    else target = 'global'
-    // SCOPES runs narrowest to widest.
-    if (SCOPES.indexOf(target) <= SCOPES.indexOf(e.scope)) {
-      throw new KbError('conflict', `entry ${e.id} is already ${e.scope}; publish only widens the scope (private → project → global)`)
-    }
-    if (target === 'project' && !e.project_id) {
-      throw new KbError('conflict', `entry ${e.id} belongs to no project; publish it to global instead`)
-    }
-    const outcome = await this.store.updateEntry(e.id, {scope: target}, {at: nowIso()})
-    if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
-    return this.full(caller, outcome.entry)
-  }
-
   async fork(caller: Caller, id: string, input: ForkBody): Promise<EntryFull> {
     const parent = await this.visible(caller, id)
     const errors = new FieldErrors()
@@ -190,16 +222,15 @@ export class KnowledgeService {
     if (scope === 'project' && !projectId) {
       throw new KbError('validation_failed', 'scope "project" needs a project_id', {errors: [{path: 'project_id', message: 'required when scope is project'}]})
     }
-    const newId = uuidv7()
     const at = nowIso()
-    const s = summarize(newId, title, parent.body)
     const entry: EntryRow = {
-      ...parent, id: newId, title, summary: s.body, summary_title: s.title, scope, project_id: projectId,
+      ...parent, id: uuidv7(), title, summary: '', summary_title: '', scope, project_id: projectId,
       status: 'open', resolution: null, forked_from: parent.id, author: ref(caller),
       created_at: at, updated_at: at, version: 1, comment_count: 0,
     }
-    await this.store.insertEntry(entry)
-    return fullView(entry, [], [])
+    // A fork reaches new readers unless it stays private or among the parent's own (docs/api.md, "Safe publish").
+    const sameAudience = scope === 'private' || parent.scope === 'global' || (parent.scope === scope && parent.project_id === projectId)
+    return this.insertCleared(caller, entry, sameAudience ? null : {choice: input, action: `forking into ${scope} scope`})
   }
 
   async resolveAuthor(author: string | undefined): Promise<string | undefined | null> {
@@ -228,10 +259,10 @@ export class KnowledgeService {
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
     const filter = await this.filter(q)
     if (!filter) return {items: [], next_cursor: null}
-    const rows = await this.store.listEntries(this.viewer(caller), filter, {limit: q.limit + 1, ...(after ? {after} : {})})
+    const rows = await this.store.listEntries(this.viewer(caller), filter, {limit: q.limit + 1, ...(after ? {after: {updated_at: after.at, id: after.id}} : {})})
     const page = rows.slice(0, q.limit)
     const last = page.at(-1)
-    const next = rows.length > q.limit && last ? encodeCursor({updated_at: last.updated_at, id: last.id}) : null
+    const next = rows.length > q.limit && last ? encodeCursor({at: last.updated_at, id: last.id}) : null
     const items = await Promise.all(page.map((e) => this.view(caller, e, q.detail)))
     return {items, next_cursor: next}
   }
@@ -268,12 +299,9 @@ async function packIntoTokens(result: SearchResult, entries: EntryRow[], detail:
   const packed: SearchResult['items'] = []
   let used = 0
   let truncated = false
-  let sliceStart = performance.now()
+  const slice = new TimeSlice()
   for (const [i, item] of result.items.entries()) {
-    if (performance.now() - sliceStart > PACK_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve))
-      sliceStart = performance.now()
-    }
+    await slice.pause()
     const entry = entries[i]!
     const extras = {score: item.score, ...('matched' in item ? {matched: item.matched} : {}), ...('snippet' in item ? {snippet: item.snippet} : {})}
     let placed: Detail | null = null
@@ -299,11 +327,11 @@ function forkTitle(parentTitle: string): string {
   return chars.slice(0, TITLE_MAX - suffix.length - 1).join('').trimEnd() + '…' + suffix
 }
 
-function ref(caller: Caller): {id: string; name: string} {
+export function ref(caller: Caller): {id: string; name: string} {
   return {id: caller.principal.id, name: caller.principal.name}
 }
 
-function stale(current: EntryRow): KbError {
+export function stale(current: EntryRow): KbError {
   return new KbError('precondition_failed', `entry ${current.id} has changed (now version ${current.version}); fetch it again and retry`, {
     headers: {ETag: `"${current.version}"`},
   })
@@ -313,19 +341,20 @@ function hasRealChange(current: EntryRow, changes: EntryChanges): boolean {
   return Object.entries(changes).some(([k, v]) => JSON.stringify(v) !== JSON.stringify((current as unknown as Record<string, unknown>)[k]))
 }
 
+/** A position in a list ordered by a time and then the id: `updated_at` for entries, `created_at` for comments. */
 interface Cursor {
-  updated_at: string
+  at: string
   id: string
 }
 
 function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.updated_at, c.id])).toString('base64url')
+  return Buffer.from(JSON.stringify([c.at, c.id])).toString('base64url')
 }
 
 function decodeCursor(s: string): Cursor {
   try {
     const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return {updated_at: v[0], id: v[1]}
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return {at: v[0], id: v[1]}
   } catch {
     // fall through to the error below
   }

@@ -3,7 +3,7 @@
  * format version, then projects, then entries with their comments, thought chains, resolutions and fork
  * lineage. An import reads the whole body first — every line validated with the API's own rules and
  * spooled, normalised, to a private temp file — and only when no line was rejected applies them all in
- * one store transaction, or none.
+ * one store transaction, or none. Both steps run in slices between other requests (docs/api.md, "Import").
  */
 import {closeSync, mkdtempSync, openSync, readSync, rmSync} from 'node:fs'
 import {open} from 'node:fs/promises'
@@ -21,9 +21,12 @@ import {
 import type {AuthorRef, Scope} from '../../src/shared/types.js'
 import {fieldErrors} from '../http/problem.js'
 import {nowIso} from '../lib/ids.js'
+import {TimeSlice} from '../lib/time-slice.js'
 import type {Store, Viewer} from '../store/store.js'
 import type {EntryExport, ExportFilter, ImportOutcome, ImportRecord, ProjectExport, StoreSnapshot} from '../store/transfer-store.js'
 import {type Caller, isOwner} from './context.js'
+import {clearImported} from './safe-publish.js'
+import type {SensitiveChoice} from './sensitive.js'
 import {summarize} from '../../src/shared/summary.js'
 import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
 
@@ -50,6 +53,8 @@ export const HeaderLine = Type.Object(
     exported_by: Type.Optional(AuthorIn),
     server_version: Type.Optional(Type.String({maxLength: 100})),
     complete: Type.Optional(Type.Boolean()),
+    /** How many entry lines follow: what `kb export` shows its progress against. */
+    entries: Type.Optional(Type.Integer({minimum: 0})),
     scope: Type.Optional(ScopeSchema),
     project_id: Type.Optional(Uuid),
   },
@@ -128,6 +133,8 @@ export interface ImportReport extends ImportOutcome {
 export interface ImportRequest {
   onConflict: 'skip' | 'overwrite'
   dryRun: boolean
+  /** What to do about findings in entries bound for a shared scope (docs/api.md, "Safe publish"). */
+  sensitive: SensitiveChoice
 }
 
 export function tooLarge(): KbError {
@@ -169,7 +176,7 @@ export class TransferService {
     }
     const header: Static<typeof HeaderLine> = {
       kind: EXPORT_KIND, version: EXPORT_VERSION, exported_at: nowIso(), exported_by: {id: caller.principal.id, name: caller.principal.name},
-      server_version: this.version, complete: owner && !filter.scope && !filter.projectId,
+      server_version: this.version, complete: owner && !filter.scope && !filter.projectId, entries: await this.store.transfer.countExportEntries(viewer, filter),
       ...(filter.scope ? {scope: filter.scope} : {}), ...(filter.projectId ? {project_id: filter.projectId} : {}),
     }
     yield `${JSON.stringify(header)}\n`
@@ -195,7 +202,7 @@ export class TransferService {
     const dir = mkdtempSync(join(tmpdir(), 'kb-import-'))
     const spool = join(dir, 'records.jsonl')
     try {
-      const rejected = await this.validateAndSpool(caller, body, spool)
+      const rejected = await this.validateAndSpool(caller, body, spool, request.sensitive)
       const empty: ImportReport = {created: 0, updated: 0, skipped: 0, principals_created: 0, rejected, dry_run: request.dryRun}
       if (rejected.length > 0) return empty
       const outcome = await this.store.transfer.applyImport(readSpool(spool), {
@@ -216,13 +223,15 @@ export class TransferService {
   }
 
   /** Splits the body into lines, validates each, and writes the normalised records to `spool`; returns the rejections. */
-  private async validateAndSpool(caller: Caller, body: Readable, spool: string): Promise<Array<{line: number; reason: string}>> {
+  private async validateAndSpool(caller: Caller, body: Readable, spool: string, sensitive: SensitiveChoice): Promise<Array<{line: number; reason: string}>> {
     const out = await open(spool, 'wx', 0o600)
     const rejected: Array<{line: number; reason: string}> = []
     const reject = (line: number, reason: string): void => {
       if (rejected.length < REJECTIONS_MAX) rejected.push({line, reason})
     }
     const ctx: ImportContext = {caller, headerSeen: false, seen: new Set(), alias: null}
+    // A body that arrived whole is validated line after line without waiting on I/O: let other requests in between.
+    const slice = new TimeSlice()
     const decoder = new TextDecoder('utf-8', {fatal: true})
     let pending: string[] = []
     let pendingBytes = 0
@@ -238,6 +247,7 @@ export class TransferService {
     let partBytes = 0
     let oversized = false
     const finishLine = async (): Promise<void> => {
+      await slice.pause()
       lineNo++
       const bytes = partBytes
       const buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts)
@@ -261,6 +271,11 @@ export class TransferService {
           const from = record.exported_by ? lowerUuid(record.exported_by.id) : null
           if (from && from !== caller.principal.id && !(await this.store.getPrincipal(from))) ctx.alias = from
         } else {
+          if (record.kind === 'entry') {
+            const cleared = await clearImported(record.entry, sensitive, caller)
+            if (typeof cleared === 'string') throw new LineError(cleared)
+            record.entry = cleared
+          }
           pending.push(`${JSON.stringify(record)}\n`)
           pendingBytes += text.length
           if (pendingBytes > 1024 * 1024) await flush()
@@ -365,11 +380,16 @@ export class TransferService {
     const scope = newEntryScope(e.scope, projectId)
     if (scope === 'project' && !projectId) errors.add('project_id', 'required when scope is project')
     const me: AuthorRef = {id: caller.principal.id, name: caller.principal.name}
+    // Only the owner imports in other principals' names (docs/security.md); the entry's own author is the store's check.
+    const foreign = (a: AuthorRef): boolean => a.id !== me.id && !isOwner(caller)
     const author = e.author ? ref(e.author) : me
     const createdAt = time(e.created_at) ?? nowIso()
     const updatedAt = time(e.updated_at) ?? createdAt
     let resolution = e.resolution ? {...e.resolution, resolved_by: ref(e.resolution.resolved_by), resolved_at: time(e.resolution.resolved_at)!} : null
     if (resolution && resolution.url !== null) resolution.url = normalizeUrl(resolution.url, errors, 'resolution/url')
+    if (resolution && foreign(resolution.resolved_by)) {
+      errors.add('resolution/resolved_by', `${resolution.resolved_by.name} is not you; only the owner may import resolutions of other principals`)
+    }
     const status = e.status ?? (resolution ? 'resolved' : 'open')
     if (status === 'open' && resolution) errors.add('resolution', 'must be null for an open entry')
     if (status === 'resolved' && !resolution) resolution = {note: null, url: null, resolved_by: author, resolved_at: updatedAt}
@@ -379,7 +399,9 @@ export class TransferService {
       const cid = lowerUuid(c.id)
       if (commentIds.has(cid)) errors.add(`comments/${i}/id`, 'appears twice')
       commentIds.add(cid)
-      return {id: cid, body: c.body, type: c.type ?? COMMENT_TYPE_DEFAULT, author: c.author ? ref(c.author) : me, created_at: time(c.created_at) ?? createdAt}
+      const by = c.author ? ref(c.author) : me
+      if (foreign(by)) errors.add(`comments/${i}/author`, `${by.name} is not you; only the owner may import comments of other authors`)
+      return {id: cid, body: c.body, type: c.type ?? COMMENT_TYPE_DEFAULT, author: by, created_at: time(c.created_at) ?? createdAt}
     })
     if (errors.list.length > 0) throw new LineError(errors.list.map((x) => `${x.path}: ${x.message}`).join('; '))
     const s = summarize(id, title, body)

@@ -17,8 +17,9 @@ export function standardView(e: EntryRow): EntryStandard {
   }
 }
 
+/** `comments`: the entry's newest ones (the store's `newest` page); fewer than `comment_count` means truncated. */
 export function fullView(e: EntryRow, comments: Comment[], branches: Branch[]): EntryFull {
-  return {...standardView(e), comments, thought_chain: e.thought_chain, branches, resolution: e.resolution}
+  return {...standardView(e), comments, comments_truncated: comments.length < e.comment_count, thought_chain: e.thought_chain, branches, resolution: e.resolution}
 }
 
 /** The view of an entry at a level; `full` needs its comments and branches loaded by the caller. */

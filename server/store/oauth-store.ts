@@ -85,6 +85,32 @@ export interface OAuthTokenRow {
   revoked_at: string | null
 }
 
+/**
+ * One approval of a client by a principal, made with an API key (docs/oauth.md, "Grants"). Its codes and
+ * tokens carry its id; they live only while it does.
+ */
+export interface OAuthGrantRow {
+  id: string
+  client_id: string
+  principal_id: string
+  /** The API key that approved: revoking that key (or its expiry) ends the grant. */
+  api_key_id: string
+  project_id: string | null
+  scope: string | null
+  created_at: string
+  /** The absolute end of the grant, refreshes included. */
+  expires_at: string
+  last_used_at: string | null
+  revoked_at: string | null
+}
+
+/** A grant with the state of its approving key and its client's name: what decides whether it is live, and how it is shown. */
+export interface OAuthGrantState extends OAuthGrantRow {
+  client_name: string | null
+  key_revoked_at: string | null
+  key_expires_at: string | null
+}
+
 /** Cut-off times (RFC 3339) for `purgeExpired`. */
 export interface OAuthPurgeCutoffs {
   /** Tokens and pending requests that expired before this go. */
@@ -117,11 +143,16 @@ export interface OAuthStore {
   findToken(hash: string): Promise<OAuthTokenRow | null>
   /** Atomically marks a live refresh token used and stores its replacements; false if it was used or revoked already. */
   rotateRefreshToken(hash: string, at: string, tokens: OAuthTokenRow[]): Promise<boolean>
-  /** Revokes every live token of a grant; returns how many. */
+  insertGrant(grant: OAuthGrantRow): Promise<void>
+  getGrant(id: string): Promise<OAuthGrantState | null>
+  /** A principal's grants that are neither revoked nor past `expires_at` at `now`, newest first (the key's state is the caller's to judge). */
+  listGrants(principalId: string, now: string): Promise<OAuthGrantState[]>
+  touchGrant(id: string, at: string): Promise<void>
+  /** Revokes a grant and every live token of it; returns how many tokens. */
   revokeGrant(grantId: string, at: string): Promise<number>
   /** Revokes one token; false if it was unknown or already revoked. */
   revokeToken(hash: string, at: string): Promise<boolean>
 
-  /** Deletes expired codes, tokens and requests and long-idle clients; returns how many rows went. */
+  /** Deletes expired codes, tokens, requests and grants and long-idle clients; returns how many rows went. */
   purgeExpired(cutoffs: OAuthPurgeCutoffs): Promise<number>
 }

@@ -113,6 +113,20 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     body bigint NOT NULL DEFAULT 0
   );
   INSERT INTO search_stats (shard) SELECT generate_series(0, 15);
+  -- Idempotency-Key records (server/store/postgres-idempotency.ts), one per principal and key.
+  CREATE TABLE idempotency_keys (
+    principal_id text COLLATE "C" NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    fingerprint text,
+    claim text NOT NULL,
+    status integer,
+    headers text,
+    body text,
+    created_at text COLLATE "C" NOT NULL,
+    expires_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (principal_id, key)
+  );
+  CREATE INDEX idempotency_keys_expires ON idempotency_keys(expires_at);
   `,
   // 2: OAuth 2.1 records (server/oauth). Every secret (client secret, code, token, CSRF token) is a SHA-256 hash.
   `
@@ -170,6 +184,21 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     used_at text COLLATE "C",
     revoked_at text COLLATE "C"
   );
+  -- One row per approval (docs/oauth.md, "Grants"), tied to the API key that approved it, with an absolute end.
+  CREATE TABLE oauth_grants (
+    id text COLLATE "C" PRIMARY KEY,
+    client_id text COLLATE "C" NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+    principal_id text COLLATE "C" NOT NULL REFERENCES principals(id),
+    api_key_id text COLLATE "C" NOT NULL REFERENCES api_keys(id),
+    project_id text COLLATE "C",
+    scope text,
+    created_at text COLLATE "C" NOT NULL,
+    expires_at text COLLATE "C" NOT NULL,
+    last_used_at text COLLATE "C",
+    revoked_at text COLLATE "C"
+  );
+  CREATE INDEX oauth_grants_principal ON oauth_grants(principal_id);
+  CREATE INDEX oauth_grants_expires ON oauth_grants(expires_at);
   CREATE INDEX oauth_tokens_grant ON oauth_tokens(grant_id);
   CREATE INDEX oauth_tokens_expires ON oauth_tokens(expires_at);
   CREATE INDEX oauth_tokens_client ON oauth_tokens(client_id);

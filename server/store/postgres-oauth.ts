@@ -5,10 +5,16 @@
  * the second waits on the first's row lock, then finds the row used and changes nothing.
  */
 import {LOCKS, type PostgresDb, type Queryable, type Row} from './postgres-db.js'
-import type {OAuthClientRow, OAuthCodeRow, OAuthPurgeCutoffs, OAuthRequestRow, OAuthStore, OAuthTokenRow} from './oauth-store.js'
+import type {
+  OAuthClientRow, OAuthCodeRow, OAuthGrantRow, OAuthGrantState, OAuthPurgeCutoffs, OAuthRequestRow, OAuthStore, OAuthTokenRow,
+} from './oauth-store.js'
 
 const TOKEN_COLUMNS = ['hash', 'id', 'kind', 'grant_id', 'client_id', 'principal_id', 'project_id', 'resource', 'scope', 'created_at', 'expires_at', 'used_at', 'revoked_at'] as const
 const REQUEST_COLUMNS = ['id', 'csrf_hash', 'client_id', 'redirect_uri', 'redirect_uri_given', 'code_challenge', 'resource', 'scope', 'state', 'attempts', 'created_at', 'expires_at'] as const
+const GRANT_COLUMNS = ['id', 'client_id', 'principal_id', 'api_key_id', 'project_id', 'scope', 'created_at', 'expires_at', 'last_used_at', 'revoked_at'] as const
+/** A grant with its key's state and its client's name. */
+const GRANT_STATE = `SELECT g.*, (c.metadata::json ->> 'client_name') AS client_name, k.revoked_at AS key_revoked_at, k.expires_at AS key_expires_at
+  FROM oauth_grants g JOIN api_keys k ON k.id = g.api_key_id LEFT JOIN oauth_clients c ON c.id = g.client_id`
 const CODE_COLUMNS = ['hash', 'grant_id', 'client_id', 'principal_id', 'project_id', 'redirect_uri', 'redirect_uri_given', 'code_challenge', 'resource', 'scope', 'created_at', 'expires_at', 'used_at'] as const
 
 /** `INSERT INTO table (columns) VALUES ($1 … $n)`. */
@@ -87,8 +93,31 @@ export class PostgresOAuthStore implements OAuthStore {
     })
   }
 
+  // ---- grants ----
+
+  async insertGrant(g: OAuthGrantRow): Promise<void> {
+    await this.db.run(insertSql('oauth_grants', GRANT_COLUMNS), GRANT_COLUMNS.map((k) => g[k]))
+  }
+
+  async getGrant(id: string): Promise<OAuthGrantState | null> {
+    return (await this.db.query<OAuthGrantState>(`${GRANT_STATE} WHERE g.id = $1`, [id]))[0] ?? null
+  }
+
+  async listGrants(principalId: string, now: string): Promise<OAuthGrantState[]> {
+    return this.db.query<OAuthGrantState>(`${GRANT_STATE} WHERE g.principal_id = $1 AND g.revoked_at IS NULL AND g.expires_at > $2
+      ORDER BY g.created_at DESC, g.id DESC`, [principalId, now])
+  }
+
+  /** Only ever moves last_used_at forward, whichever daemon commits last. */
+  async touchGrant(id: string, at: string): Promise<void> {
+    await this.db.run('UPDATE oauth_grants SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)', [at, id])
+  }
+
   async revokeGrant(grantId: string, at: string): Promise<number> {
-    return this.db.run('UPDATE oauth_tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL', [at, grantId])
+    return this.db.tx(async (q) => {
+      await q.run('UPDATE oauth_grants SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [at, grantId])
+      return q.run('UPDATE oauth_tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL', [at, grantId])
+    })
   }
 
   async revokeToken(hash: string, at: string): Promise<boolean> {
@@ -104,6 +133,8 @@ export class PostgresOAuthStore implements OAuthStore {
       n += await q.run('DELETE FROM oauth_tokens WHERE expires_at < $1', [c.now])
       n += await q.run('DELETE FROM oauth_requests WHERE expires_at < $1', [c.now])
       n += await q.run('DELETE FROM oauth_codes WHERE expires_at < $1', [c.codes])
+      // A grant's tokens never outlive it, so one past its end holds none.
+      n += await q.run('DELETE FROM oauth_grants WHERE expires_at < $1', [c.now])
       n += await q.run(`DELETE FROM oauth_clients WHERE
           ((last_used_at IS NULL AND created_at < $1) OR (last_used_at IS NOT NULL AND last_used_at < $2))
           AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.client_id = oauth_clients.id)

@@ -52,12 +52,24 @@ export class PostgresTransferStore implements TransferStore {
     return out
   }
 
-  async exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}> {
-    const p = new Params()
-    const where = [`e.seq > ${p.add(page.after ?? 0)}`]
+  /** The conditions selecting the entries of an export. */
+  private exportWhere(viewer: Viewer | null, filter: ExportFilter, p: Params): string[] {
+    const where = ['true']
     if (viewer) where.push(visibleTo(p.add(viewer.principalId)))
     if (filter.scope !== undefined) where.push(`e.scope = ${p.add(filter.scope)}`)
     if (filter.projectId !== undefined) where.push(`e.project_id = ${p.add(filter.projectId)}`)
+    return where
+  }
+
+  async countExportEntries(viewer: Viewer | null, filter: ExportFilter): Promise<number> {
+    const p = new Params()
+    const where = this.exportWhere(viewer, filter, p)
+    return (await this.db.query<{n: number}>(`SELECT count(*) AS n FROM entries e WHERE ${where.join(' AND ')}`, p.values))[0]!.n
+  }
+
+  async exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}> {
+    const p = new Params()
+    const where = [`e.seq > ${p.add(page.after ?? 0)}`, ...this.exportWhere(viewer, filter, p)]
     const rows = await this.db.query(`SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id
       WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT ${p.add(page.limit)}`, p.values)
     const comments = new Map<number, Comment[]>()
@@ -166,12 +178,21 @@ export class PostgresTransferStore implements TransferStore {
       }
     }
     const [existing] = await q.query('SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = $1 FOR UPDATE OF e', [e.id])
+    if (existing && !me.owner && !(await visible(q, e.id, me.id))) {
+      // A hidden entry stays indistinguishable from a missing one (docs/security.md): a dry run reports the
+      // creation this line would be without it. Only the import itself must refuse to reuse the id.
+      if (options.dryRun) return 'created'
+      throw new Rejection(`entry ${e.id} cannot be created here: the id is taken`)
+    }
     let seq: number
     if (existing) {
       if (options.onConflict === 'skip') return 'skipped'
       if (!me.owner && existing.author_id !== me.id) throw new Rejection(`entry ${e.id} exists here and is not yours; only its author or the owner may overwrite it`)
-      const current = exportedEntry(existing, await this.commentsOf(q, existing.seq as number))
+      const comments = await this.commentsOf(q, existing.seq as number)
+      const current = exportedEntry(existing, comments)
       if (JSON.stringify(current) === JSON.stringify(canonical(e))) return 'skipped'
+      // Overwriting replaces the comments whole: a member may not erase what others wrote.
+      if (!me.owner && comments.some((c) => c.author.id !== me.id)) throw new Rejection(`entry ${e.id} has comments by others here; only the owner may overwrite it`)
       seq = existing.seq as number
       await this.entries.overwrite(q, seq, importedRow(e), delta)
       await q.run('DELETE FROM comments WHERE entry_seq = $1', [seq])
@@ -180,6 +201,10 @@ export class PostgresTransferStore implements TransferStore {
     }
     for (const c of e.comments) {
       const [elsewhere] = await q.query<{id: string}>('SELECT e.id FROM comments c JOIN entries e ON e.seq = c.entry_seq WHERE c.id = $1', [c.id])
+      if (elsewhere && !me.owner && !(await visible(q, elsewhere.id, me.id))) {
+        if (options.dryRun) continue
+        throw new Rejection(`comment ${c.id} cannot be created here: the id is taken`)
+      }
       if (elsewhere) throw new Rejection(`comment ${c.id} already exists here on entry ${elsewhere.id}`)
       if (!(await this.entries.insertComment(q, seq, {id: c.id, body: c.body, type: c.type, author_id: c.author.id, created_at: c.created_at}))) {
         throw new Rejection(`comment ${c.id} appears twice`)
@@ -196,6 +221,11 @@ export class PostgresTransferStore implements TransferStore {
   async snapshot(): Promise<StoreSnapshot> {
     throw new KbError('conflict', 'this server keeps its data in PostgreSQL, which `kb backup` does not copy; back it up with pg_dump or a base backup (docs/team-server.md, "Backups")')
   }
+}
+
+/** Whether principal `me` may see entry `id` (the rule of every read). */
+async function visible(q: Queryable, id: string, me: string): Promise<boolean> {
+  return (await q.query(`SELECT 1 FROM entries e WHERE e.id = $1 AND ${visibleTo('$2')}`, [id, me])).length > 0
 }
 
 function exportedEntry(r: Row, comments: Comment[]): EntryExport {

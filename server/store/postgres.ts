@@ -10,14 +10,15 @@ import {SearchEngine} from '../search/engine.js'
 import {PostgresSearchIndex} from '../search/postgres-index.js'
 import {LOCKS, PostgresDb, type PostgresOptions, type Queryable, type Row} from './postgres-db.js'
 import {IndexDelta, PostgresEntryWriter} from './postgres-entries.js'
+import {PostgresIdempotencyStore} from './postgres-idempotency.js'
 import {POSTGRES_MIGRATIONS} from './postgres-migrations.js'
 import {PostgresOAuthStore} from './postgres-oauth.js'
 import {COMMENT_COLUMNS, COMMENT_ORDER, commentFromRow, ENTRY_COLUMNS, ENTRY_FROM, entryFromRow, filterSql, Params} from './postgres-rows.js'
 import {PostgresTransferStore} from './postgres-transfer.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {
-  ApiKeyRow, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
-  SearchOptions, SearchOutcome, Store, UpdateOutcome, Viewer,
+  ApiKeyRow, CommentPage, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
+  SearchOptions, SearchOutcome, Store, UpdateOptions, UpdateOutcome, Viewer,
 } from './store.js'
 import type {TransferStore} from './transfer-store.js'
 
@@ -46,6 +47,7 @@ export class PostgresStore implements Store {
   readonly driver = 'postgres'
   readonly oauth: OAuthStore
   readonly transfer: TransferStore
+  readonly idempotency: PostgresIdempotencyStore
   private readonly entries = new PostgresEntryWriter()
   private readonly search: SearchEngine
 
@@ -53,6 +55,7 @@ export class PostgresStore implements Store {
     this.search = new SearchEngine(new PostgresSearchIndex(db))
     this.oauth = new PostgresOAuthStore(db)
     this.transfer = new PostgresTransferStore(db, this.entries)
+    this.idempotency = new PostgresIdempotencyStore(db)
   }
 
   async close(): Promise<void> {
@@ -164,8 +167,11 @@ export class PostgresStore implements Store {
     })
   }
 
-  async insertEntry(e: EntryRow): Promise<void> {
-    await this.write((q, delta) => this.entries.insert(q, e, delta))
+  async insertEntry(e: EntryRow, comments: CommentRow[] = []): Promise<void> {
+    await this.write(async (q, delta) => {
+      const seq = await this.entries.insert(q, {...e, comment_count: e.comment_count + comments.length}, delta)
+      for (const c of comments) await this.entries.insertComment(q, seq, c)
+    })
   }
 
   async getEntry(id: string): Promise<EntryRow | null> {
@@ -173,12 +179,15 @@ export class PostgresStore implements Store {
   }
 
   /** The row is locked (FOR UPDATE) before its version is compared, so of two writers expecting one version only the first succeeds. */
-  async updateEntry(id: string, changes: EntryChanges, options: {at: string; expectedVersion?: number}): Promise<UpdateOutcome> {
+  async updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome> {
     return this.write(async (q, delta): Promise<UpdateOutcome> => {
       const [current] = await q.query<{seq: number; version: number}>('SELECT seq, version FROM entries WHERE id = $1 FOR UPDATE', [id])
       if (!current) return {ok: false, reason: 'missing'}
       if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) return {ok: false, reason: 'stale'}
       await this.entries.update(q, current.seq, changes, options.at, delta)
+      for (const c of options.commentBodies ?? []) await q.run('UPDATE comments SET body = $1 WHERE id = $2 AND entry_seq = $3', [c.body, c.id, current.seq])
+      for (const c of options.comments ?? []) await this.entries.insertComment(q, current.seq, c)
+      if (options.comments?.length) await q.run('UPDATE entries SET comment_count = comment_count + $1 WHERE seq = $2', [options.comments.length, current.seq])
       return {ok: true, entry: (await getEntry(q, id))!}
     })
   }
@@ -229,9 +238,18 @@ export class PostgresStore implements Store {
     })
   }
 
-  async listComments(entryId: string): Promise<Comment[]> {
-    const rows = await this.db.query<Row>(`SELECT ${COMMENT_COLUMNS} FROM comments c JOIN entries e ON e.seq = c.entry_seq
-      JOIN principals p ON p.id = c.author_id WHERE e.id = $1 ORDER BY ${COMMENT_ORDER}`, [entryId])
+  /** Ties in created_at (one millisecond) keep the order of writing: `n`, found again from the position's id. */
+  async listComments(entryId: string, page: CommentPage): Promise<Comment[]> {
+    const select = `SELECT ${COMMENT_COLUMNS} FROM comments c JOIN entries e ON e.seq = c.entry_seq JOIN principals p ON p.id = c.author_id WHERE e.id = $1`
+    let rows: Row[]
+    if (page.newest) {
+      rows = (await this.db.query<Row>(`${select} ORDER BY c.created_at DESC, c.n DESC LIMIT $2`, [entryId, page.limit])).reverse()
+    } else if (page.after) {
+      rows = await this.db.query<Row>(`${select} AND (c.created_at, c.n) > ($3, (SELECT n FROM comments WHERE id = $4)) ORDER BY ${COMMENT_ORDER} LIMIT $2`,
+        [entryId, page.limit, page.after.created_at, page.after.id])
+    } else {
+      rows = await this.db.query<Row>(`${select} ORDER BY ${COMMENT_ORDER} LIMIT $2`, [entryId, page.limit])
+    }
     return rows.map(commentFromRow)
   }
 }

@@ -190,4 +190,41 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     SELECT substr(term, 1, 1), length(term), term, kb_reverse(term) FROM entries_vocab WHERE length(term) >= 4 AND doc > 0;
   CREATE VIRTUAL TABLE entries_instances USING fts5vocab(entries_fts, 'instance');
   `,
+  // 5: Idempotency-Key records (server/store/sqlite-idempotency.ts), one per principal and key; a rowid table, since
+  // a stored answer can be as large as an entry.
+  `
+  CREATE TABLE idempotency_keys (
+    principal_id TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT,
+    claim TEXT NOT NULL,
+    status INTEGER,
+    headers TEXT,
+    body TEXT,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    UNIQUE (principal_id, key)
+  );
+  CREATE INDEX idempotency_keys_expires ON idempotency_keys(expires_at);
+  `,
+  // 6: OAuth grants (docs/oauth.md, "Grants"): one row per approval, tied to the API key that approved it, with
+  // an absolute end; its tokens live only while it does. Tokens of grants approved before this step were tied
+  // to no key: they end here (the client signs in again).
+  `
+  CREATE TABLE oauth_grants (
+    id TEXT PRIMARY KEY,
+    client_id TEXT NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+    principal_id TEXT NOT NULL REFERENCES principals(id),
+    api_key_id TEXT NOT NULL REFERENCES api_keys(id),
+    project_id TEXT,
+    scope TEXT,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    last_used_at TEXT,
+    revoked_at TEXT
+  );
+  CREATE INDEX oauth_grants_principal ON oauth_grants(principal_id);
+  CREATE INDEX oauth_grants_expires ON oauth_grants(expires_at);
+  UPDATE oauth_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE revoked_at IS NULL;
+  `,
 ]

@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3'
 import type {Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import type {EntryFilter, EntryRow, Viewer} from './store.js'
+import type {EntryExport} from './transfer-store.js'
 
 /** docs/api.md, "Visibility and permissions" over `entries e` for the principal bound as `@me`: the one place this rule is written in SQL. */
 export const VISIBLE_TO_ME = `(e.scope = 'global'
@@ -102,4 +103,10 @@ export function entryFromRow(r: Row): EntryRow {
 /** A row of `comments c JOIN principals p ON p.id = c.author_id` (columns id, body, type, author_id, author_name, created_at). */
 export function commentFromRow(c: Row): Comment {
   return {id: c.id as string, body: c.body as string, type: c.type as Comment['type'], author: {id: c.author_id as string, name: c.author_name as string}, created_at: c.created_at as string}
+}
+
+/** An entry as exported: everything stored but what the server derives again on import (summary) or counts (comments). */
+export function exportedEntry(r: Row, comments: Comment[]): EntryExport {
+  const {summary: _summary, summary_title: _title, comment_count: _count, ...entry} = entryFromRow(r)
+  return {...entry, comments}
 }

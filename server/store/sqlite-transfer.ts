@@ -1,36 +1,31 @@
 /**
  * @module The SQLite driver's export, import and online backup (the Store's `transfer` group): exports
- * read in keyset pages, an import is one transaction over every record (all or none), a backup is
- * SQLite's online backup API into a file beside the store.
+ * read in keyset pages, an import is one transaction over every record (all or none; sqlite-import.ts), a
+ * backup is SQLite's online backup API into a file beside the store.
  */
 import {randomUUID} from 'node:crypto'
 import {closeSync, openSync, rmSync, statSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type Database from 'better-sqlite3'
-import type {AuthorRef, Comment} from '../../src/shared/types.js'
-import {type SqliteEntryWriter, toDb} from './sqlite-entries.js'
-import {commentFromRow, entryFromRow, type Row, type StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
-import type {EntryRow, Viewer} from './store.js'
+import type {Comment} from '../../src/shared/types.js'
+import type {SqliteEntryWriter} from './sqlite-entries.js'
+import {applyImport} from './sqlite-import.js'
+import {commentFromRow, exportedEntry, type Row, type StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
+import type {Viewer} from './store.js'
 import type {
   EntryExport, ExportFilter, ImportOptions, ImportOutcome, ImportRecord, ProjectExport, StoreSnapshot, TransferStore,
 } from './transfer-store.js'
-
-/** Rejections listed in one outcome; an import with more is wrong throughout and the first ones tell why. */
-const REJECTIONS_MAX = 1000
-
-/** Thrown inside the import transaction to roll it back (dry runs, rejected lines). */
-class Rollback extends Error {}
-
-/** A line the import refuses; the message is the reason the report gives. */
-class Rejection extends Error {}
-
+import type {WriteGate} from './write-gate.js'
 
 export class SqliteTransferStore implements TransferStore {
   constructor(
     private readonly db: Database.Database,
     private readonly statements: StatementCache,
     private readonly entries: SqliteEntryWriter,
+    private readonly gate: WriteGate,
+    /** Called once an import committed, for caches that follow this connection's own changes only. */
+    private readonly onCommitted: () => void,
   ) {}
 
   private stmt(sql: string): Database.Statement {
@@ -63,9 +58,10 @@ export class SqliteTransferStore implements TransferStore {
     })
   }
 
-  async exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}> {
-    const where = ['e.seq > @after']
-    const params: Row = {after: page.after ?? 0, limit: page.limit}
+  /** The conditions and parameters selecting the entries of an export. */
+  private exportWhere(viewer: Viewer | null, filter: ExportFilter): {where: string[]; params: Row} {
+    const where: string[] = []
+    const params: Row = {}
     if (viewer) {
       where.push(VISIBLE_TO_ME)
       params.me = viewer.principalId
@@ -78,6 +74,18 @@ export class SqliteTransferStore implements TransferStore {
       where.push('e.project_id = @project')
       params.project = filter.projectId
     }
+    return {where, params}
+  }
+
+  async countExportEntries(viewer: Viewer | null, filter: ExportFilter): Promise<number> {
+    const {where, params} = this.exportWhere(viewer, filter)
+    return this.stmt(`SELECT count(*) FROM entries e WHERE ${where.length > 0 ? where.join(' AND ') : '1'}`).pluck().get(params) as number
+  }
+
+  async exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}> {
+    const {where, params} = this.exportWhere(viewer, filter)
+    where.unshift('e.seq > @after')
+    Object.assign(params, {after: page.after ?? 0, limit: page.limit})
     const rows = this.stmt(`SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id
       WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT @limit`).all(params) as Row[]
     const comments = new Map<number, Comment[]>()
@@ -94,115 +102,9 @@ export class SqliteTransferStore implements TransferStore {
     return rows.length === page.limit && last ? {entries, next: last.seq as number} : {entries}
   }
 
+  /** Every record in one transaction on a connection of its own, in slices between other requests (sqlite-import.ts). */
   async applyImport(records: Iterable<ImportRecord>, options: ImportOptions): Promise<ImportOutcome> {
-    const outcome: ImportOutcome = {created: 0, updated: 0, skipped: 0, principals_created: 0, rejected: []}
-    const run = this.db.transaction(() => {
-      for (const record of records) {
-        try {
-          const result = record.kind === 'project' ? this.importProject(record.project, options, outcome) : this.importEntry(record.entry, options, outcome)
-          outcome[result]++
-        } catch (e) {
-          const constraint = (e as {code?: string}).code?.startsWith('SQLITE_CONSTRAINT')
-          if (!(e instanceof Rejection) && !constraint) throw e
-          if (outcome.rejected.length < REJECTIONS_MAX) outcome.rejected.push({line: record.line, reason: (e as Error).message})
-        }
-      }
-      if (outcome.rejected.length > 0 || options.dryRun) throw new Rollback()
-    })
-    try {
-      run.immediate()
-    } catch (e) {
-      if (!(e instanceof Rollback)) throw e
-    }
-    return outcome
-  }
-
-  /** The principal by id, created (owner imports only) when missing; its name must not belong to another. */
-  private principal(ref: AuthorRef, options: ImportOptions, outcome: ImportOutcome, what: string): void {
-    if (this.stmt('SELECT 1 FROM principals WHERE id = ?').get(ref.id)) return
-    if (!options.importer.owner) throw new Rejection(`${what} ${ref.name} (${ref.id}) is not a principal of this server; only the owner may import other principals`)
-    const other = this.stmt('SELECT id FROM principals WHERE name = ?').pluck().get(ref.name) as string | undefined
-    if (other) throw new Rejection(`${what} ${ref.id} is named ${ref.name}, but that name belongs to principal ${other} here`)
-    this.stmt(`INSERT INTO principals (id, name, role, created_at) VALUES (?, ?, 'member', ?)`).run(ref.id, ref.name, options.at)
-    outcome.principals_created++
-  }
-
-  private importProject(p: ProjectExport, options: ImportOptions, outcome: ImportOutcome): 'created' | 'updated' | 'skipped' {
-    const me = options.importer
-    const byRemote = this.stmt('SELECT id FROM projects WHERE remote = ?').pluck().get(p.remote) as string | undefined
-    if (byRemote !== undefined && byRemote !== p.id) throw new Rejection(`remote ${p.remote} already belongs to project ${byRemote} here`)
-    const existing = this.stmt('SELECT name FROM projects WHERE id = ?').get(p.id) as {name: string} | undefined
-    const role = this.stmt('SELECT role FROM memberships WHERE project_id = ? AND principal_id = ?').pluck()
-    const addMember = this.stmt('INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, ?, ?)')
-    if (existing) {
-      const myRole = role.get(p.id, me.id) as string | undefined
-      if (!me.owner && myRole === undefined) throw new Rejection(`project ${p.id} exists and you are not a member of it`)
-      if (options.onConflict === 'skip') return 'skipped'
-      let changed = false
-      if (existing.name !== p.name) {
-        if (!me.owner && myRole !== 'maintainer') throw new Rejection(`only a maintainer of project ${p.id} or the owner may rename it`)
-        this.stmt('UPDATE projects SET name = ? WHERE id = ?').run(p.name, p.id)
-        changed = true
-      }
-      if (me.owner) {
-        for (const m of p.members ?? []) {
-          this.principal(m, options, outcome, 'member')
-          changed = addMember.run(p.id, m.id, m.role, options.at).changes > 0 || changed
-        }
-      }
-      return changed ? 'updated' : 'skipped'
-    }
-    const creator = me.owner ? p.created_by : {id: me.id, name: me.name}
-    if (me.owner) this.principal(creator, options, outcome, 'creator')
-    this.stmt('INSERT INTO projects (id, name, remote, created_by, created_at) VALUES (?, ?, ?, ?, ?)').run(p.id, p.name, p.remote, creator.id, p.created_at)
-    addMember.run(p.id, creator.id, 'maintainer', p.created_at)
-    if (me.owner) {
-      for (const m of p.members ?? []) {
-        this.principal(m, options, outcome, 'member')
-        addMember.run(p.id, m.id, m.role, p.created_at)
-      }
-    }
-    return 'created'
-  }
-
-  private importEntry(e: ImportedEntry, options: ImportOptions, outcome: ImportOutcome): 'created' | 'updated' | 'skipped' {
-    const me = options.importer
-    if (!me.owner && e.author.id !== me.id) throw new Rejection(`entry ${e.id} is by ${e.author.name} (${e.author.id}); only the owner may import entries of other authors`)
-    this.principal(e.author, options, outcome, 'author')
-    for (const c of e.comments) this.principal(c.author, options, outcome, `comment ${c.id}: author`)
-    if (e.project_id !== null) {
-      if (!this.stmt('SELECT 1 FROM projects WHERE id = ?').get(e.project_id)) {
-        throw new Rejection(`project ${e.project_id} is neither on this server nor on an earlier line of the file`)
-      }
-      if (!me.owner && !this.stmt('SELECT 1 FROM memberships WHERE project_id = ? AND principal_id = ?').get(e.project_id, me.id)) {
-        throw new Rejection(`you are not a member of project ${e.project_id}`)
-      }
-    }
-    const existing = this.stmt('SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?').get(e.id) as Row | undefined
-    let seq: number
-    if (existing) {
-      if (options.onConflict === 'skip') return 'skipped'
-      if (!me.owner && existing.author_id !== me.id) throw new Rejection(`entry ${e.id} exists here and is not yours; only its author or the owner may overwrite it`)
-      const current = exportedEntry(existing, this.commentsOf(existing.seq as number))
-      if (JSON.stringify(current) === JSON.stringify(canonical(e))) return 'skipped'
-      seq = existing.seq as number
-      this.entries.overwrite(seq, importedRow(e))
-      this.stmt('DELETE FROM comments WHERE entry_seq = ?').run(seq)
-    } else {
-      seq = this.entries.insert(importedRow(e))
-    }
-    const elsewhere = this.stmt('SELECT e.id FROM comments c JOIN entries e ON e.seq = c.entry_seq WHERE c.id = ?').pluck()
-    for (const c of e.comments) {
-      const owner = elsewhere.get(c.id) as string | undefined
-      if (owner !== undefined) throw new Rejection(`comment ${c.id} already exists here on entry ${owner}`)
-      this.entries.insertComment(seq, {id: c.id, body: c.body, type: c.type, author_id: c.author.id, created_at: c.created_at})
-    }
-    return existing ? 'updated' : 'created'
-  }
-
-  private commentsOf(seq: number): Comment[] {
-    return (this.stmt(`SELECT c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at FROM comments c
-      JOIN principals p ON p.id = c.author_id WHERE c.entry_seq = ? ORDER BY c.created_at, c.rowid`).all(seq) as Row[]).map(commentFromRow)
+    return this.gate.exclusive(() => applyImport(this.db, {statements: this.statements, entries: this.entries}, records, options, this.onCommitted))
   }
 
   async snapshot(): Promise<StoreSnapshot> {
@@ -224,24 +126,4 @@ export class SqliteTransferStore implements TransferStore {
     }
     return {path, bytes: statSync(path).size, contentType: 'application/vnd.sqlite3', release}
   }
-}
-
-function exportedEntry(r: Row, comments: Comment[]): EntryExport {
-  // Everything stored but what the server derives again on import (summary) or counts (comments).
-  const {summary: _summary, summary_title: _title, comment_count: _count, ...entry} = entryFromRow(r)
-  return {...entry, comments}
-}
-
-type ImportedEntry = EntryExport & {summary: string; summary_title: string}
-
-/** An import record as the entry row it becomes (its comments are rows of their own). */
-function importedRow(e: ImportedEntry): EntryRow {
-  const {comments, ...entry} = e
-  return {...entry, comment_count: comments.length}
-}
-
-/** An import record in exactly the shape (and key order) an export of it has, to tell unchanged from changed. */
-function canonical(e: ImportedEntry): EntryExport {
-  const comments = e.comments.map((c) => ({id: c.id, body: c.body, type: c.type, author: {id: c.author.id, name: c.author.name}, created_at: c.created_at}))
-  return exportedEntry({...toDb(importedRow(e)), author_name: e.author.name}, comments)
 }

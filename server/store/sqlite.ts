@@ -11,12 +11,14 @@ import {reversed} from '../search/vocabulary.js'
 import {SqliteEntryWriter} from './sqlite-entries.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
 import {commentFromRow, ENTRY_COLUMNS, entryFromRow, filterSql, type Row, StatementCache} from './sqlite-rows.js'
+import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
 import {SqliteTransferStore} from './sqlite-transfer.js'
+import {WriteGate} from './write-gate.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {
-  ApiKeyRow, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
-  SearchOptions, SearchOutcome, Store, UpdateOutcome, Viewer,
+  ApiKeyRow, CommentPage, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
+  SearchOptions, SearchOutcome, Store, UpdateOptions, UpdateOutcome, Viewer,
 } from './store.js'
 import type {TransferStore} from './transfer-store.js'
 
@@ -41,9 +43,13 @@ export class SqliteStore implements Store {
   readonly db: Database.Database
   readonly oauth: OAuthStore
   readonly transfer: TransferStore
+  readonly idempotency: SqliteIdempotencyStore
   private readonly statements: StatementCache
   private readonly entries: SqliteEntryWriter
   private readonly search: SearchEngine
+  private readonly searchIndex: SqliteSearchIndex
+  /** Other writes wait here while an import holds SQLite's write lock on a connection of its own (write-gate.ts). */
+  private readonly gate = new WriteGate()
   private readonly rememberedRows = new Map<string, object | null>()
   private rememberedAt = -1
 
@@ -67,9 +73,11 @@ export class SqliteStore implements Store {
     this.migrate()
     this.statements = new StatementCache(this.db)
     this.entries = new SqliteEntryWriter(this.statements)
-    this.search = new SearchEngine(new SqliteSearchIndex(this.statements))
-    this.oauth = new SqliteOAuthStore(this.db)
-    this.transfer = new SqliteTransferStore(this.db, this.statements, this.entries)
+    this.searchIndex = new SqliteSearchIndex(this.statements)
+    this.search = new SearchEngine(this.searchIndex)
+    this.oauth = new SqliteOAuthStore(this.db, this.gate)
+    this.transfer = new SqliteTransferStore(this.db, this.statements, this.entries, this.gate, () => this.forgetRemembered())
+    this.idempotency = new SqliteIdempotencyStore(this.db, this.gate)
   }
 
   /** Runs every migration newer than the file's `user_version`, each in its own transaction. */
@@ -120,10 +128,12 @@ export class SqliteStore implements Store {
   }
 
   async insertPrincipal(p: PrincipalRecord): Promise<void> {
+    await this.gate.wait()
     this.stmt(INSERT_PRINCIPAL).run(p)
   }
 
   async bootstrapOwner(owner: PrincipalRecord, key: ApiKeyRow): Promise<boolean> {
+    await this.gate.wait()
     return this.db.transaction(() => {
       if ((this.stmt('SELECT count(*) AS n FROM principals').get() as {n: number}).n > 0) return false
       this.stmt(INSERT_PRINCIPAL).run(owner)
@@ -143,6 +153,7 @@ export class SqliteStore implements Store {
   // ---- API keys ----
 
   async insertApiKey(k: ApiKeyRow): Promise<void> {
+    await this.gate.wait()
     this.stmt(INSERT_API_KEY).run(k)
   }
 
@@ -173,15 +184,24 @@ export class SqliteStore implements Store {
     return row === null ? null : {...row}
   }
 
+  /** Forgets remembered rows and cached counts: another connection (an import) committed, which total_changes() does not show. */
+  private forgetRemembered(): void {
+    this.rememberedRows.clear()
+    this.searchIndex.forgetCounts()
+  }
+
   async listApiKeys(principalId: string): Promise<ApiKeyRow[]> {
     return this.stmt('SELECT * FROM api_keys WHERE principal_id = ? AND revoked_at IS NULL ORDER BY created_at, id').all(principalId) as ApiKeyRow[]
   }
 
   async revokeApiKey(id: string, principalId: string, at: string): Promise<boolean> {
+    await this.gate.wait()
     return this.stmt('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND principal_id = ? AND revoked_at IS NULL').run(at, id, principalId).changes === 1
   }
 
   async touchApiKey(id: string, at: string): Promise<void> {
+    // Bookkeeping only: skipped while an import holds the write lock, done on a later request.
+    if (this.gate.busy) return
     this.stmt('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id)
   }
 
@@ -196,6 +216,7 @@ export class SqliteStore implements Store {
   }
 
   async createProject(project: ProjectRow): Promise<{project: ProjectRow; created: boolean}> {
+    await this.gate.wait()
     return this.db.transaction(() => {
       const existing = this.stmt('SELECT * FROM projects WHERE remote = ?').get(project.remote) as ProjectRow | undefined
       if (existing) return {project: existing, created: false}
@@ -206,6 +227,7 @@ export class SqliteStore implements Store {
   }
 
   async addMember(projectId: string, principalId: string, role: 'maintainer' | 'member', at: string): Promise<void> {
+    await this.gate.wait()
     this.stmt('INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, ?, ?)').run(projectId, principalId, role, at)
   }
 
@@ -221,15 +243,20 @@ export class SqliteStore implements Store {
 
   // ---- entries ----
 
-  async insertEntry(e: EntryRow): Promise<void> {
-    this.db.transaction(() => this.entries.insert(e)).immediate()
+  async insertEntry(e: EntryRow, comments: CommentRow[] = []): Promise<void> {
+    await this.gate.wait()
+    this.db.transaction(() => {
+      const seq = this.entries.insert({...e, comment_count: e.comment_count + comments.length})
+      for (const c of comments) this.entries.insertComment(seq, c)
+    }).immediate()
   }
 
   async getEntry(id: string): Promise<EntryRow | null> {
     return this.getEntrySync(id)
   }
 
-  async updateEntry(id: string, changes: EntryChanges, options: {at: string; expectedVersion?: number}): Promise<UpdateOutcome> {
+  async updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome> {
+    await this.gate.wait()
     return this.db.transaction((): UpdateOutcome => {
       const current = this.stmt('SELECT seq, version FROM entries WHERE id = ?').get(id) as {seq: number; version: number} | undefined
       if (!current) return {ok: false, reason: 'missing'}
@@ -237,6 +264,9 @@ export class SqliteStore implements Store {
         return {ok: false, reason: 'stale'}
       }
       this.entries.update(current.seq, changes, options.at)
+      for (const c of options.commentBodies ?? []) this.stmt('UPDATE comments SET body = ? WHERE id = ? AND entry_seq = ?').run(c.body, c.id, current.seq)
+      for (const c of options.comments ?? []) this.entries.insertComment(current.seq, c)
+      if (options.comments?.length) this.stmt('UPDATE entries SET comment_count = comment_count + ? WHERE seq = ?').run(options.comments.length, current.seq)
       return {ok: true, entry: this.getEntrySync(id)!}
     }).immediate()
   }
@@ -248,6 +278,7 @@ export class SqliteStore implements Store {
   }
 
   async deleteEntry(id: string): Promise<boolean> {
+    await this.gate.wait()
     return this.db.transaction(() => this.entries.delete(id)).immediate()
   }
 
@@ -284,6 +315,7 @@ export class SqliteStore implements Store {
   // ---- comments ----
 
   async addComment(c: CommentRow): Promise<{comment: Comment; entry: EntryRow} | null> {
+    await this.gate.wait()
     return this.db.transaction(() => {
       const entry = this.stmt('SELECT seq FROM entries WHERE id = ?').get(c.entry_id) as {seq: number} | undefined
       if (!entry) return null
@@ -295,10 +327,19 @@ export class SqliteStore implements Store {
     }).immediate()
   }
 
-  async listComments(entryId: string): Promise<Comment[]> {
-    const rows = this.stmt(`SELECT c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at
-      FROM comments c JOIN entries e ON e.seq = c.entry_seq JOIN principals p ON p.id = c.author_id
-      WHERE e.id = ? ORDER BY c.created_at, c.rowid`).all(entryId) as Row[]
+  async listComments(entryId: string, page: CommentPage): Promise<Comment[]> {
+    const select = `SELECT c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at
+      FROM comments c JOIN entries e ON e.seq = c.entry_seq JOIN principals p ON p.id = c.author_id WHERE e.id = @entry`
+    let rows: Row[]
+    // Ties in created_at (one millisecond) keep the order of writing: rowid, found again from the position's id.
+    if (page.newest) {
+      rows = (this.stmt(`${select} ORDER BY c.created_at DESC, c.rowid DESC LIMIT @limit`).all({entry: entryId, limit: page.limit}) as Row[]).reverse()
+    } else if (page.after) {
+      rows = this.stmt(`${select} AND (c.created_at, c.rowid) > (@at, (SELECT rowid FROM comments WHERE id = @id)) ORDER BY c.created_at, c.rowid LIMIT @limit`)
+        .all({entry: entryId, at: page.after.created_at, id: page.after.id, limit: page.limit}) as Row[]
+    } else {
+      rows = this.stmt(`${select} ORDER BY c.created_at, c.rowid LIMIT @limit`).all({entry: entryId, limit: page.limit}) as Row[]
+    }
     return rows.map(commentFromRow)
   }
 }

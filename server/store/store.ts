@@ -6,6 +6,7 @@
  * filters in its own query language and never returns what the caller may not see.
  */
 import type {AuthorRef, Branch, Comment, CommentType, Resolution, Scope, Status, ThoughtStep} from '../../src/shared/types.js'
+import type {IdempotencyStore} from './idempotency.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {TransferStore} from './transfer-store.js'
 
@@ -110,6 +111,15 @@ export interface SearchOutcome {
   total: number
 }
 
+export interface UpdateOptions {
+  at: string
+  expectedVersion?: number
+  /** New bodies for comments of the entry (redaction), in the same transaction. */
+  commentBodies?: Array<{id: string; body: string}>
+  /** Comments added in the same transaction (the records of an acknowledgement); they count in comment_count. */
+  comments?: CommentRow[]
+}
+
 export type UpdateOutcome = {ok: true; entry: EntryRow} | {ok: false; reason: 'missing' | 'stale'; entry?: EntryRow}
 
 export interface Store {
@@ -145,13 +155,14 @@ export interface Store {
   getMemberRole(projectId: string, principalId: string): Promise<'maintainer' | 'member' | null>
   listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: 'maintainer' | 'member'}>>
 
-  insertEntry(entry: EntryRow): Promise<void>
+  /** Inserts the entry, with `comments` (an acknowledgement record: docs/api.md, "Safe publish") in the same transaction. */
+  insertEntry(entry: EntryRow, comments?: CommentRow[]): Promise<void>
   getEntry(id: string): Promise<EntryRow | null>
   /**
    * Applies the changes, sets `updated_at` and bumps `version`, atomically. With `expectedVersion`, the
    * update happens only if the stored version still equals it (optimistic concurrency).
    */
-  updateEntry(id: string, changes: EntryChanges, options: {at: string; expectedVersion?: number}): Promise<UpdateOutcome>
+  updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome>
   deleteEntry(id: string): Promise<boolean>
   listEntries(viewer: Viewer, filter: EntryFilter, page: ListPage): Promise<EntryRow[]>
   searchEntries(viewer: Viewer, filter: EntryFilter, options: SearchOptions): Promise<SearchOutcome>
@@ -159,11 +170,27 @@ export interface Store {
 
   /** Adds the comment and bumps the entry's version and `updated_at` in one transaction; null if the entry is gone. */
   addComment(comment: CommentRow): Promise<{comment: Comment; entry: EntryRow} | null>
-  listComments(entryId: string): Promise<Comment[]>
+  /** An entry's comments in the order written (created_at, then writing order): `limit` after `after`, or with `newest` the last `limit`. */
+  listComments(entryId: string, page: CommentPage): Promise<Comment[]>
 
   /** The OAuth 2.1 authorization server's records (server/oauth), grouped so a driver implements them apart. */
   readonly oauth: OAuthStore
 
   /** Export, import and online backup (server/services/transfer/), grouped so a driver implements them apart. */
   readonly transfer: TransferStore
+
+  /** Idempotency-Key records (server/store/idempotency.ts), an interface of their own. */
+  readonly idempotency: IdempotencyStore
+}
+
+/** A position among an entry's comments: the last one already seen. */
+export interface CommentPosition {
+  created_at: string
+  id: string
+}
+
+export interface CommentPage {
+  limit: number
+  after?: CommentPosition
+  newest?: boolean
 }

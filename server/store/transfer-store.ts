@@ -62,10 +62,13 @@ export interface TransferStore {
    * order they were stored, `limit` after the opaque position `after`; each with its comments.
    */
   exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}>
+  /** How many entries `exportEntries` will give, announced in the export's header so a reader can show progress. */
+  countExportEntries(viewer: Viewer | null, filter: ExportFilter): Promise<number>
   /**
    * Applies every record in one transaction, in order, or none: any rejected record rolls all back
    * (the outcome then lists every rejection found). A dry run applies and always rolls back, so its
-   * counts are exact. The records are read synchronously inside the transaction.
+   * counts are exact. The records are read synchronously inside the transaction. Other requests go on
+   * meanwhile: reads see the store as it was until the import commits, other writes wait for it.
    */
   applyImport(records: Iterable<ImportRecord>, options: ImportOptions): Promise<ImportOutcome>
   /** Takes a consistent copy of the live store while it keeps serving (SQLite's online backup). */

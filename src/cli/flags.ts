@@ -18,6 +18,8 @@ export function scopeFlag(description: string): OptionFlag<Scope | undefined> {
 }
 export const statusFlag = Flags.option({options: STATUSES, description: 'only open or only resolved entries'})
 export const detailFlag = Flags.option({options: DETAILS, description: 'how much of each entry: summary, standard or full (config default_detail)'})
+/** `--no-pager` for the commands whose output is paged on a terminal (KbCommand.pager). */
+export const noPagerFlag = Flags.boolean({description: 'print everything at once instead of through $KB_PAGER, $PAGER or less', default: false})
 export const commentTypeFlag = Flags.option({options: COMMENT_TYPES, description: 'kind of comment', default: COMMENT_TYPE_DEFAULT})
 
 /** `--detail`, else config `default_detail`, else the command's default. */
@@ -48,6 +50,11 @@ export function thoughtsFrom(values: string[] | undefined): {thought: string; ki
     return m ? {kind: m[1]!.toLowerCase() as ThoughtKind, thought: m[2]!.trim()} : {kind: THOUGHT_KIND_DEFAULT, thought: v.trim()}
   })
 }
+
+/** `--no-queue`, on every command that writes: fail (exit 6) instead of queueing when the server cannot be reached. */
+export const noQueueFlag = Flags.boolean({
+  description: 'fail (exit 6) instead of queueing the write for `kb sync` when the server cannot be reached (env KB_NO_QUEUE=1, config queue_writes false)',
+})
 
 export const THOUGHT_HELP = `a step of the reasoning, in order (repeatable); prefix a kind: ${THOUGHT_KINDS.join(', ')} (default ${THOUGHT_KIND_DEFAULT})`
 

@@ -57,3 +57,21 @@ export async function confirm(question: string): Promise<boolean> {
     rl.close()
   }
 }
+
+/** Asks on the terminal until one of `keys` (single letters) is typed; end of input counts as the last key. */
+export async function choose<K extends string>(question: string, keys: readonly K[]): Promise<K> {
+  const {createInterface} = await import('node:readline/promises')
+  const rl = createInterface({input: process.stdin, output: process.stderr})
+  let closed = false
+  rl.once('close', () => (closed = true))
+  try {
+    for (;;) {
+      if (closed) return keys.at(-1)!
+      const answer = (await rl.question(`${question} `).catch(() => '')).trim().toLowerCase()
+      const key = keys.find((k) => k === answer[0])
+      if (key) return key
+    }
+  } finally {
+    rl.close()
+  }
+}

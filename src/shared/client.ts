@@ -4,12 +4,14 @@
  * (`server/mcp/inject-transport.ts`). Query building, JSON decoding, the one OAuth refresh and the
  * problem → `KbError` mapping live here once, whatever carries the bytes.
  */
-import {codeForStatus, isErrorCode, KbError, type FieldError} from './errors.js'
+import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from './errors.js'
 // The inputs are the request schemas' own types: type-only, so the CLI does not load TypeBox to use them.
 import type {
   CommentBody, CreateApiKeyBody, CreateEntryBody, ForkBody, JoinProjectBody, ListQuery, PatchEntryBody, PublishBody, ResolveBody, SearchQuery,
 } from './schemas.js'
-import type {ApiKeyRecord, Comment, Detail, EntryFull, EntryView, Health, JoinResult, Page, Project, SearchResult} from './types.js'
+import type {
+  ApiKeyRecord, Comment, Detail, EntryFull, EntryView, Grant, Health, JoinResult, Page, Project, PublishPreview, Scope, SearchResult,
+} from './types.js'
 
 /** Response headers as node:http and fastify's `inject` both give them (lower-case names). */
 export type Headers = Record<string, string | string[] | number | undefined>
@@ -26,6 +28,8 @@ export interface TransportResponse {
   status: number
   headers: Headers
   text: string
+  /** The server's end of the connection, when the transport has one (the daemon's proof is bound to it). */
+  peer?: {address: string; port: number}
 }
 
 /** Carries one request; a server that cannot be reached rejects with `KbError('unreachable')`. */
@@ -53,6 +57,29 @@ export interface RequestInit {
   body?: unknown
   headers?: Record<string, string>
   timeoutMs?: number
+}
+
+/**
+ * A creating or changing request as data: what `ApiClient.write` sends, and what the CLI's outbox keeps to send
+ * later (src/cli/outbox). Built by `writeRequests`, the one place their paths are written.
+ */
+export interface WriteRequest {
+  method: 'POST' | 'PATCH'
+  path: string
+  body: unknown
+  /** The entity tag the change is based on (sent as If-Match). */
+  ifMatch?: string
+}
+
+const entryPath = (id: string, tail = ''): string => `/knowledge/${encodeURIComponent(id)}${tail}`
+
+export const writeRequests = {
+  createEntry: (input: CreateEntryBody): WriteRequest => ({method: 'POST', path: '/knowledge', body: input}),
+  patchEntry: (id: string, input: PatchEntryBody, ifMatch?: string): WriteRequest => ({method: 'PATCH', path: entryPath(id), body: input, ...(ifMatch ? {ifMatch} : {})}),
+  resolve: (id: string, input: ResolveBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/resolve'), body: input}),
+  comment: (id: string, input: CommentBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/comments'), body: input}),
+  publish: (id: string, input: PublishBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/publish'), body: input}),
+  fork: (id: string, input: ForkBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/fork'), body: input}),
 }
 
 export class ApiClient {
@@ -116,12 +143,23 @@ export class ApiClient {
     return new URL(this.baseUrl).origin
   }
 
+  /**
+   * Sends a write. With `idempotencyKey` (docs/api.md, "Idempotency"), sending it again — after a timeout, from
+   * the outbox — is answered with the first answer instead of acting twice.
+   */
+  async write<T>(w: WriteRequest, o: {idempotencyKey?: string; timeoutMs?: number} = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = {}
+    if (w.ifMatch) headers['if-match'] = w.ifMatch
+    if (o.idempotencyKey) headers['idempotency-key'] = `"${o.idempotencyKey}"`
+    return this.request<T>(w.method, w.path, {body: w.body, headers, ...(o.timeoutMs ? {timeoutMs: o.timeoutMs} : {})})
+  }
+
   async health(timeoutMs = 2000): Promise<Health> {
     return (await this.request<Health>('GET', '/health', {timeoutMs})).body
   }
 
   async createEntry(input: CreateEntryBody): Promise<EntryFull> {
-    return (await this.request<EntryFull>('POST', '/knowledge', {body: input})).body
+    return (await this.write<EntryFull>(writeRequests.createEntry(input))).body
   }
 
   async getEntry(id: string, detail?: Detail): Promise<{entry: EntryView; etag: string | null}> {
@@ -134,7 +172,7 @@ export class ApiClient {
   }
 
   async patchEntry(id: string, input: PatchEntryBody, ifMatch?: string): Promise<EntryFull> {
-    return (await this.request<EntryFull>('PATCH', `/knowledge/${encodeURIComponent(id)}`, {body: input, ...(ifMatch ? {headers: {'if-match': ifMatch}} : {})})).body
+    return (await this.write<EntryFull>(writeRequests.patchEntry(id, input, ifMatch))).body
   }
 
   async deleteEntry(id: string): Promise<void> {
@@ -146,19 +184,24 @@ export class ApiClient {
   }
 
   async resolve(id: string, input: ResolveBody): Promise<EntryFull> {
-    return (await this.request<EntryFull>('POST', `/knowledge/${encodeURIComponent(id)}/resolve`, {body: input})).body
+    return (await this.write<EntryFull>(writeRequests.resolve(id, input))).body
   }
 
   async comment(id: string, input: CommentBody): Promise<Comment> {
-    return (await this.request<Comment>('POST', `/knowledge/${encodeURIComponent(id)}/comments`, {body: input})).body
+    return (await this.write<Comment>(writeRequests.comment(id, input))).body
   }
 
   async publish(id: string, input: PublishBody): Promise<EntryFull> {
-    return (await this.request<EntryFull>('POST', `/knowledge/${encodeURIComponent(id)}/publish`, {body: input})).body
+    return (await this.write<EntryFull>(writeRequests.publish(id, input))).body
+  }
+
+  /** What publishing would expose and what redaction would make of it (docs/api.md, "Safe publish"); changes nothing. */
+  async publishPreview(id: string, scope?: Scope): Promise<PublishPreview> {
+    return (await this.request<PublishPreview>('GET', `/knowledge/${encodeURIComponent(id)}/publish-preview`, {query: {scope}})).body
   }
 
   async fork(id: string, input: ForkBody): Promise<EntryFull> {
-    return (await this.request<EntryFull>('POST', `/knowledge/${encodeURIComponent(id)}/fork`, {body: input})).body
+    return (await this.write<EntryFull>(writeRequests.fork(id, input))).body
   }
 
   async joinProject(input: JoinProjectBody): Promise<JoinResult> {
@@ -188,9 +231,18 @@ export class ApiClient {
   async revokeApiKey(id: string): Promise<void> {
     await this.request('DELETE', '/api-keys', {body: {id}})
   }
+
+  async listGrants(): Promise<Grant[]> {
+    return (await this.request<Page<Grant>>('GET', '/oauth/grants')).body.items
+  }
+
+  async revokeGrant(id: string): Promise<void> {
+    await this.request('DELETE', `/oauth/grants/${encodeURIComponent(id)}`)
+  }
 }
 
 const fromServer = new WeakSet<KbError>()
+const PROBLEM_MEMBERS = new Set(['type', 'title', 'status', 'code', 'detail', 'errors', 'instance'])
 
 /** Did the server report this error (as opposed to the CLI deciding it)? Only those get a generic hint. */
 export function isServerError(e: KbError): boolean {
@@ -206,7 +258,12 @@ export function problemToError(status: number, body: unknown, headers: Headers, 
   if (errors && errors.length > 0 && !errors.every((e) => detail.includes(e.message))) detail += ` (${errors.map((e) => `${e.path}: ${e.message}`).join('; ')})`
   const h: Record<string, string> = {}
   for (const k of ['retry-after', 'www-authenticate', 'etag']) if (typeof headers[k] === 'string') h[k] = headers[k] as string
-  const err = new KbError(code, detail, {...(errors ? {errors} : {}), headers: h})
+  // Extension members (RFC 9457, section 3.2) travel on: a sensitive_content problem's findings, for one.
+  const extra = Object.fromEntries(Object.entries(p).filter(([k]) => !PROBLEM_MEMBERS.has(k)))
+  const err = new KbError(code, detail, {
+    ...(errors ? {errors} : {}), headers: h, ...(Object.keys(extra).length > 0 ? {extra} : {}),
+    ...(status !== ERROR_CODES[code].status && status >= 400 ? {status} : {}),
+  })
   fromServer.add(err)
   return err
 }

@@ -38,11 +38,21 @@ export const REMOTE_MAX = 2048
 export const NAME_MAX = 100
 export const CURSOR_MAX = 512
 export const API_KEY_DAYS_MAX = 3650
+/** An Idempotency-Key's characters, without the quotes of its sf-string form (docs/api.md, "Idempotency"). */
+export const IDEMPOTENCY_KEY_MAX = 255
 export const MAX_TOKENS_MAX = 1_000_000
+/** The most findings a problem or preview lists, and the most a request may acknowledge (docs/api.md, "Safe publish"). */
+export const FINDINGS_MAX = 1000
+/** A finding's id: 16 hex digits of a hash of its field, kind, position and text. */
+export const FINDING_ID_PATTERN = '^[0-9a-f]{16}$'
+/** The two kinds of thing the scanner finds (docs/security.md, "Safe publish"). */
+export const FINDING_CATEGORIES = ['secret', 'personal'] as const
 
 /** The detail level when a request names none: an entry and a listing at standard, search hits at summary. */
 export const DETAIL_DEFAULT = {entry: 'standard', search: 'summary'} as const
 
 /** Page sizes: at most LIMIT_MAX; each listing has its own default. */
 export const LIMIT_MAX = 100
-export const LIMIT_DEFAULT = {entries: 20, search: 10, projects: 50} as const
+export const LIMIT_DEFAULT = {entries: 20, search: 10, projects: 50, comments: 50} as const
+/** The full view carries an entry's newest comments, at most this many; `GET /knowledge/:id/comments` pages them all. */
+export const COMMENTS_IN_FULL = 50

@@ -38,6 +38,9 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
   rate_limited: {tui: 'wait a moment and try again', agent: 'wait a little and retry'},
   unreachable: {agent: 'the kb daemon is not running: start it with `kb daemon start`, then retry'},
   unavailable: {cli: 'retry in a moment', agent: 'the kb daemon is shutting down or busy; retry in a moment'},
+  bad_gateway: {cli: 'the proxy in front of the kb server could not reach it; retry in a moment', agent: 'the kb server is not reachable behind its proxy; retry in a moment'},
+  gateway_timeout: {cli: 'the proxy in front of the kb server got no answer from it; retry in a moment', agent: 'the kb server did not answer its proxy; retry in a moment'},
+  idempotency_key_in_use: {cli: 'the same write is still being processed; `kb sync` in a moment gets its answer', agent: 'the same request is still being processed; retry in a moment'},
   internal: {
     cli: 'retry; if it persists, look at the server log (`kb daemon logs` for the local daemon)',
     tui: 'retry; if it persists, see `kb daemon logs`',

@@ -16,12 +16,14 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.HOME || homedir(), '.local', 'share', 'kb')
 }
 
-export const dataFiles = (dir: string): {db: string; daemonJson: string; log: string; lock: string; ownerKey: string} => ({
+export const dataFiles = (dir: string): {db: string; daemonJson: string; log: string; lock: string; ownerKey: string; secret: string} => ({
   db: join(dir, 'kb.sqlite'),
   daemonJson: join(dir, 'daemon.json'),
   log: join(dir, 'daemon.log'),
   lock: join(dir, 'daemon.lock'),
   ownerKey: join(dir, 'owner.key'),
+  /** A random secret the running daemon proves it knows (src/shared/daemon-proof.ts); new at every start. */
+  secret: join(dir, 'daemon.secret'),
 })
 
 /** What a running daemon writes to `daemon.json`. */

@@ -23,7 +23,11 @@ export function canonicalRemote(input: string): string | null {
     // scp-like syntax: [user@]host:path — but `C:/…` or `C:\…` is a Windows path, not a host.
     const m = /^(?:[^@/]+@)?(\[[^\]]*\]|[^:/@[\]]+):(?!\/\/)(.*)$/.exec(s)
     // The canonical form itself (`github.com/acme/api`) is accepted too: people paste what kb shows them.
-    const bare = m ? null : /^([\p{L}\p{N}._~-]*\.[\p{L}\p{N}._~-]+|localhost|\[[0-9a-f:.]+\])\/(.+)$/iu.exec(s)
+    // Its host is localhost, a bracketed address or a name with a dot before its last character (tested
+    // apart from the expression, which backtracked quadratically on `a.a.a.…` when it held the dot).
+    const bare = m ? null : /^([\p{L}\p{N}._~-]+|\[[0-9a-f:.]+\])\/(.+)$/iu.exec(s)
+    const dot = bare ? bare[1]!.indexOf('.') : -1
+    if (bare && !bare[1]!.startsWith('[') && bare[1]!.toLowerCase() !== 'localhost' && (dot < 0 || dot === bare[1]!.length - 1)) return null
     if ((!m && !bare) || /^[a-z]:[\\/]/i.test(s)) return null
     host = (m ?? bare)![1]!
     path = (m ?? bare)![2]!
@@ -41,7 +45,8 @@ export function canonicalRemote(input: string): string | null {
   // A trailing `.git`, `.git/` or `/.git` all name the repository itself; strip them until none is left,
   // so that no canonical form ends in `.git` (which would make it change when read again).
   while (parts.length > 0) {
-    const last = parts[parts.length - 1]!.replace(/(\.git)+$/i, '')
+    let last = parts[parts.length - 1]!
+    while (last.toLowerCase().endsWith('.git')) last = last.slice(0, -'.git'.length)
     if (last === '' || last === '.') parts.pop()
     else {
       parts[parts.length - 1] = last
@@ -73,7 +78,8 @@ function hostOfAuthority(authority: string): string | null {
 
 /** A DNS name, an IPv4 address or a bracketed IPv6 address; null for anything else. */
 function validHost(host: string): string | null {
-  if (/^\[[0-9a-f:.]*:[0-9a-f:.]*\]$/.test(host)) return host
+  // The colon is looked for apart: `[0-9a-f:.]*:[0-9a-f:.]*` backtracked quadratically on `[::::…x]`.
+  if (/^\[[0-9a-f:.]*\]$/.test(host) && host.includes(':')) return host
   return /^[\p{L}\p{N}._~-]+$/u.test(host) && /[\p{L}\p{N}]/u.test(host) ? host : null
 }
 

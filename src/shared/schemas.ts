@@ -6,7 +6,8 @@
  */
 import {Type, type Static, type TInteger, type TLiteral, type TUnion} from '@sinclair/typebox'
 import {
-  API_KEY_DAYS_MAX, BODY_MAX, COMMENT_MAX, COMMENT_TYPES, CURSOR_MAX, DETAILS, LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX, NAME_MAX, NOTE_MAX,
+  API_KEY_DAYS_MAX, BODY_MAX, COMMENT_MAX, COMMENTS_IN_FULL, COMMENT_TYPES, CURSOR_MAX, DETAILS, FINDING_CATEGORIES, FINDING_ID_PATTERN, FINDINGS_MAX,
+  LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX, NAME_MAX, NOTE_MAX,
   PRINCIPAL_NAME_MAX, PRINCIPAL_NAME_PATTERN, PROJECT_ROLES, QUERY_MAX, REMOTE_MAX, SCOPES, STATUSES, TAG_MAX, TAG_PATTERN, TAGS_MAX, THOUGHT_KIND_DEFAULT,
   THOUGHT_KINDS, THOUGHTS_MAX, TITLE_INPUT_MAX, TITLE_MAX, URL_MAX, UUID_PATTERN,
 } from './contract.js'
@@ -41,6 +42,14 @@ export const Note = Type.Union([Type.String({maxLength: NOTE_MAX}), Type.Null()]
 export const Remote = Type.String({minLength: 1, maxLength: REMOTE_MAX, description: 'A git remote URL in any form git accepts'})
 export const ProjectName = Type.String({minLength: 1, maxLength: NAME_MAX})
 export const ProjectRoleSchema = oneOf(PROJECT_ROLES)
+const FindingId = Type.String({pattern: FINDING_ID_PATTERN, description: 'A finding id, from a sensitive_content problem or the publish preview'})
+/** The two ways past a sensitive_content refusal (docs/api.md, "Safe publish"). */
+const sensitiveChoice = {
+  redact: Type.Optional(Type.Boolean({description: 'Replace every finding not acknowledged with [REDACTED:<kind>] before the change is stored'})),
+  acknowledge: Type.Optional(
+    Type.Array(FindingId, {maxItems: FINDINGS_MAX, description: 'Findings to let through as they are; recorded on the entry as a comment by the caller'}),
+  ),
+}
 
 export const CreateEntryBody = Type.Object(
   {
@@ -51,6 +60,7 @@ export const CreateEntryBody = Type.Object(
     tags: Type.Optional(Tags),
     url: Type.Optional(Url),
     thought_chain: Type.Optional(ThoughtChain),
+    ...sensitiveChoice,
   },
   {additionalProperties: false},
 )
@@ -64,6 +74,7 @@ export const PatchEntryBody = Type.Object(
     url: Type.Optional(Url),
     thought_chain: Type.Optional(ThoughtChain),
     status: Type.Optional(StatusSchema),
+    ...sensitiveChoice,
   },
   {additionalProperties: false},
 )
@@ -81,11 +92,11 @@ export const CommentBody = Type.Object(
 )
 export type CommentBody = Static<typeof CommentBody>
 
-export const PublishBody = Type.Object({scope: Type.Optional(ScopeSchema)}, {additionalProperties: false})
+export const PublishBody = Type.Object({scope: Type.Optional(ScopeSchema), ...sensitiveChoice}, {additionalProperties: false})
 export type PublishBody = Static<typeof PublishBody>
 
 export const ForkBody = Type.Object(
-  {title: Type.Optional(Title), scope: Type.Optional(ScopeSchema), project_id: Type.Optional(NullableUuid)},
+  {title: Type.Optional(Title), scope: Type.Optional(ScopeSchema), project_id: Type.Optional(NullableUuid), ...sensitiveChoice},
   {additionalProperties: false},
 )
 export type ForkBody = Static<typeof ForkBody>
@@ -119,6 +130,9 @@ export type IdParams = Static<typeof IdParams>
 export const GetEntryQuery = Type.Object({detail: Type.Optional(DetailSchema)})
 export type GetEntryQuery = Static<typeof GetEntryQuery>
 
+export const PublishPreviewQuery = Type.Object({scope: Type.Optional(ScopeSchema)})
+export type PublishPreviewQuery = Static<typeof PublishPreviewQuery>
+
 const Limit = (dflt: number): TInteger => Type.Integer({minimum: 1, maximum: LIMIT_MAX, default: dflt})
 const filterFields = {
   scope: Type.Optional(ScopeSchema),
@@ -149,6 +163,9 @@ export type SearchQuery = Static<typeof SearchQuery>
 export const ProjectsQuery = Type.Object({limit: Type.Optional(Limit(LIMIT_DEFAULT.projects)), cursor: Type.Optional(Type.String({maxLength: CURSOR_MAX}))})
 export type ProjectsQuery = Static<typeof ProjectsQuery>
 
+export const CommentsQuery = Type.Object({limit: Type.Optional(Limit(LIMIT_DEFAULT.comments)), cursor: Type.Optional(Type.String({maxLength: CURSOR_MAX}))})
+export type CommentsQuery = Static<typeof CommentsQuery>
+
 // ---- responses: the OpenAPI document's, and the wire types of types.ts (the handlers build them from typed records) ----
 
 const Time = Type.String({format: 'date-time'})
@@ -172,7 +189,8 @@ const standardFields = {
   created_at: Time, updated_at: Time, version: Type.Integer(), comment_count: Type.Integer(),
 }
 const fullFields = {
-  comments: Type.Array(Type.Unsafe<Static<typeof CommentSchema>>(Type.Ref('Comment'))),
+  comments: Type.Array(Type.Unsafe<Static<typeof CommentSchema>>(Type.Ref('Comment')), {description: `The newest comments (at most ${COMMENTS_IN_FULL}), oldest first`}),
+  comments_truncated: Type.Boolean({description: 'Older comments exist than those in `comments`: page them all with GET /knowledge/{id}/comments'}),
   thought_chain: Type.Array(ThoughtStepSchema),
   branches: Type.Array(BranchSchema),
   resolution: Type.Union([ResolutionSchema, Type.Null()]),
@@ -199,13 +217,88 @@ export const ApiKeySchema = Type.Object(
   },
   {$id: 'ApiKey'},
 )
+export const GrantSchema = Type.Object(
+  {
+    id: Uuid,
+    client_id: Type.String(),
+    client_name: Type.Union([Type.String(), Type.Null()], {description: 'As the application registered it (not verified)'}),
+    api_key_id: Type.String({description: 'The API key that approved: revoking it ends the grant'}),
+    project_id: NullableUuid,
+    created_at: Time,
+    last_used_at: Type.Union([Time, Type.Null()]),
+    expires_at: Type.String({format: 'date-time', description: 'The absolute end of the grant, refreshes included'}),
+  },
+  {$id: 'Grant'},
+)
+export const GrantIdParams = Type.Object({id: Uuid})
+export type GrantIdParams = Static<typeof GrantIdParams>
 /** The store the daemon runs on (`sqlite`, `postgres`) and whether it answered just now; a store that does not answer makes /health a 503 problem carrying the same field. */
 export const HealthStoreSchema = Type.Object({kind: Type.String(), answers: Type.Boolean()})
-export const HealthSchema = Type.Object({status: Type.Literal('ok'), version: Type.String(), store: HealthStoreSchema})
+export const HealthSchema = Type.Object({
+  status: Type.Literal('ok'),
+  version: Type.String(),
+  // Optional for the CLI, which also reads /health of daemons older than it.
+  store: Type.Optional(HealthStoreSchema),
+  proof: Type.Optional(Type.String({description: 'Only when asked with a Kb-Challenge header: the daemon proves it owns its data directory (docs/security.md)'})),
+})
+
+// ---- safe publish (docs/api.md, "Safe publish") ----
+
+export const FindingSchema = Type.Object(
+  {
+    id: Type.String({description: 'Stable while the entry is unchanged: a hash of field, kind, position and the text found'}),
+    field: Type.String({description: 'title, body, url, tags/<i>, thought_chain/<i>/thought, resolution/note or comments/<comment id>/body'}),
+    kind: Type.String({description: 'The rule that found it, e.g. aws-access-token, github-pat, private-key, email (docs/security.md)'}),
+    label: Type.String({description: 'The kind in words'}),
+    category: oneOf(FINDING_CATEGORIES),
+    start: Type.Integer({description: 'Offset in the field (UTF-16 code units, as JavaScript counts)'}),
+    end: Type.Integer({description: 'Offset just past it'}),
+    line: Type.Integer({description: 'Line in the field, from 1'}),
+    column: Type.Integer({description: 'Column in that line, from 1'}),
+    excerpt: Type.String({description: 'The finding in its context with every finding masked: never the secret itself'}),
+  },
+  {$id: 'Finding'},
+)
+export type Finding = Static<typeof FindingSchema>
+
+export const RedactionLineSchema = Type.Object(
+  {
+    field: Type.String(),
+    line: Type.Integer(),
+    before: Type.String({description: 'The line as it is, every finding masked'}),
+    after: Type.Union([Type.String(), Type.Null()], {
+      description: 'The line as redaction would leave it; null when the field goes (a tag, a URL no longer valid)',
+    }),
+  },
+  {$id: 'RedactionLine'},
+)
+export type RedactionLine = Static<typeof RedactionLineSchema>
+
+const sensitiveReport = {
+  findings: Type.Array(Type.Ref('Finding'), {description: `Up to ${FINDINGS_MAX}, in field and text order`}),
+  findings_total: Type.Integer({description: 'How many there are in all'}),
+  diff: Type.Array(Type.Ref('RedactionLine'), {description: 'What redact: true would change, line by line'}),
+}
+
+export const PublishPreviewSchema = Type.Object(
+  {
+    scope: ScopeSchema,
+    ...sensitiveReport,
+    redacted: Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]), {
+      description: 'The redacted value of every field redaction changes, by field (null: the field is removed, e.g. a tag)',
+    }),
+  },
+  {$id: 'PublishPreview', description: 'What publishing to `scope` would expose, and what redaction would make of it; nothing is changed'},
+)
+export type PublishPreview = Omit<Static<typeof PublishPreviewSchema>, 'findings' | 'diff'> & {findings: Finding[]; diff: RedactionLine[]}
+
 export const ProblemSchema = Type.Object(
   {
     type: Type.String(), title: Type.String(), status: Type.Integer(), code: Type.String(), detail: Type.Optional(Type.String()),
     errors: Type.Optional(Type.Array(Type.Object({path: Type.String(), message: Type.String()}))),
+    findings: Type.Optional(sensitiveReport.findings),
+    findings_total: Type.Optional(sensitiveReport.findings_total),
+    diff: Type.Optional(sensitiveReport.diff),
   },
-  {$id: 'Problem'},
+  {$id: 'Problem', description: 'RFC 9457; a sensitive_content problem adds findings, findings_total and diff'},
 )

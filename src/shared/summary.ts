@@ -6,7 +6,7 @@
  */
 import {isSpace} from './chars.js'
 import {firstParagraph} from './markdown.js'
-import {countTokens} from './tokens.js'
+import {countUpTo, piecesWithin} from './tokens.js'
 
 export const SUMMARY_TOKEN_BUDGET = 100
 const ELLIPSIS = '…'
@@ -17,13 +17,15 @@ const PLACEHOLDER_ID = '01234567-89ab-7cde-8f01-23456789abcd'
 const PLACEHOLDER_SCORE = -1.23456e-30
 // No token is longer than this many characters in practice; it bounds the text we tokenise.
 const MAX_CHARS_PER_TOKEN = 32
+/** The most characters a cut looks at. */
+const CUT_MAX = SUMMARY_TOKEN_BUDGET * MAX_CHARS_PER_TOKEN
 // Dropped before the "…" of a cut, with white space.
 const TRAILING_PUNCTUATION = new Set(['.', ',', ';', ':', '!', '?', '-', '–', '—', '('])
 const SENTENCE_END = new Set(['.', '!', '?'])
 
-/** Tokens of a summary item as served, with room for the longest status and a search score. */
-export function summaryItemTokens(id: string | null, title: string, body: string): number {
-  return countTokens(JSON.stringify({id: id ?? PLACEHOLDER_ID, title, body, status: 'resolved', score: PLACEHOLDER_SCORE}))
+/** Tokens of a summary item as served, with room for the longest status and a search score; counted up to the budget. */
+function itemTokens(id: string | null, title: string, body: string): number {
+  return countUpTo(JSON.stringify({id: id ?? PLACEHOLDER_ID, title, body, status: 'resolved', score: PLACEHOLDER_SCORE}), SUMMARY_TOKEN_BUDGET)
 }
 
 export interface SummaryForm {
@@ -34,16 +36,20 @@ export interface SummaryForm {
 /** Computes the title and body shown at `summary` level. Deterministic for the same input. */
 export function summarize(id: string | null, title: string, body: string): SummaryForm {
   const text = firstParagraph(body)
-  const fits = (t: string, b: string): boolean => summaryItemTokens(id, t, b) <= SUMMARY_TOKEN_BUDGET
+  const fits = (t: string, b: string): boolean => itemTokens(id, t, b) <= SUMMARY_TOKEN_BUDGET
   // Text longer than the cut ever looks at cannot fit whole; not tokenising it all matters, because BPE
   // is quadratic in a long run without spaces (100,000 × "x" took 30 s and blocked the daemon).
-  const mayFitWhole = text.length <= SUMMARY_TOKEN_BUDGET * MAX_CHARS_PER_TOKEN
+  const mayFitWhole = text.length <= CUT_MAX
   if (mayFitWhole && fits(title, text)) return {title, body: text}
   let shownTitle = title
   // A title so long that it leaves no room for the body is cut too: the budget is a promise.
-  if (!fits(title, ELLIPSIS)) shownTitle = cutToFit(title, (t) => summaryItemTokens(id, t, ELLIPSIS) <= SUMMARY_TOKEN_BUDGET - 20)
+  if (!fits(title, ELLIPSIS)) shownTitle = cutToFit(title, (t) => itemTokens(id, t, ELLIPSIS) <= SUMMARY_TOKEN_BUDGET - 20)
   if (mayFitWhole && fits(shownTitle, text)) return {title: shownTitle, body: text}
-  const shownBody = cutToFit(text, (b) => fits(shownTitle, b))
+  // Where the cut falls, about: as far as the text's own tokens fill the room the rest leaves. The search
+  // starts there, so a cut costs two or three counts of the item instead of a dozen.
+  const room = SUMMARY_TOKEN_BUDGET - itemTokens(id, shownTitle, ELLIPSIS)
+  const near = room > 0 ? Array.from(text.slice(0, piecesWithin(text.slice(0, CUT_MAX), room))).length : 0
+  const shownBody = cutToFit(text, (b) => fits(shownTitle, b), near)
   return {title: shownTitle, body: shownBody}
 }
 
@@ -51,8 +57,8 @@ export function summarize(id: string | null, title: string, body: string): Summa
  * The longest prefix of `text`, cut at a sentence or else a word boundary and ending in "…", that
  * `fits`. Falls back to a cut between characters when a single word is too long.
  */
-export function cutToFit(text: string, fits: (candidate: string) => boolean): string {
-  const chars = Array.from(text.slice(0, SUMMARY_TOKEN_BUDGET * MAX_CHARS_PER_TOKEN))
+export function cutToFit(text: string, fits: (candidate: string) => boolean, near = 0): string {
+  const chars = Array.from(text.slice(0, CUT_MAX))
   // Code points that are white space are single UTF-16 units, so the first unit tells.
   const space = (i: number): boolean => i < chars.length && isSpace(chars[i]!.charCodeAt(0))
   const withEllipsis = (n: number): string => {
@@ -63,7 +69,7 @@ export function cutToFit(text: string, fits: (candidate: string) => boolean): st
   // Word boundaries: positions just before a space.
   const bounds: number[] = []
   for (let i = 1; i < chars.length; i++) if (space(i) && !space(i - 1)) bounds.push(i)
-  const best = largestFitting(bounds, (n) => fits(withEllipsis(n)))
+  const best = largestFitting(bounds, (n) => fits(withEllipsis(n)), lastAtOrBefore(bounds, near))
   if (best !== null) {
     // Prefer ending at a sentence (`.`, `!` or `?` before a space) when one ends in the last half of what fits.
     let lastSentence = best - 1
@@ -77,29 +83,51 @@ export function cutToFit(text: string, fits: (candidate: string) => boolean): st
 }
 
 /**
- * The largest candidate (ascending list) that passes a monotone test: a galloping search from the small
- * end, then a binary search, so that the texts tested stay near the answer's length (tokenising a long
- * text without spaces is slow).
+ * The largest candidate (ascending list) that passes a monotone test: galloping from index `start` (up while
+ * candidates pass, else down), then a binary search, so that few are tested and those near the answer (each
+ * test tokenises a text, and a long text without spaces is slow).
  */
-function largestFitting(candidates: number[], passes: (n: number) => boolean): number | null {
-  let lo = 0
-  let hi = candidates.length - 1
-  let found: number | null = null
-  for (let step = 1; lo <= hi; step *= 2) {
-    const probe = Math.min(lo + step - 1, hi)
-    if (!passes(candidates[probe]!)) {
-      hi = probe - 1
-      break
+function largestFitting(candidates: number[], passes: (n: number) => boolean, start = 0): number | null {
+  if (candidates.length === 0) return null
+  const s = Math.min(Math.max(start, 0), candidates.length - 1)
+  // lo passes (or -1), hi fails (or past the end).
+  let lo = -1
+  let hi = candidates.length
+  if (passes(candidates[s]!)) {
+    lo = s
+    for (let step = 1; s + step < candidates.length; step *= 2) {
+      if (!passes(candidates[s + step]!)) {
+        hi = s + step
+        break
+      }
+      lo = s + step
     }
-    found = candidates[probe]!
-    lo = probe + 1
+  } else {
+    hi = s
+    for (let step = 1; s - step >= 0; step *= 2) {
+      if (passes(candidates[s - step]!)) {
+        lo = s - step
+        break
+      }
+      hi = s - step
+    }
   }
-  while (lo <= hi) {
+  while (hi - lo > 1) {
     const mid = (lo + hi) >> 1
-    if (passes(candidates[mid]!)) {
-      found = candidates[mid]!
-      lo = mid + 1
-    } else hi = mid - 1
+    if (passes(candidates[mid]!)) lo = mid
+    else hi = mid
   }
-  return found
+  return lo < 0 ? null : candidates[lo]!
+}
+
+/** The index of the last value at or before `n` in an ascending list (0 when there is none). */
+function lastAtOrBefore(sorted: number[], n: number): number {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (sorted[mid]! <= n) lo = mid + 1
+    else hi = mid
+  }
+  return Math.max(lo - 1, 0)
 }

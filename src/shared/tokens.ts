@@ -15,6 +15,35 @@ export function countTokens(text: string): number {
   return rawCount(text, ENCODE_OPTIONS)
 }
 
+/** Exact tokens of `text` while at most `limit`; past that it stops and answers some number over `limit`. Sizes as for `countTokens`. */
+export function countUpTo(text: string, limit: number): number {
+  let total = 0
+  let runStart = 0
+  for (const m of text.matchAll(O200K_TOKEN_SPLIT_REGEX)) {
+    if (m.index - runStart < SHORT_RUN_CHARS) continue
+    total += rawCount(text.slice(runStart, m.index), ENCODE_OPTIONS)
+    if (total > limit) return total
+    runStart = m.index
+  }
+  return total + rawCount(text.slice(runStart), ENCODE_OPTIONS)
+}
+
+/**
+ * The end (UTF-16 index) of the longest run of whole pieces from the start of `text` whose tokens, counted
+ * piece by piece, stay within `limit`; it stops before a piece longer than 128 characters.
+ */
+export function piecesWithin(text: string, limit: number): number {
+  let total = 0
+  let end = 0
+  for (const m of text.matchAll(O200K_TOKEN_SPLIT_REGEX)) {
+    if (m[0].length > LONG_PIECE) break
+    total += rawCount(m[0], ENCODE_OPTIONS)
+    if (total > limit) break
+    end = m.index + m[0].length
+  }
+  return end
+}
+
 /** Pieces (the tokenizer's pre-split: a word, a number, a run of punctuation or spaces) longer than this are not encoded. */
 const LONG_PIECE = 128
 /** Characters and pieces counted exactly, at most, per call… */
@@ -22,8 +51,9 @@ const EXACT_CHARS = 16_384
 const EXACT_PIECES = 4_096
 /** …and tokens that pieces may add by byte-pair merges (each costs a few µs; a dictionary word adds none). */
 const MERGED_TOKENS = 2_000
-/** Pieces are encoded in runs of about this many characters. */
+/** Pieces are encoded in runs of about this many characters (fewer where a small limit may stop the count early). */
 const RUN_CHARS = 512
+const SHORT_RUN_CHARS = 128
 
 /**
  * The tokens of `text` if they are at most `limit`, else null. Exact for text of up to 16,384 characters

@@ -5,8 +5,8 @@
 import type {Static} from '@sinclair/typebox'
 import type {COMMENT_TYPES, DETAILS, PROJECT_ROLES, SCOPES, STATUSES, THOUGHT_KINDS} from './contract.js'
 import type {
-  ApiKeySchema, AuthorRefSchema, BranchSchema, CommentSchema, EntryFullSchema, EntryStandardSchema, EntrySummarySchema, HealthSchema, JoinResultSchema,
-  ProjectSchema, ResolutionSchema, ThoughtStepSchema,
+  ApiKeySchema, AuthorRefSchema, BranchSchema, CommentSchema, EntryFullSchema, EntryStandardSchema, EntrySummarySchema, Finding, GrantSchema,
+  HealthSchema, JoinResultSchema, ProjectSchema, RedactionLine, ResolutionSchema, ThoughtStepSchema,
 } from './schemas.js'
 
 export type Scope = (typeof SCOPES)[number]
@@ -46,4 +46,14 @@ export interface SearchResult extends Page<EntryView & SearchHitExtras> {
 export type Project = Static<typeof ProjectSchema>
 export type JoinResult = Static<typeof JoinResultSchema>
 export type ApiKeyRecord = Static<typeof ApiKeySchema>
+export type Grant = Static<typeof GrantSchema>
 export type Health = Static<typeof HealthSchema>
+
+export type {Finding, PublishPreview, RedactionLine} from './schemas.js'
+
+/** What a sensitive_content problem adds to its body (docs/api.md, "Safe publish"). */
+export interface SensitiveReport {
+  findings: Finding[]
+  findings_total: number
+  diff: RedactionLine[]
+}

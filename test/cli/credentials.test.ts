@@ -46,7 +46,8 @@ describe('without a keychain', () => {
     expect(login.stdout).toBe(`${d.url}\tfile\tcarol\n`)
     const file = join(u.env.XDG_CONFIG_HOME!, 'kb', 'credentials.json')
     expect(statSync(file).mode & 0o777).toBe(0o600)
-    expect(JSON.parse(readFileSync(file, 'utf8')).credentials[d.url]).toEqual({store: 'file', key: carol})
+    // bound to the data directory whose daemon proved itself at login (docs/security.md)
+    expect(JSON.parse(readFileSync(file, 'utf8')).credentials[d.url]).toEqual({store: 'file', key: carol, data_dir: d.dataDir})
 
     const status = JSON.parse((await kb(u, ['auth', 'status', '--json'])).stdout)
     expect(status).toMatchObject({source: 'file', location: file, stored_in: 'file', authenticated: true, principal: {name: 'carol'}, key_prefix: carol.slice(0, 11)})

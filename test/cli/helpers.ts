@@ -148,14 +148,16 @@ const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
  * Runs kb under a real pseudo-terminal (util-linux `script`): stdin and stdout are TTYs. Output comes
  * back with the terminal's \r\n turned into \n.
  */
-export async function kbTty(user: KbEnv, args: string[], o: {cwd?: string; input?: string; env?: Record<string, string>} = {}): Promise<RunResult> {
-  // A wide terminal, so tables are not cut to the 80-column default.
-  const cmd = `stty cols 160 rows 40 2>/dev/null; ${[process.execPath, KB_BIN, ...args].map(shq).join(' ')}`
+export async function kbTty(
+  user: KbEnv, args: string[], o: {cwd?: string; input?: string; env?: Record<string, string>; cols?: number; rows?: number} = {},
+): Promise<RunResult> {
+  // A wide terminal by default, so tables are not cut to the 80-column default.
+  const cmd = `stty cols ${o.cols ?? 160} rows ${o.rows ?? 40} 2>/dev/null; ${[process.execPath, KB_BIN, ...args].map(shq).join(' ')}`
   const r = await run('script', ['-qefc', cmd, '/dev/null'], user, o)
   return {...r, stdout: r.stdout.replace(/\r\n/g, '\n')}
 }
 
-// eslint-disable-next-line no-control-regex
+ 
 export const ANSI_RE = /\u001B\[[0-9;]*m/
 
 /** A user of its own with a child daemon on that user's data dir, and KB_BASE_URL pointing at it. */

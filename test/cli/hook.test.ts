@@ -66,11 +66,19 @@ describe('kb hook', () => {
     const repo = gitRepo(user, 'down', {origin: 'https://gitlab.com/group/sub/down.git'})
     expect((await kb(user, ['hook', 'install'], {cwd: repo})).code).toBe(0)
     const port = await freePort()
-    const down = commit(repo, 'Fix\n\nResolves-KB: 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', {KB_BASE_URL: `http://127.0.0.1:${port}/api/v1`, KB_NO_AUTOSTART: '1'})
+    const offline = {KB_BASE_URL: `http://127.0.0.1:${port}/api/v1`, KB_NO_AUTOSTART: '1'}
+    // Queueing off (CI): the commit goes through with a warning.
+    const down = commit(repo, 'Fix\n\nResolves-KB: 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', {...offline, KB_NO_QUEUE: '1'})
     expect(down.code, down.stderr).toBe(0)
     expect(down.stderr).toContain('kb: warning: the Resolves-KB trailer was not applied')
     expect(down.stderr).toContain('not reachable')
     expect(git(user, repo, 'log', '-1', '--format=%s')).toBe('Fix')
+    // Queueing on (the default): the resolution waits for `kb sync`, without a word (test/cli/outbox-session.test.ts sends it).
+    const queued = commit(repo, 'Fix again\n\nResolves-KB: 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', offline)
+    expect(queued.code, queued.stderr).toBe(0)
+    expect(queued.stderr).toBe('')
+    const waiting = JSON.parse((await kb(user, ['sync', '--status', '--json'], {env: offline})).stdout)
+    expect(waiting.items.map((i: {command: string; base_url: string}) => [i.command, i.base_url])).toEqual([['hook resolve', offline.KB_BASE_URL]])
 
     // kb gone: the recorded binary is missing and there is no kb on PATH
     const hook = join(repo, '.git', 'hooks', 'post-commit')

@@ -98,10 +98,12 @@ export interface ChildDaemon extends TestDaemon {
 }
 
 /** Starts `kb daemon run` as a child process (the built binary), waiting until it listens. */
-export async function startChildDaemon(options: {dataDir?: string; env?: Record<string, string>; args?: string[]; storeUrl?: string} = {}): Promise<ChildDaemon> {
+export async function startChildDaemon(
+  options: {dataDir?: string; env?: Record<string, string>; args?: string[]; /** default 0: any free one */ port?: number; storeUrl?: string} = {},
+): Promise<ChildDaemon> {
   const dataDir = options.dataDir ?? tempDir()
   const storeUrl = await storeUrlFor(options.storeUrl)
-  const child = spawn(process.execPath, [KB_BIN, 'daemon', 'run', '--port', '0', '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [KB_BIN, 'daemon', 'run', '--port', String(options.port ?? 0), '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
     env: {...process.env, ...(storeUrl ? {KB_STORE_URL: storeUrl} : {}), ...options.env},
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -171,12 +171,17 @@ describe('kb daemon run, as a process', () => {
     expect(health.body).toEqual({status: 'ok', version: VERSION, store: {kind: 'sqlite', answers: true}})
   })
 
-  it('answers loopback Host names and refuses others with 403 problem+json', async () => {
+  it('answers exactly localhost, 127.0.0.1 and [::1] on any port, and refuses every other Host with 403 problem+json', async () => {
     const port = new URL(a.url).port
-    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, 'LOCALHOST', `127.1.2.3:${port}`, `kb.localhost:${port}`]) {
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, 'LOCALHOST', 'localhost', '127.0.0.1:1', '[::1]']) {
       expect((await getWithHost(a, '/api-keys', host)).status, host).toBe(200)
     }
-    for (const host of ['evil.example', `evil.example:${port}`, '192.168.1.10', `127.0.0.1.evil.example:${port}`, 'localhost.evil.example', '[::2]']) {
+    const refused = [
+      'evil.example', `evil.example:${port}`, '192.168.1.10', `127.0.0.1.evil.example:${port}`, 'localhost.evil.example', '[::2]',
+      // near misses: other loopback spellings and names a DNS server or a browser may resolve elsewhere
+      `kb.localhost:${port}`, 'localhost.', `127.1.2.3:${port}`, '127.0.0.01', '0.0.0.0', '[::ffff:127.0.0.1]', '[0:0:0:0:0:0:0:1]', '[::1',
+    ]
+    for (const host of refused) {
       const res = await getWithHost(a, '/health', host)
       expect(res.status, host).toBe(403)
       expect(res.type).toContain('application/problem+json')
@@ -207,13 +212,13 @@ describe('kb daemon run, as a process', () => {
     await stopWhileBusy(a, 'SIGTERM')
   })
 
-  it('takes over a stale lock of a dead daemon, serves --allow-host names, and stops the same way on SIGINT', async () => {
+  it('takes over a stale lock of a dead daemon, serves --allow-host and --public-url names, and stops the same way on SIGINT', async () => {
     const dir = tempDir('kb-stale-')
     dirs.push(dir)
     const dead = await deadPid()
     writeFileSync(join(dir, 'daemon.lock'), `${dead}\n`)
     writeFileSync(join(dir, 'daemon.json'), JSON.stringify({pid: dead, url: 'http://127.0.0.1:1/api/v1', version: '0.0.0', started_at: '2020-01-01T00:00:00.000Z'}))
-    const b = await startChildDaemon({dataDir: dir, args: ['--allow-host', 'kb.example.com']})
+    const b = await startChildDaemon({dataDir: dir, args: ['--allow-host', 'kb.example.com', '--public-url', 'https://kb.team.example/api/v1']})
     try {
       expect(Number(readFileSync(join(dir, 'daemon.lock'), 'utf8'))).toBe(b.child.pid)
       expect(JSON.parse(readFileSync(join(dir, 'daemon.json'), 'utf8')).pid).toBe(b.child.pid)
@@ -221,6 +226,8 @@ describe('kb daemon run, as a process', () => {
       expect((await getWithHost(b, '/health', 'KB.Example.COM:8443')).status).toBe(200)
       expect((await getWithHost(b, '/health', 'other.example.com')).status).toBe(403)
       expect((await getWithHost(b, '/health', 'sub.kb.example.com')).status).toBe(403)
+      expect((await getWithHost(b, '/health', 'kb.team.example')).status).toBe(200)
+      expect((await getWithHost(b, '/health', 'team.example')).status).toBe(403)
       await stopWhileBusy(b, 'SIGINT')
     } finally {
       await b.stop()

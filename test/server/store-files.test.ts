@@ -5,15 +5,15 @@ import {acquireLock} from '../../server/daemon.js'
 import {startInProcessDaemon, tempDir} from '../helpers/daemon.js'
 
 describe('files of the data directory', () => {
-  it('keeps the database and its WAL owner-only even in a world-readable directory', async () => {
+  it('keeps every file it writes (database, WAL, owner.key, daemon.json, daemon.secret, lock) owner-only even in a world-readable directory', async () => {
     const dir = tempDir()
     chmodSync(dir, 0o755)
     const d = await startInProcessDaemon({dataDir: dir})
     try {
       await d.request('POST', '/knowledge', {body: {title: 'secret', body: 'private text'}})
-      for (const f of readdirSync(dir).filter((n) => n.startsWith('kb.sqlite'))) {
-        expect([f, statSync(join(dir, f)).mode & 0o777]).toEqual([f, 0o600])
-      }
+      const files = readdirSync(dir)
+      expect(files).toEqual(expect.arrayContaining(['kb.sqlite', 'owner.key', 'daemon.json', 'daemon.secret', 'daemon.lock']))
+      for (const f of files) expect([f, statSync(join(dir, f)).mode & 0o777]).toEqual([f, 0o600])
     } finally {
       await d.stop()
     }

@@ -166,6 +166,16 @@ describe('canonicalRemote: properties', () => {
       {numRuns: 3000},
     )
   })
+
+  it('takes linear time on the longest remote the API accepts (2,048 characters)', () => {
+    canonicalRemote('github.com/acme/api') // compiles the expressions
+    for (const remote of ['a.'.repeat(1024), `${'a.'.repeat(1023)}/`, `h.io/${'.git'.repeat(510)}x`, `git@h:${'/'.repeat(2040)}`, '['.repeat(2048), `ssh://[${':'.repeat(2030)}x]/a/b`, `[${':'.repeat(2030)}x]:a/b`]) {
+      const started = performance.now()
+      canonicalRemote(remote)
+      // The host expression backtracked quadratically on `a.a.a.…` (about 10 ms here, more on a loaded machine).
+      expect(performance.now() - started, remote.slice(0, 20)).toBeLessThan(5)
+    }
+  })
 })
 
 /** Strings built from URL punctuation, so the parser's corners get visited. */

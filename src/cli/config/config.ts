@@ -50,6 +50,13 @@ export const CONFIG_KEYS: Record<string, ConfigKey> = {
     description: 'the editor for `kb add`, `kb edit` and `kb comment` on a terminal (default $VISUAL, $EDITOR, vi)',
     parse: (v) => v,
   },
+  queue_writes: {
+    description: 'queue writes for `kb sync` when the server cannot be reached (true, default), or fail with exit 6 (false; also KB_NO_QUEUE=1 or --no-queue)',
+    parse: (v) => {
+      if (v !== 'true' && v !== 'false') throw new KbError('usage', 'queue_writes must be true or false')
+      return v === 'true'
+    },
+  },
 }
 
 export function assertConfigKey(key: string): ConfigKey {

@@ -4,7 +4,8 @@
  * `<data dir>/owner.key`. `credentials.json` (0600, in the config dir) records where each base URL's
  * credential lives, so commands never wait on the keychain when nothing is stored there. A stored
  * credential is an API key (`kb auth login --with-token`) or OAuth tokens (`kb auth login --web`); in the
- * keychain the OAuth tokens are one JSON string, which an API key can never look like.
+ * keychain the OAuth tokens are one JSON string, which an API key can never look like. Credentials of the
+ * local data directory carry `daemonDataDir`: they go only to a daemon that proves it owns it (base.ts).
  */
 import {chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -42,9 +43,15 @@ export interface ResolvedCredential {
   oauth?: OAuthCredential
   /** Set when a stored credential could not be read (e.g. the keychain did not answer). */
   problem?: string
+  /**
+   * Set when the credential may only go to the daemon of this data directory, once it has proved it owns
+   * it (src/cli/daemon/proof.ts): owner.key, and what `kb auth login` stored from such a daemon.
+   */
+  daemonDataDir?: string
 }
 
-type StoredEntry = {store: 'keychain'; kind?: CredentialKind} | {store: 'file'; key: string} | {store: 'file'; kind: 'oauth'; oauth: OAuthCredential}
+/** `data_dir`: the data directory whose daemon proved itself at login (see `daemonDataDir`). */
+type StoredEntry = ({store: 'keychain'; kind?: CredentialKind} | {store: 'file'; key: string} | {store: 'file'; kind: 'oauth'; oauth: OAuthCredential}) & {data_dir?: string}
 interface CredentialFile {
   version: 1
   credentials: Record<string, StoredEntry>
@@ -97,33 +104,47 @@ function fromKeychainValue(value: string, baseUrl: string): ResolvedCredential {
   return {key: value, source: 'keychain', kind: 'api-key', location: keychainLocation(baseUrl)}
 }
 
+function bound(c: ResolvedCredential, stored: StoredEntry): ResolvedCredential {
+  return stored.data_dir ? {...c, daemonDataDir: stored.data_dir} : c
+}
+
 /** The credential stored for a base URL by `kb auth login`, ignoring KB_API_KEY and owner.key; null when none. */
 export async function readStoredCredential(baseUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedCredential | {problem: string} | null> {
   const stored = readFile(env).credentials[baseUrl]
   if (!stored) return null
   if (stored.store === 'file') {
-    if ('oauth' in stored) return {key: stored.oauth.access_token, source: 'file', kind: 'oauth', location: credentialFilePath(env), oauth: stored.oauth}
-    return {key: stored.key, source: 'file', kind: 'api-key', location: credentialFilePath(env)}
+    if ('oauth' in stored) return bound({key: stored.oauth.access_token, source: 'file', kind: 'oauth', location: credentialFilePath(env), oauth: stored.oauth}, stored)
+    return bound({key: stored.key, source: 'file', kind: 'api-key', location: credentialFilePath(env)}, stored)
   }
   const r = await keychainCall('get', baseUrl)
-  if (r.ok && typeof r.value === 'string' && r.value !== '') return fromKeychainValue(r.value, baseUrl)
+  if (r.ok && typeof r.value === 'string' && r.value !== '') return bound(fromKeychainValue(r.value, baseUrl), stored)
   return {problem: r.ok ? 'the keychain no longer holds the stored credential' : `the keychain did not answer: ${r.reason}`}
 }
 
+function readOwnerKey(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8').trim() || null
+  } catch {
+    return null // no daemon has initialised this data directory yet
+  }
+}
+
+/**
+ * The credential to send. A key given in KB_API_KEY goes where the base URL points — unless it is the
+ * local owner key, which, like owner.key itself, only goes to the daemon that proves it owns the data directory.
+ */
 export async function resolveCredential(baseUrl: string, local: boolean, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedCredential> {
-  if (env.KB_API_KEY) return {key: env.KB_API_KEY.trim(), source: 'env', kind: 'api-key', location: 'KB_API_KEY'}
+  const dir = dataDir(env)
+  const ownerKeyPath = dataFiles(dir).ownerKey
+  if (env.KB_API_KEY) {
+    const key = env.KB_API_KEY.trim()
+    return {key, source: 'env', kind: 'api-key', location: 'KB_API_KEY', ...(local && key === readOwnerKey(ownerKeyPath) ? {daemonDataDir: dir} : {})}
+  }
   const stored = await readStoredCredential(baseUrl, env)
   if (stored && 'source' in stored) return stored
   const problem = stored?.problem
-  if (local) {
-    const path = dataFiles(dataDir(env)).ownerKey
-    try {
-      const key = readFileSync(path, 'utf8').trim()
-      if (key !== '') return {key, source: 'owner-key', kind: 'api-key', location: path, ...(problem ? {problem} : {})}
-    } catch {
-      // no daemon has initialised this data directory yet
-    }
-  }
+  const ownerKey = local ? readOwnerKey(ownerKeyPath) : null
+  if (ownerKey) return {key: ownerKey, source: 'owner-key', kind: 'api-key', location: ownerKeyPath, daemonDataDir: dir, ...(problem ? {problem} : {})}
   return {key: null, source: 'none', kind: null, location: null, ...(problem ? {problem} : {})}
 }
 
@@ -133,9 +154,15 @@ export interface StoreOutcome {
   keychainProblem?: string
 }
 
-/** Writes a secret to the keychain when one answers (and reads it back), else into the 0600 file. */
-async function storeSecret(baseUrl: string, secret: string, kind: CredentialKind, fileEntry: StoredEntry, env: NodeJS.ProcessEnv, tryKeychain: boolean): Promise<StoreOutcome> {
+/**
+ * Writes a secret to the keychain when one answers (and reads it back), else into the 0600 file.
+ * `boundTo`: the data directory whose daemon the credential may only go to (`daemonDataDir`).
+ */
+async function storeSecret(
+  baseUrl: string, secret: string, kind: CredentialKind, fileEntry: StoredEntry, env: NodeJS.ProcessEnv, tryKeychain: boolean, boundTo: string | null,
+): Promise<StoreOutcome> {
   const file = readFile(env)
+  const binding = boundTo ? {data_dir: boundTo} : {}
   let reason = 'not tried: the credential was stored in the file before'
   if (tryKeychain) {
     const r = await keychainCall('set', baseUrl, secret)
@@ -144,7 +171,7 @@ async function storeSecret(baseUrl: string, secret: string, kind: CredentialKind
       // Confirm it reads back: some stores accept a write they cannot serve later (e.g. a locked collection).
       const check = await keychainCall('get', baseUrl)
       if (check.ok && check.value === secret) {
-        file.credentials[baseUrl] = kind === 'oauth' ? {store: 'keychain', kind} : {store: 'keychain'}
+        file.credentials[baseUrl] = {...(kind === 'oauth' ? {store: 'keychain', kind} : {store: 'keychain'}), ...binding}
         writeFile(file, env)
         return {store: 'keychain', location: keychainLocation(baseUrl)}
       }
@@ -152,22 +179,24 @@ async function storeSecret(baseUrl: string, secret: string, kind: CredentialKind
   } else if (file.credentials[baseUrl]?.store === 'keychain') {
     await keychainCall('delete', baseUrl)
   }
-  file.credentials[baseUrl] = fileEntry
+  file.credentials[baseUrl] = {...fileEntry, ...binding}
   writeFile(file, env)
   return {store: 'file', location: credentialFilePath(env), keychainProblem: reason}
 }
 
 /** Stores a key for a base URL: in the keychain when one answers, else in the 0600 file. */
-export async function storeCredential(baseUrl: string, key: string, env: NodeJS.ProcessEnv = process.env): Promise<StoreOutcome> {
-  return storeSecret(baseUrl, key, 'api-key', {store: 'file', key}, env, true)
+export async function storeCredential(baseUrl: string, key: string, boundTo: string | null, env: NodeJS.ProcessEnv = process.env): Promise<StoreOutcome> {
+  return storeSecret(baseUrl, key, 'api-key', {store: 'file', key}, env, true, boundTo)
 }
 
 /**
  * Stores OAuth tokens for a base URL. `sameStoreAs` (on refresh) keeps them where the previous tokens
  * were, so a refresh never waits on a keychain that was not used at login.
  */
-export async function storeOAuthCredential(baseUrl: string, oauth: OAuthCredential, sameStoreAs: 'keychain' | 'file' | null = null, env: NodeJS.ProcessEnv = process.env): Promise<StoreOutcome> {
-  return storeSecret(baseUrl, JSON.stringify(oauth), 'oauth', {store: 'file', kind: 'oauth', oauth}, env, sameStoreAs !== 'file')
+export async function storeOAuthCredential(
+  baseUrl: string, oauth: OAuthCredential, boundTo: string | null, sameStoreAs: 'keychain' | 'file' | null = null, env: NodeJS.ProcessEnv = process.env,
+): Promise<StoreOutcome> {
+  return storeSecret(baseUrl, JSON.stringify(oauth), 'oauth', {store: 'file', kind: 'oauth', oauth}, env, sameStoreAs !== 'file', boundTo)
 }
 
 /** Forgets the stored credential of a base URL (keychain item and file entry). */

@@ -10,6 +10,7 @@ import {KbError} from '../../shared/errors.js'
 import {dataDir, dataFiles, type DaemonInfo} from '../../shared/paths.js'
 import type {Health} from '../../shared/types.js'
 import {httpClient} from '../client/http-transport.js'
+import {probeDaemonIfUp, type DaemonProbe} from './proof.js'
 
 /** "Local" means a loopback host, whatever the port (docs/architecture.md). */
 export function isLoopbackUrl(baseUrl: string): boolean {
@@ -113,7 +114,7 @@ export interface StartOptions {
  * Spawns `kb daemon run` detached on the base URL's port, logging to `<data dir>/daemon.log`, and waits
  * (≤ 5 s) until `/health` answers.
  */
-export async function spawnDaemon(o: StartOptions): Promise<Health> {
+export async function spawnDaemon(o: StartOptions): Promise<DaemonProbe> {
   const env = o.env ?? process.env
   const dir = dataDir(env)
   const files = dataFiles(dir)
@@ -139,11 +140,11 @@ export async function spawnDaemon(o: StartOptions): Promise<Health> {
   child.unref()
   const deadline = startedAt + startTimeoutMs(env)
   while (Date.now() < deadline) {
-    const h = await probeHealth(o.baseUrl, 500)
+    const h = await probeDaemonIfUp(o.baseUrl, dir, 500)
     if (h) return h
     if (exitCode !== undefined) {
       // It died: maybe another CLI won the race for the lock and its daemon is coming up.
-      const again = await waitForHealth(o.baseUrl, Math.min(deadline, Date.now() + 1500))
+      const again = await waitForHealth(o.baseUrl, dir, Math.min(deadline, Date.now() + 1500))
       if (again) return again
       const why = logTail(files.log, 5).map(logMessage).pop() ?? `exit code ${exitCode}`
       throw new KbError('unreachable', `could not start the kb daemon on ${u.host}: ${why}; see \`kb daemon logs\``)
@@ -153,9 +154,9 @@ export async function spawnDaemon(o: StartOptions): Promise<Health> {
   throw new KbError('unreachable', `the kb daemon started for ${u.host} did not answer within ${Math.round(startTimeoutMs(env) / 1000)} s; see \`kb daemon logs\` (${files.log})`)
 }
 
-async function waitForHealth(baseUrl: string, until: number): Promise<Health | null> {
+async function waitForHealth(baseUrl: string, dir: string, until: number): Promise<DaemonProbe | null> {
   while (Date.now() < until) {
-    const h = await probeHealth(baseUrl, 500)
+    const h = await probeDaemonIfUp(baseUrl, dir, 500)
     if (h) return h
     await sleep(100)
   }
@@ -185,20 +186,23 @@ export async function stopDaemon(dir: string = dataDir()): Promise<{stopped: boo
 
 /**
  * Makes sure a daemon of this CLI's version answers at a local base URL (autostart). Returns a warning
- * to print when an other-version daemon that we did not start had to be left alone.
+ * to print when an other-version daemon that we did not start had to be left alone, and the last
+ * challenged `/health` answer (whether the daemon proved it owns the data directory).
  */
-export async function ensureDaemon(o: StartOptions & {cliVersion: string}): Promise<{started: boolean; warning?: string}> {
+export async function ensureDaemon(o: StartOptions & {cliVersion: string; onStart?: () => void}): Promise<{started: boolean; warning?: string; probe: DaemonProbe}> {
   const env = o.env ?? process.env
-  const h = await probeHealth(o.baseUrl, 2000)
-  if (h && h.version === o.cliVersion) return {started: false}
-  if (h) {
-    const info = readDaemonInfo(dataDir(env))
+  const dir = dataDir(env)
+  const p = await probeDaemonIfUp(o.baseUrl, dir, 2000)
+  // Something that is not kb holds the port: nothing to replace; no credential will go to it.
+  if (p && (!p.health || p.health.version === o.cliVersion)) return {started: false, probe: p}
+  if (p?.health) {
+    const info = readDaemonInfo(dir)
     // Never our own parent: a program (or test runner) that embeds the daemon and runs kb under it.
     if (!info || !sameServer(info.url, o.baseUrl) || !isAlive(info.pid) || info.pid === process.ppid) {
-      return {started: false, warning: `the daemon at ${new URL(o.baseUrl).host} runs kb ${h.version}, this CLI is ${o.cliVersion}; it was not started from ${dataDir(env)}, so it was left running`}
+      return {started: false, probe: p, warning: `the daemon at ${new URL(o.baseUrl).host} runs kb ${p.health.version}, this CLI is ${o.cliVersion}; it was not started from ${dir}, so it was left running`}
     }
-    await stopDaemon(dataDir(env))
+    await stopDaemon(dir)
   }
-  await spawnDaemon(o)
-  return {started: true}
+  o.onStart?.()
+  return {started: true, probe: await spawnDaemon(o)}
 }

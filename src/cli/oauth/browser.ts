@@ -1,6 +1,8 @@
 /**
- * @module Opening the person's browser at a URL, detached so kb never waits on it: `open` on macOS,
- * `start` on Windows, `xdg-open` elsewhere — and only where a browser can show up at all.
+ * @module Opening the person's browser at a URL, detached so kb never waits on it — and only where a
+ * browser can show up at all. Only http and https URLs are opened, and never through a shell: the URL is
+ * one argument of `open` (macOS), `rundll32 url.dll,FileProtocolHandler` (Windows) or `xdg-open`, so
+ * characters a shell would read (`&`, `|`, `^`, `%`, quotes) stay part of the URL.
  */
 import {spawn} from 'node:child_process'
 
@@ -10,24 +12,30 @@ export function canOpenBrowser(env: NodeJS.ProcessEnv = process.env, platform: N
   return Boolean(env.DISPLAY || env.WAYLAND_DISPLAY)
 }
 
-/** Starts the opener; resolves false when it could not even be started (not installed). */
-export function openBrowser(url: string, platform: NodeJS.Platform = process.platform): Promise<boolean> {
-  let cmd: string
-  let args: string[]
-  if (platform === 'darwin') {
-    cmd = 'open'
-    args = [url]
-  } else if (platform === 'win32') {
-    // `start` is a cmd built-in; its first quoted argument is a window title, and & would split the command.
-    cmd = 'cmd'
-    args = ['/c', 'start', '""', url.replace(/&/g, '^&')]
-  } else {
-    cmd = 'xdg-open'
-    args = [url]
+/** The program and argument vector that open `url`, or null for a URL that is not http or https. */
+export function openerCommand(url: string, platform: NodeJS.Platform = process.platform): {cmd: string; args: string[]} | null {
+  let href: string
+  try {
+    const u = new URL(url)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') return null
+    // Serialised, so spaces and quotes are percent-encoded: the URL is one word whoever parses it.
+    href = u.href
+  } catch {
+    return null
   }
+  if (platform === 'darwin') return {cmd: 'open', args: [href]}
+  // `cmd /c start` would read the URL as a command line; rundll32 hands it to the URL handler as is.
+  if (platform === 'win32') return {cmd: 'rundll32', args: ['url.dll,FileProtocolHandler', href]}
+  return {cmd: 'xdg-open', args: [href]}
+}
+
+/** Starts the opener; resolves false for a URL it will not open, or an opener that could not be started. */
+export function openBrowser(url: string, platform: NodeJS.Platform = process.platform): Promise<boolean> {
+  const opener = openerCommand(url, platform)
+  if (!opener) return Promise.resolve(false)
   return new Promise((resolve) => {
     try {
-      const child = spawn(cmd, args, {detached: true, stdio: 'ignore', windowsHide: true, windowsVerbatimArguments: platform === 'win32'})
+      const child = spawn(opener.cmd, opener.args, {detached: true, stdio: 'ignore', windowsHide: true, shell: false})
       child.once('error', () => resolve(false))
       child.once('spawn', () => {
         child.unref()

@@ -49,7 +49,7 @@ async function withLock<T>(fn: () => Promise<T>, env: NodeJS.ProcessEnv): Promis
       writeSync(fd, String(process.pid))
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-      let age = 0
+      let age: number
       try {
         age = Date.now() - statSync(path).mtimeMs
       } catch {
@@ -103,8 +103,9 @@ export async function refreshOAuthCredential(baseUrl: string, current: ResolvedC
     }
     const next = credentialFrom(tokens, c, c.refresh_token)
     const where = latest && 'source' in latest ? latest.source : current.source
-    const stored = await storeOAuthCredential(baseUrl, next, where === 'file' ? 'file' : 'keychain', env)
-    return {key: next.access_token, source: stored.store, kind: 'oauth', location: stored.location, oauth: next}
+    const boundTo = (latest && 'source' in latest ? latest : current).daemonDataDir ?? null
+    const stored = await storeOAuthCredential(baseUrl, next, boundTo, where === 'file' ? 'file' : 'keychain', env)
+    return {key: next.access_token, source: stored.store, kind: 'oauth', location: stored.location, oauth: next, ...(boundTo ? {daemonDataDir: boundTo} : {})}
   }, env)
 }
 

@@ -1,9 +1,12 @@
 /**
  * @module Terminal output: aligned, coloured tables for people on a TTY, tab-separated rows for pipes
  * (first column the id, no header, no colour), and the document view of one entry. Plain ANSI escapes:
- * a colour library would cost start-up time on every command.
+ * a colour library would cost start-up time on every command. Columns are fitted by display width. Text that
+ * came from the server passes through safeText on every path, terminal or pipe; only kb's own colours remain.
  */
-import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Project} from '../../shared/types.js'
+import {createRequire} from 'node:module'
+import {safeText} from './safe-text.js'
+import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Grant, Project} from '../../shared/types.js'
 
 export interface OutputMode {
   /** stdout is a terminal: tables with headers. */
@@ -29,18 +32,62 @@ export const green = wrap(32, 39)
 export const yellow = wrap(33, 39)
 export const cyan = wrap(36, 39)
 
-// eslint-disable-next-line no-control-regex
-const ANSI = /\u001B\[[0-9;]*m/g
-/** Display width of a string: ANSI escapes count zero. (Wide CJK glyphs are rare in ids and titles.) */
-export function visibleLength(s: string): number {
-  return s.replace(ANSI, '').length
+let stringWidth: ((s: string) => number) | undefined
+
+/**
+ * Columns a string takes on a terminal: wide CJK and emoji count two, combining marks and ANSI colours zero.
+ * Printable ASCII (nearly every id, status and date) is its length; anything else is measured by
+ * string-width, loaded on first need because loading it and compiling its emoji pattern costs tens of ms
+ * (docs/performance.md).
+ */
+export function displayWidth(s: string): number {
+  if (/^[\x20-\x7e]*$/.test(s)) return s.length
+  stringWidth ??= (createRequire(import.meta.url)('string-width') as {default: (s: string) => number}).default
+  return stringWidth(s)
 }
 
-/** One cell of piped output: tabs and newlines would break the row format, so they become spaces. */
+/** `s` cut to at most `width` columns, whole characters only, ending in "…" when cut. */
+export function fitWidth(s: string, width: number): string {
+  if (displayWidth(s) <= width) return s
+  if (/^[\x20-\x7e]*$/.test(s)) return `${s.slice(0, Math.max(0, width - 1))}…`
+  let out = ''
+  let used = 0
+  for (const {segment} of new Intl.Segmenter().segment(s)) {
+    const w = displayWidth(segment)
+    if (used + w > width - 1) break
+    out += segment
+    used += w
+  }
+  return `${out}…`
+}
+
+/** `s` followed by spaces up to `width` columns. */
+function padWidth(s: string, width: number): string {
+  return s + ' '.repeat(Math.max(0, width - displayWidth(s)))
+}
+
+/**
+ * Text from elsewhere (a title, a name, a note) made safe for the terminal on one line: escape sequences
+ * removed, other controls shown as U+FFFD, line breaks and tabs as spaces (safe-text.ts, docs/security.md).
+ */
+export function oneLine(text: string): string {
+  return safeText(text, {newlines: false, tabs: false})
+}
+
+/**
+ * `--json` text: pretty JSON in which DEL, the C1 controls and the bidirectional controls, which
+ * JSON.stringify leaves raw and some terminals obey, are written as `\\u` escapes: inert on a terminal, the
+ * same text once parsed.
+ */
+export function jsonText(value: unknown): string {
+  return (JSON.stringify(value, null, 2) ?? 'null').replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}
+
+/** One cell of a table, on a terminal or piped: tabs and newlines would break the row format, so they become spaces. */
 export function cell(value: unknown): string {
   if (value === null || value === undefined) return ''
   const s = Array.isArray(value) ? value.join(',') : String(value)
-  return s.replace(/[\t\r\n]+/g, ' ')
+  return oneLine(s.replace(/[\t\r\n]+/g, ' '))
 }
 
 export interface Column {
@@ -57,7 +104,7 @@ export interface Column {
 export function renderTable(columns: Column[], rows: unknown[][], mode: OutputMode): string {
   const cells = rows.map((r) => columns.map((_, i) => cell(r[i])))
   if (!mode.tty) return cells.map((r) => r.join('\t')).join('\n') + (cells.length > 0 ? '\n' : '')
-  const widths = columns.map((c, i) => Math.max(c.header.length, ...cells.map((r) => r[i]!.length)))
+  const widths = columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i]!))))
   const flex = columns.findIndex((c) => c.flex)
   if (flex !== -1) {
     const fixed = widths.reduce((sum, w, i) => (i === flex ? sum : sum + w + 2), 0)
@@ -67,8 +114,8 @@ export function renderTable(columns: Column[], rows: unknown[][], mode: OutputMo
     values
       .map((v, i) => {
         const w = widths[i]!
-        const text = v.length > w ? `${v.slice(0, Math.max(0, w - 1))}…` : v
-        const padded = i === values.length - 1 ? text : text.padEnd(w)
+        const text = fitWidth(v, w)
+        const padded = i === values.length - 1 ? text : padWidth(text, w)
         return style(i, padded)
       })
       .join('  ')
@@ -123,6 +170,15 @@ export function apiKeyRows(items: ApiKeyRecord[], mode: OutputMode): string {
   )
 }
 
+/** OAuth grants; the application's name is whatever it registered (cells pass through safeText). */
+export function grantRows(items: Grant[], mode: OutputMode): string {
+  return renderTable(
+    [{header: 'ID', color: dim}, {header: 'APPLICATION', flex: true}, {header: 'CREATED'}, {header: 'LAST USED'}, {header: 'ENDS'}],
+    items.map((g) => [g.id, g.client_name ?? `(unnamed) ${g.client_id}`, time(g.created_at, mode), time(g.last_used_at, mode) || 'never', time(g.expires_at, mode)]),
+    mode,
+  )
+}
+
 /**
  * One entry as a document. On a TTY: a bold title, coloured metadata, the body, then comments, the
  * thought chain and branches. Piped: `field:\tvalue` lines, `--`, then the body (as `gh issue view` does),
@@ -151,31 +207,36 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
   }
   const out: string[] = []
   if (mode.tty) {
-    out.push(bold(mode, e.title))
+    out.push(bold(mode, oneLine(e.title)))
     const w = Math.max(...meta.map(([k]) => k.length))
-    for (const [k, v] of meta) out.push(`${dim(mode, k.padEnd(w))}  ${k === 'status' ? statusColor(mode, v) : v}`)
-    out.push('', e.body.trimEnd())
+    for (const [k, v] of meta) out.push(`${dim(mode, k.padEnd(w))}  ${k === 'status' ? statusColor(mode, oneLine(v)) : oneLine(v)}`)
+    out.push('', safeText(e.body.trimEnd()))
   } else {
     out.push(`title:\t${cell(e.title)}`)
     for (const [k, v] of meta) out.push(`${k}:\t${cell(v)}`)
-    out.push('--', e.body.trimEnd())
+    out.push('--', safeText(e.body.trimEnd()))
   }
   if (s.thought_chain && s.thought_chain.length > 0) {
     out.push('', mode.tty ? bold(mode, 'Thought chain') : '-- thought chain')
-    for (const t of s.thought_chain) out.push(`${t.step}. [${t.kind}] ${t.thought}`)
+    for (const t of s.thought_chain) out.push(`${t.step}. [${oneLine(t.kind)}] ${safeText(t.thought)}`)
   }
   if (s.comments && s.comments.length > 0) {
-    out.push('', mode.tty ? bold(mode, `Comments (${s.comments.length})`) : '-- comments')
+    // The full view carries the newest comments only (docs/api.md); say so when there are more.
+    const more = s.comments_truncated ? ` (newest ${s.comments.length} of ${s.comment_count})` : ''
+    out.push('', mode.tty ? bold(mode, `Comments (${more ? more.slice(2, -1) : s.comments.length})`) : `-- comments${more}`)
     for (const c of s.comments) out.push(renderComment(c, mode))
   }
   if (s.branches && s.branches.length > 0) {
     out.push('', mode.tty ? bold(mode, 'Branches') : '-- branches')
-    for (const b of s.branches) out.push(mode.tty ? `${dim(mode, b.id)}  ${b.title} (${b.scope}, ${b.author.name})` : [b.id, b.title, b.scope, b.author.name].map(cell).join('\t'))
+    for (const b of s.branches) {
+      out.push(mode.tty ? `${dim(mode, oneLine(b.id))}  ${oneLine(b.title)} (${oneLine(b.scope)}, ${oneLine(b.author.name)})` : [b.id, b.title, b.scope, b.author.name].map(cell).join('\t'))
+    }
   }
   return out.join('\n') + '\n'
 }
 
 export function renderComment(c: Comment, mode: OutputMode): string {
-  const head = `${c.author.name} · ${c.type} · ${time(c.created_at, mode)}`
-  return mode.tty ? `${cyan(mode, head)}\n${c.body.trimEnd()}\n` : `${head}\n${c.body.trimEnd()}\n`
+  const head = `${oneLine(c.author.name)} · ${oneLine(c.type)} · ${oneLine(time(c.created_at, mode))}`
+  const body = safeText(c.body.trimEnd())
+  return mode.tty ? `${cyan(mode, head)}\n${body}\n` : `${head}\n${body}\n`
 }

@@ -11,6 +11,10 @@ export async function perform(client: ApiClient, c: Call): Promise<string> {
     case 'resolve':
       await client.resolve(entry.id, c.note === '' ? {} : {note: c.note})
       return `Resolved "${entry.title}"`
+    case 'reopen':
+      // docs/api.md: PATCH status=open reopens and clears the resolution.
+      await client.patchEntry(entry.id, {status: 'open'})
+      return `Reopened "${entry.title}"`
     case 'comment': {
       const made = await client.comment(entry.id, {body: c.body, type: c.type})
       return `Commented on "${entry.title}" (${made.type})`

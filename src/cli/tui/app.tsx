@@ -4,10 +4,11 @@
  * from the kb API through the CLI's own `ApiClient`.
  */
 import {useApp, useStdin, useStdout} from 'ink'
-import {useEffect, useState, useSyncExternalStore, type ReactElement} from 'react'
+import {useEffect, useLayoutEffect, useState, useSyncExternalStore, type ReactElement} from 'react'
 import type {ApiClient} from '../../shared/client.js'
 import type {Scope, Status} from '../../shared/types.js'
 import {frame} from './frame.js'
+import type {CopyResult} from './messages.js'
 import {initialState, type Size} from './state.js'
 import {BrowseStore} from './store.js'
 import {Screen} from './view.js'
@@ -23,8 +24,8 @@ export interface BrowseProps {
   color?: boolean
   /** Opens a URL in the browser; false when none could be started. */
   openUrl: (url: string) => Promise<boolean>
-  /** Copies text to the clipboard; returns where it went. */
-  copy: (text: string) => Promise<string>
+  /** Copies text to the clipboard; says where it went. */
+  copy: (text: string) => Promise<CopyResult>
   /** Fixed screen size (tests); otherwise the terminal's, following resizes. */
   columns?: number
   rows?: number
@@ -44,7 +45,14 @@ export function BrowseApp(props: BrowseProps): ReactElement {
     () =>
       new BrowseStore(
         {client: props.client, openUrl: props.openUrl, copy: props.copy, onQuit: exit},
-        initialState({size: readSize(), query: props.query, scope: props.scope, status: props.status, projectId: props.projectId, limit: props.limit}),
+        initialState({
+          size: readSize(),
+          query: props.query,
+          scope: props.scope,
+          status: props.status,
+          projectId: props.projectId,
+          limit: props.limit,
+        }),
       ),
   )
 
@@ -59,7 +67,6 @@ export function BrowseApp(props: BrowseProps): ReactElement {
     return () => {
       stdout.off('resize', onResize)
     }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [store, stdout, props.columns, props.rows])
 
   // Ink puts the terminal in raw mode and reads it; the store decodes every chunk into keys itself.
@@ -74,5 +81,9 @@ export function BrowseApp(props: BrowseProps): ReactElement {
   }, [store, stdin, setRawMode])
 
   const state = useSyncExternalStore(store.subscribe, store.getState)
+  // Runs once the frame is committed (Ink draws it as it commits): keys held for these results may act now.
+  useLayoutEffect(() => {
+    if (state.results.seq > state.painted) store.dispatch({type: 'painted', seq: state.results.seq})
+  })
   return <Screen lines={frame(state)} columns={state.size.columns} color={props.color !== false} />
 }

@@ -1,158 +1,171 @@
 /**
  * @module The screen as lines of styled segments, from the state alone: header, search box, rule, body
  * (results and detail pane, the full view, or help), status line, key line or prompt. Pure, so a test can
- * check every line of a frame without a terminal; `view.tsx` only paints it.
+ * check every line of a frame without a terminal; `view.tsx` only paints it. Every line is measured in
+ * terminal columns and fits the width.
  */
-import {SCOPES} from '../../shared/contract.js'
-import {helpSections, KEY_LINES} from './keymap.js'
-import {placeOf} from './reduce-prompt.js'
-import {layout, selectedEntry, type Prompt, type State} from './state.js'
-import {fit, fullLines, rowParts, standardLines} from './text.js'
+import {helpLines, KEY_LINES} from './keymap.js'
+import {contextOf, fullLines, rowParts, standardLines, type Context} from './lines.js'
+import {promptLines} from './prompt-lines.js'
+import {placeOf} from './reduce.js'
+import {layout, selectedEntry, windowTop, type Filters, type Layout, type State} from './state.js'
+import {lineText, plain, seg, type Line} from './styled.js'
+import {cut, fit, tail, width, wrap} from './text.js'
 
-export type Color = 'cyan' | 'gray' | 'red' | 'green' | 'yellow' | 'magenta' | 'blue'
+/** A status line wraps to at most this many lines (an error and its fix), the body giving way. */
+const STATUS_MAX = 3
 
-export interface Seg {
-  text: string
-  bold?: boolean
-  dim?: boolean
-  inverse?: boolean
-  color?: Color
+function filterText(f: Filters, projectId: string | null, ctx: Context): string {
+  return [
+    f.scope ? `scope ${f.scope}` : '',
+    f.status ? `status ${f.status}` : '',
+    projectId ? `project ${ctx.projects[projectId]?.name ?? projectId}` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ')
 }
 
-export type Line = Seg[]
-
-const seg = (text: string, style: Omit<Seg, 'text'> = {}): Seg => ({text, ...style})
-const plain = (text: string): Line => [seg(text)]
-
-/** The text of a line, without styles (tests, measuring). */
-export const lineText = (l: Line): string => l.map((s) => s.text).join('')
+/**
+ * A key line narrower than the terminal: groups of keys are dropped from the middle (the last two, `? more`
+ * and `q quit`, stay) before anything is cut.
+ */
+function keyLine(line: string, w: number): string {
+  const groups = line.split('  ')
+  while (width(groups.join('  ')) > w && groups.length > 3) groups.splice(groups.length - 3, 1)
+  return cut(groups.join('  '), w)
+}
 
 export function frame(s: State, now = Date.now()): Line[] {
-  const L = layout(s.size)
-  const {columns} = L
-  const r = s.results
-  const filters = `scope ${s.filters.scope ?? 'all'} · status ${s.filters.status ?? 'all'}`
-  const n = r.items.length
-  const count = !r.loaded ? '' : r.more ? `${n}+ entries` : r.query === '' ? `${n} entr${n === 1 ? 'y' : 'ies'}` : `${r.total} match${r.total === 1 ? '' : 'es'}`
-  const header: Line = [seg('kb browse', {bold: true, color: 'cyan'}), seg(fit(`  ${filters}  ${count}`, Math.max(0, columns - 17)), {dim: true}), seg(' ? help'.padStart(8), {dim: true})]
-
-  const focused = s.focus === 'search' && !s.full && !s.help && !s.prompt
-  const search: Line = [seg('Search › ', focused ? {bold: true, color: 'cyan'} : {color: 'gray'}), seg(fit(s.query, Math.min(s.query.length, columns - 12)))]
-  if (focused) search.push(seg(' ', {inverse: true}))
-  if (s.query === '') search.push(seg(focused ? ' type to search; empty shows the latest' : '(/ to search)', {dim: true}))
-
-  const lines: Line[] = [header, search, plain('─'.repeat(columns)), ...body(s, now), status(s, columns), bottom(s, columns)]
-  return lines
+  const ctx = contextOf(s)
+  const {columns} = s.size
+  const status = statusLines(s, columns)
+  const bottom =
+    s.prompt && !s.help ? promptLines(s.prompt, columns, ctx) : [[seg(keyLine(KEY_LINES[placeOf(s)], columns - 1), {dim: true})]]
+  const L = layout(s.size, status.length + bottom.length)
+  return [header(s, columns, ctx), searchLine(s, columns), plain('─'.repeat(columns)), ...body(s, L, ctx, now), ...status, ...bottom]
 }
 
-function body(s: State, now: number): Line[] {
-  const L = layout(s.size)
-  const pad = (ls: Line[], rows: number): Line[] => [...ls.slice(0, rows), ...Array.from({length: Math.max(0, rows - ls.length)}, () => plain(''))]
+function header(s: State, columns: number, ctx: Context): Line {
+  const r = s.results
+  const n = r.items.length
+  let count = ''
+  if (r.loaded && r.query === '') count = `${n}${r.more ? '+' : ''} entr${n === 1 && !r.more ? 'y' : 'ies'}`
+  else if (r.loaded) count = r.total > n ? `${n} of ${r.total} matches` : `${r.total} match${r.total === 1 ? '' : 'es'}`
+  const filters = `scope ${s.filters.scope ?? 'all'} · status ${s.filters.status ?? 'all'}${s.projectId ? ` · project ${ctx.projects[s.projectId]?.name ?? s.projectId}` : ''}`
+  // Where ? is a letter (the search box, a text prompt), the header does not promise help.
+  const right = ['search', 'text'].includes(placeOf(s)) ? ' Esc back' : ' ? help'
+  return [
+    seg('kb browse', {bold: true, color: 'cyan'}),
+    seg(fit(`  ${filters}  ${count}`, Math.max(0, columns - 9 - width(right) - 1)), {dim: true}),
+    seg(right, {dim: true}),
+  ]
+}
+
+function searchLine(s: State, columns: number): Line {
+  const focused = placeOf(s) === 'search'
+  const label = 'Search › '
+  const line: Line = [seg(label, focused ? {bold: true, color: 'cyan'} : {color: 'gray'}), seg(tail(s.query, columns - width(label) - 2))]
+  if (focused) line.push(seg(' ', {inverse: true}))
+  const room = columns - width(lineText(line)) - 1
+  if (s.query === '') line.push(seg(cut(focused ? ' type to search; empty shows the latest' : '(/ to search)', room), {dim: true}))
+  return line
+}
+
+const padLines = (ls: Line[], rows: number): Line[] => [
+  ...ls.slice(0, rows),
+  ...Array.from({length: Math.max(0, rows - ls.length)}, () => plain('')),
+]
+
+function body(s: State, L: Layout, ctx: Context, now: number): Line[] {
   if (s.help) {
-    const out: Line[] = []
-    for (const sec of helpSections()) {
-      out.push([seg(sec.title, {bold: true})])
-      for (const [k, h] of sec.rows) out.push(plain(fit(`  ${k.padEnd(16)}${h}`, L.columns)))
-    }
-    return pad(out, L.bodyRows)
+    const all = helpLines(L.columns)
+    const scroll = Math.min(s.help.scroll, Math.max(0, all.length - L.bodyRows))
+    const shown = all.slice(scroll, scroll + L.bodyRows).map((l): Line => [seg(l.text, {bold: l.title})])
+    if (scroll + L.bodyRows < all.length)
+      shown[shown.length - 1] = [
+        seg(cut(`↓ more: lines ${scroll + 1}–${scroll + L.bodyRows - 1} of ${all.length} (j, PgDn, G)`, L.columns), {dim: true}),
+      ]
+    return padLines(shown, L.bodyRows)
   }
   if (s.full) {
     const v = s.full
-    const all = v.entry ? fullLines(v.entry, L.columns) : [v.error ?? 'Loading…']
-    const shown = all.slice(v.scroll, v.scroll + L.bodyRows).map((l, i): Line => [seg(l, {bold: v.scroll + i === 0 && v.entry !== null, ...(v.error && !v.entry ? {color: 'red' as const} : {})})])
-    return pad(shown, L.bodyRows)
+    if (!v.entry) return padLines([[seg(v.error ?? 'Loading…', v.error ? {color: 'red'} : {})]], L.bodyRows)
+    const {lines, links} = fullLines(v.entry, L.columns, ctx)
+    // Kept in range here too: a resize may have made the text shorter than the scroll.
+    const scroll = Math.min(v.scroll, Math.max(0, lines.length - L.bodyRows))
+    const linkLine = v.link >= 0 ? links[v.link]?.line : undefined
+    return padLines(
+      lines.slice(scroll, scroll + L.bodyRows).map((l, i): Line => [seg(l, {bold: scroll + i === 0, inverse: scroll + i === linkLine})]),
+      L.bodyRows,
+    )
   }
-  const r = s.results
-  const list: Line[] = []
-  if (r.error) {
-    const text = `Could not load entries: ${r.error}`
-    for (let i = 0; i < text.length; i += L.listWidth) list.push([seg(text.slice(i, i + L.listWidth), {color: 'red'})])
-  } else if (r.loaded && r.items.length === 0) {
-    list.push([seg(r.query === '' ? 'No entries yet (add one with `kb add`).' : `No entries match "${r.query}".`, {dim: true})])
-  } else {
-    r.items.slice(s.top, s.top + L.listRows).forEach((e, i) => {
-      const sel = s.top + i === s.selected
-      const p = rowParts(e, L.listWidth, now)
-      list.push([
-        seg(sel ? '› ' : '  ', sel ? {bold: true, color: 'cyan'} : {}),
-        seg(p.title, {inverse: sel && s.focus === 'list', bold: sel}),
-        seg(' '),
-        seg(p.tags, {color: 'magenta'}),
-        seg(p.status, {color: e.status === 'resolved' ? 'green' : 'yellow'}),
-        seg(p.scope, {color: 'blue'}),
-        seg(p.age, {dim: true}),
-      ])
-    })
-  }
+  const list = listLines(s, L, ctx, now)
   const current = selectedEntry(s)
-  const detail = (current && !r.error ? standardLines(current, L.detailWidth, now) : [])
-    .slice(0, L.detailRows)
-    .map((l, i): Line => [seg(l, {bold: i === 0, dim: i > 0 && l.startsWith('id ')})])
-  const listPane = pad(list, L.listRows)
-  const detailPane = pad(detail, L.detailRows)
-  if (!L.side) return [...listPane, plain('─'.repeat(L.columns)), ...detailPane]
-  return listPane.map((l, i) => {
-    const used = lineText(l).length
-    return [...l, seg(' '.repeat(Math.max(0, L.listWidth - used))), seg(' │ ', {dim: true}), ...(detailPane[i] ?? [])]
+  const detail = padLines(
+    (current && !s.results.error ? standardLines(current, L.detailWidth, ctx, now, L.detailRows) : []).map((l, i): Line => [
+      seg(l, {bold: i === 0, dim: l.startsWith('id ')}),
+    ]),
+    L.detailRows,
+  )
+  if (!L.side) return [...list, plain('─'.repeat(L.columns)), ...detail]
+  return list.map((l, i) => [
+    ...l,
+    seg(' '.repeat(Math.max(0, L.listWidth - width(lineText(l))))),
+    seg(' │ ', {dim: true}),
+    ...(detail[i] ?? []),
+  ])
+}
+
+function emptyText(s: State, ctx: Context): string {
+  const r = s.results
+  const f = filterText(r.filters, s.projectId, ctx)
+  if (r.query === '' && f === '') return 'No entries yet (add one with `kb add`).'
+  const what = r.query === '' ? 'No entries' : `No entries match "${r.query}"`
+  if (f === '') return `${what}.`
+  const change = s.projectId
+    ? "s and t change the filters; the project is this repository's (kb browse --project picks another)"
+    : 's and t change them'
+  return `${what} with ${f}: the filters may hide others (${change}).`
+}
+
+function listLines(s: State, L: Layout, ctx: Context, now: number): Line[] {
+  const r = s.results
+  if (r.error)
+    return padLines(
+      wrap(`Could not load entries: ${r.error}`, L.listWidth - 1).map((t): Line => [seg(t, {color: 'red'})]),
+      L.listRows,
+    )
+  if (r.loaded && r.items.length === 0)
+    return padLines(
+      wrap(emptyText(s, ctx), L.listWidth - 1).map((t): Line => [seg(t, {dim: true})]),
+      L.listRows,
+    )
+  const top = windowTop(s.top, s.selected, L.listRows, r.items.length)
+  const rows = r.items.slice(top, top + L.listRows).map((e, i): Line => {
+    const sel = top + i === s.selected
+    const p = rowParts(e, L.listWidth, now)
+    return [
+      seg(sel ? '› ' : '  ', sel ? {bold: true, color: 'cyan'} : {}),
+      seg(p.title, {inverse: sel && s.focus === 'list', bold: sel}),
+      seg(' '),
+      seg(p.tags, {color: 'magenta'}),
+      seg(p.status, {color: e.status === 'resolved' ? 'green' : 'yellow'}),
+      seg(p.scope, {color: 'blue'}),
+      seg(p.age, {dim: true}),
+    ]
   })
+  if (rows.length < L.listRows && r.more)
+    rows.push([seg(cut(s.loading.pending ? '  Loading more…' : '  more below: ↓ or G loads them', L.listWidth - 1), {dim: true})])
+  return padLines(rows, L.listRows)
 }
 
-function status(s: State, columns: number): Line {
-  if (s.busy) return [seg('Working…', {color: 'yellow'})]
-  if (s.loading.slow) return [seg('Loading…', {color: 'yellow'})]
-  if (s.line) {
-    const color = s.line.tone === 'error' ? 'red' : s.line.tone === 'ok' ? 'green' : undefined
-    return [seg(fit(s.line.text, columns), color ? {color} : {})]
-  }
-  return plain(' ')
-}
-
-function bottom(s: State, columns: number): Line {
-  if (s.prompt) return promptLine(s.prompt, columns)
-  const place = s.help ? 'help' : s.full ? 'full' : s.focus
-  return [seg(fit(KEY_LINES[place], columns), {dim: true})]
-}
-
-/** The prompt line: label, the input (its tail when long), a hint — cut to one terminal line. */
-function promptLine(p: Prompt, columns: number): Line {
-  const title = p.entry.title.length > 30 ? `${p.entry.title.slice(0, 29)}…` : p.entry.title
-  let label: string
-  let hint: string
-  let text: string | null = null
-  switch (p.kind) {
-    case 'resolve':
-      label = `Resolve "${title}" — note (optional): `
-      hint = 'Enter resolve · Esc cancel'
-      text = p.text
-      break
-    case 'comment':
-      label = `Comment [${p.type}]: `
-      hint = 'Tab type · Enter send · Esc cancel'
-      text = p.text
-      break
-    case 'fork':
-      label = 'Fork title: '
-      hint = p.text === '' ? `Enter for "${title} (fork)" · Esc cancel` : 'Enter fork · Esc cancel'
-      text = p.text
-      break
-    case 'publish':
-      label = `Publish "${title}" to: `
-      hint = '←/→ choose · Enter publish · Esc cancel'
-      break
-    case 'delete':
-      label = `Delete "${title}"? `
-      hint = 'y/N'
-      break
-  }
-  if (label.length + hint.length + 24 > columns) hint = ''
-  if (label.length + 12 > columns) label = fit(label, Math.max(1, columns - 12))
-  const room = columns - label.length - (hint ? hint.length + 2 : 0) - 1
-  const line: Line = [seg(label, {bold: true, ...(placeOf(p) === 'confirm' ? {color: 'red' as const} : {})})]
-  if (p.kind === 'publish') for (const [i, sc] of SCOPES.entries()) line.push(seg(` ${sc} `, {inverse: i === p.choice, bold: i === p.choice}))
-  if (text !== null) {
-    line.push(seg(text.length > room ? `…${text.slice(-(room - 1))}` : text))
-    line.push(seg(' ', {inverse: true}))
-  }
-  if (hint) line.push(seg(`  ${hint}`, {dim: true}))
-  return line
+function statusLines(s: State, columns: number): Line[] {
+  if (s.busy) return [[seg('Working…', {color: 'yellow'})]]
+  if (s.loading.slow) return [[seg(s.loading.mode === 'more' ? 'Loading more…' : 'Loading…', {color: 'yellow'})]]
+  if (!s.line) return [plain('')]
+  const color = s.line.tone === 'error' ? 'red' : s.line.tone === 'ok' ? 'green' : undefined
+  const lines = wrap(s.line.text, columns - 1)
+  const shown =
+    lines.length > STATUS_MAX ? [...lines.slice(0, STATUS_MAX - 1), cut(lines.slice(STATUS_MAX - 1).join(' '), columns - 1)] : lines
+  return shown.map((t): Line => [seg(t, color ? {color} : {})])
 }

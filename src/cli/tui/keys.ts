@@ -1,15 +1,28 @@
 /**
  * @module Raw terminal input → keys. A terminal may hand several keys to one read (fast typing, tmux
  * send-keys, a paste without brackets): every one of them comes out as its own key, in order. A
- * bracketed paste (`ESC[200~ … ESC[201~`) comes out whole as one `paste` key, newlines kept. A sequence
+ * bracketed paste (`ESC[200~ … ESC[201~`) comes out whole as one `paste` key, its line breaks as `\n`. A sequence
  * cut between two reads waits for the rest; a lone Esc is told apart from the start of a sequence by
  * `flush()`, which the caller runs when no more input follows shortly.
  */
 
 export type SpecialKey =
-  | 'enter' | 'tab' | 'backTab' | 'escape' | 'backspace' | 'delete'
-  | 'up' | 'down' | 'left' | 'right' | 'pageUp' | 'pageDown' | 'home' | 'end'
-  | 'focusIn' | 'focusOut'
+  | 'enter'
+  | 'tab'
+  | 'backTab'
+  | 'escape'
+  | 'backspace'
+  | 'delete'
+  | 'up'
+  | 'down'
+  | 'left'
+  | 'right'
+  | 'pageUp'
+  | 'pageDown'
+  | 'home'
+  | 'end'
+  | 'focusIn'
+  | 'focusOut'
 
 export type Key =
   /** One printable character (a code point). */
@@ -35,8 +48,26 @@ export const MAX_PASTE = 1 << 20
 const ESC = '\u001B'
 const PASTE_END = '\u001B[201~'
 
-const CSI_FINAL: Record<string, SpecialKey> = {A: 'up', B: 'down', C: 'right', D: 'left', H: 'home', F: 'end', Z: 'backTab', I: 'focusIn', O: 'focusOut'}
-const CSI_TILDE: Record<string, SpecialKey> = {'1': 'home', '7': 'home', '4': 'end', '8': 'end', '3': 'delete', '5': 'pageUp', '6': 'pageDown'}
+const CSI_FINAL: Record<string, SpecialKey> = {
+  A: 'up',
+  B: 'down',
+  C: 'right',
+  D: 'left',
+  H: 'home',
+  F: 'end',
+  Z: 'backTab',
+  I: 'focusIn',
+  O: 'focusOut',
+}
+const CSI_TILDE: Record<string, SpecialKey> = {
+  '1': 'home',
+  '7': 'home',
+  '4': 'end',
+  '8': 'end',
+  '3': 'delete',
+  '5': 'pageUp',
+  '6': 'pageDown',
+}
 const SS3: Record<string, SpecialKey> = {A: 'up', B: 'down', C: 'right', D: 'left', H: 'home', F: 'end'}
 
 export const key = {
@@ -72,7 +103,8 @@ export function createKeyDecoder(): KeyDecoder {
           paste = (paste + s.slice(i, s.length - keep)).slice(0, MAX_PASTE)
           return s.slice(s.length - keep)
         }
-        out.push(key.paste((paste + s.slice(i, end)).slice(0, MAX_PASTE)))
+        // Terminals paste line breaks as CR (tmux, and most others, turn LF into CR): one kind of break.
+        out.push(key.paste((paste + s.slice(i, end)).slice(0, MAX_PASTE).replace(/\r\n?/g, '\n')))
         paste = null
         i = end + PASTE_END.length
         continue

@@ -1,21 +1,62 @@
 /**
  * @module What `kb browse` reads from the API: a page of results (a search, or the latest entries when
  * the query is empty), an entry in full, the caller's projects — and errors as one line for people.
+ * Everything other people wrote (titles, bodies, comments, thought chains, resolution notes, names,
+ * project names and remotes) is made safe for the terminal here, as it arrives, so no escape sequence in
+ * an entry reaches the screen whatever view shows it.
  */
 import {KbError} from '../../shared/errors.js'
 import {hintFor} from '../../shared/hints.js'
 import type {ApiClient} from '../../shared/client.js'
-import type {EntryFull, EntryStandard, Project} from '../../shared/types.js'
+import {LIMIT_MAX} from '../../shared/contract.js'
+import type {AuthorRef, EntryFull, EntryStandard, Project} from '../../shared/types.js'
+import {safeText} from '../output/safe-text.js'
 import type {LoadRequest, ResultsPage} from './state.js'
+
+/** One line (a title, a name): line breaks and tabs become spaces. */
+const line = (s: string): string => safeText(s, {newlines: false, tabs: false})
+const block = (s: string): string => safeText(s)
+const who = (a: AuthorRef): AuthorRef => ({...a, name: line(a.name)})
+const maybe = (s: string | null): string | null => (s === null ? null : line(s))
+
+export function cleanEntry<E extends EntryStandard>(e: E): E {
+  const out: EntryStandard = {
+    ...e,
+    title: line(e.title),
+    body: block(e.body),
+    tags: e.tags.map(line),
+    url: maybe(e.url),
+    author: who(e.author),
+  }
+  const f = e as Partial<EntryFull>
+  if (!f.comments) return out as E
+  const full: EntryFull = {
+    ...(out as EntryFull),
+    comments: f.comments.map((c) => ({...c, body: block(c.body), author: who(c.author)})),
+    thought_chain: (f.thought_chain ?? []).map((t) => ({...t, thought: block(t.thought)})),
+    branches: (f.branches ?? []).map((b) => ({...b, title: line(b.title), author: who(b.author)})),
+    resolution: f.resolution
+      ? {
+          ...f.resolution,
+          note: f.resolution.note === null ? null : block(f.resolution.note),
+          url: maybe(f.resolution.url),
+          resolved_by: who(f.resolution.resolved_by),
+        }
+      : null,
+  }
+  return full as unknown as E
+}
 
 /** An error as one line for people: the message and what to do, never a stack trace. */
 export function describeError(e: unknown): string {
+  let text: string
   if (e instanceof KbError) {
     const fix = hintFor(e.code, 'tui')
     // Unreachable errors already name their fix (`kb daemon start`, --base-url).
-    return fix && !e.message.includes(fix) ? `${e.message} — ${fix}` : e.message
-  }
-  return e instanceof Error ? e.message : String(e)
+    text = fix && !e.message.includes(fix) ? `${e.message} — ${fix}` : e.message
+  } else text = e instanceof Error ? e.message : String(e)
+  // A server's message may quote what it was sent.
+  return line(text)
 }
 
 export async function loadResults(client: ApiClient, r: LoadRequest): Promise<ResultsPage> {
@@ -28,16 +69,19 @@ export async function loadResults(client: ApiClient, r: LoadRequest): Promise<Re
   }
   if (r.query === '') {
     const p = await client.listEntries({...filters, ...(r.cursor ? {cursor: r.cursor} : {})})
-    return {items: p.items as EntryStandard[], total: p.items.length, more: p.next_cursor !== null, cursor: p.next_cursor}
+    const items = (p.items as EntryStandard[]).map(cleanEntry)
+    return {items, total: items.length, more: p.next_cursor !== null, cursor: p.next_cursor}
   }
+  // A search has no cursor: more of it is one larger page, up to the largest the API serves.
   const res = await client.search({...filters, q: r.query})
-  return {items: res.items as EntryStandard[], total: res.total, more: false, cursor: null}
+  const items = (res.items as EntryStandard[]).map(cleanEntry)
+  return {items, total: res.total, more: items.length < res.total && r.limit < LIMIT_MAX, cursor: null}
 }
 
 export async function loadEntry(client: ApiClient, id: string): Promise<EntryFull> {
-  return (await client.getEntry(id, 'full')).entry as EntryFull
+  return cleanEntry((await client.getEntry(id, 'full')).entry as EntryFull)
 }
 
-export function loadProjects(client: ApiClient): Promise<Project[]> {
-  return client.listProjects()
+export async function loadProjects(client: ApiClient): Promise<Project[]> {
+  return (await client.listProjects()).map((p) => ({...p, name: line(p.name), remote: line(p.remote)}))
 }

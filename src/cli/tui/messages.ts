@@ -9,6 +9,7 @@ import type {LoadRequest, ResultsPage, Size, State} from './state.js'
 /** A change the person asked for, sent to the API once confirmed. */
 export type Call =
   | {kind: 'resolve'; entry: EntryStandard; note: string}
+  | {kind: 'reopen'; entry: EntryStandard}
   | {kind: 'comment'; entry: EntryStandard; body: string; type: CommentType}
   | {kind: 'fork'; entry: EntryStandard; title: string}
   | {kind: 'publish'; entry: EntryStandard; scope: Scope}
@@ -26,7 +27,11 @@ export type Msg =
   | {type: 'projects'; projects: Project[]}
   | {type: 'done'; call: Call; ok: boolean; text: string}
   | {type: 'opened'; url: string; ok: boolean}
-  | {type: 'copied'; text: string; where: string | null; error?: string}
+  | {type: 'copied'; text: string; copy: CopyResult}
+  /** The screen shows the results of load `seq`. */
+  | {type: 'painted'; seq: number}
+  /** Keys held since hold `seq` waited long enough. */
+  | {type: 'holdExpired'; seq: number}
 
 export type Effect =
   /** Load results after `delay` ms; a newer load replaces one still waiting. */
@@ -36,7 +41,17 @@ export type Effect =
   | {type: 'call'; call: Call}
   | {type: 'openUrl'; url: string}
   | {type: 'copy'; text: string}
+  /** Report `holdExpired` after HOLD_MS. */
+  | {type: 'hold'; seq: number}
   | {type: 'quit'}
+
+/** Where a copy went: `certain` when a tool took it, false when it was only sent to the terminal. */
+export interface CopyResult {
+  where: string | null
+  certain: boolean
+  /** Why nothing could take it. */
+  error?: string
+}
 
 export interface Step {
   state: State

@@ -2,45 +2,73 @@
  * @module The entry actions: starting one (a prompt, or at once for open and copy), the keys of the
  * prompts, and what follows the API's answer.
  */
-import {COMMENT_TYPE_DEFAULT, COMMENT_TYPES, SCOPES} from '../../shared/contract.js'
-import type {EntryStandard} from '../../shared/types.js'
+import {COMMENT_TYPE_DEFAULT, COMMENT_TYPES} from '../../shared/contract.js'
+import type {EntryStandard, Scope} from '../../shared/types.js'
 import {actionOf, type Action, type Place} from './keymap.js'
 import type {Key} from './keys.js'
 import {step, type Call, type Msg, type Step} from './messages.js'
-import {refresh, typed} from './transitions.js'
 import type {Prompt, State} from './state.js'
+import {openHelp, quit, refresh, typed} from './transitions.js'
 
 export type EntryAction = 'resolve' | 'comment' | 'fork' | 'publish' | 'openUrl' | 'copyId' | 'delete'
 const ENTRY_ACTIONS: ReadonlySet<Action> = new Set<EntryAction>(['resolve', 'comment', 'fork', 'publish', 'openUrl', 'copyId', 'delete'])
 
 export const isEntryAction = (a: Action): a is EntryAction => ENTRY_ACTIONS.has(a)
 
+/**
+ * The scopes the server accepts to publish `e` to (docs/api.md): only wider ones, and `project` only for an
+ * entry that has a project.
+ */
+function publishChoices(e: EntryStandard): Scope[] {
+  if (e.scope === 'private') return e.project_id ? ['project', 'global'] : ['global']
+  return e.scope === 'project' ? ['global'] : []
+}
+
+/** Whether kb opens `url`: http and https only (no `file:`, `javascript:` or a program's own scheme). */
+function openable(url: string): boolean {
+  try {
+    const {protocol} = new URL(url)
+    return protocol === 'http:' || protocol === 'https:'
+  } catch {
+    return false
+  }
+}
+
 export function startAction(s0: State, action: EntryAction, entry: EntryStandard): Step {
   const s = {...s0, line: null}
   switch (action) {
     case 'resolve':
+      if (entry.status === 'resolved') return step({...s, prompt: {kind: 'reopen', entry}})
       return step({...s, prompt: {kind: 'resolve', entry, text: ''}})
     case 'comment':
       return step({...s, prompt: {kind: 'comment', entry, text: '', type: COMMENT_TYPE_DEFAULT}})
     case 'fork':
       return step({...s, prompt: {kind: 'fork', entry, text: ''}})
     case 'publish': {
-      const i = SCOPES.indexOf(entry.scope)
-      return step({...s, prompt: {kind: 'publish', entry, choices: SCOPES, choice: Math.min(SCOPES.length - 1, i + 1)}})
+      const choices = publishChoices(entry)
+      if (choices.length === 0)
+        return step({...s, line: {tone: 'info', text: `"${entry.title}" is already global: there is no wider scope`}})
+      return step({...s, prompt: {kind: 'publish', entry, choices, choice: 0}})
     }
     case 'delete':
       return step({...s, prompt: {kind: 'delete', entry}})
     case 'openUrl':
-      if (!entry.url) return step({...s, line: {tone: 'error', text: `"${entry.title}" has no url (add one with \`kb edit ${entry.id} --url <url>\`)`}})
+      if (!entry.url)
+        return step({...s, line: {tone: 'error', text: `"${entry.title}" has no url (add one with \`kb edit ${entry.id} --url <url>\`)`}})
+      if (!openable(entry.url))
+        return step({...s, line: {tone: 'error', text: `kb opens only http and https links; the url is ${entry.url}`}})
       return step(s, {type: 'openUrl', url: entry.url})
     case 'copyId':
       return step(s, {type: 'copy', text: entry.id})
   }
 }
 
-export function placeOf(p: Prompt): Place {
-  return p.kind === 'publish' ? 'choice' : p.kind === 'delete' ? 'confirm' : 'text'
+export function placeOfPrompt(p: Prompt): Place {
+  return p.kind === 'publish' ? 'choice' : p.kind === 'delete' || p.kind === 'reopen' ? 'confirm' : 'text'
 }
+
+/** Comments and resolution notes may take several lines (a paste keeps its own); a fork title is one. */
+const multiline = (p: Prompt): boolean => p.kind === 'comment' || p.kind === 'resolve'
 
 function call(s: State, c: Call): Step {
   return step({...s, busy: true}, {type: 'call', call: c})
@@ -51,6 +79,8 @@ function confirm(s: State, p: Prompt): Step {
   switch (p.kind) {
     case 'resolve':
       return call(s, {kind: 'resolve', entry, note: p.text.trim()})
+    case 'reopen':
+      return call(s, {kind: 'reopen', entry})
     case 'comment':
       if (p.text.trim() === '') return step({...s, line: {tone: 'error', text: 'A comment needs text (Esc cancels)'}})
       return call(s, {kind: 'comment', entry, body: p.text.trim(), type: p.type})
@@ -65,11 +95,13 @@ function confirm(s: State, p: Prompt): Step {
 
 export function promptKey(s: State, p: Prompt, k: Key): Step {
   if (s.busy) return step(s)
-  const a = actionOf(placeOf(p), k)
+  const a = actionOf(placeOfPrompt(p), k)
+  if (a === 'quit') return quit(s)
+  if (a === 'help') return openHelp(s)
   if (a === 'cancel') return step({...s, prompt: null, line: {tone: 'info', text: 'Cancelled'}})
-  if (p.kind === 'delete') {
+  if (p.kind === 'delete' || p.kind === 'reopen') {
     if (a === 'yes') return confirm(s, p)
-    if (a === 'no') return step({...s, prompt: null, line: {tone: 'info', text: 'Not deleted'}})
+    if (a === 'no') return step({...s, prompt: null, line: {tone: 'info', text: p.kind === 'delete' ? 'Not deleted' : 'Left resolved'}})
     return step(s)
   }
   if (p.kind === 'publish') {
@@ -94,7 +126,7 @@ export function promptKey(s: State, p: Prompt, k: Key): Step {
     case 'clear':
       return step({...s, prompt: {...p, text: ''}})
     default:
-      if (k.name === 'char' || k.name === 'paste') return step({...s, prompt: {...p, text: p.text + typed(k.text)}})
+      if (k.name === 'char' || k.name === 'paste') return step({...s, prompt: {...p, text: p.text + typed(k.text, multiline(p))}})
       return step(s)
   }
 }
@@ -102,6 +134,7 @@ export function promptKey(s: State, p: Prompt, k: Key): Step {
 /** The API answered an action: its result (or error) goes to the status line and the view refreshes. */
 export function actionDone(s0: State, msg: Extract<Msg, {type: 'done'}>): Step {
   let s: State = {...s0, busy: false, prompt: null, line: {tone: msg.ok ? 'ok' : 'error', text: msg.text}}
-  if (msg.ok && msg.call.kind === 'delete' && s.full?.id === msg.call.entry.id) s = {...s, full: null}
+  // The entry shown in full is gone: back to where it was opened from.
+  if (msg.ok && msg.call.kind === 'delete' && s.full?.id === msg.call.entry.id) s = {...s, full: s.full.prev}
   return refresh(s)
 }

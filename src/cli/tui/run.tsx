@@ -5,16 +5,25 @@
 import {render} from 'ink'
 import {BrowseApp, type BrowseProps} from './app.js'
 import {copyText, openUrl} from './system.js'
+import {enterScreen, inkStream} from './terminal.js'
 
 export type RunBrowseOptions = Omit<BrowseProps, 'openUrl' | 'copy' | 'color'>
 
 /** Honours NO_COLOR (any non-empty value), as the rest of the CLI does. */
-export function colorWanted(env: NodeJS.ProcessEnv = process.env): boolean {
+function colorWanted(env: NodeJS.ProcessEnv = process.env): boolean {
   return !('NO_COLOR' in env && env.NO_COLOR !== '') && env.TERM !== 'dumb'
 }
 
 export async function runBrowse(options: RunBrowseOptions): Promise<void> {
-  const app = render(<BrowseApp {...options} color={colorWanted()} openUrl={openUrl} copy={(text) => copyText(text)} />, {exitOnCtrlC: false})
-  await app.waitUntilExit()
-  app.cleanup()
+  const leave = enterScreen(process.stdout)
+  try {
+    const app = render(<BrowseApp {...options} color={colorWanted()} openUrl={openUrl} copy={(text) => copyText(text)} />, {
+      stdout: inkStream(process.stdout),
+      exitOnCtrlC: false,
+    })
+    await app.waitUntilExit()
+    app.cleanup()
+  } finally {
+    leave()
+  }
 }

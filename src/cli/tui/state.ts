@@ -1,9 +1,11 @@
 /**
  * @module What `kb browse` knows at one moment — the query, the results it shows, the selection, the view,
- * the prompt, the status line — and what follows from it (the layout, the selected entry). Plain data:
+ * the prompt, the keys held until the results settle, the status line — and what follows from it (the
+ * layout, the selected entry, whether the results on screen are settled). Plain data:
  * the reducer (`reduce.ts`) makes the next state from it, the views (`frame.ts`) draw it.
  */
 import type {CommentType, EntryFull, EntryStandard, Project, Scope, Status} from '../../shared/types.js'
+import type {Key} from './keys.js'
 
 export interface Size {
   columns: number
@@ -41,30 +43,41 @@ export interface LoadRequest {
   filters: Filters
   projectId: string | null
   limit: number
-  /** Continue a listing after this cursor (append). */
+  /** Continue a listing after this cursor. */
   cursor: string | null
 }
+
+/**
+ * Why results are loaded, which decides the selection: a new question (query, filters) selects its first
+ * row; a refresh keeps the selected entry; more rows are added after the ones on screen.
+ */
+export type LoadMode = 'new' | 'refresh' | 'more'
 
 export interface FullView {
   id: string
   entry: EntryFull | null
   error: string | null
   scroll: number
+  /** The highlighted link (forked from, branches), -1 for none. */
+  link: number
+  /** The view Esc returns to (the entry a link was followed from). */
+  prev: FullView | null
 }
 
 export type Prompt =
   | {kind: 'resolve'; entry: EntryStandard; text: string}
+  | {kind: 'reopen'; entry: EntryStandard}
   | {kind: 'comment'; entry: EntryStandard; text: string; type: CommentType}
   | {kind: 'fork'; entry: EntryStandard; text: string}
   | {kind: 'publish'; entry: EntryStandard; choices: readonly Scope[]; choice: number}
   | {kind: 'delete'; entry: EntryStandard}
 
-export interface StatusLine {
+interface StatusLine {
   text: string
   tone: 'ok' | 'error' | 'info'
 }
 
-export type Focus = 'search' | 'list'
+type Focus = 'search' | 'list'
 
 export interface State {
   size: Size
@@ -72,17 +85,28 @@ export interface State {
   /** How many results a search or listing asks for. */
   limit: number
   query: string
+  /** The query when the search box was entered with `/`: Esc restores it. */
+  searchOrigin: string | null
   focus: Focus
   filters: Filters
   results: Results
   /** The latest load asked for; its answer is awaited while `loading.pending`. */
   seq: number
-  loading: {pending: boolean; slow: boolean}
+  loading: {pending: boolean; slow: boolean; mode: LoadMode}
+  /** The results (by `seq`) the screen has drawn. */
+  painted: number
+  /** Keys pressed while the results were about to change, applied once they are on screen. */
+  queue: Key[]
+  /** Counts holds, so the timer of an older one cannot drop a newer queue. */
+  hold: number
+  /** G was pressed while more rows could be loaded: keep loading, then select the last. */
+  wantLast: boolean
   selected: number
   /** The first result row on screen. */
   top: number
   full: FullView | null
-  help: boolean
+  /** The help screen, over whatever was there (which it returns to). */
+  help: {scroll: number} | null
   prompt: Prompt | null
   /** An action is running against the API. */
   busy: boolean
@@ -107,15 +131,20 @@ export function initialState(o: StartOptions): State {
     projectId: o.projectId ?? null,
     limit: o.limit ?? 50,
     query: o.query ?? '',
+    searchOrigin: null,
     focus: o.query ? 'list' : 'search',
     filters,
     results: {items: [], total: 0, more: false, cursor: null, query: '', filters: {}, loaded: false, error: null, seq: 0},
     seq: 0,
-    loading: {pending: false, slow: false},
+    loading: {pending: false, slow: false, mode: 'new'},
+    painted: 0,
+    queue: [],
+    hold: 0,
+    wantLast: false,
     selected: 0,
     top: 0,
     full: null,
-    help: false,
+    help: null,
     prompt: null,
     busy: false,
     line: null,
@@ -125,7 +154,7 @@ export function initialState(o: StartOptions): State {
 }
 
 /** Side by side from this width; below it the detail pane goes under the list. */
-export const SIDE_BY_SIDE_MIN = 110
+const SIDE_BY_SIDE_MIN = 110
 
 export interface Layout {
   columns: number
@@ -139,15 +168,16 @@ export interface Layout {
 }
 
 /**
- * Header, search box, rule, body…, status line, key line. The screen never grows past the terminal (it
- * would scroll), so every pane is cut to its share of lines.
+ * Header, search box, rule, body…, then `footRows` for the status line and the key line or a prompt. The
+ * frame is one line shorter than the terminal: Ink redraws a frame that fills the terminal by clearing the
+ * whole screen and its scrollback (`ESC[2J ESC[3J`) on every change, and one that does not line by line.
  */
-export function layout(size: Size): Layout {
+export function layout(size: Size, footRows = 2): Layout {
   const {columns, rows} = size
-  const bodyRows = Math.max(4, rows - 5)
+  const bodyRows = Math.max(3, rows - 1 - 3 - footRows)
   const side = columns >= SIDE_BY_SIDE_MIN
   const listWidth = side ? Math.floor(columns * 0.48) : columns
-  const listRows = side ? bodyRows : Math.max(2, Math.floor((bodyRows - 1) / 2))
+  const listRows = side ? bodyRows : Math.max(1, Math.floor((bodyRows - 1) / 2))
   return {
     columns,
     bodyRows,
@@ -170,4 +200,12 @@ export function windowTop(top: number, selected: number, rows: number, count: nu
   if (selected < t) t = selected
   else if (selected >= t + rows) t = selected - rows + 1
   return Math.max(0, Math.min(t, count - rows))
+}
+
+/**
+ * Whether the results on screen are the ones the next key acts on: no new question or refresh is on its
+ * way, and the latest answer has been drawn. (Loading more rows only adds rows below.)
+ */
+export function settled(s: State): boolean {
+  return !(s.loading.pending && s.loading.mode !== 'more') && s.painted >= s.results.seq
 }

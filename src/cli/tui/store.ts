@@ -7,21 +7,21 @@ import type {ApiClient} from '../../shared/client.js'
 import {perform} from './actions.js'
 import {createKeyDecoder} from './keys.js'
 import {describeError, loadEntry, loadProjects, loadResults} from './load.js'
-import type {Effect, Msg} from './messages.js'
-import {reduce, start} from './reduce.js'
+import type {CopyResult, Effect, Msg} from './messages.js'
+import {HOLD_MS, reduce, start} from './reduce.js'
 import type {State} from './state.js'
 
 /** `Loading…` appears only when an answer takes longer than this. */
-export const LOADING_DELAY_MS = 100
+const LOADING_DELAY_MS = 100
 /** A lone ESC followed by nothing within this long is the Esc key, not the start of a sequence. */
-export const ESC_WAIT_MS = 25
+const ESC_WAIT_MS = 25
 
 export interface StoreDeps {
   client: ApiClient
   /** Opens a URL in the browser; false when none could be started. */
   openUrl: (url: string) => Promise<boolean>
-  /** Copies text to the clipboard; returns where it went. */
-  copy: (text: string) => Promise<string>
+  /** Copies text to the clipboard; says where it went. */
+  copy: (text: string) => Promise<CopyResult>
   onQuit: () => void
 }
 
@@ -32,6 +32,7 @@ export class BrowseStore {
   private loadTimer: NodeJS.Timeout | undefined
   private slowTimer: NodeJS.Timeout | undefined
   private escTimer: NodeJS.Timeout | undefined
+  private holdTimer: NodeJS.Timeout | undefined
   private stopped = false
 
   constructor(
@@ -77,7 +78,7 @@ export class BrowseStore {
 
   stop(): void {
     this.stopped = true
-    for (const t of [this.loadTimer, this.slowTimer, this.escTimer]) clearTimeout(t)
+    for (const t of [this.loadTimer, this.slowTimer, this.escTimer, this.holdTimer]) clearTimeout(t)
     this.listeners.clear()
   }
 
@@ -142,9 +143,13 @@ export class BrowseStore {
         return
       case 'copy':
         this.deps.copy(e.text).then(
-          (where) => dispatch({type: 'copied', text: e.text, where}),
-          (err: unknown) => dispatch({type: 'copied', text: e.text, where: null, error: describeError(err)}),
+          (copy) => dispatch({type: 'copied', text: e.text, copy}),
+          (err: unknown) => dispatch({type: 'copied', text: e.text, copy: {where: null, certain: false, error: describeError(err)}}),
         )
+        return
+      case 'hold':
+        clearTimeout(this.holdTimer)
+        this.holdTimer = setTimeout(() => dispatch({type: 'holdExpired', seq: e.seq}), HOLD_MS)
         return
       case 'quit':
         this.deps.onQuit()

@@ -1,10 +1,13 @@
 /**
  * @module What `kb browse` asks of the machine around it: a browser for `o`, a clipboard for `y`. The
- * clipboard is the first of wl-copy, xclip, xsel, pbcopy that works, else the terminal's own (OSC 52,
- * which tmux, iTerm2, kitty, WezTerm and Windows Terminal pass to the system clipboard — also over ssh).
+ * clipboard is the first that takes the text of: wl-copy, xclip, xsel, pbcopy (where a display is);
+ * inside tmux, tmux's paste buffer (`tmux load-buffer -w -`, which tmux also passes on to the terminal's
+ * clipboard where `set-clipboard` allows); else the terminal's own clipboard via a plain OSC 52, which
+ * kb cannot confirm — so it says "sent", not "copied".
  */
 import {spawn} from 'node:child_process'
 import {canOpenBrowser, openBrowser} from '../oauth/browser.js'
+import type {CopyResult} from './messages.js'
 
 const CLIPBOARD_TOOLS: [string, string[]][] = [
   ['wl-copy', []],
@@ -37,22 +40,32 @@ function pipeTo(cmd: string, args: string[], text: string, env: NodeJS.ProcessEn
   })
 }
 
-/**
- * Copies `text` to the clipboard; returns where it went ("xclip", …, or "the terminal (OSC 52)").
- * X11/Wayland tools are tried only where a display is set, since without one they can only fail.
- */
-export async function copyText(text: string, o: {env?: NodeJS.ProcessEnv; write?: (s: string) => void} = {}): Promise<string> {
+/** Copies `text`; says where it went and whether that is certain. */
+export async function copyText(
+  text: string,
+  o: {env?: NodeJS.ProcessEnv; write?: (s: string) => void; platform?: NodeJS.Platform} = {},
+): Promise<CopyResult> {
   const env = o.env ?? process.env
-  const display = Boolean(env.DISPLAY || env.WAYLAND_DISPLAY) || process.platform === 'darwin'
-  if (display) for (const [cmd, args] of CLIPBOARD_TOOLS) if (await pipeTo(cmd, args, text, env)) return cmd
-  const osc = `\u001B]52;c;${Buffer.from(text).toString('base64')}\u0007`
-  // Inside tmux the sequence must be wrapped to reach the outer terminal (with set-clipboard on, tmux keeps it too).
-  const seq = env.TMUX ? `\u001BPtmux;${osc.replace(/\u001B/g, '\u001B\u001B')}\u001B\\` : osc
-  ;(o.write ?? ((s: string) => process.stdout.write(s)))(seq)
-  return 'the terminal (OSC 52)'
+  // X11/Wayland tools are tried only where a display is set, since without one they can only fail.
+  const display = Boolean(env.DISPLAY || env.WAYLAND_DISPLAY) || (o.platform ?? process.platform) === 'darwin'
+  if (display)
+    for (const [cmd, args] of CLIPBOARD_TOOLS)
+      if (await pipeTo(cmd, args, text, env)) return {where: `the clipboard (${cmd})`, certain: true}
+  if (env.TMUX) {
+    // -w (tmux 3.2+) also sets the terminal's clipboard; older tmux refuses the flag.
+    for (const args of [
+      ['load-buffer', '-w', '-'],
+      ['load-buffer', '-'],
+    ])
+      if (await pipeTo('tmux', args, text, env)) return {where: "tmux's paste buffer (prefix ] pastes it)", certain: true}
+  }
+  // Plain, even inside tmux: tmux reads it itself when set-clipboard is on, while a wrapped
+  // (passthrough) one is dropped unless allow-passthrough is set.
+  ;(o.write ?? ((s: string) => process.stdout.write(s)))(`\u001B]52;c;${Buffer.from(text).toString('base64')}\u0007`)
+  return {where: "the terminal's clipboard (OSC 52)", certain: false}
 }
 
-/** Opens `url` in the browser; false when no browser can appear or none could be started. */
+/** Opens `url` in the browser; false when no browser can appear, the URL is not http(s), or none started. */
 export async function openUrl(url: string): Promise<boolean> {
   if (!canOpenBrowser()) return false
   return openBrowser(url)

@@ -4,7 +4,7 @@
  */
 import {Box, Text} from 'ink'
 import type {ReactElement} from 'react'
-import type {Line} from './frame.js'
+import type {Line} from './styled.js'
 
 export function Screen({lines, columns, color}: {lines: Line[]; columns: number; color: boolean}): ReactElement {
   return (

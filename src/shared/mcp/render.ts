@@ -2,9 +2,10 @@
  * @module The MCP tools' answers as text: an entry cut to its detail level's token budget, and search hits
  * trimmed until the whole answer fits in `max_tokens` (docs/mcp.md).
  */
+import {KbError} from '../errors.js'
 import {cutToFit, SUMMARY_TOKEN_BUDGET} from '../summary.js'
 import {countTokens, tokensWithin} from '../tokens.js'
-import type {Detail, EntryFull, EntryView, SearchResult} from '../types.js'
+import type {Detail, EntryFull, EntryView, Finding, SearchResult} from '../types.js'
 
 /** What a tool returns: structured content and the text an agent reads. */
 export interface ToolAnswer {
@@ -22,7 +23,9 @@ function renderEntry(e: EntryView, lead = ''): {head: string; body: string; tail
   const tail: string[] = []
   if (s.thought_chain && s.thought_chain.length > 0) tail.push('Thought chain:', ...s.thought_chain.map((t) => `${t.step}. (${t.kind}) ${t.thought}`))
   if (s.resolution) tail.push(`Resolved by ${s.resolution.resolved_by.name}${s.resolution.note ? `: ${s.resolution.note}` : ''}${s.resolution.url ? ` (${s.resolution.url})` : ''}`)
-  if (s.comments && s.comments.length > 0) tail.push('Comments:', ...s.comments.map((c) => `- [${c.type}] ${c.author.name}: ${c.body}`))
+  if (s.comments && s.comments.length > 0) {
+    tail.push(s.comments_truncated ? `Comments (newest ${s.comments.length} of ${s.comment_count}):` : 'Comments:', ...s.comments.map((c) => `- [${c.type}] ${c.author.name}: ${c.body}`))
+  }
   if (s.branches && s.branches.length > 0) tail.push('Forks:', ...s.branches.map((b) => `- ${b.id} — ${b.title} (${b.scope})`))
   return {head, body: e.body, tail: tail.join('\n')}
 }
@@ -70,4 +73,24 @@ export function searchAnswer(result: SearchResult, query: string, maxTokens: num
     else hi = mid - 1
   }
   return keep(lo)
+}
+
+/**
+ * Rethrows a sensitive_content refusal (docs/mcp.md, "Safe publish") as an agent should read it: every
+ * finding with its id and masked excerpt, and the two ways on; any other error as it is.
+ */
+export function explainRefusal(e: unknown): never {
+  if (!(e instanceof KbError) || e.code !== 'sensitive_content' || !Array.isArray(e.extra?.findings)) throw e
+  const findings = e.extra.findings as Finding[]
+  const total = typeof e.extra.findings_total === 'number' ? e.extra.findings_total : findings.length
+  const lines = findings.map((f) => `- ${f.id}: ${f.label} in ${f.field}, line ${f.line}: ${f.excerpt}`)
+  if (total > findings.length) lines.push(`- and ${total - findings.length} more`)
+  const ids = findings.map((f) => `"${f.id}"`).join(', ')
+  throw new KbError(
+    'sensitive_content',
+    `it would share secrets or personal data with more readers than now:\n${lines.join('\n')}\n` +
+      'Call the tool again with redact: true to replace them with [REDACTED:<kind>] (right for credentials: a token or password never needs sharing)' +
+      `${total > findings.length ? '' : `, or with acknowledge: [${ids}] only if they are meant to be read as written (recorded on the entry)`}.`,
+    {status: e.status, extra: e.extra},
+  )
 }

@@ -59,6 +59,14 @@ export const thoughtChain = Type.Optional(
 )
 export const tags = described(entryFields.tags, 'Short keywords (letters, digits, . _ -), e.g. ["sqlite", "ci"]')
 export const sourceUrl = described(entryFields.url, 'A source: issue, commit, pull request or doc (absolute http(s) URL)')
+/** The two ways past a sensitive_content refusal (docs/mcp.md, "Safe publish"), as the API takes them. */
+export const sensitiveChoice = {
+  redact: described(entryFields.redact, 'After a sensitive_content refusal: true replaces the findings it listed with [REDACTED:<kind>] and goes ahead'),
+  acknowledge: described(
+    entryFields.acknowledge,
+    'After a sensitive_content refusal, only for findings meant to be shared: their ids, to go ahead with them as written (recorded on the entry)',
+  ),
+}
 
 // ---- outputs (what structuredContent holds; loose, since the level decides which fields are present) ----
 

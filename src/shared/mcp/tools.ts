@@ -9,9 +9,9 @@ import {COMMENT_TYPE_DEFAULT, DETAIL_DEFAULT, DETAILS, LIMIT_DEFAULT, TITLE_MAX}
 import {CommentBody, CreateEntryBody, ForkBody, JoinProjectBody, PatchEntryBody, PublishBody, ResolveBody, SearchQuery} from '../schemas.js'
 import type {Comment, Detail, JoinResult} from '../types.js'
 import type {ApiClient} from '../client.js'
-import {entryText, searchAnswer, type ToolAnswer} from './render.js'
+import {entryText, explainRefusal, searchAnswer, type ToolAnswer} from './render.js'
 import {
-  author, described, detail, entryAnswer, entryId, entryOut, projectId, sourceUrl, tags, thoughtChain, toolInput, type JsonSchema,
+  author, described, detail, entryAnswer, entryId, entryOut, projectId, sensitiveChoice, sourceUrl, tags, thoughtChain, toolInput, type JsonSchema,
 } from './tool-schemas.js'
 
 /** What the tools need from a kb API client. */
@@ -129,15 +129,15 @@ export const TOOLS: ToolDef[] = [
       tags, url: sourceUrl, scope: described(C.scope, 'Who may see it: private (you), project (its members), global (everyone)'),
       // Not the API's nullable project_id: a null here would fall back to the default project, not to none.
       thought_chain: thoughtChain, project_id: projectId,
-      detail: detail('summary', 'How much of the new entry to return'),
+      detail: detail('summary', 'How much of the new entry to return'), ...sensitiveChoice,
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
       const project = await defaultProject(args, ctx)
       const created = await ctx.api.createEntry({
-        ...(pick(args, ['title', 'body', 'tags', 'url', 'scope', 'thought_chain']) as {title: string; body: string}),
+        ...(pick(args, ['title', 'body', 'tags', 'url', 'scope', 'thought_chain', 'redact', 'acknowledge']) as {title: string; body: string}),
         ...(project ? {project_id: project} : {}),
-      })
+      }).catch(explainRefusal)
       const steps = created.thought_chain.length
       return entryAt(ctx, created.id, levelOf(args.detail, 'summary'), `Added (${created.scope}${steps > 0 ? `, ${steps} thought steps` : ''}): `)
     },
@@ -149,13 +149,13 @@ export const TOOLS: ToolDef[] = [
     inputSchema: toolInput({
       id: entryId, title: {...P.title, ...titleBound}, body: P.body, tags, url: described(P.url, 'A source URL, or null to remove it'),
       thought_chain: described(thoughtChain, 'Replaces the whole thought chain'), status: P.status,
-      detail: detail('summary', 'How much of the changed entry to return'),
+      detail: detail('summary', 'How much of the changed entry to return'), ...sensitiveChoice,
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
       const changes = pick(args, ['title', 'body', 'tags', 'url', 'thought_chain', 'status'])
       if (Object.keys(changes).length === 0) throw new KbError('validation_failed', 'nothing to change: give at least one of title, body, tags, url, thought_chain, status')
-      const e = await ctx.api.patchEntry(str(args.id)!, changes)
+      const e = await ctx.api.patchEntry(str(args.id)!, {...changes, ...pick(args, ['redact', 'acknowledge'])}).catch(explainRefusal)
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Updated (version ${e.version}): `)
     },
   }),
@@ -194,13 +194,17 @@ export const TOOLS: ToolDef[] = [
   tool({
     name: 'publish_knowledge',
     title: 'Publish a knowledge entry more widely',
-    description: 'Let more people see an entry you wrote: private → project (when it has a project) → global. Without scope, the next wider one. An entry never narrows.',
+    description:
+      'Let more people see an entry you wrote: private → project (when it has a project) → global. Without scope, the next wider one. ' +
+      'An entry never narrows. ' +
+      'Secrets and personal data in it stop the publish with a list of findings; then call again with redact: true (or acknowledge: [ids]).',
     inputSchema: toolInput({
       id: entryId, scope: described(PublishBody.properties.scope, 'The new, wider scope'), detail: detail('summary', 'How much of the entry to return'),
+      ...sensitiveChoice,
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
-      const e = await ctx.api.publish(str(args.id)!, pick(args, ['scope']))
+      const e = await ctx.api.publish(str(args.id)!, pick(args, ['scope', 'redact', 'acknowledge'])).catch(explainRefusal)
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Published (${e.scope}): `)
     },
   }),
@@ -210,11 +214,11 @@ export const TOOLS: ToolDef[] = [
     description: 'Branch off an entry you can see to record a variant (another platform, a different root cause) without changing the original. The fork copies body, tags, url and thought chain; it is private until you publish it. Change it with update_knowledge.',
     inputSchema: toolInput({
       id: entryId, title: described(F.title, 'Default "<title> (fork)"', titleBound), scope: described(F.scope, 'Default private'),
-      project_id: described(F.project_id, 'The project of the fork'), detail: detail('summary', 'How much of the fork to return'),
+      project_id: described(F.project_id, 'The project of the fork'), detail: detail('summary', 'How much of the fork to return'), ...sensitiveChoice,
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
-      const e = await ctx.api.fork(str(args.id)!, pick(args, ['title', 'scope', 'project_id']))
+      const e = await ctx.api.fork(str(args.id)!, pick(args, ['title', 'scope', 'project_id', 'redact', 'acknowledge'])).catch(explainRefusal)
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Forked from ${e.forked_from} (${e.scope}): `)
     },
   }),

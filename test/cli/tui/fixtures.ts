@@ -36,7 +36,12 @@ export function full(e: EntryStandard, extra: Partial<EntryFull> = {}): EntryFul
   return {...e, comments: [], thought_chain: [], branches: [], resolution: null, ...extra}
 }
 
-export const page = (items: EntryStandard[], more = false): ResultsPage => ({items, total: items.length, more, cursor: more ? 'next' : null})
+export const page = (items: EntryStandard[], more = false): ResultsPage => ({
+  items,
+  total: items.length,
+  more,
+  cursor: more ? 'next' : null,
+})
 
 export interface Run {
   state: State
@@ -60,9 +65,9 @@ export function press(state: State, ...input: (string | Key)[]): Run {
   return apply(state, ...keys.map((key): Msg => ({type: 'key', key})))
 }
 
-/** The answer to the latest load. */
+/** The answer to the latest load, drawn on the screen. */
 export function answer(state: State, p: ResultsPage): Run {
-  return apply(state, {type: 'results', seq: state.seq, page: p})
+  return apply(state, {type: 'results', seq: state.seq, page: p}, {type: 'painted', seq: state.seq})
 }
 
 /** A started browser at `size` whose first load answered with `items`, focus in the list. */
@@ -72,7 +77,23 @@ export function browsing(items: EntryStandard[], o: Partial<StartOptions> = {}):
   return answer({...started, focus: o.query === undefined ? 'list' : started.focus}, page(items)).state
 }
 
-export const KEYS = {up: '\u001B[A', down: '\u001B[B', left: '\u001B[D', right: '\u001B[C', enter: '\r', esc: '\u001B', tab: '\t', backTab: '\u001B[Z', backspace: '\u007F', pgDown: '\u001B[6~', pgUp: '\u001B[5~', home: '\u001B[H', end: '\u001B[F', ctrlC: '\u0003', ctrlU: '\u0015'}
+export const KEYS = {
+  up: '\u001B[A',
+  down: '\u001B[B',
+  left: '\u001B[D',
+  right: '\u001B[C',
+  enter: '\r',
+  esc: '\u001B',
+  tab: '\t',
+  backTab: '\u001B[Z',
+  backspace: '\u007F',
+  pgDown: '\u001B[6~',
+  pgUp: '\u001B[5~',
+  home: '\u001B[H',
+  end: '\u001B[F',
+  ctrlC: '\u0003',
+  ctrlU: '\u0015',
+}
 
 /** Effects of one kind. */
 export function effectsOf<T extends Effect['type']>(r: Run, type: T): Extract<Effect, {type: T}>[] {

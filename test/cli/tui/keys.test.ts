@@ -5,7 +5,8 @@
 import {describe, expect, it} from 'vitest'
 import {createKeyDecoder, decodeAll, key, MAX_PASTE} from '../../../src/cli/tui/keys.js'
 
-const names = (input: string): string[] => decodeAll(input).map((k) => (k.name === 'char' || k.name === 'ctrl' || k.name === 'paste' ? `${k.name}:${k.text}` : k.name))
+const names = (input: string): string[] =>
+  decodeAll(input).map((k) => (k.name === 'char' || k.name === 'ctrl' || k.name === 'paste' ? `${k.name}:${k.text}` : k.name))
 
 describe('key decoder', () => {
   it('splits a batch into its keys', () => {
@@ -21,7 +22,15 @@ describe('key decoder', () => {
     expect(names('\u001B[A\u001B[B\u001B[C\u001B[D')).toEqual(['up', 'down', 'right', 'left'])
     expect(names('\u001BOA\u001BOB\u001BOH\u001BOF')).toEqual(['up', 'down', 'home', 'end'])
     expect(names('\u001B[5~\u001B[6~\u001B[1~\u001B[4~\u001B[7~\u001B[8~\u001B[H\u001B[F\u001B[3~')).toEqual([
-      'pageUp', 'pageDown', 'home', 'end', 'home', 'end', 'home', 'end', 'delete',
+      'pageUp',
+      'pageDown',
+      'home',
+      'end',
+      'home',
+      'end',
+      'home',
+      'end',
+      'delete',
     ])
     expect(names('\u001B[1;5A\u001B[1;2B')).toEqual(['up', 'down'])
     expect(names('\u001B[I\u001B[O')).toEqual(['focusIn', 'focusOut'])
@@ -44,7 +53,11 @@ describe('key decoder', () => {
   })
 
   it('keeps a bracketed paste whole, across reads, newlines and escapes included', () => {
-    expect(names('c\u001B[200~line one\nline two\r\nline three\u001B[201~\r')).toEqual(['char:c', 'paste:line one\nline two\r\nline three', 'enter'])
+    expect(names('c\u001B[200~line one\nline two\r\nline three\rfour\u001B[201~\r')).toEqual([
+      'char:c',
+      'paste:line one\nline two\nline three\nfour',
+      'enter',
+    ])
     const d = createKeyDecoder()
     expect(d.push('\u001B[200~first\n')).toEqual([])
     expect(d.flush()).toEqual([])

@@ -1,28 +1,31 @@
 /**
  * The `kb browse` reducer without Ink or a terminal: every key of docs/tui.md in the search box, the
- * results (with the detail pane), the full view, the prompts and help, and the answers from the API.
+ * results (with the detail pane), the full view and the prompts. (Leaving, Esc and help in every place:
+ * places.test.ts; the results as they load: results.test.ts.)
  */
 import {describe, expect, it} from 'vitest'
-import {frame, lineText} from '../../../src/cli/tui/frame.js'
-import {reduce} from '../../../src/cli/tui/reduce.js'
-import {initialState, selectedEntry, type State} from '../../../src/cli/tui/state.js'
+import {frame} from '../../../src/cli/tui/frame.js'
+import {selectedEntry, type State} from '../../../src/cli/tui/state.js'
+import {lineText} from '../../../src/cli/tui/styled.js'
 import {DEBOUNCE_MS} from '../../../src/cli/tui/transitions.js'
-import {answer, apply, browsing, effectsOf, entry, full, KEYS, page, press} from './fixtures.js'
+import {apply, browsing, effectsOf, entry, full, KEYS, press} from './fixtures.js'
 
 const items = Array.from({length: 30}, (_, i) => entry(`Entry ${String(i + 1).padStart(2, '0')}`))
-const screen = (s: State): string => frame(s, Date.parse('2026-11-20T12:00:00Z')).map(lineText).join('\n')
-
+const NOW = Date.parse('2026-11-20T12:00:00Z')
+const screen = (s: State): string => frame(s, NOW).map(lineText).join('\n')
 describe('search box', () => {
-  const s0 = {...browsing(items), focus: 'search' as const}
+  const s0 = press(browsing(items), '/').state
 
-  it('letters edit the query and ask for results after the debounce; the selection goes to the top', () => {
-    const r = press({...s0, selected: 5}, 'port')
+  it('letters edit the query and ask for results after the debounce', () => {
+    const r = press(s0, 'port')
     expect(r.state.query).toBe('port')
-    expect(r.state.selected).toBe(0)
     const loads = effectsOf(r, 'load')
     expect(loads.map((l) => l.request.query)).toEqual(['p', 'po', 'por', 'port'])
     expect(loads.every((l) => l.delay === DEBOUNCE_MS)).toBe(true)
-    expect(r.state.loading.pending).toBe(true)
+  })
+
+  it('? and q are letters here', () => {
+    expect(press(s0, '?q').state.query).toBe('?q')
   })
 
   it('Backspace deletes a character (a whole emoji), Ctrl-U clears', () => {
@@ -31,47 +34,50 @@ describe('search box', () => {
     expect(press({...s0, query: 'abc'}, KEYS.ctrlU).state.query).toBe('')
   })
 
-  it('↓, Enter and Tab go to the results', () => {
-    for (const k of [KEYS.down, KEYS.enter, KEYS.tab]) expect(press(s0, k).state.focus).toBe('list')
+  it('↓, Enter and Tab go to the results with the query; Esc goes back with the query it had', () => {
+    for (const k of [KEYS.down, KEYS.enter, KEYS.tab]) {
+      const r = press(s0, 'kafka', k)
+      expect(r.state.focus).toBe('list')
+      expect(r.state.query).toBe('kafka')
+    }
+    const searched = press(browsing(items, {}), '/', 'old', KEYS.enter).state
+    const cancelled = press(searched, '/', 'new words', KEYS.esc)
+    expect(cancelled.state.focus).toBe('list')
+    expect(cancelled.state.query).toBe('old')
   })
 
-  it('Ctrl-C leaves', () => {
-    const r = press(s0, KEYS.ctrlC)
-    expect(r.state.quit).toBe(true)
-    expect(effectsOf(r, 'quit')).toHaveLength(1)
-  })
-
-  it('keys in one read count one by one (jjjj, two Backspaces, text then Enter)', () => {
-    expect(press(s0, 'abc\u007F\u007F').state.query).toBe('a')
-    const r = press(s0, 'kafka lag\r')
-    expect(r.state.query).toBe('kafka lag')
-    expect(r.state.focus).toBe('list')
+  it('a paste is one piece of the query, its line breaks spaces; escape sequences in it are dropped', () => {
+    expect(press(s0, '\u001B[200~kafka\nlag\u001B[201~').state.query).toBe('kafka lag')
+    expect(press(s0, '\u001B[200~a\u001B[31mb\u001B[201~').state.query).toBe('ab')
   })
 })
 
 describe('results list and detail pane', () => {
   const s0 = browsing(items, {})
+  const rows = 30 - 1 - 3 - 2 // side by side: the list has every body row
 
-  it('↑ k ↓ j move; PgUp PgDn move a page; g G Home End go to the ends', () => {
-    const rows = 30 - 5 // side by side: the list has every body row
+  it('↑ k ↓ j move; PgUp PgDn space Ctrl-B Ctrl-F move a page; g G Home End go to the ends', () => {
     let s = press(s0, 'j', 'j', KEYS.down).state
     expect(s.selected).toBe(3)
     s = press(s, 'k', KEYS.up).state
     expect(s.selected).toBe(1)
-    s = press(s, KEYS.pgDown).state
-    expect(s.selected).toBe(1 + rows)
-    s = press(s, KEYS.pgUp).state
-    expect(s.selected).toBe(1)
+    for (const k of [KEYS.pgDown, ' ', '\u0006']) expect(press(s, k).state.selected).toBe(1 + rows)
+    for (const k of [KEYS.pgUp, '\u0002']) expect(press(press(s, KEYS.pgDown).state, k).state.selected).toBe(1)
     expect(press(s, 'G').state.selected).toBe(29)
     expect(press(s, KEYS.end).state.selected).toBe(29)
-    expect(press(press(s, 'G').state, 'g').state.selected).toBe(0)
-    expect(press(press(s, 'G').state, KEYS.home).state.selected).toBe(0)
+    expect(press(s, 'G', 'g').state.selected).toBe(0)
+    expect(press(s, 'G', KEYS.home).state.selected).toBe(0)
+  })
+
+  it('↑ and k on the first row stay there: focus moves only by explicit keys', () => {
+    const r = press(s0, 'k', KEYS.up, 'k', 'k', 'k')
+    expect(r.state.focus).toBe('list')
+    expect(r.state.selected).toBe(0)
+    expect(r.state.query).toBe('')
   })
 
   it('the window follows the selection', () => {
-    const narrow = {...s0, size: {columns: 80, rows: 24}}
-    const s = press(narrow, 'G').state
-    expect(s.top).toBeGreaterThan(0)
+    const s = press({...s0, size: {columns: 80, rows: 24}}, 'G').state
     expect(screen(s)).toMatch(/^› Entry 30/m)
     expect(screen(s)).not.toContain('Entry 01')
   })
@@ -83,27 +89,38 @@ describe('results list and detail pane', () => {
     expect(screen(s)).toContain('Body of Entry 03.')
   })
 
-  it('Enter opens the entry in full and loads it', () => {
+  it('Enter opens the entry in full and loads it; / and Tab go to the search box', () => {
     const r = press(s0, 'j', KEYS.enter)
     expect(r.state.full?.id).toBe(items[1]!.id)
     expect(effectsOf(r, 'loadEntry')).toEqual([{type: 'loadEntry', id: items[1]!.id}])
-  })
-
-  it('/ and Tab go to the search box', () => {
     expect(press(s0, '/').state.focus).toBe('search')
     expect(press(s0, KEYS.tab).state.focus).toBe('search')
   })
 
-  it('r c f p d open their prompts on the selected entry; o opens the url; y copies the id', () => {
-    const withUrl = browsing([entry('Linked', {url: 'https://example.com/x', scope: 'private'})])
-    expect(press(withUrl, 'r').state.prompt).toMatchObject({kind: 'resolve', text: ''})
-    expect(press(withUrl, 'c').state.prompt).toMatchObject({kind: 'comment', type: 'note'})
-    expect(press(withUrl, 'f').state.prompt).toMatchObject({kind: 'fork'})
-    expect(press(withUrl, 'p').state.prompt).toMatchObject({kind: 'publish'})
-    expect(press(withUrl, 'd').state.prompt).toMatchObject({kind: 'delete'})
-    expect(effectsOf(press(withUrl, 'o'), 'openUrl')).toEqual([{type: 'openUrl', url: 'https://example.com/x'}])
-    expect(effectsOf(press(withUrl, 'y'), 'copy')).toEqual([{type: 'copy', text: withUrl.results.items[0]!.id}])
+  it('r c f p d open their prompts on the selected entry; o opens an http(s) url; y copies the id', () => {
+    const linked = browsing([entry('Linked', {url: 'https://example.com/x', scope: 'private'})])
+    expect(press(linked, 'r').state.prompt).toMatchObject({kind: 'resolve', text: ''})
+    expect(press(linked, 'c').state.prompt).toMatchObject({kind: 'comment', type: 'note'})
+    expect(press(linked, 'f').state.prompt).toMatchObject({kind: 'fork'})
+    expect(press(linked, 'p').state.prompt).toMatchObject({kind: 'publish'})
+    expect(press(linked, 'd').state.prompt).toMatchObject({kind: 'delete'})
+    expect(effectsOf(press(linked, 'o'), 'openUrl')).toEqual([{type: 'openUrl', url: 'https://example.com/x'}])
+    expect(effectsOf(press(linked, 'y'), 'copy')).toEqual([{type: 'copy', text: linked.results.items[0]!.id}])
     expect(press(s0, 'o').state.line?.text).toContain('has no url')
+    for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'vscode://x', 'not a url']) {
+      const r = press(browsing([entry('Odd link', {url})]), 'o')
+      expect(effectsOf(r, 'openUrl'), url).toEqual([])
+      expect(r.state.line?.text, url).toContain('only http and https')
+    }
+  })
+
+  it('r on a resolved entry offers to reopen it; y reopens', () => {
+    const e = entry('Done already', {status: 'resolved'})
+    const r = press(browsing([e]), 'r')
+    expect(r.state.prompt).toMatchObject({kind: 'reopen'})
+    expect(screen(r.state)).toContain('Reopen "Done already"')
+    expect(effectsOf(press(r.state, 'y'), 'call')[0]!.call).toEqual({kind: 'reopen', entry: e})
+    expect(press(r.state, 'n').state.line?.text).toBe('Left resolved')
   })
 
   it('an action with no entry selected says so', () => {
@@ -111,22 +128,26 @@ describe('results list and detail pane', () => {
     for (const k of ['r', 'c', 'f', 'p', 'o', 'y', 'd']) expect(press(empty, k).state.line?.text).toBe('No entry selected')
   })
 
-  it('s cycles the scope, t the status; each reloads and says so', () => {
+  it('s cycles the scope, t the status; each is a new question that reloads', () => {
     let r = press(s0, 's')
     expect(r.state.filters.scope).toBe('private')
     expect(r.state.line?.text).toBe('Scope: private')
     expect(effectsOf(r, 'load')[0]!.request.filters).toEqual({scope: 'private'})
-    r = press(r.state, 's', 's', 's')
-    expect(r.state.filters.scope).toBeUndefined()
-    r = press(r.state, 't')
-    expect(r.state.filters.status).toBe('open')
-    r = press(r.state, 't')
-    expect(r.state.filters.status).toBe('resolved')
-    expect(press(r.state, 't').state.filters.status).toBeUndefined()
+    expect(r.state.loading.mode).toBe('new')
+    // Filters change the question, not an entry: they apply at once even while results load.
+    r = press(r.state, 's', 's', 's', 't')
+    expect(r.state.filters).toEqual({scope: undefined, status: 'open'})
+    expect(r.state.queue).toEqual([])
+  })
+
+  it('R refreshes, keeping the selected entry', () => {
+    const r = press(press(s0, 'j', 'j').state, 'R')
+    expect(effectsOf(r, 'load')[0]!.request.limit).toBe(50)
+    expect(r.state.loading.mode).toBe('refresh')
   })
 
   it('? opens help; q and Ctrl-C leave', () => {
-    expect(press(s0, '?').state.help).toBe(true)
+    expect(press(s0, '?').state.help).toEqual({scroll: 0})
     expect(press(s0, 'q').state.quit).toBe(true)
     expect(press(s0, KEYS.ctrlC).state.quit).toBe(true)
   })
@@ -134,34 +155,77 @@ describe('results list and detail pane', () => {
 
 describe('full view', () => {
   const long = entry('Long one', {body: Array.from({length: 80}, (_, i) => `Line ${i + 1}`).join('\n')})
-  const opened = (): State => {
-    const s = press(browsing([long]), KEYS.enter).state
-    return apply(s, {type: 'entry', id: long.id, entry: full(long)}).state
-  }
+  const opened = (e = long): State => apply(press(browsing([e]), KEYS.enter).state, {type: 'entry', id: e.id, entry: full(e)}).state
 
   it('↑ k ↓ j scroll; PgUp PgDn space scroll a page; g G go to the ends', () => {
     const s = opened()
     expect(press(s, 'j', 'j', KEYS.down).state.full!.scroll).toBe(3)
     expect(press(s, 'j', 'j', 'k', KEYS.up).state.full!.scroll).toBe(0)
-    const page = 30 - 5 - 1
+    const page = 30 - 1 - 3 - 2 - 1
     expect(press(s, KEYS.pgDown).state.full!.scroll).toBe(page)
     expect(press(s, ' ').state.full!.scroll).toBe(page)
     expect(press(s, KEYS.pgDown, KEYS.pgUp).state.full!.scroll).toBe(0)
     const bottom = press(s, 'G').state
     expect(screen(bottom)).toContain('Line 80')
     expect(press(bottom, 'g').state.full!.scroll).toBe(0)
-    expect(press(s, 'k').state.full!.scroll).toBe(0)
   })
 
-  it('r c f p o y d act on the entry shown', () => {
+  it('widening the terminal at the bottom keeps text on screen (the scroll is kept in range)', () => {
+    const narrow = {...opened(entry('Wrapped', {body: 'word '.repeat(400)})), size: {columns: 60, rows: 20}}
+    const bottom = press(narrow, 'G').state
+    const wide = apply(bottom, {type: 'resize', size: {columns: 200, rows: 20}}).state
+    const body = frame(wide, NOW).slice(3, 12).map(lineText)
+    expect(body.filter((l) => l.includes('word')).length).toBeGreaterThan(3)
+  })
+
+  it('r c f p o y d R act on the entry shown', () => {
     const s = opened()
     expect(press(s, 'r').state.prompt).toMatchObject({kind: 'resolve', entry: {id: long.id}})
     expect(press(s, 'c').state.prompt?.kind).toBe('comment')
     expect(press(s, 'f').state.prompt?.kind).toBe('fork')
-    expect(press(s, 'p').state.prompt?.kind).toBe('publish')
+    expect(press(s, 'p').state.prompt).toBeNull() // global: there is no wider scope
+    expect(press(s, 'p').state.line?.text).toContain('already global')
     expect(press(s, 'd').state.prompt?.kind).toBe('delete')
     expect(press(s, 'o').state.line?.text).toContain('has no url')
     expect(effectsOf(press(s, 'y'), 'copy')).toHaveLength(1)
+    const refreshed = press(s, 'R')
+    expect(effectsOf(refreshed, 'loadEntry')).toEqual([{type: 'loadEntry', id: long.id}])
+  })
+
+  it('keys for an entry still loading say so instead of acting', () => {
+    const loading = press(browsing([long]), KEYS.enter).state
+    expect(press(loading, 'd').state.prompt).toBeNull()
+    expect(press(loading, 'd').state.line?.text).toBe('The entry is still loading')
+  })
+
+  it('Tab highlights "forked from" and the branches; Enter opens that entry; Esc comes back', () => {
+    const parent = entry('The original')
+    const fork = entry('The original (fork)', {forked_from: parent.id})
+    const branch = {
+      id: entry('x').id,
+      title: 'A branch of it',
+      scope: 'private' as const,
+      author: {id: 'p1', name: 'owner'},
+      created_at: fork.created_at,
+    }
+    const s = apply(press(browsing([fork, parent]), KEYS.enter).state, {
+      type: 'entry',
+      id: fork.id,
+      entry: full(fork, {branches: [branch]}),
+    }).state
+    expect(screen(s)).toMatch(new RegExp(`^forked from +↳ "The original" \\(…${parent.id.slice(-8)}\\)`, 'm'))
+    expect(press(s, KEYS.enter).state.full?.id).toBe(fork.id) // no link highlighted yet
+    const onParent = press(s, KEYS.tab)
+    expect(onParent.state.full?.link).toBe(0)
+    const toParent = press(onParent.state, KEYS.enter)
+    expect(toParent.state.full?.id).toBe(parent.id)
+    expect(effectsOf(toParent, 'loadEntry')).toEqual([{type: 'loadEntry', id: parent.id}])
+    expect(press(toParent.state, KEYS.esc).state.full?.id).toBe(fork.id)
+    expect(press(toParent.state, KEYS.esc, KEYS.esc).state.full).toBeNull()
+    const toBranch = press(s, KEYS.tab, KEYS.tab, KEYS.enter)
+    expect(toBranch.state.full?.id).toBe(branch.id)
+    expect(press(s, KEYS.backTab).state.full?.link).toBe(1)
+    expect(press(opened(), KEYS.tab).state.line?.text).toContain('links to no other')
   })
 })
 
@@ -181,18 +245,20 @@ describe('prompts', () => {
     expect(done.state.prompt).toBeNull()
     expect(done.state.line).toEqual({tone: 'ok', text: 'Resolved "Target"'})
     expect(effectsOf(done, 'load')).toHaveLength(1)
+    expect(done.state.loading.mode).toBe('refresh')
   })
 
-  it('Esc cancels any prompt', () => {
+  it('Esc cancels any prompt; ? is a letter in text prompts', () => {
     for (const k of ['r', 'c', 'f', 'p', 'd']) {
       const r = press(s0, k, KEYS.esc)
       expect(r.state.prompt).toBeNull()
-      expect(r.state.line?.text).toBe('Cancelled')
+      expect(r.state.line?.text).toMatch(/Cancelled|Not deleted/)
       expect(effectsOf(r, 'call')).toEqual([])
     }
+    expect(press(s0, 'c', '?').state.prompt).toMatchObject({text: '?'})
   })
 
-  it('comment: Tab and Shift-Tab pick the type; an empty comment is refused', () => {
+  it('comment: Tab and Shift-Tab pick the type; an empty comment is refused; a paste keeps its lines', () => {
     let r = press(s0, 'c', KEYS.tab, KEYS.tab)
     expect(r.state.prompt).toMatchObject({type: 'correction'})
     r = press(r.state, KEYS.backTab)
@@ -200,21 +266,36 @@ describe('prompts', () => {
     r = press(r.state, KEYS.enter)
     expect(r.state.line?.text).toContain('A comment needs text')
     expect(effectsOf(r, 'call')).toEqual([])
-    r = press(r.state, 'seen too', KEYS.enter)
-    expect(effectsOf(r, 'call')[0]!.call).toMatchObject({kind: 'comment', body: 'seen too', type: 'supplement'})
+    r = press(r.state, '\u001B[200~first line\nsecond line\nthird line\u001B[201~')
+    expect(effectsOf(r, 'call')).toEqual([])
+    expect(r.state.prompt).toMatchObject({text: 'first line\nsecond line\nthird line'})
+    r = press(r.state, KEYS.enter)
+    expect(effectsOf(r, 'call')[0]!.call).toMatchObject({kind: 'comment', body: 'first line\nsecond line\nthird line', type: 'supplement'})
   })
 
-  it('fork: Enter with no title keeps the default; a title is sent', () => {
+  it('fork: Enter with no title keeps the default; a pasted title is one line', () => {
     expect(effectsOf(press(s0, 'f', KEYS.enter), 'call')[0]!.call).toMatchObject({kind: 'fork', title: ''})
-    expect(effectsOf(press(s0, 'f', 'On Windows', KEYS.enter), 'call')[0]!.call).toMatchObject({kind: 'fork', title: 'On Windows'})
+    expect(effectsOf(press(s0, 'f', '\u001B[200~On\nWindows\u001B[201~', KEYS.enter), 'call')[0]!.call).toMatchObject({
+      kind: 'fork',
+      title: 'On Windows',
+    })
+  })
+
+  it('publish offers only wider scopes the server accepts', () => {
+    const choices = (x: Partial<typeof e>): string[] => {
+      const p = press(browsing([entry('P', x)]), 'p').state.prompt
+      return p?.kind === 'publish' ? [...p.choices] : []
+    }
+    expect(choices({scope: 'private', project_id: null})).toEqual(['global'])
+    expect(choices({scope: 'private', project_id: 'proj'})).toEqual(['project', 'global'])
+    expect(choices({scope: 'project', project_id: 'proj'})).toEqual(['global'])
+    expect(choices({scope: 'global'})).toEqual([])
   })
 
   it('publish: ← → Tab choose, Enter publishes', () => {
-    let r = press(s0, 'p')
-    const choice = (s: State): string => {
-      const p = s.prompt
-      return p?.kind === 'publish' ? p.choices[p.choice]! : ''
-    }
+    const s = browsing([entry('Mine', {scope: 'private', project_id: 'proj'})])
+    let r = press(s, 'p')
+    const choice = (st: State): string => (st.prompt?.kind === 'publish' ? st.prompt.choices[st.prompt.choice]! : '')
     expect(choice(r.state)).toBe('project')
     r = press(r.state, KEYS.right)
     expect(choice(r.state)).toBe('global')
@@ -223,53 +304,22 @@ describe('prompts', () => {
     expect(effectsOf(press(r.state, KEYS.enter), 'call')[0]!.call).toMatchObject({kind: 'publish', scope: 'global'})
   })
 
-  it('delete: y deletes; n and Enter keep it', () => {
+  it('delete: y deletes; n, Enter and Esc keep it', () => {
     expect(effectsOf(press(s0, 'd', 'y'), 'call')[0]!.call).toMatchObject({kind: 'delete'})
-    for (const k of ['n', 'N', KEYS.enter]) {
+    for (const k of ['n', 'N', KEYS.enter, KEYS.esc]) {
       const r = press(s0, 'd', k)
-      expect(r.state.line?.text).toBe('Not deleted')
+      expect(r.state.prompt).toBeNull()
       expect(effectsOf(r, 'call')).toEqual([])
     }
   })
 
-  it('an error from the API goes to the status line and the list is refreshed', () => {
-    const r = press(s0, 'd', 'y')
-    const done = apply(r.state, {type: 'done', call: {kind: 'delete', entry: e}, ok: false, text: 'knowledge entry x does not exist'})
-    expect(done.state.line).toEqual({tone: 'error', text: 'knowledge entry x does not exist'})
-    expect(effectsOf(done, 'load')).toHaveLength(1)
-  })
-})
-
-describe('help', () => {
-  it('shows every key and any key returns', () => {
-    const s = press(browsing(items), '?').state
-    const text = screen(s)
-    for (const k of ['Results list', 'resolve (with an optional note)', 'delete (asks first)', 'status filter']) expect(text).toContain(k)
-    expect(press(s, 'x').state.help).toBe(false)
-  })
-})
-
-describe('answers from the API', () => {
-  it('an answer to an older load is dropped; a failure is shown', () => {
-    const s0 = {...browsing(items), focus: 'search' as const}
-    const typed = press(s0, 'ab').state
-    const stale = apply(typed, {type: 'results', seq: typed.seq - 1, page: page([entry('Stale')])}).state
-    expect(stale.results.items).toBe(typed.results.items)
-    const failed = apply(typed, {type: 'resultsFailed', seq: typed.seq, error: 'boom'}).state
-    expect(failed.results.error).toBe('boom')
-    expect(screen(failed)).toContain('Could not load entries: boom')
-  })
-
-  it('Loading… shows only after the slow message of the current load', () => {
-    const s = press({...browsing(items), focus: 'search'}, 'a').state
-    expect(screen(s)).not.toContain('Loading…')
-    const slow = apply(s, {type: 'slow', seq: s.seq}).state
-    expect(screen(slow)).toContain('Loading…')
-    expect(screen(answer(slow, page(items)).state)).not.toContain('Loading…')
-  })
-
-  it('starts in the list when a query is given', () => {
-    expect(initialState({size: {columns: 80, rows: 24}, query: 'x'}).focus).toBe('list')
-    expect(reduce(initialState({size: {columns: 80, rows: 24}}), {type: 'resize', size: {columns: 60, rows: 20}}).state.size).toEqual({columns: 60, rows: 20})
+  it('deleting the entry shown in full goes back; an error from the API goes to the status line', () => {
+    const opened = apply(press(s0, KEYS.enter).state, {type: 'entry', id: e.id, entry: full(e)}).state
+    const r = press(opened, 'd', 'y')
+    expect(apply(r.state, {type: 'done', call: {kind: 'delete', entry: e}, ok: true, text: 'Deleted'}).state.full).toBeNull()
+    const failed = apply(r.state, {type: 'done', call: {kind: 'delete', entry: e}, ok: false, text: 'knowledge entry x does not exist'})
+    expect(failed.state.line).toEqual({tone: 'error', text: 'knowledge entry x does not exist'})
+    expect(failed.state.full?.id).toBe(e.id)
+    expect(effectsOf(failed, 'load')).toHaveLength(1)
   })
 })

@@ -103,9 +103,10 @@ describe('GET /knowledge/:id', () => {
     expect(res.status).toBe(200)
     expect(keysOf(res.body)).toEqual(STANDARD_FIELDS)
     expect(res.headers.get('etag')).toBe('"1"')
-    const {comments, branches, thought_chain, resolution, ...standard} = e
+    const {comments, comments_truncated, branches, thought_chain, resolution, ...standard} = e
     expect(res.body).toEqual(standard)
     expect(comments).toEqual([])
+    expect(comments_truncated).toBe(false)
     expect(branches).toEqual([])
     expect(thought_chain).toHaveLength(1)
     expect(resolution).toBeNull()
@@ -290,6 +291,44 @@ describe('POST /knowledge/:id/comments', () => {
     expect(full.body.updated_at >= second.body.created_at).toBe(true)
     const standard = await d.request('GET', `/knowledge/${e.id}`)
     expect(standard.body.comment_count).toBe(4)
+    expect(full.body.comments_truncated).toBe(false)
+  })
+})
+
+describe('GET /knowledge/:id/comments, and the comments of the full view', () => {
+  it('full carries the newest 50 (oldest first) and comments_truncated; the listing pages all of them in writing order', async () => {
+    const e = await createEntry(d, {title: 'Long discussion', scope: 'global'})
+    const bodies = Array.from({length: 120}, (_, i) => `comment ${i}`)
+    for (const body of bodies) expect((await d.request('POST', `/knowledge/${e.id}/comments`, {body: {body}})).status).toBe(201)
+
+    const full = await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'full'}})
+    expect(full.body).toMatchObject({comment_count: 120, comments_truncated: true})
+    expect(full.body.comments.map((c: {body: string}) => c.body)).toEqual(bodies.slice(70))
+
+    const seen: string[] = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const res: {status: number; body: {items: Array<{body: string}>; next_cursor: string | null}} = await d.request('GET', `/knowledge/${e.id}/comments`, {key: alice, query: {limit: 50, ...(cursor ? {cursor} : {})}})
+      expect(res.status).toBe(200)
+      expect(keysOf(res.body)).toEqual(['items', 'next_cursor'])
+      seen.push(...res.body.items.map((c) => c.body))
+      cursor = res.body.next_cursor
+      pages++
+    } while (cursor)
+    expect(pages).toBe(3)
+    expect(seen).toEqual(bodies)
+    const dflt = await d.request('GET', `/knowledge/${e.id}/comments`)
+    expect(dflt.body.items).toHaveLength(50)
+    expect(dflt.body.items[0]).toEqual(expect.objectContaining({body: 'comment 0', type: 'note', author: {id: ownerId, name: 'owner'}}))
+  })
+
+  it('refuses a cursor it did not make, a limit over 100, and an entry the caller cannot see', async () => {
+    const e = await createEntry(d, {title: 'Private discussion', scope: 'private'})
+    expectProblem(await d.request('GET', `/knowledge/${e.id}/comments`, {query: {cursor: 'bm90IG91cnM'}}), 400, ['cursor'])
+    expectProblem(await d.request('GET', `/knowledge/${e.id}/comments`, {query: {limit: 101}}), 400)
+    expectProblem(await d.request('GET', `/knowledge/${e.id}/comments`, {key: alice}), 404)
+    expect((await d.request('GET', `/knowledge/${e.id}/comments`)).body).toEqual({items: [], next_cursor: null})
   })
 })
 

@@ -155,7 +155,7 @@ describe('405 Method Not Allowed', () => {
     ['PUT', `/knowledge/${MISSING_ID}`, ['DELETE', 'GET', 'HEAD', 'PATCH']],
     ['POST', `/knowledge/${MISSING_ID}`, ['DELETE', 'GET', 'HEAD', 'PATCH']],
     ['GET', `/knowledge/${MISSING_ID}/resolve`, ['POST']],
-    ['GET', `/knowledge/${MISSING_ID}/comments`, ['POST']],
+    ['PUT', `/knowledge/${MISSING_ID}/comments`, ['GET', 'HEAD', 'POST']],
     ['GET', `/knowledge/${MISSING_ID}/publish`, ['POST']],
     ['DELETE', `/knowledge/${MISSING_ID}/fork`, ['POST']],
     ['POST', '/search', ['GET', 'HEAD']],

@@ -13,7 +13,7 @@ export const SUMMARY_FIELDS = ['body', 'id', 'status', 'title']
 export const STANDARD_FIELDS = [
   ...SUMMARY_FIELDS, 'author', 'comment_count', 'created_at', 'forked_from', 'project_id', 'scope', 'tags', 'updated_at', 'url', 'version',
 ].sort()
-export const FULL_FIELDS = [...STANDARD_FIELDS, 'branches', 'comments', 'resolution', 'thought_chain'].sort()
+export const FULL_FIELDS = [...STANDARD_FIELDS, 'branches', 'comments', 'comments_truncated', 'resolution', 'thought_chain'].sort()
 
 export const PROBLEM_TITLES: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
@@ -113,7 +113,7 @@ export async function rawRequest(
       res.on('data', (c: Buffer) => chunks.push(c))
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8')
-        let json: unknown = null
+        let json: unknown
         try {
           json = JSON.parse(text)
         } catch {

@@ -96,6 +96,34 @@ describe('Store.oauth (SQLite)', () => {
     expect(await store.oauth.getRequest('rq-dead')).toBeNull()
   })
 
+  it('keeps grants with their key\'s state and client name; lists live ones newest first; revoking one revokes its tokens; sweeps ended ones', async () => {
+    await store.insertApiKey({id: 'k1', principal_id: 'p1', name: 'k', prefix: 'kb_xxxxxxxx', hash: 'kh', project_id: null, created_at: iso(now), expires_at: iso(now + DAY), last_used_at: null, revoked_at: null})
+    await store.oauth.insertClient({...client('c1', now, null), metadata: {...client('c1', now, null).metadata, client_name: 'Editor'}})
+    const grant = (id: string, created: number, expires: number): Parameters<typeof store.oauth.insertGrant>[0] =>
+      ({id, client_id: 'c1', principal_id: 'p1', api_key_id: 'k1', project_id: null, scope: null, created_at: iso(created), expires_at: iso(expires), last_used_at: null, revoked_at: null})
+    await store.oauth.insertGrant(grant('g-old', now - 2000, now + DAY))
+    await store.oauth.insertGrant(grant('g-new', now - 1000, now + DAY))
+    await store.oauth.insertGrant(grant('g-ended', now - 3000, now - 1))
+    expect(await store.oauth.getGrant('g-new')).toEqual({...grant('g-new', now - 1000, now + DAY), client_name: 'Editor', key_revoked_at: null, key_expires_at: iso(now + DAY)})
+    expect(await store.oauth.getGrant('nope')).toBeNull()
+    expect((await store.oauth.listGrants('p1', iso(now))).map((g) => g.id)).toEqual(['g-new', 'g-old'])
+    await store.oauth.touchGrant('g-old', iso(now))
+    expect((await store.oauth.getGrant('g-old'))!.last_used_at).toBe(iso(now))
+
+    await store.oauth.insertCode({...code('k-old', 'c1', now + 60_000), grant_id: 'g-old'})
+    await store.oauth.exchangeCode('k-old', iso(now), [token('t-old', 'c1', 'g-old', now + DAY), token('t-old-r', 'c1', 'g-old', now + DAY, 'refresh')])
+    expect(await store.oauth.revokeGrant('g-old', iso(now))).toBe(2)
+    expect((await store.oauth.getGrant('g-old'))!.revoked_at).toBe(iso(now))
+    expect((await store.oauth.findToken('t-old'))!.revoked_at).toBe(iso(now))
+    expect((await store.oauth.listGrants('p1', iso(now))).map((g) => g.id)).toEqual(['g-new'])
+
+    await store.revokeApiKey('k1', 'p1', iso(now))
+    expect((await store.oauth.getGrant('g-new'))!.key_revoked_at).toBe(iso(now))
+    await store.oauth.purgeExpired({now: iso(now), codes: iso(now - DAY), unusedClients: iso(now - 7 * DAY), idleClients: iso(now - 90 * DAY)})
+    expect(await store.oauth.getGrant('g-ended')).toBeNull()
+    expect(await store.oauth.getGrant('g-new')).not.toBeNull()
+  })
+
   it('counts failed consent attempts and deletes a request once', async () => {
     await store.oauth.insertClient(client('c1', now, null))
     await store.oauth.insertRequest({id: 'rq', csrf_hash: 'h', client_id: 'c1', redirect_uri: 'x', redirect_uri_given: false, code_challenge: 'c', resource: 'r', scope: 's', state: 'st', attempts: 0, created_at: iso(now), expires_at: iso(now + 1000)})

@@ -231,7 +231,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(await s.deleteEntry(parent.id)).toBe(true)
         expect(await s.deleteEntry(parent.id)).toBe(false)
         expect(await s.getEntry(parent.id)).toBeNull()
-        expect(await s.listComments(parent.id)).toEqual([])
+        expect(await s.listComments(parent.id, {limit: 10})).toEqual([])
         expect((await s.getEntry(child.id))!.forked_from).toBe(parent.id)
         expect(await s.addComment({id: randomUUID(), entry_id: parent.id, body: 'late', type: 'note', author_id: ann.id, created_at: tick()})).toBeNull()
       })
@@ -249,9 +249,56 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(added!.entry).toMatchObject({version: 2, comment_count: 1, updated_at: c1.created_at})
         const c2 = {id: randomUUID(), entry_id: e.id, body: 'second', type: 'correction' as const, author_id: ann.id, created_at: tick()}
         await s.addComment(c2)
-        expect((await s.listComments(e.id)).map((c) => [c.body, c.type, c.author.name])).toEqual([['first', 'note', 'ben'], ['second', 'correction', 'ann']])
+        expect((await s.listComments(e.id, {limit: 10})).map((c) => [c.body, c.type, c.author.name])).toEqual([['first', 'note', 'ben'], ['second', 'correction', 'ann']])
         expect(await s.getEntry(e.id)).toMatchObject({version: 3, comment_count: 2, updated_at: c2.created_at})
-        expect(await s.listComments(randomUUID())).toEqual([])
+        expect(await s.listComments(randomUUID(), {limit: 10})).toEqual([])
+      })
+
+      it('pages comments in the order written, ties in created_at included: after a position, or the newest ones', async () => {
+        const ann = await principal('ann')
+        const e = await entry(ann, {scope: 'global'})
+        const same = tick()
+        const ids: string[] = []
+        for (let i = 0; i < 7; i++) {
+          // Random ids, several in one millisecond: the order is the writing order, not the ids'.
+          const id = randomUUID()
+          ids.push(id)
+          await s.addComment({id, entry_id: e.id, body: `c${i}`, type: 'note', author_id: ann.id, created_at: i < 4 ? same : tick()})
+        }
+        const bodies = async (page: Parameters<typeof s.listComments>[1]): Promise<string[]> => (await s.listComments(e.id, page)).map((c) => c.body)
+        expect(await bodies({limit: 3})).toEqual(['c0', 'c1', 'c2'])
+        expect(await bodies({limit: 3, after: {created_at: same, id: ids[2]!}})).toEqual(['c3', 'c4', 'c5'])
+        const c5 = (await s.listComments(e.id, {limit: 10}))[5]!
+        expect(await bodies({limit: 3, after: {created_at: c5.created_at, id: c5.id}})).toEqual(['c6'])
+        expect(await bodies({limit: 3, newest: true})).toEqual(['c4', 'c5', 'c6'])
+        expect(await bodies({limit: 50, newest: true})).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6'])
+      })
+
+      it('inserts an entry with comments, and updates one with comment bodies and a new comment, each in one step (safe publish)', async () => {
+        const ann = await principal('ann')
+        const e = entryRow(ann, {scope: 'project'})
+        const record = {id: randomUUID(), entry_id: e.id, body: 'acknowledged', type: 'note' as const, author_id: ann.id, created_at: e.created_at}
+        await s.insertEntry(e, [record])
+        expect(await s.getEntry(e.id)).toMatchObject({version: 1, comment_count: 1})
+        expect((await s.listComments(e.id, {limit: 10})).map((c) => c.body)).toEqual(['acknowledged'])
+        const note = {id: randomUUID(), entry_id: e.id, body: 'second record', type: 'note' as const, author_id: ann.id, created_at: tick()}
+        const r = await s.updateEntry(e.id, {scope: 'global'}, {
+          at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'redacted'}], comments: [note],
+        })
+        expect(r).toMatchObject({ok: true, entry: {scope: 'global', version: 2, comment_count: 2}})
+        expect((await s.listComments(e.id, {limit: 10})).map((c) => c.body)).toEqual(['redacted', 'second record'])
+        // A stale update changes none of it.
+        const stale = await s.updateEntry(e.id, {scope: 'private'}, {
+          at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'lost'}], comments: [{...note, id: randomUUID()}],
+        })
+        expect(stale).toMatchObject({ok: false, reason: 'stale'})
+        expect((await s.listComments(e.id, {limit: 10})).map((c) => c.body)).toEqual(['redacted', 'second record'])
+        // A comment of another entry is not rewritten through this one.
+        const other = await entry(ann)
+        const theirs = {id: randomUUID(), entry_id: other.id, body: 'theirs', type: 'note' as const, author_id: ann.id, created_at: tick()}
+        await s.addComment(theirs)
+        await s.updateEntry(e.id, {}, {at: tick(), commentBodies: [{id: theirs.id, body: 'hijacked'}]})
+        expect((await s.listComments(other.id, {limit: 10})).map((c) => c.body)).toEqual(['theirs'])
       })
     })
 

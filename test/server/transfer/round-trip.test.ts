@@ -25,7 +25,7 @@ afterAll(async () => {
 describe('GET /export', () => {
   it('starts with the version line, then projects, then entries with comments, thought chain, resolution and lineage', () => {
     const recs = lines(exported)
-    expect(recs[0]).toMatchObject({kind: 'kb-export', version: 1, complete: true, exported_by: {id: pop.ownerId, name: 'owner'}})
+    expect(recs[0]).toMatchObject({kind: 'kb-export', version: 1, complete: true, exported_by: {id: pop.ownerId, name: 'owner'}, entries: 5})
     const kinds = recs.slice(1).map((r) => r.kind)
     expect(kinds).toEqual(['project', 'entry', 'entry', 'entry', 'entry', 'entry'])
     const project = recs[1]
@@ -47,7 +47,7 @@ describe('GET /export', () => {
 
   it("a member's export holds only what they may see, and filters narrow it", async () => {
     const mine = lines(await exportText(src, {}, pop.aliceKey))
-    expect(mine[0]).toMatchObject({complete: false, exported_by: {name: 'alice'}})
+    expect(mine[0]).toMatchObject({complete: false, exported_by: {name: 'alice'}, entries: 4})
     expect(mine.filter((r) => r.kind === 'entry').map((r) => r.title).sort()).toEqual(['Alice private note', 'EADDRINUSE on port 7411', 'Global: flaky CI on Mondays', 'Port clash on CI'])
     expect(mine.find((r) => r.kind === 'project').members).toBeUndefined()
     const global = lines(await exportText(src, {scope: 'global'}))
@@ -145,7 +145,7 @@ describe('POST /import', () => {
       const aliceExport = await exportText(src, {}, pop.aliceKey)
       const alice2 = await newPrincipal(d, 'alice')
       const r = await importText(d, aliceExport, {}, alice2)
-      expect(r.body.rejected.map((x: any) => x.reason).join('\n')).toMatch(/only the owner may import entries of other authors|not a principal of this server/)
+      expect(r.body.rejected.map((x: any) => x.reason).join('\n')).toMatch(/only the owner may import (entries|comments|resolutions) of other|not a principal of this server/)
       const ownOnly = toNdjson(lines(aliceExport).filter((x) => x.kind === 'kb-export' || x.kind === 'project' || (x.kind === 'entry' && x.author.id === pop.aliceId && x.scope === 'private')))
       expect((await importText(d, ownOnly, {}, alice2)).body).toMatchObject({created: 2, rejected: []})
       const alice2Id = (await d.request('GET', '/api-keys', {key: alice2})).body.items[0].principal.id

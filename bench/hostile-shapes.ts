@@ -1,0 +1,153 @@
+/**
+ * @module Hostile requests (docs/performance.md, "Hostile input"): shapes of client input that stalled the
+ * daemon for every other request — backtracking expressions over Markdown, byte-pair encoding of long
+ * words, one synchronous import — and neighbours of them. Each shape sends one request at 100,000
+ * characters (or 3,000 entries); some first store what it needs. Shared by bench/hostile.bench.ts and
+ * test/server/hostile.test.ts.
+ */
+import {randomUUID} from 'node:crypto'
+import {corpus, prng} from './corpus.js'
+
+export interface Target {
+  /** The API base URL, ending in /api/v1. */
+  base: string
+  key: string
+}
+
+export interface Answer {
+  status: number
+  text: string
+}
+
+export interface HostileShape {
+  name: string
+  /** What it sends: create, patch, search, mcp, import or other. */
+  group: string
+  /** The status that shows the request did what it is for. */
+  expect: number
+  /** Stores or builds what the request needs (not measured); its result goes to `send`. */
+  prepare?: (t: Target) => Promise<unknown>
+  send: (t: Target, prepared: unknown) => Promise<Answer>
+}
+
+export async function call(t: Target, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<Answer> {
+  const headers: Record<string, string> = {authorization: `Bearer ${t.key}`}
+  if (body !== undefined) headers['content-type'] = contentType
+  if (path.startsWith('/mcp')) Object.assign(headers, {accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18'})
+  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
+  const res = await fetch(t.base + path, {method, headers, ...(payload === undefined ? {} : {body: payload})})
+  return {status: res.status, text: await res.text()}
+}
+
+const N = 100_000
+const NDJSON = 'application/x-ndjson'
+const letters = (n: number, seed: number): string => {
+  const r = prng(seed)
+  return Array.from({length: n}, () => String.fromCharCode(97 + Math.floor(r() * 26))).join('')
+}
+const words = (n: number, seed: number): string => {
+  const r = prng(seed)
+  const out: string[] = []
+  for (let length = 0; length < n - 9; length += 9) out.push(Array.from({length: 8}, () => String.fromCharCode(97 + Math.floor(r() * 26))).join(''))
+  return out.join(' ')
+}
+
+/** Entry bodies of 100,000 characters (the largest the API takes) that cost the summary code most. */
+export const HOSTILE_BODIES: Record<string, string> = {
+  '# a + 99,995 spaces + b': `# a${' '.repeat(N - 5)}b`,
+  'spaces and tabs': `${' \t'.repeat(N / 2 - 1)}x`,
+  '[ × 99,999': '['.repeat(N - 1),
+  '![ × 49,999': '!['.repeat(N / 2 - 1),
+  '[a]( × 25,000': '[a]('.repeat(N / 4),
+  '<a × 49,999': '<a'.repeat(N / 2 - 1),
+  '<http:// × 12,500': '<http://'.repeat(N / 8),
+  '**a × 24,999': '**a '.repeat(N / 4 - 1),
+  '__a × 24,999': ' __a'.repeat(N / 4 - 1),
+  '*a × 33,333': '*a '.repeat(Math.floor(N / 3)),
+  '_a × 33,333': ' _a'.repeat(Math.floor(N / 3)),
+  '~~a × 24,999': '~~a '.repeat(N / 4 - 1),
+  '` × 49,999': '` '.repeat(N / 2 - 1),
+  '- - - … x': `${'- '.repeat(N / 2 - 1)}x`,
+  '> > > … x': `${'> '.repeat(N / 2 - 1)}x`,
+  '1. 1. 1. …': '1. '.repeat(Math.floor(N / 3)),
+  'x × 100,000': 'x'.repeat(N),
+  '100,000 random letters': letters(N, 1),
+  'random 8-letter words': words(N, 2),
+  'CJK × 100,000': '字文中日本語漢'.repeat(Math.ceil(N / 7)).slice(0, N),
+  'emoji × 50,000': '😀🚀'.repeat(N / 4),
+}
+
+const marker = (): string => `hostile${randomUUID().slice(0, 8)}`
+
+async function created(t: Target, title: string, body: string): Promise<string> {
+  const res = await call(t, 'POST', '/knowledge', {title, body, scope: 'private'})
+  if (res.status !== 201) throw new Error(`POST /knowledge → ${res.status} ${res.text.slice(0, 200)}`)
+  return (JSON.parse(res.text) as {id: string}).id
+}
+
+/** Three entries whose body is one 99,000-letter word each, found by one marker word. */
+async function longWords(t: Target): Promise<string> {
+  const m = marker()
+  for (const c of ['a', 'b', 'c']) await created(t, `${m} long word ${c}`, c.repeat(99_000))
+  return m
+}
+
+/** 20 entries of 100,000 characters of random words: a search that serves them at `full` is 2 MB. */
+async function bigEntries(t: Target): Promise<string> {
+  const m = marker()
+  for (let i = 0; i < 20; i++) await created(t, `${m} big ${i}`, words(N, 100 + i))
+  return m
+}
+
+const mcpCall = (t: Target, tool: string, args: object): Promise<Answer> =>
+  call(t, 'POST', '/mcp', {jsonrpc: '2.0', id: 1, method: 'tools/call', params: {name: tool, arguments: args}})
+
+/** An import body: a header line, then the entries. */
+export function importBody(entries: Array<{title: string; body: string; tags?: string[]}>): string {
+  const lines = [JSON.stringify({kind: 'kb-export', version: 1})]
+  for (const e of entries) lines.push(JSON.stringify({kind: 'entry', id: randomUUID(), scope: 'private', ...e}))
+  return `${lines.join('\n')}\n`
+}
+
+/** 3,000 entries of about 1 KB each, as kb's benchmark corpus writes them; `mark` starts every title. */
+export function corpusImport(count = 3000, mark = '', seed = Date.now() % 1_000_000): string {
+  const c = corpus(seed)
+  return importBody(Array.from({length: count}, (_, i) => {
+    const e = c.entry(i)
+    return mark === '' ? e : {...e, title: `${mark} ${e.title}`.slice(0, 200)}
+  }))
+}
+
+export const HOSTILE_SHAPES: HostileShape[] = [
+  ...Object.entries(HOSTILE_BODIES).map(([name, body]): HostileShape => ({
+    name: `create: ${name}`, group: 'create', expect: 201, send: (t) => call(t, 'POST', '/knowledge', {title: 'hostile body', body, scope: 'private'}),
+  })),
+  ...['# a + 99,995 spaces + b', 'spaces and tabs', '**a × 24,999'].map((name): HostileShape => ({
+    name: `patch: ${name}`, group: 'patch', expect: 200,
+    prepare: (t) => created(t, 'to be patched', 'short'),
+    send: (t, id) => call(t, 'PATCH', `/knowledge/${id as string}`, {body: HOSTILE_BODIES[name]}),
+  })),
+  {
+    name: 'patch: 200-character one-word title', group: 'patch', expect: 200,
+    prepare: (t) => created(t, 'to be patched', 'short'),
+    send: (t, id) => call(t, 'PATCH', `/knowledge/${id as string}`, {title: letters(200, 3)}),
+  },
+  {name: 'search: 3 × 99,000-letter word, max_tokens=10', group: 'search', expect: 200, prepare: longWords, send: (t, m) => call(t, 'GET', `/search?q=${m as string}&detail=full&max_tokens=10`)},
+  {name: 'search: 3 × 99,000-letter word, max_tokens=1,000,000', group: 'search', expect: 200, prepare: longWords, send: (t, m) => call(t, 'GET', `/search?q=${m as string}&detail=full&max_tokens=1000000`)},
+  {name: 'search: 20 × 100,000 characters, full, no budget', group: 'search', expect: 200, prepare: bigEntries, send: (t, m) => call(t, 'GET', `/search?q=${m as string}&detail=full&limit=100`)},
+  {name: 'search: 20 × 100,000 characters, max_tokens=1,000,000', group: 'search', expect: 200, prepare: bigEntries, send: (t, m) => call(t, 'GET', `/search?q=${m as string}&detail=full&limit=100&max_tokens=1000000`)},
+  {name: 'search: 55 misspelt words', group: 'search', expect: 200, send: (t) => call(t, 'GET', `/search?q=${encodeURIComponent(words(500, 4))}`)},
+  {name: 'mcp: search_knowledge, 99,000-letter words, max_tokens=50', group: 'mcp', expect: 200, prepare: longWords, send: (t, m) => mcpCall(t, 'search_knowledge', {query: m, detail: 'full', max_tokens: 50})},
+  {name: 'mcp: search_knowledge, 20 × 100,000 characters, max_tokens=1,000,000', group: 'mcp', expect: 200, prepare: bigEntries, send: (t, m) => mcpCall(t, 'search_knowledge', {query: m, detail: 'full', limit: 100, max_tokens: 1_000_000})},
+  {name: 'mcp: add_knowledge, # a + 99,995 spaces + b', group: 'mcp', expect: 200, send: (t) => mcpCall(t, 'add_knowledge', {title: 'hostile', body: HOSTILE_BODIES['# a + 99,995 spaces + b'], scope: 'private'})},
+  {name: 'import: 3,000 entries', group: 'import', expect: 200, prepare: async () => corpusImport(), send: (t, body) => call(t, 'POST', '/import', body, NDJSON)},
+  {name: 'import: 3,000 entries, dry run', group: 'import', expect: 200, prepare: async () => corpusImport(), send: (t, body) => call(t, 'POST', '/import?dry_run=true', body, NDJSON)},
+  {
+    name: `import: ${Object.keys(HOSTILE_BODIES).length} hostile bodies`, group: 'import', expect: 200,
+    prepare: async () => importBody(Object.entries(HOSTILE_BODIES).map(([name, body]) => ({title: `hostile ${name}`, body}))),
+    send: (t, body) => call(t, 'POST', '/import', body, NDJSON),
+  },
+  {name: 'comment: [ × 20,000', group: 'other', expect: 201, prepare: (t) => created(t, 'commented', 'short'), send: (t, id) => call(t, 'POST', `/knowledge/${id as string}/comments`, {body: '['.repeat(20_000)})},
+  {name: 'projects/join: a. × 1,024', group: 'other', expect: 422, send: (t) => call(t, 'POST', '/projects/join', {remote: 'a.'.repeat(1024)})},
+  {name: 'export: everything so far', group: 'other', expect: 200, send: (t) => call(t, 'GET', '/export')},
+]

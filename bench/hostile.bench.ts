@@ -1,0 +1,90 @@
+/**
+ * @module The hostile-input benchmark (docs/performance.md, "Hostile input"): one built `kb daemon run`
+ * (port 0, default log level, logging to a file), then every shape of bench/hostile-shapes.ts, one after
+ * another, each sent while `GET /health` is probed every 20 ms; prints how long each request took and the
+ * worst `/health` wait during it. Goal: no shape stalls `/health` for more than 100 ms.
+ * Usage: `node dist/bench/hostile.bench.js [--shapes TEXT] [--json]` (`npm run bench:hostile`).
+ */
+import {spawn} from 'node:child_process'
+import {closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync} from 'node:fs'
+import {cpus, loadavg, tmpdir} from 'node:os'
+import {join} from 'node:path'
+import {dataFiles} from '../src/shared/paths.js'
+import {projectRoot} from './cranfield.js'
+import {whileProbing} from './health-probe.js'
+import {HOSTILE_SHAPES, type Target} from './hostile-shapes.js'
+
+const GOAL_MS = 100
+const args = process.argv.slice(2)
+const only = args.includes('--shapes') ? args[args.indexOf('--shapes') + 1] ?? '' : ''
+const asJson = args.includes('--json')
+
+interface Row {
+  shape: string
+  status: number
+  ms: number
+  worstHealthMs: number
+  probes: number
+}
+
+/** `kb daemon run` on a new data directory; resolves once it answers `/health`. */
+async function startDaemon(dataDir: string): Promise<{target: Target; stop: () => Promise<void>}> {
+  const files = dataFiles(dataDir)
+  const log = openSync(join(dataDir, 'bench-daemon.log'), 'a')
+  const child = spawn(process.execPath, [join(projectRoot(), 'bin/run.js'), 'daemon', 'run', '--port', '0', '--data-dir', dataDir], {stdio: ['ignore', 'ignore', log]})
+  closeSync(log)
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const started = performance.now()
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the daemon exited with ${child.exitCode}; see ${join(dataDir, 'bench-daemon.log')}`)
+    if (performance.now() - started > 60_000) throw new Error('the daemon did not answer /health within 60 s')
+    if (existsSync(files.daemonJson) && existsSync(join(dataDir, 'owner.key'))) {
+      try {
+        const base = (JSON.parse(readFileSync(files.daemonJson, 'utf8')) as {url: string}).url
+        if ((await fetch(`${base}/health`)).ok) {
+          const key = readFileSync(join(dataDir, 'owner.key'), 'utf8').trim()
+          return {
+            target: {base, key},
+            stop: async () => {
+              if (child.exitCode === null) child.kill('SIGTERM')
+              await exited
+            },
+          }
+        }
+      } catch {
+        // not written completely or not listening yet
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'kb-hostile-bench-'))
+  const load = loadavg().map((l) => l.toFixed(2)).join(' ')
+  const {target, stop} = await startDaemon(dataDir)
+  const rows: Row[] = []
+  try {
+    if (!asJson) console.log(`${'shape'.padEnd(68)} status   request  worst /health`)
+    for (const shape of HOSTILE_SHAPES.filter((s) => s.name.includes(only))) {
+      const prepared = shape.prepare ? await shape.prepare(target) : undefined
+      const run = await whileProbing(target.base, () => shape.send(target, prepared))
+      if (run.result.status !== shape.expect) throw new Error(`${shape.name}: status ${run.result.status}, expected ${shape.expect}: ${run.result.text.slice(0, 300)}`)
+      const row = {shape: shape.name, status: run.result.status, ms: run.ms, worstHealthMs: run.worstHealthMs, probes: run.probes}
+      rows.push(row)
+      if (!asJson) console.log(`${row.shape.padEnd(68)} ${row.status}   ${row.ms.toFixed(0).padStart(6)} ms   ${row.worstHealthMs.toFixed(0).padStart(6)} ms${row.worstHealthMs > GOAL_MS ? '  over the goal' : ''}`)
+    }
+  } finally {
+    await stop()
+    rmSync(dataDir, {recursive: true, force: true})
+  }
+  const worst = rows.reduce((a, r) => (r.worstHealthMs > a.worstHealthMs ? r : a), rows[0]!)
+  const machine = {cpus: cpus().length, model: cpus()[0]?.model ?? '', node: process.version, loadBefore: load, loadAfter: loadavg().map((l) => l.toFixed(2)).join(' ')}
+  if (asJson) console.log(JSON.stringify({date: new Date().toISOString(), machine, goalMs: GOAL_MS, rows}, null, 2))
+  else {
+    console.log(`\nworst /health wait: ${worst.worstHealthMs.toFixed(0)} ms (${worst.shape}); goal ≤ ${GOAL_MS} ms`)
+    console.log(`${machine.cpus} × ${machine.model}, Node ${machine.node}, load average ${machine.loadBefore} before, ${machine.loadAfter} after`)
+  }
+}
+
+await main()

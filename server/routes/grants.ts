@@ -1,0 +1,29 @@
+/**
+ * @module /oauth/grants routes: the caller's OAuth grants (which applications may act as them), and revoking one.
+ */
+import {Type} from '@sinclair/typebox'
+import {GrantIdParams} from '../../src/shared/schemas.js'
+import {route, type RouteDef} from '../http/route.js'
+import type {GrantService} from '../oauth/grants.js'
+import {errorResponses} from './common.js'
+
+export function grantRoutes(grants: GrantService): RouteDef[] {
+  const tags = ['oauth']
+  return [
+    route({
+      method: 'GET', path: '/oauth/grants', operationId: 'listGrants', summary: "The caller's standing OAuth grants, newest first", tags, auth: true,
+      responses: {200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref('Grant')), next_cursor: Type.Null()})}, ...errorResponses(401)},
+      handler: async ({caller}) => ({items: await grants.list(caller), next_cursor: null}),
+    }),
+    route<GrantIdParams>({
+      method: 'DELETE', path: '/oauth/grants/:id', operationId: 'revokeGrant', summary: 'Revoke one of the caller\'s grants with all its tokens', tags, auth: true,
+      params: GrantIdParams,
+      responses: {204: {description: 'Revoked'}, ...errorResponses(400, 401, 404)},
+      handler: async ({caller, params, reply}) => {
+        await grants.revoke(caller, params.id)
+        reply.code(204)
+        return null
+      },
+    }),
+  ]
+}

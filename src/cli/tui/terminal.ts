@@ -1,0 +1,50 @@
+/**
+ * @module The terminal around `kb browse`, as vim, less and lazygit leave it: the UI draws on the
+ * alternate screen, so the shell's screen and scrollback come back untouched on exit; bracketed paste
+ * (a paste arrives marked, whole) and focus reports (the UI refreshes when the terminal regains focus)
+ * are on while it runs. Ink never gets to clear the scrollback: `ESC[3J` is dropped from what it writes.
+ */
+
+const ENTER_SCREEN = '\u001B[?1049h\u001B[H\u001B[2J\u001B[?2004h\u001B[?1004h'
+const LEAVE_SCREEN = '\u001B[?1004l\u001B[?2004l\u001B[?1049l'
+const CLEAR_SCROLLBACK = '\u001B[3J'
+/** Home and clear the (alternate) screen: a resize redraws on a clean screen. */
+const CLEAR_SCREEN = '\u001B[H\u001B[2J'
+
+/** `out` as Ink sees it: everything is written except a request to clear the scrollback. */
+export function inkStream(out: NodeJS.WriteStream): NodeJS.WriteStream {
+  const write = (chunk: unknown, ...rest: unknown[]): boolean =>
+    (out.write as (c: unknown, ...r: unknown[]) => boolean)(
+      typeof chunk === 'string' ? chunk.split(CLEAR_SCROLLBACK).join('') : chunk,
+      ...rest,
+    )
+  return new Proxy(out, {
+    get(target, prop) {
+      if (prop === 'write') return write
+      const v = Reflect.get(target, prop, target) as unknown
+      return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v
+    },
+  })
+}
+
+/**
+ * Enters the alternate screen with paste and focus reports on; returns the way back, which also runs if
+ * the process exits first (a crash, a signal). Call before Ink renders, so the resize handler runs first.
+ */
+export function enterScreen(out: NodeJS.WriteStream): () => void {
+  out.write(ENTER_SCREEN)
+  const onResize = (): void => {
+    out.write(CLEAR_SCREEN)
+  }
+  out.on('resize', onResize)
+  let left = false
+  const leave = (): void => {
+    if (left) return
+    left = true
+    out.off('resize', onResize)
+    process.off('exit', leave)
+    out.write(LEAVE_SCREEN)
+  }
+  process.on('exit', leave)
+  return leave
+}
