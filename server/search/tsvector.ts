@@ -25,7 +25,7 @@ export function indexable(term: string): boolean {
 export interface IndexedEntry {
   /** The `tsvector` literal (cast with `::tsvector`). */
   vector: string
-  /** The distinct terms, sorted (the order counters are locked in). */
+  /** The distinct terms. */
   terms: string[]
   /** Tokens per field. */
   lengths: Record<SearchField, number>
@@ -51,17 +51,12 @@ export function indexEntry(title: string, tags: string[], body: string): Indexed
     }
     position = Math.min(POSITION_MAX, position + 1)
   }
-  const terms = [...positions.keys()].sort(byCodeUnits)
+  const terms = [...positions.keys()]
   return {
     vector: terms.map((t) => `${lexeme(t)}:${positions.get(t)!.join(',')}`).join(' '),
     terms,
     lengths: {title: fields.title.length, tags: fields.tags.length, body: fields.body.length},
   }
-}
-
-/** Byte order of UTF-8 (what COLLATE "C" sorts by) for strings of letters and digits: code point order. */
-export function byCodeUnits(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'))
 }
 
 /** One term as a tsquery: a stem, or a phrase's stems adjacent and in order; with `weight`, only in that weight's field. */

@@ -3,9 +3,9 @@
  * (postgres-transfer.ts) so both store and index text identically: the row with its `tsvector`
  * (server/search/tsvector.ts), its tags, comment rows, and the search counters. Counter changes are gathered
  * in an `IndexDelta` and applied once at the end of the transaction, always in the same order (terms by shard
- * and term, then shards), so that concurrent writers wait on each other but never deadlock.
+ * and term, sorted by PostgreSQL, then shards), so that concurrent writers wait on each other but never deadlock.
  */
-import {indexEntry, byCodeUnits, type IndexedEntry} from '../search/tsvector.js'
+import {indexEntry, type IndexedEntry} from '../search/tsvector.js'
 import {headOf, reversed} from '../search/vocabulary.js'
 import type {Queryable} from './postgres-db.js'
 import type {CommentRow, EntryChanges, EntryRow} from './store.js'
@@ -46,11 +46,13 @@ export class IndexDelta {
   }
 
   async flush(q: Queryable): Promise<void> {
-    const changed = [...this.terms.values()].filter((t) => t.df !== 0).sort((a, b) => a.shard - b.shard || byCodeUnits(a.term, b.term))
+    const changed = [...this.terms.values()].filter((t) => t.df !== 0)
     this.terms.clear()
     if (changed.length > 0) {
+      // The rows are locked in the order of the ORDER BY, the same in every transaction.
       await q.run(`INSERT INTO search_terms AS t (term, shard, head, len, rev, df)
-        SELECT * FROM unnest($1::text[], $2::int2[], $3::text[], $4::int2[], $5::text[], $6::int4[]) ORDER BY 2, 1
+        SELECT * FROM unnest($1::text[], $2::int2[], $3::text[], $4::int2[], $5::text[], $6::int4[]) AS d(term, shard, head, len, rev, df)
+        ORDER BY d.shard, d.term COLLATE "C"
         ON CONFLICT (term, shard) DO UPDATE SET df = t.df + EXCLUDED.df`, [
         changed.map((t) => t.term), changed.map((t) => t.shard), changed.map((t) => headOf(t.term)),
         changed.map((t) => Array.from(t.term).length), changed.map((t) => reversed(t.term)), changed.map((t) => t.df),
