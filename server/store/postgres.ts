@@ -25,6 +25,7 @@ import type {TransferStore} from './transfer-store.js'
 const INSERT_PRINCIPAL = 'INSERT INTO principals (id, name, role, created_at) VALUES ($1, $2, $3, $4)'
 const INSERT_API_KEY = `INSERT INTO api_keys (id, principal_id, name, prefix, hash, project_id, created_at, expires_at, last_used_at, revoked_at)
   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+const PRINCIPALS_REMEMBERED = 1_000
 const GET_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE e.id = $1`
 
 const principalValues = (p: PrincipalRecord): unknown[] => [p.id, p.name, p.role, p.created_at]
@@ -50,6 +51,7 @@ export class PostgresStore implements Store {
   readonly idempotency: PostgresIdempotencyStore
   private readonly entries = new PostgresEntryWriter()
   private readonly search: SearchEngine
+  private readonly principals = new Map<string, PrincipalRecord>()
 
   constructor(readonly db: PostgresDb) {
     this.search = new SearchEngine(new PostgresSearchIndex(db))
@@ -87,8 +89,20 @@ export class PostgresStore implements Store {
     })
   }
 
+  /**
+   * Every authenticated request reads its principal. A principal never changes once written (no route renames
+   * one or changes its role, none deletes one), so the rows found are remembered: what another daemon wrote
+   * can only be a principal this one has not read yet.
+   */
   async getPrincipal(id: string): Promise<PrincipalRecord | null> {
-    return (await this.db.query<PrincipalRecord>('SELECT id, name, role, created_at FROM principals WHERE id = $1', [id]))[0] ?? null
+    const known = this.principals.get(id)
+    if (known) return {...known}
+    const row = (await this.db.query<PrincipalRecord>('SELECT id, name, role, created_at FROM principals WHERE id = $1', [id]))[0] ?? null
+    if (row) {
+      if (this.principals.size >= PRINCIPALS_REMEMBERED) this.principals.clear()
+      this.principals.set(id, row)
+    }
+    return row && {...row}
   }
 
   async getPrincipalByName(name: string): Promise<PrincipalRecord | null> {
