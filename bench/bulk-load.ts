@@ -55,9 +55,24 @@ function* batches(from: number, to: number, owner: {id: string; name: string}, s
       const e = c.entry(i)
       const at = new Date(base + i * 1_000).toISOString()
       rows.push({
-        id: uuidv7(base + i * 1_000), title: e.title, body: e.body, summary: cheapSummary(e.body), summary_title: e.title, scope: 'global', project_id: null,
-        tags: e.tags, url: null, status: i % 3 === 0 ? 'resolved' : 'open', resolution: null, thought_chain: [],
-        forked_from: null, author: owner, created_at: at, updated_at: at, version: 1, comment_count: 0,
+        id: uuidv7(base + i * 1_000),
+        title: e.title,
+        body: e.body,
+        summary: cheapSummary(e.body),
+        summary_title: e.title,
+        scope: 'global',
+        project_id: null,
+        tags: e.tags,
+        url: null,
+        status: i % 3 === 0 ? 'resolved' : 'open',
+        resolution: null,
+        thought_chain: [],
+        forked_from: null,
+        author: owner,
+        created_at: at,
+        updated_at: at,
+        version: 1,
+        comment_count: 0,
       })
     }
     yield rows
@@ -75,11 +90,13 @@ export async function loadEntries(dataDir: string, from: number, to: number, sto
       const pending = new Set<Promise<void>>()
       for (const rows of batches(from, to, owner!, seed)) {
         ids.push(...rows.map((r) => r.id))
-        const done: Promise<void> = store.db.tx(async (q) => {
-          const delta = new IndexDelta()
-          for (const row of rows) await writer.insert(q, row, delta)
-          await delta.flush(q)
-        }).then(() => void pending.delete(done))
+        const done: Promise<void> = store.db
+          .tx(async (q) => {
+            const delta = new IndexDelta()
+            for (const row of rows) await writer.insert(q, row, delta)
+            await delta.flush(q)
+          })
+          .then(() => void pending.delete(done))
         pending.add(done)
         if (pending.size >= PG_PARALLEL) await Promise.race(pending)
       }

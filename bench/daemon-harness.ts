@@ -28,13 +28,17 @@ export async function spawnDaemon(dataDir: string, storeUrl?: string): Promise<R
   const log = openSync(join(dataDir, 'bench-daemon.log'), 'a')
   const started = performance.now()
   const storeArgs = storeUrl ? ['--store-url', storeUrl] : []
-  const child = spawn(process.execPath, [KB_BIN, 'daemon', 'run', '--port', '0', '--data-dir', dataDir, ...storeArgs], {stdio: ['ignore', 'ignore', log]})
+  const child = spawn(process.execPath, [KB_BIN, 'daemon', 'run', '--port', '0', '--data-dir', dataDir, ...storeArgs], {
+    stdio: ['ignore', 'ignore', log],
+  })
   closeSync(log)
   const exited = new Promise<void>((res) => child.once('exit', () => res()))
   let url = ''
   for (;;) {
     if (child.exitCode !== null) {
-      throw new Error(`the daemon exited with ${child.exitCode}:\n${readFileSync(join(dataDir, 'bench-daemon.log'), 'utf8').split('\n').slice(-5).join('\n')}`)
+      throw new Error(
+        `the daemon exited with ${child.exitCode}:\n${readFileSync(join(dataDir, 'bench-daemon.log'), 'utf8').split('\n').slice(-5).join('\n')}`,
+      )
     }
     if (performance.now() - started > 60_000) throw new Error('the daemon did not answer /health within 60 s')
     if (!url && existsSync(files.daemonJson)) {
@@ -55,7 +59,9 @@ export async function spawnDaemon(dataDir: string, storeUrl?: string): Promise<R
   }
   const startMs = performance.now() - started
   return {
-    url, child, startMs,
+    url,
+    child,
+    startMs,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM')
       await exited
@@ -121,10 +127,13 @@ export async function bareServer(body: string): Promise<{url: string; stop: () =
     child.once('exit', (c) => rej(new Error(`bare server exited with ${c}`)))
   })
   const exited = new Promise<void>((res) => child.once('exit', () => res()))
-  return {url: `http://127.0.0.1:${port}`, stop: async () => {
-    child.kill('SIGTERM')
-    await exited
-  }}
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
 }
 
 export function machine(): Record<string, string> {
@@ -133,6 +142,8 @@ export function machine(): Record<string, string> {
     cpu: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}`,
     memory: `${(totalmem() / 2 ** 30).toFixed(1)} GiB (${(freemem() / 2 ** 30).toFixed(1)} free)`,
     node: process.version,
-    load: loadavg().map((l) => l.toFixed(2)).join(' '),
+    load: loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
   }
 }

@@ -21,7 +21,7 @@ import {bareServer, call, type Latency, latency, machine, memoryOf, type Running
 import {type PostgresCluster, startCluster} from './postgres-cluster.js'
 
 const args = process.argv.slice(2)
-const option = (name: string, fallback: string): string => (args.includes(name) ? args[args.indexOf(name) + 1] ?? fallback : fallback)
+const option = (name: string, fallback: string): string => (args.includes(name) ? (args[args.indexOf(name) + 1] ?? fallback) : fallback)
 const SIZES = option('--sizes', '1000,10000,100000').split(',').map(Number)
 const KINDS = option('--store', 'sqlite').split(',') as Array<'sqlite' | 'postgres'>
 const AUTOCANNON_SECONDS = Number(option('--seconds', '10'))
@@ -70,7 +70,12 @@ async function measureSizes(stores: Store[]): Promise<SizeResult[]> {
     for (const s of stores) daemons.push(await spawnDaemon(s.dataDir, s.storeUrl))
     const c = corpus(42)
     const timings = stores.map(() => ({create: [] as number[], get: [] as number[], search: [] as number[]}))
-    const round = async (kind: 'create' | 'get' | 'search', n: number, warmup: number, op: (d: RunningDaemon, s: Store, i: number) => Promise<void>): Promise<void> => {
+    const round = async (
+      kind: 'create' | 'get' | 'search',
+      n: number,
+      warmup: number,
+      op: (d: RunningDaemon, s: Store, i: number) => Promise<void>,
+    ): Promise<void> => {
       for (let i = 0; i < warmup + n; i++) {
         for (let k = 0; k < stores.length; k++) {
           const t = performance.now()
@@ -92,11 +97,17 @@ async function measureSizes(stores: Store[]): Promise<SizeResult[]> {
       const q = i % 4 === 3 ? withTypo(c.shortQuery(i)) : c.shortQuery(i)
       await call(d.url, s.key, 'GET', `/search?q=${encodeURIComponent(q)}`)
     })
-    return await Promise.all(stores.map(async (s, k) => ({
-      kind: s.kind, entries: s.entries, dbMB: s.storeUrl ? await databaseMB(s.storeUrl) : statSync(dataFiles(s.dataDir).db).size / 1e6,
-      create: latency(timings[k]!.create), get: latency(timings[k]!.get), search: latency(timings[k]!.search),
-      ...memoryOf(daemons[k]!.child.pid),
-    })))
+    return await Promise.all(
+      stores.map(async (s, k) => ({
+        kind: s.kind,
+        entries: s.entries,
+        dbMB: s.storeUrl ? await databaseMB(s.storeUrl) : statSync(dataFiles(s.dataDir).db).size / 1e6,
+        create: latency(timings[k]!.create),
+        get: latency(timings[k]!.get),
+        search: latency(timings[k]!.search),
+        ...memoryOf(daemons[k]!.child.pid),
+      })),
+    )
   } finally {
     for (const d of daemons) await d.stop()
   }
@@ -105,11 +116,21 @@ async function measureSizes(stores: Store[]): Promise<SizeResult[]> {
 /** autocannon GETs of random loaded ids against each daemon at once, `connections` split between them; total req/s and the worst p99. */
 async function getLoad(daemons: RunningDaemon[], s: Store, connections: number): Promise<{rps: number; p99: number}> {
   let n = 0
-  const runs = await Promise.all(daemons.map((d) => autocannon({
-    url: d.url, connections: connections / daemons.length, duration: AUTOCANNON_SECONDS, headers: {authorization: `Bearer ${s.key}`},
-    requests: [{method: 'GET', setupRequest: (req) => ({...req, path: `${new URL(d.url).pathname}/knowledge/${s.ids[n++ % s.ids.length]}`})}],
-  })))
-  for (const r of runs) if (r.errors > 0 || r.non2xx > 0) throw new Error(`kb answered ${r.non2xx} non-2xx and ${r.errors} errors under load`)
+  const runs = await Promise.all(
+    daemons.map((d) =>
+      autocannon({
+        url: d.url,
+        connections: connections / daemons.length,
+        duration: AUTOCANNON_SECONDS,
+        headers: {authorization: `Bearer ${s.key}`},
+        requests: [
+          {method: 'GET', setupRequest: (req) => ({...req, path: `${new URL(d.url).pathname}/knowledge/${s.ids[n++ % s.ids.length]}`})},
+        ],
+      }),
+    ),
+  )
+  for (const r of runs)
+    if (r.errors > 0 || r.non2xx > 0) throw new Error(`kb answered ${r.non2xx} non-2xx and ${r.errors} errors under load`)
   return {rps: runs.reduce((sum, r) => sum + r.requests.average, 0), p99: Math.max(...runs.map((r) => r.latency.p99))}
 }
 
@@ -141,7 +162,13 @@ async function throughput(s: Store, root: string): Promise<Throughput> {
     const bare = await bareServer(sample)
     try {
       const b = await autocannon({url: `${bare.url}/knowledge/x`, connections: 10, duration: AUTOCANNON_SECONDS})
-      return {kind: s.kind, one, ...(two ? {two} : {}), bare: {rps: b.requests.average, p99: b.latency.p99}, bytes: Buffer.byteLength(sample)}
+      return {
+        kind: s.kind,
+        one,
+        ...(two ? {two} : {}),
+        bare: {rps: b.requests.average, p99: b.latency.p99},
+        bytes: Buffer.byteLength(sample),
+      }
     } finally {
       await bare.stop()
     }
@@ -220,7 +247,12 @@ async function main(): Promise<void> {
     if (!asJson) process.stderr.write('start-up…\n')
     const starts = await Promise.all(largest.map(async (s) => ({kind: s.kind, runs: [] as number[], s})))
     for (const st of starts) st.runs = await startUp(st.s)
-    const result = {machine: {...before, loadAfter: machine().load}, sizes, throughput: tps, start: starts.map((st) => ({kind: st.kind, medianMs: quantile(st.runs, 0.5), runs: st.runs}))}
+    const result = {
+      machine: {...before, loadAfter: machine().load},
+      sizes,
+      throughput: tps,
+      start: starts.map((st) => ({kind: st.kind, medianMs: quantile(st.runs, 0.5), runs: st.runs})),
+    }
     if (asJson) {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
       return
@@ -233,27 +265,46 @@ async function main(): Promise<void> {
 }
 
 function report(
-  result: {machine: Record<string, string>; sizes: SizeResult[]; throughput: Throughput[]; start: Array<{kind: string; medianMs: number; runs: number[]}>},
+  result: {
+    machine: Record<string, string>
+    sizes: SizeResult[]
+    throughput: Throughput[]
+    start: Array<{kind: string; medianMs: number; runs: number[]}>
+  },
   before: Record<string, string>,
 ): void {
   const f = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(2))
-  const mark = (ok: boolean): string => (ok ? '✓' : '✗')
-  console.log(`Daemon benchmarks, ${before.date}: ${before.cpu}, ${before.memory}, Node ${before.node}, load ${before.load} → ${result.machine.loadAfter}\n`)
+  const pair = (l: Latency): string => `${f(l.p50)} / ${f(l.p99)}`
+  const n = (x: number): string => x.toLocaleString('en')
+  const goal = (ok: boolean, what: string): string => `(goal ${what} ${ok ? '✓' : '✗'})`
+  const {date, cpu, memory, node, load} = before
+  console.log(`Daemon benchmarks, ${date}: ${cpu}, ${memory}, Node ${node}, load ${load} → ${result.machine.loadAfter}\n`)
   console.log('| store | entries | DB MB | create p50 / p99 ms | get p50 / p99 ms | search p50 / p99 ms | daemon RSS / peak MB |')
   console.log('|---|---:|---:|---:|---:|---:|---:|')
   for (const s of result.sizes) {
-    console.log(`| ${s.kind} | ${s.entries.toLocaleString('en')} | ${s.dbMB.toFixed(0)} | ${f(s.create.p50)} / ${f(s.create.p99)} | ${f(s.get.p50)} / ${f(s.get.p99)} | ${f(s.search.p50)} / ${f(s.search.p99)} | ${s.rssMB.toFixed(0)} / ${s.peakRssMB.toFixed(0)} |`)
+    const memory = `${s.rssMB.toFixed(0)} / ${s.peakRssMB.toFixed(0)}`
+    console.log(`| ${s.kind} | ${n(s.entries)} | ${s.dbMB.toFixed(0)} | ${pair(s.create)} | ${pair(s.get)} | ${pair(s.search)} | ${memory} |`)
   }
   for (const kind of KINDS) {
     const own = result.sizes.filter((s) => s.kind === kind)
-    const ratio = own.at(-1)!.create.p50 / own[0]!.create.p50
-    console.log(`\n${kind}: create p50 at ${own.at(-1)!.entries.toLocaleString('en')} ÷ at ${own[0]!.entries.toLocaleString('en')}: ${ratio.toFixed(2)}× (goal ≤ ${GOALS.createRatio}× ${mark(ratio <= GOALS.createRatio)})`)
+    const [first, last] = [own[0]!, own.at(-1)!]
+    const ratio = last.create.p50 / first.create.p50
+    const ratioGoal = goal(ratio <= GOALS.createRatio, `≤ ${GOALS.createRatio}×`)
+    console.log(`\n${kind}: create p50 at ${n(last.entries)} ÷ at ${n(first.entries)}: ${ratio.toFixed(2)}× ${ratioGoal}`)
     const tp = result.throughput.find((t) => t.kind === kind)!
     const tpRatio = tp.one.rps / tp.bare.rps
-    console.log(`${kind}: GET /knowledge/:id throughput (autocannon, 10 connections, ${AUTOCANNON_SECONDS} s, ${tp.bytes}-byte body): one daemon ${tp.one.rps.toFixed(0)} req/s (p99 ${tp.one.p99} ms)` +
-      `${tp.two ? `, two daemons on the database ${tp.two.rps.toFixed(0)} req/s (p99 ${tp.two.p99} ms)` : ''}, bare node:http ${tp.bare.rps.toFixed(0)} req/s (p99 ${tp.bare.p99} ms): ${tpRatio.toFixed(2)}× (goal ≥ ${GOALS.throughputRatio} ${mark(tpRatio >= GOALS.throughputRatio)})`)
+    const rate = (r: {rps: number; p99: number}): string => `${r.rps.toFixed(0)} req/s (p99 ${r.p99} ms)`
+    console.log(
+      `${kind}: GET /knowledge/:id throughput (autocannon, 10 connections, ${AUTOCANNON_SECONDS} s, ${tp.bytes}-byte body): one daemon ${rate(tp.one)}` +
+        `${tp.two ? `, two daemons on the database ${rate(tp.two)}` : ''}, bare node:http ${rate(tp.bare)}: ` +
+        `${tpRatio.toFixed(2)}× ${goal(tpRatio >= GOALS.throughputRatio, `≥ ${GOALS.throughputRatio}`)}`,
+    )
     const st = result.start.find((x) => x.kind === kind)!
-    console.log(`${kind}: daemon start until /health answers, ${own.at(-1)!.entries.toLocaleString('en')} entries: median ${st.medianMs.toFixed(0)} ms of ${st.runs.map((x) => x.toFixed(0)).join(', ')} (goal ≤ ${GOALS.startSeconds} s ${mark(st.medianMs <= GOALS.startSeconds * 1000)})`)
+    const runs = st.runs.map((x) => x.toFixed(0)).join(', ')
+    console.log(
+      `${kind}: daemon start until /health answers, ${n(last.entries)} entries: median ${st.medianMs.toFixed(0)} ms of ${runs} ` +
+        `${goal(st.medianMs <= GOALS.startSeconds * 1000, `≤ ${GOALS.startSeconds} s`)}`,
+    )
   }
 }
 

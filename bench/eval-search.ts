@@ -17,7 +17,14 @@ export const NDCG_GATE = 0.37
 /** Loads the collection into a fresh daemon on the store and scores every judged query; false below the gate. */
 async function run(data: Cranfield, label: string, storeUrl?: string): Promise<boolean> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kb-eval-'))
-  const daemon = await startDaemon({dataDir, host: '127.0.0.1', port: 0, version: 'eval', logLevel: 'silent', ...(storeUrl ? {storeUrl} : {})})
+  const daemon = await startDaemon({
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    version: 'eval',
+    logLevel: 'silent',
+    ...(storeUrl ? {storeUrl} : {}),
+  })
   try {
     const client = {url: daemon.url, key: readFileSync(join(dataDir, 'owner.key'), 'utf8').trim()}
     const loadStarted = performance.now()
@@ -27,7 +34,9 @@ async function run(data: Cranfield, label: string, storeUrl?: string): Promise<b
     await evaluate(client, data, byEntry, data.queries.slice(0, 20))
     const r = await evaluate(client, data, byEntry)
     const f = (x: number): string => x.toFixed(3)
-    console.log(`Cranfield on ${label}: ${data.docs.length} docs loaded through the API in ${(loadMs / 1000).toFixed(1)} s, ${r.queries} judged queries`)
+    console.log(
+      `Cranfield on ${label}: ${data.docs.length} docs loaded through the API in ${(loadMs / 1000).toFixed(1)} s, ${r.queries} judged queries`,
+    )
     console.log(`  nDCG@10 ${f(r.ndcg10)}  MRR@10 ${f(r.mrr10)}  R@10 ${f(r.recall10)}`)
     console.log(`  search latency (HTTP, one at a time): p50 ${r.latencyMs.p50.toFixed(2)} ms  p99 ${r.latencyMs.p99.toFixed(2)} ms`)
     if (r.ndcg10 >= NDCG_GATE) return true

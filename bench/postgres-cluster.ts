@@ -69,7 +69,8 @@ function clusterUser(): {uid: number; gid: number} {
   if (spawnSync('id', ['-u', CLUSTER_USER]).status !== 0) {
     const made = spawnSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', CLUSTER_USER], {encoding: 'utf8'})
     // Another test process may have created it meanwhile.
-    if (made.status !== 0 && spawnSync('id', ['-u', CLUSTER_USER]).status !== 0) throw new Error(`useradd ${CLUSTER_USER} failed: ${made.stderr}`)
+    if (made.status !== 0 && spawnSync('id', ['-u', CLUSTER_USER]).status !== 0)
+      throw new Error(`useradd ${CLUSTER_USER} failed: ${made.stderr}`)
   }
   return {uid: id('-u'), gid: id('-g')}
 }
@@ -114,7 +115,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Postgr
   run(join(bin, 'initdb'), ['-D', data, '-U', superuser, '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync', '--no-instructions'])
   const port = await freePort()
   const settings = [
-    `-p ${port}`, `-k ${dir}`, "-c listen_addresses='127.0.0.1'", '-c max_connections=200', '-c shared_buffers=64MB',
+    `-p ${port}`,
+    `-k ${dir}`,
+    "-c listen_addresses='127.0.0.1'",
+    '-c max_connections=200',
+    '-c shared_buffers=64MB',
     ...(options.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
   ].join(' ')
   const startServer = (): void => void run(pgCtl, ['-D', data, '-l', log, '-o', settings, '-w', '-t', '120', 'start'])
@@ -123,7 +128,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Postgr
   const url = (name = 'postgres'): string => `postgres://${superuser}@127.0.0.1:${port}/${name}`
   let stopped = false
   return {
-    port, dir, url, startServer, stopServer,
+    port,
+    dir,
+    url,
+    startServer,
+    stopServer,
     createDatabase: (prefix) => createDatabase(url(), prefix),
     async restart(downMs = 0) {
       stopServer()

@@ -107,7 +107,9 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
   if (kind === 'sqlite') {
     // Snapshots being streamed by `GET /backup` when a previous daemon died; holding the lock, we know no
     // one is streaming them now.
-    for (const name of readdirSync(o.dataDir)) if (/^\.kb-backup-[0-9a-f-]+\.sqlite(-wal|-shm|-journal)?$/.test(name)) rmSync(join(o.dataDir, name), {force: true})
+    for (const name of readdirSync(o.dataDir)) {
+      if (/^\.kb-backup-[0-9a-f-]+\.sqlite(-wal|-shm|-journal)?$/.test(name)) rmSync(join(o.dataDir, name), {force: true})
+    }
   }
   // Connections that break while idle are reported once the app's logger exists.
   let onStoreError = (_e: Error): void => {}

@@ -33,7 +33,8 @@ export function metaRoutes(version: string, openapi: () => Record<string, unknow
           // A problem like any other 503, with the health fields as extension members.
           reply.code(503).header('Retry-After', String(RETRY_AFTER_S)).type('application/problem+json')
           const {status, title} = ERROR_CODES.unavailable
-          return {type: 'about:blank', title, status, code: 'unavailable', detail: `the store (${store.driver}) is not answering`, instance: req.url.split('?')[0], ...health}
+          const detail = `the store (${store.driver}) is not answering`
+          return {type: 'about:blank', title, status, code: 'unavailable', detail, instance: req.url.split('?')[0], ...health}
         }
         if (challenge === undefined || !proofSecret) return {status: 'ok', ...health}
         const message = proofMessage(challenge as string, req.socket.localAddress ?? '', req.socket.localPort ?? 0)

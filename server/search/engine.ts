@@ -105,7 +105,9 @@ export class SearchEngine {
 
     // Typo tolerance for the first few longer words that match nothing.
     let lookups = 0
-    const typoWords = words.filter((w) => df.get(stemOf(w))! === 0 && Array.from(w).length >= TYPO_WORD_MIN && WORD_ONLY.test(w) && lookups++ < TYPO_LOOKUPS_MAX)
+    const typoWords = words.filter(
+      (w) => df.get(stemOf(w))! === 0 && Array.from(w).length >= TYPO_WORD_MIN && WORD_ONLY.test(w) && lookups++ < TYPO_LOOKUPS_MAX,
+    )
     const near = await this.near(typoWords)
     const corrections = new Map(typoWords.map((w, i) => [w, typoCandidates(w, near[i]!)]))
     // Completions of the word being typed.

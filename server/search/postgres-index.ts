@@ -38,8 +38,11 @@ export class PostgresSearchIndex implements SearchIndex {
 
   async documentFrequencies(stems: string[]): Promise<number[]> {
     if (stems.length === 0) return []
-    const rows = await this.db.query<{n: number}>(`SELECT (SELECT coalesce(sum(t.df), 0) FROM search_terms t WHERE t.term = s.term)::int8 AS n
-      FROM unnest($1::text[]) WITH ORDINALITY s(term, i) ORDER BY s.i`, [stems])
+    const rows = await this.db.query<{n: number}>(
+      `SELECT (SELECT coalesce(sum(t.df), 0) FROM search_terms t WHERE t.term = s.term)::int8 AS n
+      FROM unnest($1::text[]) WITH ORDINALITY s(term, i) ORDER BY s.i`,
+      [stems],
+    )
     return rows.map((r) => r.n)
   }
 
@@ -60,8 +63,11 @@ export class PostgresSearchIndex implements SearchIndex {
     if (todo.length > 0) {
       // A term of the words alone: tsvector.ts makes it their stems adjacent and in order.
       const queries = todo.map((i) => anyTermQuery([{words: phrases[i]!, stem: '', df: 0}]))
-      const rows = await this.db.query<{n: number}>(`SELECT (SELECT count(*) FROM entries e WHERE e.search @@ q.query) AS n
-        FROM unnest($1::tsquery[]) WITH ORDINALITY q(query, i) ORDER BY q.i`, [queries])
+      const rows = await this.db.query<{n: number}>(
+        `SELECT (SELECT count(*) FROM entries e WHERE e.search @@ q.query) AS n
+        FROM unnest($1::tsquery[]) WITH ORDINALITY q(query, i) ORDER BY q.i`,
+        [queries],
+      )
       todo.forEach((i, k) => {
         const df = rows[k]!.n
         out[i] = df
@@ -75,8 +81,10 @@ export class PostgresSearchIndex implements SearchIndex {
 
   /** The 16 shards of `search_stats` summed. */
   async collectionStats(): Promise<CollectionStats> {
+    const sum = (column: string): string => `coalesce(sum(${column}), 0)::float8 AS ${column}`
     const [row] = await this.db.query<{docs: number; title: number; tags: number; body: number}>(
-      'SELECT coalesce(sum(docs), 0)::float8 AS docs, coalesce(sum(title), 0)::float8 AS title, coalesce(sum(tags), 0)::float8 AS tags, coalesce(sum(body), 0)::float8 AS body FROM search_stats')
+      `SELECT ${sum('docs')}, ${sum('title')}, ${sum('tags')}, ${sum('body')} FROM search_stats`,
+    )
     const docs = row?.docs ?? 0
     const avg = (n: number): number => (docs > 0 ? n / docs : 0)
     return {docs, avgLength: {title: avg(row?.title ?? 0), tags: avg(row?.tags ?? 0), body: avg(row?.body ?? 0)}}
@@ -99,10 +107,13 @@ export class PostgresSearchIndex implements SearchIndex {
     const range = (column: string): string => `(SELECT DISTINCT s.${column} AS key, s.term FROM search_terms s
       WHERE s.head = p.head AND s.len = p.len AND s.${column} >= p.lo COLLATE "C" AND s.${column} < (p.lo || U&'\\+10FFFF') COLLATE "C" AND s.df > 0
       ORDER BY s.${column} LIMIT $5)`
-    const rows = await this.db.query<{i: number; term: string}>(`SELECT p.i, t.term FROM unnest($1::text[], $2::int2[], $3::text[], $4::text[])
+    const rows = await this.db.query<{i: number; term: string}>(
+      `SELECT p.i, t.term FROM unnest($1::text[], $2::int2[], $3::text[], $4::text[])
         WITH ORDINALITY p(head, len, by, lo, i)
       CROSS JOIN LATERAL (SELECT * FROM ${range('term')} f WHERE p.by = 'term' UNION ALL SELECT * FROM ${range('rev')} r WHERE p.by = 'rev') t
-      ORDER BY p.i, t.key COLLATE "C"`, [columns.head, columns.len, columns.by, columns.from, limit])
+      ORDER BY p.i, t.key COLLATE "C"`,
+      [columns.head, columns.len, columns.by, columns.from, limit],
+    )
     const out: string[][] = probes.map(() => [])
     for (const r of rows) out[r.i - 1]!.push(r.term)
     return out
@@ -110,7 +121,11 @@ export class PostgresSearchIndex implements SearchIndex {
 
   async candidates(viewer: Viewer, filter: EntryFilter): Promise<CandidateSource> {
     /** Visible entries matching `query`, `rest` (ORDER BY, LIMIT) put together with the same placeholders. */
-    const select = async (what: string, query: string, rest: (p: Params, q: string) => string = () => ''): Promise<Array<Record<string, number>>> => {
+    const select = async (
+      what: string,
+      query: string,
+      rest: (p: Params, q: string) => string = () => '',
+    ): Promise<Array<Record<string, number>>> => {
       const p = new Params()
       const q = `${p.add(query)}::tsquery`
       const where = filterSql(viewer, filter, p)
@@ -119,7 +134,11 @@ export class PostgresSearchIndex implements SearchIndex {
     return {
       count: async (terms) => (await select('count(*) AS n', anyTermQuery(terms)))[0]?.n ?? 0,
       best: async (terms, depth) => {
-        const rows = await select('e.seq', anyTermQuery(terms), (p, q) => `ORDER BY ts_rank('${RANK_WEIGHTS}', e.search, ${q}) DESC, e.seq DESC LIMIT ${p.add(depth)}`)
+        const rows = await select(
+          'e.seq',
+          anyTermQuery(terms),
+          (p, q) => `ORDER BY ts_rank('${RANK_WEIGHTS}', e.search, ${q}) DESC, e.seq DESC LIMIT ${p.add(depth)}`,
+        )
         return rows.map((r) => r.seq!)
       },
       // The seq index read backwards, stopping at `depth` matches.
@@ -132,7 +151,10 @@ export class PostgresSearchIndex implements SearchIndex {
   }
 
   async texts(keys: number[]): Promise<CandidateText[]> {
-    const rows = await this.db.query<{seq: number; title: string; tags: string; body: string}>('SELECT seq, title, tags, body FROM entries WHERE seq = ANY($1::int8[])', [keys])
+    const rows = await this.db.query<{seq: number; title: string; tags: string; body: string}>(
+      'SELECT seq, title, tags, body FROM entries WHERE seq = ANY($1::int8[])',
+      [keys],
+    )
     return rows.map((r) => ({key: r.seq, title: r.title, tags: JSON.parse(r.tags) as string[], body: r.body}))
   }
 

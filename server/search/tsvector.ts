@@ -38,7 +38,11 @@ function lexeme(term: string): string {
 
 /** The index form of an entry's searchable text. */
 export function indexEntry(title: string, tags: string[], body: string): IndexedEntry {
-  const fields: Record<SearchField, string[]> = {title: indexTokens(title), tags: indexTokens(JSON.stringify(tags)), body: indexTokens(body)}
+  const fields: Record<SearchField, string[]> = {
+    title: indexTokens(title),
+    tags: indexTokens(JSON.stringify(tags)),
+    body: indexTokens(body),
+  }
   const positions = new Map<string, string[]>()
   let position = 0
   for (const field of ['title', 'tags', 'body'] as const) {

@@ -18,7 +18,9 @@ export function storeKindOf(url: string | undefined): StoreKind {
     throw new Error('the store URL is not a URL; use postgres://user:password@host:5432/database')
   }
   if (protocol === 'postgres:' || protocol === 'postgresql:') return 'postgres'
-  throw new Error(`the store URL must be postgres://… (a PostgreSQL database), not ${protocol}//…; without one the daemon uses SQLite in its data directory`)
+  throw new Error(
+    `the store URL must be postgres://… (a PostgreSQL database), not ${protocol}//…; without one the daemon uses SQLite in its data directory`,
+  )
 }
 
 /** The URL without its password, for logs and messages. */

@@ -28,18 +28,48 @@ export interface PostgresOptions {
 }
 
 /** Seconds a client is told to wait (Retry-After) when the database does not answer. */
-export const RETRY_AFTER_S = 2
+const RETRY_AFTER_S = 2
 /** pg_advisory_lock keys: migrations, and the owner bootstrap (kb's, in a 64-bit space shared with other applications). */
 export const LOCKS = {migrate: 0x6b62_0001, bootstrap: 0x6b62_0002, sweep: 0x6b62_0003, import: 0x6b62_0004} as const
 
 /** SQLSTATE classes and codes that mean "the database cannot serve now", not "the request is wrong". */
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '53000', '53100', '53200', '57014', '55P03', '40001', '40P01', '25P03'])
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED'])
+const UNAVAILABLE_STATES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '53000',
+  '53100',
+  '53200',
+  '57014',
+  '55P03',
+  '40001',
+  '40P01',
+  '25P03',
+])
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+])
 /** node-postgres's own words for a connection that broke or never came (it gives them no code). */
-const NETWORK_MESSAGES = ['Connection terminated', 'timeout exceeded when trying to connect', 'Query read timeout', 'not queryable', 'connection error', 'Client was closed']
+const NETWORK_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Query read timeout',
+  'not queryable',
+  'connection error',
+  'Client was closed',
+]
 
 /** Whether an error means the database could not serve (so the request may be retried), as opposed to a failed statement. */
-export function isUnavailable(e: unknown): boolean {
+function isUnavailable(e: unknown): boolean {
   const code = (e as {code?: unknown})?.code
   if (typeof code === 'string') {
     if (code.length === 5 && (code.startsWith('08') || UNAVAILABLE_STATES.has(code))) return true
@@ -56,7 +86,10 @@ function isRetryable(e: unknown): boolean {
 }
 
 function unavailable(cause: unknown): KbError {
-  return new KbError('unavailable', 'the database (PostgreSQL) is not answering; retry in a moment', {headers: {'Retry-After': String(RETRY_AFTER_S)}, cause})
+  return new KbError('unavailable', 'the database (PostgreSQL) is not answering; retry in a moment', {
+    headers: {'Retry-After': String(RETRY_AFTER_S)},
+    cause,
+  })
 }
 
 /** SQLSTATEs of text PostgreSQL cannot store: U+0000 (NUL), which SQLite keeps. */
@@ -70,7 +103,8 @@ function mapped(e: unknown): unknown {
   if (e instanceof KbError) return e
   if (NUL_STATES.has(String((e as {code?: unknown})?.code))) {
     return new KbError('validation_failed', 'text on this server (PostgreSQL) cannot hold the character U+0000 (NUL); remove it', {
-      errors: [{path: '(body)', message: 'contains U+0000'}], cause: e,
+      errors: [{path: '(body)', message: 'contains U+0000'}],
+      cause: e,
     })
   }
   return isUnavailable(e) ? unavailable(e) : e
@@ -215,7 +249,13 @@ export class PostgresDb implements Queryable {
       timer = setTimeout(() => resolve(false), timeoutMs)
     })
     try {
-      return await Promise.race([this.query('SELECT 1').then(() => true, () => false), late])
+      return await Promise.race([
+        this.query('SELECT 1').then(
+          () => true,
+          () => false,
+        ),
+        late,
+      ])
     } finally {
       clearTimeout(timer)
     }

@@ -18,7 +18,15 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   constructor(private readonly db: PostgresDb) {}
 
   async claim(c: IdempotencyClaim, abandonedBefore: string): Promise<ClaimOutcome> {
-    const [won] = await this.db.query<{claim: string}>(CLAIM_SQL, [c.principal_id, c.key, c.fingerprint, c.claim, c.created_at, c.expires_at, abandonedBefore])
+    const [won] = await this.db.query<{claim: string}>(CLAIM_SQL, [
+      c.principal_id,
+      c.key,
+      c.fingerprint,
+      c.claim,
+      c.created_at,
+      c.expires_at,
+      abandonedBefore,
+    ])
     if (won?.claim === c.claim) return {claimed: true}
     const [row] = await this.db.query<Row>('SELECT * FROM idempotency_keys WHERE principal_id = $1 AND key = $2', [c.principal_id, c.key])
     // Released between the two statements: the key is free again, so claim it anew.
@@ -27,8 +35,12 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
   }
 
   async complete(principalId: string, key: string, claim: string, fingerprint: string, r: IdempotencyResponse): Promise<boolean> {
-    return (await this.db.run('UPDATE idempotency_keys SET fingerprint = $1, status = $2, headers = $3, body = $4 WHERE principal_id = $5 AND key = $6 AND claim = $7',
-      [fingerprint, r.status, JSON.stringify(r.headers), r.body, principalId, key, claim])) === 1
+    return (
+      (await this.db.run(
+        'UPDATE idempotency_keys SET fingerprint = $1, status = $2, headers = $3, body = $4 WHERE principal_id = $5 AND key = $6 AND claim = $7',
+        [fingerprint, r.status, JSON.stringify(r.headers), r.body, principalId, key, claim],
+      )) === 1
+    )
   }
 
   async release(principalId: string, key: string, claim: string): Promise<void> {
@@ -46,7 +58,10 @@ function recordOf(r: Row): IdempotencyRecord {
     key: r.key as string,
     fingerprint: (r.fingerprint as string | null) ?? null,
     claim: r.claim as string,
-    response: r.status === null ? null : {status: r.status as number, headers: JSON.parse(r.headers as string) as Record<string, string>, body: r.body as string},
+    response:
+      r.status === null
+        ? null
+        : {status: r.status as number, headers: JSON.parse(r.headers as string) as Record<string, string>, body: r.body as string},
     created_at: r.created_at as string,
     expires_at: r.expires_at as string,
   }

@@ -28,7 +28,8 @@ export function visibleTo(me: string): string {
 export function filterSql(viewer: Viewer, filter: EntryFilter, p: Params): string[] {
   const me = p.add(viewer.principalId)
   const where = [visibleTo(me)]
-  if (filter.projectId !== undefined) where.push(`(e.project_id = ${p.add(filter.projectId)} OR e.scope = 'global' OR (e.scope = 'private' AND e.author_id = ${me}))`)
+  if (filter.projectId !== undefined)
+    where.push(`(e.project_id = ${p.add(filter.projectId)} OR e.scope = 'global' OR (e.scope = 'private' AND e.author_id = ${me}))`)
   if (filter.scope !== undefined) where.push(`e.scope = ${p.add(filter.scope)}`)
   if (filter.status !== undefined) where.push(`e.status = ${p.add(filter.status)}`)
   if (filter.authorId !== undefined) where.push(`e.author_id = ${p.add(filter.authorId)}`)
@@ -70,5 +71,11 @@ export const COMMENT_COLUMNS = 'c.id, c.body, c.type, c.author_id, p.name AS aut
 export const COMMENT_ORDER = 'c.created_at, c.n'
 
 export function commentFromRow(c: Row): Comment {
-  return {id: c.id as string, body: c.body as string, type: c.type as Comment['type'], author: {id: c.author_id as string, name: c.author_name as string}, created_at: c.created_at as string}
+  return {
+    id: c.id as string,
+    body: c.body as string,
+    type: c.type as Comment['type'],
+    author: {id: c.author_id as string, name: c.author_name as string},
+    created_at: c.created_at as string,
+  }
 }

@@ -13,12 +13,34 @@ import {IndexDelta, PostgresEntryWriter} from './postgres-entries.js'
 import {PostgresIdempotencyStore} from './postgres-idempotency.js'
 import {POSTGRES_MIGRATIONS} from './postgres-migrations.js'
 import {PostgresOAuthStore} from './postgres-oauth.js'
-import {COMMENT_COLUMNS, COMMENT_ORDER, commentFromRow, ENTRY_COLUMNS, ENTRY_FROM, entryFromRow, filterSql, Params} from './postgres-rows.js'
+import {
+  COMMENT_COLUMNS,
+  COMMENT_ORDER,
+  commentFromRow,
+  ENTRY_COLUMNS,
+  ENTRY_FROM,
+  entryFromRow,
+  filterSql,
+  Params,
+} from './postgres-rows.js'
 import {PostgresTransferStore} from './postgres-transfer.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {
-  ApiKeyRow, CommentPage, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
-  SearchOptions, SearchOutcome, Store, UpdateOptions, UpdateOutcome, Viewer,
+  ApiKeyRow,
+  CommentPage,
+  CommentRow,
+  EntryChanges,
+  EntryFilter,
+  EntryRow,
+  ListPage,
+  PrincipalRecord,
+  ProjectRow,
+  SearchOptions,
+  SearchOutcome,
+  Store,
+  UpdateOptions,
+  UpdateOutcome,
+  Viewer,
 } from './store.js'
 import type {TransferStore} from './transfer-store.js'
 
@@ -29,7 +51,18 @@ const PRINCIPALS_REMEMBERED = 1_000
 const GET_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE e.id = $1`
 
 const principalValues = (p: PrincipalRecord): unknown[] => [p.id, p.name, p.role, p.created_at]
-const keyValues = (k: ApiKeyRow): unknown[] => [k.id, k.principal_id, k.name, k.prefix, k.hash, k.project_id, k.created_at, k.expires_at, k.last_used_at, k.revoked_at]
+const keyValues = (k: ApiKeyRow): unknown[] => [
+  k.id,
+  k.principal_id,
+  k.name,
+  k.prefix,
+  k.hash,
+  k.project_id,
+  k.created_at,
+  k.expires_at,
+  k.last_used_at,
+  k.revoked_at,
+]
 type Role = 'maintainer' | 'member'
 
 /** Connects, applies the migrations the database lacks (once, under an advisory lock) and returns the store. */
@@ -120,11 +153,19 @@ export class PostgresStore implements Store {
   }
 
   async listApiKeys(principalId: string): Promise<ApiKeyRow[]> {
-    return this.db.query<ApiKeyRow>('SELECT * FROM api_keys WHERE principal_id = $1 AND revoked_at IS NULL ORDER BY created_at, id', [principalId])
+    return this.db.query<ApiKeyRow>('SELECT * FROM api_keys WHERE principal_id = $1 AND revoked_at IS NULL ORDER BY created_at, id', [
+      principalId,
+    ])
   }
 
   async revokeApiKey(id: string, principalId: string, at: string): Promise<boolean> {
-    return (await this.db.run('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND principal_id = $3 AND revoked_at IS NULL', [at, id, principalId])) === 1
+    return (
+      (await this.db.run('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND principal_id = $3 AND revoked_at IS NULL', [
+        at,
+        id,
+        principalId,
+      ])) === 1
+    )
   }
 
   /** Only ever moves last_used_at forward: daemons touching the same key at once leave the latest time, whatever order they commit in. */
@@ -145,28 +186,48 @@ export class PostgresStore implements Store {
   /** The remote's uniqueness decides between two daemons creating the same project: one inserts, the other finds it. */
   async createProject(project: ProjectRow): Promise<{project: ProjectRow; created: boolean}> {
     return this.db.tx(async (q) => {
-      const inserted = await q.run(`INSERT INTO projects (id, name, remote, created_by, created_at) VALUES ($1, $2, $3, $4, $5)
-        ON CONFLICT (remote) DO NOTHING`, [project.id, project.name, project.remote, project.created_by, project.created_at])
+      const inserted = await q.run(
+        `INSERT INTO projects (id, name, remote, created_by, created_at) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (remote) DO NOTHING`,
+        [project.id, project.name, project.remote, project.created_by, project.created_at],
+      )
       if (inserted === 0) {
         const [existing] = await q.query<ProjectRow>('SELECT * FROM projects WHERE remote = $1', [project.remote])
         return {project: existing!, created: false}
       }
-      await q.run(`INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES ($1, $2, 'maintainer', $3)`, [project.id, project.created_by, project.created_at])
+      await q.run(`INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES ($1, $2, 'maintainer', $3)`, [
+        project.id,
+        project.created_by,
+        project.created_at,
+      ])
       return {project, created: true}
     })
   }
 
   async addMember(projectId: string, principalId: string, role: Role, at: string): Promise<void> {
-    await this.db.run('INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [projectId, principalId, role, at])
+    await this.db.run(
+      'INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+      [projectId, principalId, role, at],
+    )
   }
 
   async getMemberRole(projectId: string, principalId: string): Promise<Role | null> {
-    return (await this.db.query<{role: Role}>('SELECT role FROM memberships WHERE project_id = $1 AND principal_id = $2', [projectId, principalId]))[0]?.role ?? null
+    return (
+      (
+        await this.db.query<{role: Role}>('SELECT role FROM memberships WHERE project_id = $1 AND principal_id = $2', [
+          projectId,
+          principalId,
+        ])
+      )[0]?.role ?? null
+    )
   }
 
   async listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: Role}>> {
-    return this.db.query(`SELECT p.*, m.role FROM memberships m JOIN projects p ON p.id = m.project_id
-      WHERE m.principal_id = $1 AND p.id > $2 ORDER BY p.id LIMIT $3`, [principalId, page.after ?? '', page.limit])
+    return this.db.query(
+      `SELECT p.*, m.role FROM memberships m JOIN projects p ON p.id = m.project_id
+      WHERE m.principal_id = $1 AND p.id > $2 ORDER BY p.id LIMIT $3`,
+      [principalId, page.after ?? '', page.limit],
+    )
   }
 
   // ---- entries ----
@@ -199,9 +260,11 @@ export class PostgresStore implements Store {
       if (!current) return {ok: false, reason: 'missing'}
       if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) return {ok: false, reason: 'stale'}
       await this.entries.update(q, current.seq, changes, options.at, delta)
-      for (const c of options.commentBodies ?? []) await q.run('UPDATE comments SET body = $1 WHERE id = $2 AND entry_seq = $3', [c.body, c.id, current.seq])
+      for (const c of options.commentBodies ?? [])
+        await q.run('UPDATE comments SET body = $1 WHERE id = $2 AND entry_seq = $3', [c.body, c.id, current.seq])
       for (const c of options.comments ?? []) await this.entries.insertComment(q, current.seq, c)
-      if (options.comments?.length) await q.run('UPDATE entries SET comment_count = comment_count + $1 WHERE seq = $2', [options.comments.length, current.seq])
+      if (options.comments?.length)
+        await q.run('UPDATE entries SET comment_count = comment_count + $1 WHERE seq = $2', [options.comments.length, current.seq])
       return {ok: true, entry: (await getEntry(q, id))!}
     })
   }
@@ -217,8 +280,11 @@ export class PostgresStore implements Store {
       const u = p.add(page.after.updated_at)
       where.push(`(e.updated_at < ${u} OR (e.updated_at = ${u} AND e.id < ${p.add(page.after.id)}))`)
     }
-    const rows = await this.db.query(`SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM}
-      WHERE ${where.join(' AND ')} ORDER BY e.updated_at DESC, e.id DESC LIMIT ${p.add(page.limit)}`, p.values)
+    const rows = await this.db.query(
+      `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM}
+      WHERE ${where.join(' AND ')} ORDER BY e.updated_at DESC, e.id DESC LIMIT ${p.add(page.limit)}`,
+      p.values,
+    )
     return rows.map(entryFromRow)
   }
 
@@ -229,11 +295,17 @@ export class PostgresStore implements Store {
   async listBranches(parentId: string, viewer: Viewer): Promise<Branch[]> {
     const p = new Params()
     const where = filterSql(viewer, {}, p)
-    const rows = await this.db.query(`SELECT e.id, e.title, e.scope, e.author_id, p.name AS author_name, e.created_at FROM ${ENTRY_FROM}
-      WHERE e.forked_from = ${p.add(parentId)} AND ${where.join(' AND ')} ORDER BY e.created_at, e.id`, p.values)
+    const rows = await this.db.query(
+      `SELECT e.id, e.title, e.scope, e.author_id, p.name AS author_name, e.created_at FROM ${ENTRY_FROM}
+      WHERE e.forked_from = ${p.add(parentId)} AND ${where.join(' AND ')} ORDER BY e.created_at, e.id`,
+      p.values,
+    )
     return rows.map((r) => ({
-      id: r.id as string, title: r.title as string, scope: r.scope as Branch['scope'],
-      author: {id: r.author_id as string, name: r.author_name as string}, created_at: r.created_at as string,
+      id: r.id as string,
+      title: r.title as string,
+      scope: r.scope as Branch['scope'],
+      author: {id: r.author_id as string, name: r.author_name as string},
+      created_at: r.created_at as string,
     }))
   }
 
@@ -242,12 +314,21 @@ export class PostgresStore implements Store {
   /** The entry's row is updated (and so locked) first: comments on one entry are counted one at a time. */
   async addComment(c: CommentRow): Promise<{comment: Comment; entry: EntryRow} | null> {
     return this.db.tx(async (q) => {
-      const [entry] = await q.query<{seq: number}>(`UPDATE entries SET comment_count = comment_count + 1, version = version + 1, updated_at = $1
-        WHERE id = $2 RETURNING seq`, [c.created_at, c.entry_id])
+      const [entry] = await q.query<{seq: number}>(
+        `UPDATE entries SET comment_count = comment_count + 1, version = version + 1, updated_at = $1
+        WHERE id = $2 RETURNING seq`,
+        [c.created_at, c.entry_id],
+      )
       if (!entry) return null
       if (!(await this.entries.insertComment(q, entry.seq, c))) throw new Error(`comment ${c.id} exists`)
       const [author] = await q.query<{name: string}>('SELECT name FROM principals WHERE id = $1', [c.author_id])
-      const comment: Comment = {id: c.id, body: c.body, type: c.type, author: {id: c.author_id, name: author!.name}, created_at: c.created_at}
+      const comment: Comment = {
+        id: c.id,
+        body: c.body,
+        type: c.type,
+        author: {id: c.author_id, name: author!.name},
+        created_at: c.created_at,
+      }
       return {comment, entry: (await getEntry(q, c.entry_id))!}
     })
   }
@@ -259,8 +340,10 @@ export class PostgresStore implements Store {
     if (page.newest) {
       rows = (await this.db.query<Row>(`${select} ORDER BY c.created_at DESC, c.n DESC LIMIT $2`, [entryId, page.limit])).reverse()
     } else if (page.after) {
-      rows = await this.db.query<Row>(`${select} AND (c.created_at, c.n) > ($3, (SELECT n FROM comments WHERE id = $4)) ORDER BY ${COMMENT_ORDER} LIMIT $2`,
-        [entryId, page.limit, page.after.created_at, page.after.id])
+      rows = await this.db.query<Row>(
+        `${select} AND (c.created_at, c.n) > ($3, (SELECT n FROM comments WHERE id = $4)) ORDER BY ${COMMENT_ORDER} LIMIT $2`,
+        [entryId, page.limit, page.after.created_at, page.after.id],
+      )
     } else {
       rows = await this.db.query<Row>(`${select} ORDER BY ${COMMENT_ORDER} LIMIT $2`, [entryId, page.limit])
     }

@@ -233,7 +233,7 @@ export const GrantSchema = Type.Object(
 export const GrantIdParams = Type.Object({id: Uuid})
 export type GrantIdParams = Static<typeof GrantIdParams>
 /** The store the daemon runs on (`sqlite`, `postgres`) and whether it answered just now; a store that does not answer makes /health a 503 problem carrying the same field. */
-export const HealthStoreSchema = Type.Object({kind: Type.String(), answers: Type.Boolean()})
+const HealthStoreSchema = Type.Object({kind: Type.String(), answers: Type.Boolean()})
 export const HealthSchema = Type.Object({
   status: Type.Literal('ok'),
   version: Type.String(),

@@ -24,7 +24,10 @@ requireSystem('postgres').describe('moving a local knowledge base into a team se
 
   beforeAll(async () => {
     user = makeUser()
-    const started = await Promise.all([startChildDaemon({dataDir: user.dataDir}), startChildDaemon({storeUrl: await cluster().createDatabase()})])
+    const started = await Promise.all([
+      startChildDaemon({dataDir: user.dataDir}),
+      startChildDaemon({storeUrl: await cluster().createDatabase()}),
+    ])
     laptop = started[0]
     team = started[1]
     toLaptop = {KB_BASE_URL: laptop.url, KB_API_KEY: laptop.ownerKey}
@@ -38,11 +41,27 @@ requireSystem('postgres').describe('moving a local knowledge base into a team se
     const project = await post('/projects/join', {remote: 'https://github.com/acme/pipeline.git'})
     const bob = (await post('/api-keys', {principal: 'bob', project_id: project.project.id})).key
     ids.project = project.project.id
-    ids.global = (await post('/knowledge', {title: 'Flaky migration lock', body: 'Two deploys ran migrations at once; advisory locks fixed it.', tags: ['postgres', 'deploy'], scope: 'global',
-      thought_chain: [{kind: 'hypothesis', thought: 'two runners'}, {kind: 'conclusion', thought: 'pg_advisory_lock around migrate'}]})).id
+    ids.global = (
+      await post('/knowledge', {
+        title: 'Flaky migration lock',
+        body: 'Two deploys ran migrations at once; advisory locks fixed it.',
+        tags: ['postgres', 'deploy'],
+        scope: 'global',
+        thought_chain: [
+          {kind: 'hypothesis', thought: 'two runners'},
+          {kind: 'conclusion', thought: 'pg_advisory_lock around migrate'},
+        ],
+      })
+    ).id
     await post(`/knowledge/${ids.global}/comments`, {body: 'Same on staging.', type: 'supplement'}, bob)
     await post(`/knowledge/${ids.global}/resolve`, {note: 'lock added', url: 'https://github.com/acme/pipeline/pull/7'})
-    ids.project_entry = (await post('/knowledge', {title: 'Pipeline cache poisoning', body: 'A stale node_modules cache broke the build.', project_id: ids.project, scope: 'project'}, bob)).id
+    ids.project_entry = (
+      await post(
+        '/knowledge',
+        {title: 'Pipeline cache poisoning', body: 'A stale node_modules cache broke the build.', project_id: ids.project, scope: 'project'},
+        bob,
+      )
+    ).id
     ids.fork = (await post(`/knowledge/${ids.global}/fork`, {title: 'Migration lock on MySQL', scope: 'global'})).id
     ids.private = (await post('/knowledge', {title: 'My private reminder', body: 'Rotate the staging password.'})).id
   }, 120_000)
@@ -68,10 +87,14 @@ requireSystem('postgres').describe('moving a local knowledge base into a team se
     expect(JSON.parse(imported.stdout)).toMatchObject({created: 5, updated: 0, skipped: 0, principals_created: 1, rejected: []})
 
     for (const id of [ids.global, ids.project_entry, ids.fork]) {
-      const [before, after] = await Promise.all([laptop.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}}), team.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})])
+      const [before, after] = await Promise.all([
+        laptop.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}}),
+        team.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}}),
+      ])
       expect(after.status).toBe(200)
       // The local owner's writing becomes the importing owner's (another id, the same name); everything else is as it was.
-      const strip = (e: unknown): unknown => JSON.parse(JSON.stringify(e, (_k, v) => (v?.name === 'owner' && typeof v.id === 'string' ? 'the owner' : v)))
+      const strip = (e: unknown): unknown =>
+        JSON.parse(JSON.stringify(e, (_k, v) => (v?.name === 'owner' && typeof v.id === 'string' ? 'the owner' : v)))
       expect(strip(after.body)).toEqual(strip(before.body))
     }
     const projects = await team.request('GET', '/projects')
@@ -79,7 +102,11 @@ requireSystem('postgres').describe('moving a local knowledge base into a team se
 
     // The search index and its statistics were built by the import.
     const found = await kb(user, ['search', 'migration lock', '--json'], {env: toTeam})
-    expect(JSON.parse(found.stdout).items.map((i: {id: string}) => i.id).sort()).toEqual([ids.global, ids.fork].sort())
+    expect(
+      JSON.parse(found.stdout)
+        .items.map((i: {id: string}) => i.id)
+        .sort(),
+    ).toEqual([ids.global, ids.fork].sort())
     const typo = await team.request('GET', '/search', {query: {q: 'poisonning cache'}})
     expect(typo.body.items[0].id).toBe(ids.project_entry)
 

@@ -6,7 +6,7 @@
 import type {TestProject} from 'vitest/node'
 import {startCluster} from '../../bench/postgres-cluster.js'
 
-export default async function setup(project: TestProject): Promise<() => void> {
+export async function setup(project: TestProject): Promise<() => void> {
   const cluster = await startCluster()
   project.provide('kbPostgresAdmin', cluster.url())
   return () => cluster.stop()

@@ -155,7 +155,8 @@ describe('a grant has an absolute end', () => {
     const r = await refresh(tokens, client.client_id)
     expect(r.status).toBe(200)
     expect(r.body.expires_in).toBeLessThanOrEqual(600)
-    const [ends] = await queryStore<{e: string}>(d, "SELECT max(expires_at) AS e FROM oauth_tokens WHERE grant_id = ? AND kind = 'refresh' AND used_at IS NULL", [grantId])
+    const live = "SELECT max(expires_at) AS e FROM oauth_tokens WHERE grant_id = ? AND kind = 'refresh' AND used_at IS NULL"
+    const [ends] = await queryStore<{e: string}>(d, live, [grantId])
     expect(Date.parse(ends!.e)).toBeLessThanOrEqual(Date.now() + 600_000)
     expect((await api(r.body.access_token, 'GET', '/knowledge')).status).toBe(200)
 

@@ -280,14 +280,16 @@ describe('clean-up of expired records', () => {
       await fetch(authorizeUrl(daemon, {response_type: 'code', client_id: (await registerOk(daemon, {redirect_uris: [REDIRECT]})).client_id, redirect_uri: REDIRECT, code_challenge: pkcePair().challenge, code_challenge_method: 'S256'}))
       const count = async (): Promise<Record<string, number>> => {
         const tables = ['oauth_tokens', 'oauth_codes', 'oauth_requests', 'oauth_clients']
-        return Object.fromEntries(await Promise.all(tables.map(async (t) => [t, (await queryStore<{n: number}>(daemon, `SELECT count(*) AS n FROM ${t}`))[0]!.n])))
+        const counts = await Promise.all(tables.map(async (t) => (await queryStore<{n: number}>(daemon, `SELECT count(*) AS n FROM ${t}`))[0]!.n))
+        return Object.fromEntries(tables.map((t, i) => [t, counts[i]!]))
       }
       expect(await count()).toEqual({oauth_tokens: 2, oauth_codes: 1, oauth_requests: 1, oauth_clients: 2})
       const longAgo = new Date(Date.now() - 100 * 86_400_000).toISOString()
       await queryStore(daemon, 'UPDATE oauth_tokens SET expires_at = ?', [longAgo])
       await queryStore(daemon, 'UPDATE oauth_codes SET expires_at = ?', [longAgo])
       await queryStore(daemon, 'UPDATE oauth_requests SET expires_at = ?', [longAgo])
-      await queryStore(daemon, 'UPDATE oauth_clients SET created_at = ?, last_used_at = CASE WHEN last_used_at IS NULL THEN NULL ELSE ? END', [longAgo, longAgo])
+      const clients = 'UPDATE oauth_clients SET created_at = ?, last_used_at = CASE WHEN last_used_at IS NULL THEN NULL ELSE ? END'
+      await queryStore(daemon, clients, [longAgo, longAgo])
       await daemon.stop()
       daemon = await startInProcessDaemon({dataDir, ...(daemon.storeUrl ? {storeUrl: daemon.storeUrl} : {})})
       let left = await count()

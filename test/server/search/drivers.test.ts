@@ -11,25 +11,66 @@ import {useCluster} from '../../helpers/postgres.js'
 import {requireSystem} from '../../helpers/system.js'
 
 const ENTRIES: Array<{title: string; body: string; tags?: string[]; scope?: string; by?: 'bob'}> = [
-  {title: 'Daemon fails to start: EADDRINUSE on port 7411', body: 'Another process held the port. `lsof -i :7411` showed a stale kb daemon.', tags: ['daemon', 'port']},
-  {title: 'Connection pool exhausted', body: 'Set max_idle_conns to 10 and max_open_conns to 50; the pool stopped running dry.', tags: ['postgres']},
+  {
+    title: 'Daemon fails to start: EADDRINUSE on port 7411',
+    body: 'Another process held the port. `lsof -i :7411` showed a stale kb daemon.',
+    tags: ['daemon', 'port'],
+  },
+  {
+    title: 'Connection pool exhausted',
+    body: 'Set max_idle_conns to 10 and max_open_conns to 50; the pool stopped running dry.',
+    tags: ['postgres'],
+  },
   {title: 'Slow migration', body: 'The migration hung for an hour: a postgres deadlock between two transactions.'},
   {title: 'Hung migration', body: 'Two transactions waited on each other for an hour.', tags: ['postgres']},
   {title: 'Café crashed on naïve résumé parsing', body: 'Unicode normalisation (NFKD) before comparing fixed it.'},
   {title: 'getUserName returns undefined', body: 'get_user_name in the Python client returns None when the session expired.'},
   {title: 'Build breaks in src/server/app.ts', body: 'An import of node:http was typed as node:https; foo.bar() was undefined.'},
   {title: 'Crashes, crashing and crashed', body: 'Stemming should match every form: crash, crashes, crashing.'},
-  {title: 'Timeouts under load', body: 'The reverse proxy timed out after 60 s while the import was still running.', tags: ['proxy', 'nginx']},
-  {title: 'Deadlock detected', body: 'ERROR: deadlock detected. Process 123 waits for ShareLock on transaction 456.', tags: ['postgres', 'locks']},
+  {
+    title: 'Timeouts under load',
+    body: 'The reverse proxy timed out after 60 s while the import was still running.',
+    tags: ['proxy', 'nginx'],
+  },
+  {
+    title: 'Deadlock detected',
+    body: 'ERROR: deadlock detected. Process 123 waits for ShareLock on transaction 456.',
+    tags: ['postgres', 'locks'],
+  },
   {title: 'Private note on rotation', body: 'Rotate the staging password every month.', scope: 'private', by: 'bob'},
   {title: 'Memory leak in the watcher', body: 'The file watcher kept every path it ever saw; a WeakRef cache fixed the leak.'},
 ]
 
 const QUERIES = [
-  'port', 'daemon crash', 'crashes', 'crash', 'cafe resume', 'CAFÉ', 'deadlock postgres', 'why did the migration hang in a postgres deadlock?',
-  'max_idle_conns', 'max_idle', 'getUserName', 'get_user_name', 'src/server/app.ts', 'node:http', 'foo.bar()', 'EADDRINUSE',
-  'daemo', 'migr', 'deadlok', 'migratoin', 'transactoins hour', 'NOT found AND "quoted" OR x* col:val NEAR(a b)', 'the', 'rotation password',
-  'leak watcher', 'proxy timeout', 'nginx', 'zzzzzz', '日本語',
+  'port',
+  'daemon crash',
+  'crashes',
+  'crash',
+  'cafe resume',
+  'CAFÉ',
+  'deadlock postgres',
+  'why did the migration hang in a postgres deadlock?',
+  'max_idle_conns',
+  'max_idle',
+  'getUserName',
+  'get_user_name',
+  'src/server/app.ts',
+  'node:http',
+  'foo.bar()',
+  'EADDRINUSE',
+  'daemo',
+  'migr',
+  'deadlok',
+  'migratoin',
+  'transactoins hour',
+  'NOT found AND "quoted" OR x* col:val NEAR(a b)',
+  'the',
+  'rotation password',
+  'leak watcher',
+  'proxy timeout',
+  'nginx',
+  'zzzzzz',
+  '日本語',
 ]
 /** The queries above that find nothing the owner may see. */
 const NOTHING = ['NOT found AND "quoted" OR x* col:val NEAR(a b)', 'rotation password', 'zzzzzz', '日本語']
@@ -45,33 +86,54 @@ requireSystem('postgres').describe('search on SQLite and on PostgreSQL', () => {
   beforeAll(async () => {
     sqlite = await startInProcessDaemon()
     postgres = await startInProcessDaemon({storeUrl: await cluster().createDatabase()})
-    for (const [name, d] of [['sqlite', sqlite], ['postgres', postgres]] as const) bob[name] = await newPrincipal(d, 'bob')
+    for (const [name, d] of [
+      ['sqlite', sqlite],
+      ['postgres', postgres],
+    ] as const)
+      bob[name] = await newPrincipal(d, 'bob')
     for (const e of ENTRIES) {
       const body = {title: e.title, body: e.body, tags: e.tags ?? [], scope: e.scope ?? 'global'}
-      const made = await Promise.all([sqlite, postgres].map((d, i) => d.request('POST', '/knowledge', {body, ...(e.by ? {key: bob[i === 0 ? 'sqlite' : 'postgres']} : {})})))
+      const made = await Promise.all(
+        [sqlite, postgres].map((d, i) =>
+          d.request('POST', '/knowledge', {body, ...(e.by ? {key: bob[i === 0 ? 'sqlite' : 'postgres']} : {})}),
+        ),
+      )
       ids.push({sqlite: made[0]!.body.id, postgres: made[1]!.body.id})
     }
     // An edit and a deletion, so the statistics have followed more than inserts.
-    await Promise.all([sqlite, postgres].map((d, i) => d.request('PATCH', `/knowledge/${ids[11]![i === 0 ? 'sqlite' : 'postgres']}`, {body: {body: 'The file watcher kept every path; a WeakRef cache fixed the memory leak.'}})))
+    await Promise.all(
+      [sqlite, postgres].map((d, i) =>
+        d.request('PATCH', `/knowledge/${ids[11]![i === 0 ? 'sqlite' : 'postgres']}`, {
+          body: {body: 'The file watcher kept every path; a WeakRef cache fixed the memory leak.'},
+        }),
+      ),
+    )
   }, 120_000)
   afterAll(async () => {
     await Promise.all([sqlite?.stop(), postgres?.stop()])
   })
 
   /** A search on both, with the entries named by their position in ENTRIES. */
-  async function both(query: Record<string, string | number | boolean>, key?: 'bob'): Promise<Array<{total: number; items: Array<Record<string, unknown>>}>> {
-    return Promise.all([sqlite, postgres].map(async (d, i) => {
-      const name = i === 0 ? 'sqlite' : 'postgres'
-      const res = await d.request('GET', '/search', {query: {detail: 'summary', limit: 20, ...query}, ...(key ? {key: bob[name]} : {})})
-      expect(res.status, res.text).toBe(200)
-      const position = new Map(ids.map((x, k) => [x[name], k]))
-      return {
-        total: res.body.total,
-        items: res.body.items.map((it: Record<string, unknown>) => ({
-          entry: position.get(it.id as string), score: it.score, ...(it.matched ? {matched: it.matched} : {}),
-        })),
-      }
-    }))
+  async function both(
+    query: Record<string, string | number | boolean>,
+    key?: 'bob',
+  ): Promise<Array<{total: number; items: Array<Record<string, unknown>>}>> {
+    return Promise.all(
+      [sqlite, postgres].map(async (d, i) => {
+        const name = i === 0 ? 'sqlite' : 'postgres'
+        const res = await d.request('GET', '/search', {query: {detail: 'summary', limit: 20, ...query}, ...(key ? {key: bob[name]} : {})})
+        expect(res.status, res.text).toBe(200)
+        const position = new Map(ids.map((x, k) => [x[name], k]))
+        return {
+          total: res.body.total,
+          items: res.body.items.map((it: Record<string, unknown>) => ({
+            entry: position.get(it.id as string),
+            score: it.score,
+            ...(it.matched ? {matched: it.matched} : {}),
+          })),
+        }
+      }),
+    )
   }
 
   it('ranks every query alike, with the same scores and totals', async () => {
@@ -94,7 +156,12 @@ requireSystem('postgres').describe('search on SQLite and on PostgreSQL', () => {
   })
 
   it('filters and visibility alike', async () => {
-    for (const [query, key] of [[{q: 'postgres', tag: 'postgres'}], [{q: 'rotation'}], [{q: 'rotation'}, 'bob'], [{q: 'password', scope: 'private'}, 'bob']] as const) {
+    for (const [query, key] of [
+      [{q: 'postgres', tag: 'postgres'}],
+      [{q: 'rotation'}],
+      [{q: 'rotation'}, 'bob'],
+      [{q: 'password', scope: 'private'}, 'bob'],
+    ] as const) {
       const [a, b] = await both(query as Record<string, string>, key)
       expect(b, JSON.stringify(query)).toEqual(a)
     }

@@ -38,7 +38,10 @@ postgres.describe('a daemon killed under load', () => {
       while (!until()) {
         const title = `entry ${n++} via ${d === a ? 'a' : 'b'}`
         try {
-          const res = await d.request('POST', '/knowledge', {key, body: {title, body: `written while ${killed ? 'a was dead' : 'both ran'}`, scope: 'global'}})
+          const res = await d.request('POST', '/knowledge', {
+            key,
+            body: {title, body: `written while ${killed ? 'a was dead' : 'both ran'}`, scope: 'global'},
+          })
           if (res.status === 201) acknowledged.set(res.body.id, title)
           else expect(res.status, res.text).toBe(503)
         } catch {
@@ -49,7 +52,10 @@ postgres.describe('a daemon killed under load', () => {
       }
     }
     let stop = false
-    const writers = [...Array.from({length: 4}, () => writer(a, () => stop || killed)), ...Array.from({length: 4}, () => writer(b, () => stop))]
+    const writers = [
+      ...Array.from({length: 4}, () => writer(a, () => stop || killed)),
+      ...Array.from({length: 4}, () => writer(b, () => stop)),
+    ]
     while (acknowledged.size < 60) await new Promise((r) => setTimeout(r, 20))
     a.child.kill('SIGKILL')
     killed = true
@@ -63,7 +69,10 @@ postgres.describe('a daemon killed under load', () => {
     const listed = new Map<string, string>()
     let cursor: string | null = null
     do {
-      const page: {body: {items: Array<{id: string; title: string}>; next_cursor: string | null}} = await b.request('GET', '/knowledge', {key, query: {limit: 100, ...(cursor ? {cursor} : {})}})
+      const page: {body: {items: Array<{id: string; title: string}>; next_cursor: string | null}} = await b.request('GET', '/knowledge', {
+        key,
+        query: {limit: 100, ...(cursor ? {cursor} : {})},
+      })
       for (const e of page.body.items) listed.set(e.id, e.title)
       cursor = page.body.next_cursor
     } while (cursor)
@@ -86,7 +95,11 @@ postgres.describe('PostgreSQL restarting under a running daemon', () => {
   })
 
   /** A request, timed; a fetch that failed outright would be a daemon that went away, which must not happen. */
-  async function timed(method: string, path: string, body?: unknown): Promise<{status: number; ms: number; retryAfter: string | null; code?: string}> {
+  async function timed(
+    method: string,
+    path: string,
+    body?: unknown,
+  ): Promise<{status: number; ms: number; retryAfter: string | null; code?: string}> {
     const started = performance.now()
     const res = await d.request(method, path, body === undefined ? {} : {body})
     return {status: res.status, ms: performance.now() - started, retryAfter: res.headers.get('retry-after'), code: res.body?.code}
@@ -120,7 +133,9 @@ postgres.describe('PostgreSQL restarting under a running daemon', () => {
     }
     expect(recovered).toBe(true)
     expect((await d.request('GET', `/knowledge/${before.body.id}`)).body.title).toBe('Written before the restart')
-    expect((await d.request('POST', '/knowledge', {body: {title: 'Written after the restart', body: 'b', scope: 'global'}})).status).toBe(201)
+    expect((await d.request('POST', '/knowledge', {body: {title: 'Written after the restart', body: 'b', scope: 'global'}})).status).toBe(
+      201,
+    )
   }, 120_000)
 
   it('while requests keep coming during a restart: every answer is a success or a 503, none hangs', async () => {
@@ -128,7 +143,10 @@ postgres.describe('PostgreSQL restarting under a running daemon', () => {
     let stop = false
     const client = async (): Promise<void> => {
       for (let i = 0; !stop; i++) {
-        const r = i % 2 === 0 ? await timed('POST', '/knowledge', {title: `During the restart ${i}`, body: 'b'}) : await timed('GET', '/search?q=restart')
+        const r =
+          i % 2 === 0
+            ? await timed('POST', '/knowledge', {title: `During the restart ${i}`, body: 'b'})
+            : await timed('GET', '/search?q=restart')
         statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1)
         expect([200, 201, 503]).toContain(r.status)
         expect(r.ms).toBeLessThan(BOUND_MS)
@@ -141,7 +159,8 @@ postgres.describe('PostgreSQL restarting under a running daemon', () => {
     await new Promise((r) => setTimeout(r, 1_000))
     // Keep going until the daemon answers successes again.
     const deadline = Date.now() + 30_000
-    while (Date.now() < deadline && (await d.request('GET', '/health', {key: null})).status !== 200) await new Promise((r) => setTimeout(r, 100))
+    while (Date.now() < deadline && (await d.request('GET', '/health', {key: null})).status !== 200)
+      await new Promise((r) => setTimeout(r, 100))
     stop = true
     await Promise.all(clients)
     expect(statuses.get(503) ?? 0).toBeGreaterThan(0)
@@ -151,16 +170,26 @@ postgres.describe('PostgreSQL restarting under a running daemon', () => {
 
 describe('a store that cannot be reached at start-up', () => {
   it('is a clear error naming the database without its password, and no stack trace', () => {
-    const r = spawnSync(process.execPath, [KB_BIN, 'daemon', 'run', '--port', '0', '--data-dir', tempDir(), '--store-url', 'postgres://kb:s3cret@127.0.0.1:1/kb'], {encoding: 'utf8', timeout: 60_000})
+    const r = spawnSync(
+      process.execPath,
+      [KB_BIN, 'daemon', 'run', '--port', '0', '--data-dir', tempDir(), '--store-url', 'postgres://kb:s3cret@127.0.0.1:1/kb'],
+      {encoding: 'utf8', timeout: 60_000},
+    )
     expect(r.status).toBe(1)
     // oclif wraps the message over lines starting with ›.
-    expect(r.stderr.replace(/\s*\n\s*›\s*/g, ' ')).toContain('could not open the PostgreSQL store postgres://kb:***@127.0.0.1:1/kb: connect ECONNREFUSED')
+    expect(r.stderr.replace(/\s*\n\s*›\s*/g, ' ')).toContain(
+      'could not open the PostgreSQL store postgres://kb:***@127.0.0.1:1/kb: connect ECONNREFUSED',
+    )
     expect(r.stderr).not.toContain('s3cret')
     expect(r.stderr).not.toMatch(/\n\s+at /)
   })
 
   it('refuses a store URL that is not PostgreSQL', () => {
-    const r = spawnSync(process.execPath, [KB_BIN, 'daemon', 'run', '--port', '0', '--data-dir', tempDir(), '--store-url', 'mysql://x@y/z'], {encoding: 'utf8', timeout: 60_000})
+    const r = spawnSync(
+      process.execPath,
+      [KB_BIN, 'daemon', 'run', '--port', '0', '--data-dir', tempDir(), '--store-url', 'mysql://x@y/z'],
+      {encoding: 'utf8', timeout: 60_000},
+    )
     expect(r.status).toBe(1)
     expect(r.stderr.replace(/\s*\n\s*›\s*/g, ' ')).toContain('the store URL must be postgres://')
   })
