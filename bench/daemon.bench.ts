@@ -283,7 +283,9 @@ function report(
   console.log('|---|---:|---:|---:|---:|---:|---:|')
   for (const s of result.sizes) {
     const memory = `${s.rssMB.toFixed(0)} / ${s.peakRssMB.toFixed(0)}`
-    console.log(`| ${s.kind} | ${n(s.entries)} | ${s.dbMB.toFixed(0)} | ${pair(s.create)} | ${pair(s.get)} | ${pair(s.search)} | ${memory} |`)
+    console.log(
+      `| ${s.kind} | ${n(s.entries)} | ${s.dbMB.toFixed(0)} | ${pair(s.create)} | ${pair(s.get)} | ${pair(s.search)} | ${memory} |`,
+    )
   }
   for (const kind of KINDS) {
     const own = result.sizes.filter((s) => s.kind === kind)

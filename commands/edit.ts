@@ -47,7 +47,8 @@ export default class Edit extends KbCommand<typeof Edit> {
     const choice = choiceFrom(flags)
     const intent = await intentFrom(args.id, flags)
     const fromFlags = Object.keys(intent.set).length > 0 || intent.add_tags !== undefined || intent.remove_tags !== undefined
-    if (!fromFlags && !interactive()) throw new KbError('usage', 'nothing to change: pass --title, --body, --tag, --url, --status … (the editor opens only on a terminal)')
+    if (!fromFlags && !interactive())
+      throw new KbError('usage', 'nothing to change: pass --title, --body, --tag, --url, --status … (the editor opens only on a terminal)')
     let current: EntryFull
     try {
       current = (await (await this.client()).getEntry(args.id, 'full')).entry as EntryFull
@@ -76,7 +77,10 @@ export default class Edit extends KbCommand<typeof Edit> {
       })
     } catch (e) {
       if (e instanceof KbError && e.code === 'precondition_failed') {
-        throw new KbError('precondition_failed', `entry ${args.id} changed since version ${version} was read (someone else edited it); run \`kb show ${args.id}\` and edit again`)
+        throw new KbError(
+          'precondition_failed',
+          `entry ${args.id} changed since version ${version} was read (someone else edited it); run \`kb show ${args.id}\` and edit again`,
+        )
       }
       throw e
     }
@@ -92,13 +96,15 @@ async function intentFrom(id: string, flags: Edit['flags']): Promise<EditIntent>
   const set: PatchEntryBody = {}
   if (flags.title !== undefined) set.title = flags.title
   if (flags.body !== undefined) set.body = flags.body
-  else if (flags['body-file'] !== undefined) set.body = flags['body-file'] === '-' ? await readStdin() : await readBodyFile(flags['body-file'])
+  else if (flags['body-file'] !== undefined)
+    set.body = flags['body-file'] === '-' ? await readStdin() : await readBodyFile(flags['body-file'])
   if (flags.tag) set.tags = tagsFrom(flags.tag)!
   if (flags.url !== undefined) set.url = flags.url === '' ? null : flags.url
   if (flags.thought) set.thought_chain = thoughtsFrom(flags.thought)
   if (flags.status) set.status = flags.status
   return {
-    entry_id: id, set,
+    entry_id: id,
+    set,
     ...(flags['add-tag'] ? {add_tags: tagsFrom(flags['add-tag'])} : {}),
     ...(flags['remove-tag'] ? {remove_tags: tagsFrom(flags['remove-tag'])} : {}),
     ...(flags['if-version'] !== undefined ? {version: flags['if-version']} : {}),
@@ -129,7 +135,10 @@ function fromEditor(e: EntryFull): PatchEntryBody {
   const patch: PatchEntryBody = {}
   if (head.title !== undefined && head.title !== e.title) patch.title = head.title
   if (body.trimEnd() !== e.body.trimEnd()) patch.body = body
-  const tags = (head.tags ?? '').split(',').map((t) => t.trim()).filter(Boolean)
+  const tags = (head.tags ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
   if (tags.join(',') !== e.tags.join(',')) patch.tags = tags
   const url = head.url ?? ''
   if (url !== (e.url ?? '')) patch.url = url === '' ? null : url

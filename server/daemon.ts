@@ -3,7 +3,19 @@
  * file; or a team server's PostgreSQL, shared by any number of daemons), the owner bootstrap, listening,
  * and a graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
  */
-import {chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync} from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs'
 import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 import type {IncomingMessage, ServerResponse} from 'node:http'
@@ -56,7 +68,9 @@ export function acquireLock(lockPath: string): () => void {
           continue // removed meanwhile: try again
         }
         if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-          throw new DaemonError(`another kb daemon (pid ${pid}) already uses this data directory; stop it with \`kb daemon stop\` or pass --data-dir`)
+          throw new DaemonError(
+            `another kb daemon (pid ${pid}) already uses this data directory; stop it with \`kb daemon stop\` or pass --data-dir`,
+          )
         }
         rmSync(lockPath, {force: true})
       }
@@ -81,7 +95,7 @@ function isAlive(pid: number): boolean {
 }
 
 /** Writes a file with mode 0600 and fsyncs it. */
-export function writePrivateFile(path: string, content: string): void {
+function writePrivateFile(path: string, content: string): void {
   const fd = openSync(path, 'w', 0o600)
   try {
     writeSync(fd, content)
@@ -128,9 +142,14 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
   const proofSecret = randomBytes(32)
   writePrivateFile(files.secret, `${proofSecret.toString('hex')}\n`)
   const {app, services} = await buildApp({
-    store, version: o.version, logLevel: o.logLevel ?? 'info',
+    store,
+    version: o.version,
+    logLevel: o.logLevel ?? 'info',
     // The address it listens on is a name it answers to (`--host 127.0.0.2`); a wildcard is not a name.
-    allowedHosts: [...(o.allowedHosts ?? []), ...(o.host === '0.0.0.0' || o.host === '::' ? [] : [o.host.includes(':') ? `[${o.host}]` : o.host])],
+    allowedHosts: [
+      ...(o.allowedHosts ?? []),
+      ...(o.host === '0.0.0.0' || o.host === '::' ? [] : [o.host.includes(':') ? `[${o.host}]` : o.host]),
+    ],
     ...(o.publicBaseUrl ? {publicBaseUrl: o.publicBaseUrl} : {}),
     proofSecret,
   })
@@ -143,7 +162,8 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
   } else if (!existsSync(files.ownerKey)) {
     app.log.info('owner.key is absent; create keys with an existing credential')
   }
-  if (!isLoopbackAddress(o.host)) app.log.warn({host: o.host}, 'listening on a non-loopback address: anyone who can reach it and holds a key can use it')
+  if (!isLoopbackAddress(o.host))
+    app.log.warn({host: o.host}, 'listening on a non-loopback address: anyone who can reach it and holds a key can use it')
   try {
     await app.listen({host: o.host, port: o.port})
   } catch (e) {

@@ -3,6 +3,7 @@
  */
 import {Command, Flags} from '@oclif/core'
 import {DEFAULT_HOST, DEFAULT_PORT, dataDir} from '../../src/shared/paths.js'
+import {usageLine} from '../../src/cli/output/usage-error.js'
 
 export default class DaemonRun extends Command {
   static override summary = 'Run the kb daemon in the foreground'
@@ -20,16 +21,24 @@ export default class DaemonRun extends Command {
     'allow-host': Flags.string({description: 'also accept requests whose Host header names this host (repeatable)', multiple: true}),
     'public-url': Flags.string({description: 'the public base URL ending in /api/v1, when behind a proxy', env: 'KB_PUBLIC_URL'}),
     'store-url': Flags.string({
-      description: 'run on this PostgreSQL database (postgres://user:password@host:5432/kb), shared by every daemon of a team server; default: SQLite in the data directory',
+      description:
+        'run on this PostgreSQL database (postgres://user:password@host:5432/kb), shared by every daemon of a team server; default: SQLite in the data directory',
       env: 'KB_STORE_URL',
     }),
-    'log-level': Flags.option({options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, default: 'info', env: 'KB_LOG_LEVEL'})(),
+    'log-level': Flags.option({
+      options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      default: 'info',
+      env: 'KB_LOG_LEVEL',
+    })(),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(DaemonRun)
     const {startDaemon, DaemonError} = await import('../../server/daemon.js')
-    const envHosts = (process.env.KB_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)
+    const envHosts = (process.env.KB_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean)
     let daemon
     try {
       daemon = await startDaemon({
@@ -59,5 +68,14 @@ export default class DaemonRun extends Command {
       process.on('SIGTERM', onSignal)
       process.on('SIGINT', onSignal)
     })
+  }
+
+  /** Start-up failures (a busy port, a locked data dir) and parse errors: one `kb:` line, like every command's. */
+  protected override async catch(err: Error & {oclif?: {exit?: number}}): Promise<unknown> {
+    const exit = err.oclif?.exit
+    process.exitCode = exit ?? 1
+    if (err.message.startsWith('EEXIT:')) return undefined
+    process.stderr.write(`kb: ${exit === 2 ? usageLine(err.message) : err.message}\n`)
+    return undefined
   }
 }

@@ -18,10 +18,16 @@ export function metaRoutes(version: string, openapi: () => Record<string, unknow
   const tags = ['meta']
   return [
     route({
-      method: 'GET', path: '/health', operationId: 'health', summary: 'Liveness, version and the store (no auth)', tags, auth: false,
-      description: 'Asks the store a trivial question each time: 503 `unavailable` when it does not answer within a few seconds (a team '
-        + 'server\'s PostgreSQL down), so a load balancer takes this daemon out of rotation. With a `Kb-Challenge` header (32–128 hex '
-        + 'digits) a local daemon adds `proof`, which the CLI checks before it sends a credential (docs/security.md).',
+      method: 'GET',
+      path: '/health',
+      operationId: 'health',
+      summary: 'Liveness, version and the store (no auth)',
+      tags,
+      auth: false,
+      description:
+        'Asks the store a trivial question each time: 503 `unavailable` when it does not answer within a few seconds (a team ' +
+        "server's PostgreSQL down), so a load balancer takes this daemon out of rotation. With a `Kb-Challenge` header (32–128 hex " +
+        'digits) a local daemon adds `proof`, which the CLI checks before it sends a credential (docs/security.md).',
       responses: {200: {description: 'ok', schema: HealthSchema}, ...errorResponses(400, 503)},
       handler: async ({req, reply}) => {
         const challenge = req.headers[CHALLENGE_HEADER]
@@ -42,7 +48,12 @@ export function metaRoutes(version: string, openapi: () => Record<string, unknow
       },
     }),
     route({
-      method: 'GET', path: '/openapi.json', operationId: 'openapi', summary: 'This API as an OpenAPI 3.1 document (no auth)', tags, auth: false,
+      method: 'GET',
+      path: '/openapi.json',
+      operationId: 'openapi',
+      summary: 'This API as an OpenAPI 3.1 document (no auth)',
+      tags,
+      auth: false,
       responses: {200: {description: 'The OpenAPI document'}},
       handler: async () => openapi(),
     }),

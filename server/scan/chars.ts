@@ -71,8 +71,24 @@ export function hasDigit(s: string): boolean {
 
 /** Words that mark a value as a stand-in, not a secret: documentation and templates are full of them. */
 const PLACEHOLDER_WORDS = [
-  'example', 'xxxx', 'your', 'placeholder', 'changeme', 'change_me', 'redacted', 'dummy', 'sample', 'fake', 'test1234',
-  '<', '>', '${', '{{', '%s', '****', '....',
+  'example',
+  'xxxx',
+  'your',
+  'placeholder',
+  'changeme',
+  'change_me',
+  'redacted',
+  'dummy',
+  'sample',
+  'fake',
+  'test1234',
+  '<',
+  '>',
+  '${',
+  '{{',
+  '%s',
+  '****',
+  '....',
   // Elided, as kb's own masked excerpts are: a value cut short is not the secret.
   '…',
 ]

@@ -17,7 +17,27 @@ const RESERVED_DOMAINS = ['example.com', 'example.net', 'example.org', 'users.no
 const RESERVED_TLDS = new Set(['example', 'test', 'invalid', 'localhost', 'local', 'internal'])
 /** Image and source file extensions: `logo@2x.png` and `pkg@1.2.js` are file names, not addresses. */
 const FILE_TLDS = new Set([
-  'png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'ico', 'css', 'js', 'mjs', 'cjs', 'ts', 'tsx', 'jsx', 'json', 'md', 'txt', 'yml', 'yaml', 'lock', 'html',
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'svg',
+  'webp',
+  'ico',
+  'css',
+  'js',
+  'mjs',
+  'cjs',
+  'ts',
+  'tsx',
+  'jsx',
+  'json',
+  'md',
+  'txt',
+  'yml',
+  'yaml',
+  'lock',
+  'html',
 ])
 const ROLE_LOCALS = new Set(['git', 'noreply', 'no-reply', 'donotreply', 'do-not-reply'])
 

@@ -2,6 +2,7 @@
  * @module BM25F ranking (Robertson & Zaragoza), driver-independent: a driver finds candidates, this scorer
  * orders them over all the query's terms with per-field length normalisation (docs/search.md, "Ranking").
  */
+import {type Phrase, PhraseCounter} from './phrases.js'
 import {fold, stemOf} from './text.js'
 
 /** The fields search looks at, in the order of the FTS5 table's columns. */
@@ -20,7 +21,7 @@ export interface RankingParams {
  * Tags have no counterpart there; they sit between title and body, as docs/search.md says, without length
  * normalisation: most entries have none or one, so the mean tag count says little.
  */
-export const RANKING: RankingParams = {
+const RANKING: RankingParams = {
   k1: 2.5,
   fields: {title: {weight: 4, b: 1.0}, tags: {weight: 2, b: 0}, body: {weight: 1, b: 0.6}},
 }
@@ -56,11 +57,7 @@ export class Bm25fScorer {
   private readonly index = new Map<string, number>()
   private readonly idfs: number[]
   private readonly weights: number[]
-  private readonly phrases: Array<{stems: string[]; term: number}> = []
-  private readonly phraseParts = new Set<string>()
-  /** The stems of the last few tokens (null: not a query term), to find phrases. */
-  private recent: Array<string | null> = []
-  private readonly longestPhrase: number
+  private readonly phrases: PhraseCounter | null
   private readonly firstChars: Set<string>
   private readonly asciiFirst = new Uint8Array(128)
 
@@ -69,17 +66,16 @@ export class Bm25fScorer {
     private readonly stats: CollectionStats,
     private readonly params: RankingParams = RANKING,
   ) {
+    const phrases: Phrase[] = []
     terms.forEach((t, i) => {
-      if (t.phrase && t.phrase.length > 1) {
-        this.phrases.push({stems: t.phrase, term: i})
-        for (const p of t.phrase) this.phraseParts.add(p)
-      } else this.index.set(t.stem, i)
+      if (t.phrase && t.phrase.length > 1) phrases.push({stems: t.phrase, term: i})
+      else this.index.set(t.stem, i)
     })
-    this.longestPhrase = Math.max(0, ...this.phrases.map((p) => p.stems.length))
+    this.phrases = phrases.length > 0 ? new PhraseCounter(phrases) : null
     this.idfs = terms.map((t) => idf(t.df, Math.max(stats.docs, t.df)))
     this.weights = terms.map((t) => t.weight ?? 1)
     // The stemmer never changes a word's first character, so other words need no stemming at all.
-    this.firstChars = new Set([...this.index.keys(), ...this.phraseParts].map((stem) => stem[0]!))
+    this.firstChars = new Set([...this.index.keys(), ...phrases.flatMap((p) => p.stems)].map((stem) => stem[0]!))
     for (const c of this.firstChars) if (c.charCodeAt(0) < 128) this.asciiFirst[c.charCodeAt(0)] = 1
   }
 
@@ -89,24 +85,12 @@ export class Bm25fScorer {
       const t = this.index.get(stem)
       if (t !== undefined) tf[t]!++
     }
-    if (this.longestPhrase === 0) return
-    const recent = this.recent
-    recent.push(stem !== null && this.phraseParts.has(stem) ? stem : null)
-    if (recent.length > this.longestPhrase) recent.shift()
-    if (stem === null) return
-    for (const {stems, term} of this.phrases) {
-      const from = recent.length - stems.length
-      if (from < 0) continue
-      let all = true
-      for (let j = 0; j < stems.length && all; j++) all = recent[from + j] === stems[j]
-      if (all) tf[term]!++
-    }
+    if (this.phrases) for (const term of this.phrases.step(stem)) tf[term]!++
   }
 
   /** Occurrences of each query term in the text, and the text's length in tokens. */
   private count(text: string, tf: Float64Array): number {
-    this.recent = []
-     
+    this.phrases?.reset()
     if (!/^[\x00-\x7f]*$/.test(text)) return this.countUnicode(text, tf)
     // ASCII text (most of it): scan char codes, and cut out only words that may be query terms.
     let tokens = 0
@@ -147,7 +131,8 @@ export class Bm25fScorer {
     }
     const k1 = this.params.k1
     let score = 0
-    for (let i = 0; i < n; i++) if (combined[i]! > 0) score += (this.weights[i]! * this.idfs[i]! * combined[i]! * (k1 + 1)) / (k1 + combined[i]!)
+    for (let i = 0; i < n; i++)
+      if (combined[i]! > 0) score += (this.weights[i]! * this.idfs[i]! * combined[i]! * (k1 + 1)) / (k1 + combined[i]!)
     return score
   }
 }

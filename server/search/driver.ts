@@ -2,7 +2,7 @@
  * @module The seam between the search engine and a store driver. Everything about *what* a search means
  * lives in `server/search/` and is shared by every driver: query parsing (`query.ts`), the index's text
  * form (`text.ts`, `porter.ts`), typo and prefix expansion (`vocabulary.ts`), candidate policy and BM25F
- * re-ranking (`engine.ts`, `bm25f.ts`). A driver implements only `SearchIndex` — the reads its query
+ * re-ranking (`engine.ts`, `bm25f.ts`, `phrases.ts`), explaining hits (`explain.ts`). A driver implements only `SearchIndex` — the reads its query
  * language does best:
  * - term statistics: how many entries hold a term or a phrase, and the collection's size and mean field
  *   lengths (BM25F's inputs), asked for many terms at once;
@@ -10,12 +10,12 @@
  *   tolerance and completion, each a bounded index range, many in one call;
  * - candidates for one caller: counting and fetching visible entries that match any term, in the
  *   driver's own first-stage order or newest first, with visibility and filters applied in its SQL;
- * - the texts of candidates (to re-rank) and their entries (to return), and `explain` for a hit.
+ * - the texts of candidates (to re-rank and explain) and their entries (to return).
  * SQLite implements it over FTS5 (`sqlite-index.ts`), PostgreSQL over a GIN index of tsvectors written from
  * the same tokenizer (`postgres-index.ts`); both get the same parsing, expansion and ranking. Entries are named by the driver's
  * integer key (`seq`), stable while a search runs.
  */
-import type {EntryFilter, EntryRow, SearchHit, Viewer} from '../store/store.js'
+import type {EntryFilter, EntryRow, Viewer} from '../store/store.js'
 import type {CollectionStats, RankTerm} from './bm25f.js'
 import type {VocabularyProbe} from './vocabulary.js'
 
@@ -65,6 +65,4 @@ export interface SearchIndex {
   candidates(viewer: Viewer, filter: EntryFilter): Promise<CandidateSource>
   texts(keys: number[]): Promise<CandidateText[]>
   entries(keys: number[]): Promise<Map<number, EntryRow>>
-  /** Which fields and words of the entry matched the terms, and an excerpt of its body with the matches marked «». */
-  explain(key: number, terms: IndexTerm[]): Promise<Pick<SearchHit, 'matched' | 'snippet'>>
 }

@@ -1,15 +1,25 @@
 /**
  * @module The search engine every driver shares (the seam is described in `driver.ts`): it expands a
  * query's terms against the index (statistics, typo tolerance, completion of the word being typed),
- * chooses which terms generate candidates, asks the driver for them, and re-ranks them with BM25F.
+ * chooses which terms generate candidates, asks the driver for them, re-ranks them with BM25F and explains
+ * the hits.
  * docs/search.md describes each step and how it was measured.
  */
 import type {EntryFilter, SearchHit, SearchOptions, SearchOutcome, Viewer} from '../store/store.js'
 import {Bm25fScorer} from './bm25f.js'
 import type {IndexTerm, SearchIndex} from './driver.js'
+import {explainHit} from './explain.js'
 import {parseTerm, rankTerms} from './query.js'
 import {stemOf} from './text.js'
-import {PROBE_LIMIT, VOCABULARY_MIN_LENGTH, byVocabularyOrder, headOf, typoCandidates, typoProbes, type VocabularyProbe} from './vocabulary.js'
+import {
+  PROBE_LIMIT,
+  VOCABULARY_MIN_LENGTH,
+  byVocabularyOrder,
+  headOf,
+  typoCandidates,
+  typoProbes,
+  type VocabularyProbe,
+} from './vocabulary.js'
 
 /** Candidates re-ranked per search: at least this many, and twice the page size. */
 const CANDIDATES_MIN = 50
@@ -72,16 +82,14 @@ export class SearchEngine {
     }
     const scorer = new Bm25fScorer(terms, await this.index.collectionStats())
     const ranked = (await this.index.texts(keys))
-      .map((t) => ({key: t.key, score: scorer.score({title: t.title, tags: t.tags.join(' '), body: t.body})}))
-      .sort((a, b) => b.score - a.score || b.key - a.key)
+      .map((text) => ({text, score: scorer.score({title: text.title, tags: text.tags.join(' '), body: text.body})}))
+      .sort((a, b) => b.score - a.score || b.text.key - a.text.key)
       .slice(0, options.limit)
-    const entries = await this.index.entries(ranked.map((r) => r.key))
-    const hits: SearchHit[] = []
-    for (const {key, score} of ranked) {
-      const hit: SearchHit = {entry: entries.get(key)!, score: Number(score.toPrecision(6))}
-      if (options.explain) Object.assign(hit, await this.index.explain(key, terms))
-      hits.push(hit)
-    }
+    const entries = await this.index.entries(ranked.map((r) => r.text.key))
+    const hits = ranked.map(({text, score}): SearchHit => {
+      const hit: SearchHit = {entry: entries.get(text.key)!, score: Number(score.toPrecision(6))}
+      return options.explain ? {...hit, ...explainHit(text, terms)} : hit
+    })
     return {hits, total}
   }
 
@@ -172,6 +180,11 @@ export class SearchEngine {
     // what reading length by length until that many are found gives.
     const found = await this.index.vocabulary(probes.flat(), COMPLETIONS_MAX)
     let at = 0
-    return probes.map((list) => found.slice(at, (at += list.length)).flat().slice(0, COMPLETIONS_MAX))
+    return probes.map((list) =>
+      found
+        .slice(at, (at += list.length))
+        .flat()
+        .slice(0, COMPLETIONS_MAX),
+    )
   }
 }

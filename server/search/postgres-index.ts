@@ -11,7 +11,6 @@ import {ENTRY_COLUMNS, ENTRY_FROM, entryFromRow, filterSql, Params} from '../sto
 import type {EntryFilter, EntryRow, SearchHit, Viewer} from '../store/store.js'
 import type {CollectionStats} from './bm25f.js'
 import type {CandidateSource, CandidateText, IndexTerm, SearchIndex} from './driver.js'
-import {explainHit} from './highlight.js'
 import {stemOf} from './text.js'
 import {anyTermQuery, indexable} from './tsvector.js'
 import type {VocabularyProbe} from './vocabulary.js'
@@ -161,10 +160,5 @@ export class PostgresSearchIndex implements SearchIndex {
   async entries(keys: number[]): Promise<Map<number, EntryRow>> {
     const rows = await this.db.query(`SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE e.seq = ANY($1::int8[])`, [keys])
     return new Map(rows.map((r) => [r.seq as number, entryFromRow(r)]))
-  }
-
-  async explain(key: number, terms: IndexTerm[]): Promise<Pick<SearchHit, 'matched' | 'snippet'>> {
-    const [text] = await this.texts([key])
-    return text ? explainHit(text, terms) : {matched: {fields: [], terms: []}, snippet: ''}
   }
 }

@@ -30,5 +30,34 @@ export function indexStems(text: string): Set<string> {
 
 /** Folds text as the index tokenizer does (lower case, accents removed). */
 export function fold(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase()
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+}
+
+const TOKEN = /[\p{L}\p{N}\p{M}]+/gu
+
+const ASCII = /^[\x00-\x7f]*$/
+
+/** The tokens of a text with their places in it (UTF-16 offsets) and folded words, for marking matches. */
+export function tokenSpans(text: string): Array<{start: number; end: number; word: string}> {
+  const out: Array<{start: number; end: number; word: string}> = []
+  if (!ASCII.test(text)) {
+    for (const m of text.matchAll(TOKEN)) out.push({start: m.index, end: m.index + m[0].length, word: fold(m[0])})
+    return out
+  }
+  // ASCII text (most of it) needs no normalising: a scan of char codes.
+  const lower = text.toLowerCase()
+  let start = -1
+  for (let i = 0; i <= lower.length; i++) {
+    const c = i < lower.length ? lower.charCodeAt(i) : 32
+    if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i
+    } else if (start >= 0) {
+      out.push({start, end: i, word: lower.slice(start, i)})
+      start = -1
+    }
+  }
+  return out
 }

@@ -61,7 +61,11 @@ export interface TransferStore {
    * Entries visible to the viewer (null: all, private ones included, for the owner's backup), in the
    * order they were stored, `limit` after the opaque position `after`; each with its comments.
    */
-  exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}>
+  exportEntries(
+    viewer: Viewer | null,
+    filter: ExportFilter,
+    page: {limit: number; after?: number},
+  ): Promise<{entries: EntryExport[]; next?: number}>
   /** How many entries `exportEntries` will give, announced in the export's header so a reader can show progress. */
   countExportEntries(viewer: Viewer | null, filter: ExportFilter): Promise<number>
   /**

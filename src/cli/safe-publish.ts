@@ -16,7 +16,9 @@ import {safeText} from './output/safe-text.js'
 export const sensitiveFlags = {
   redact: Flags.boolean({description: 'replace secrets and personal data found with [REDACTED:<kind>] (docs/cli.md, "Safe publish")'}),
   acknowledge: Flags.string({
-    description: 'finding ids to keep as written, comma-separated or repeated; recorded on the entry', multiple: true, helpValue: '<ids>',
+    description: 'finding ids to keep as written, comma-separated or repeated; recorded on the entry',
+    multiple: true,
+    helpValue: '<ids>',
   }),
 }
 
@@ -29,10 +31,16 @@ const FINDING_ID = new RegExp(FINDING_ID_PATTERN)
 
 /** The choice the flags make; a malformed id is a usage error. */
 export function choiceFrom(flags: {redact?: boolean; acknowledge?: string[]}): SensitiveChoice {
-  const ids = (flags.acknowledge ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '')
+  const ids = (flags.acknowledge ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '')
   const bad = ids.find((id) => !FINDING_ID.test(id))
   if (bad !== undefined) {
-    throw new KbError('usage', `--acknowledge takes finding ids (16 hex digits, as listed when a write is refused), not "${safeText(bad, {newlines: false})}"`)
+    throw new KbError(
+      'usage',
+      `--acknowledge takes finding ids (16 hex digits, as listed when a write is refused), not "${safeText(bad, {newlines: false})}"`,
+    )
   }
   return {...(flags.redact ? {redact: true} : {}), ...(ids.length > 0 ? {acknowledge: ids} : {})}
 }
@@ -54,7 +62,9 @@ export function renderReport(r: SensitiveReport, mode: OutputMode): string {
   const where = r.findings.map((f) => `${f.field}, line ${f.line}`)
   const labelWidth = Math.max(...r.findings.map((f) => f.label.length))
   const whereWidth = Math.max(...where.map((w) => w.length))
-  r.findings.forEach((f, i) => out.push(`  ${dim(mode, f.id)}  ${f.label.padEnd(labelWidth)}  ${where[i]!.padEnd(whereWidth)}  ${one(f.excerpt)}`))
+  r.findings.forEach((f, i) =>
+    out.push(`  ${dim(mode, f.id)}  ${f.label.padEnd(labelWidth)}  ${where[i]!.padEnd(whereWidth)}  ${one(f.excerpt)}`),
+  )
   if (r.findings_total > r.findings.length) out.push(`  … and ${r.findings_total - r.findings.length} more`)
   if (r.diff.length > 0) {
     out.push('', bold(mode, 'Redaction would change:'))
@@ -91,7 +101,11 @@ export interface ClearOptions {
  * Runs `write` with the flags' choice. Refused for sensitive content: shows the report, then asks on a
  * terminal (and writes again as chosen) or fails with exit 5.
  */
-export async function clearSensitive<T>(choice: SensitiveChoice, o: ClearOptions, write: (choice: SensitiveChoice) => Promise<T>): Promise<T> {
+export async function clearSensitive<T>(
+  choice: SensitiveChoice,
+  o: ClearOptions,
+  write: (choice: SensitiveChoice) => Promise<T>,
+): Promise<T> {
   let r: SensitiveReport
   try {
     return await write(choice)

@@ -1,6 +1,6 @@
 /**
  * @module The JSON Schema validator (Ajv) with kb's settings, written once: request bodies and query strings
- * (server/app.ts), import lines (server/services/transfer.ts) and MCP tool arguments (mcp/server.ts) are all
+ * (server/app.ts), import lines (server/services/transfer/format.ts) and MCP tool arguments (mcp/server.ts) are all
  * checked by validators made here.
  */
 import {Ajv} from 'ajv'

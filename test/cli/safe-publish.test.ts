@@ -51,7 +51,9 @@ describe('kb publish, piped', () => {
     expect(r.stderr).toContain('+ aws_access_key_id = [REDACTED:aws-access-token]')
     const ids = [...r.stderr.matchAll(/^ {2}([0-9a-f]{16}) /gm)].map((m) => m[1])
     expect(ids).toHaveLength(2)
-    expect(r.stderr).toContain(`re-run with --redact to replace them with [REDACTED:<kind>], or --acknowledge ${ids.join(',')} to keep them`)
+    expect(r.stderr).toContain(
+      `re-run with --redact to replace them with [REDACTED:<kind>], or --acknowledge ${ids.join(',')} to keep them`,
+    )
     expectNoSecret(r.stderr)
     expect(await scopeOf(id)).toBe('private')
   })

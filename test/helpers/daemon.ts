@@ -102,14 +102,24 @@ export interface ChildDaemon extends TestDaemon {
 
 /** Starts `kb daemon run` as a child process (the built binary), waiting until it listens. */
 export async function startChildDaemon(
-  options: {dataDir?: string; env?: Record<string, string>; args?: string[]; /** default 0: any free one */ port?: number; storeUrl?: string} = {},
+  options: {
+    dataDir?: string
+    env?: Record<string, string>
+    args?: string[]
+    /** default 0: any free one */ port?: number
+    storeUrl?: string
+  } = {},
 ): Promise<ChildDaemon> {
   const dataDir = options.dataDir ?? tempDir()
   const storeUrl = await storeUrlFor(options.storeUrl)
-  const child = spawn(process.execPath, [KB_BIN, 'daemon', 'run', '--port', String(options.port ?? 0), '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
-    env: {...process.env, ...(storeUrl ? {KB_STORE_URL: storeUrl} : {}), ...options.env},
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    [KB_BIN, 'daemon', 'run', '--port', String(options.port ?? 0), '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])],
+    {
+      env: {...process.env, ...(storeUrl ? {KB_STORE_URL: storeUrl} : {}), ...options.env},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString()
@@ -119,7 +129,9 @@ export async function startChildDaemon(
   const url = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`daemon did not start in 60 s:\n${stderr}`)), 60_000)
     const check = (): void => {
-      const m = /"msg":"kb daemon listening"/.test(stderr) ? /"url":"([^"]+)"/.exec(stderr.split('\n').find((l) => l.includes('kb daemon listening')) ?? '') : null
+      const m = /"msg":"kb daemon listening"/.test(stderr)
+        ? /"url":"([^"]+)"/.exec(stderr.split('\n').find((l) => l.includes('kb daemon listening')) ?? '')
+        : null
       if (m) {
         clearTimeout(timer)
         res(m[1]!)
@@ -134,7 +146,12 @@ export async function startChildDaemon(
   const ownerKeyPath = join(dataDir, 'owner.key')
   const ownerKey = existsSync(ownerKeyPath) ? readFileSync(ownerKeyPath, 'utf8').trim() : ''
   return {
-    url, dataDir, ownerKey, child, exited, ...(storeUrl ? {storeUrl} : {}),
+    url,
+    dataDir,
+    ownerKey,
+    child,
+    exited,
+    ...(storeUrl ? {storeUrl} : {}),
     stderr: () => stderr,
     request: makeRequest(url, ownerKey),
     stop: async () => {
@@ -146,7 +163,9 @@ export async function startChildDaemon(
 
 /** Creates a principal with its own key (minted by the owner), optionally bound to a project. */
 export async function newPrincipal(d: TestDaemon, name: string, projectId?: string): Promise<string> {
-  const res = await d.request('POST', '/api-keys', {body: {principal: name, name: `${name} key`, ...(projectId ? {project_id: projectId} : {})}})
+  const res = await d.request('POST', '/api-keys', {
+    body: {principal: name, name: `${name} key`, ...(projectId ? {project_id: projectId} : {})},
+  })
   if (res.status !== 201) throw new Error(`could not mint a key for ${name}: ${res.status} ${res.text}`)
   return res.body.key as string
 }
@@ -165,7 +184,12 @@ export async function queryStore<T = Record<string, unknown>>(d: TestDaemon, sql
     await client.connect()
     try {
       let n = 0
-      return (await client.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as T[]
+      return (
+        await client.query(
+          sql.replace(/\?/g, () => `$${++n}`),
+          params,
+        )
+      ).rows as T[]
     } finally {
       await client.end()
     }

@@ -22,7 +22,9 @@ let projectId: string
 beforeAll(async () => {
   d = await startInProcessDaemon()
   client = new Client({name: 'kb-test', version: '1.0.0'})
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${d.url}/mcp`), {requestInit: {headers: {authorization: `Bearer ${d.ownerKey}`}}}))
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${d.url}/mcp`), {requestInit: {headers: {authorization: `Bearer ${d.ownerKey}`}}}),
+  )
   projectId = (await d.request('POST', '/projects/join', {body: {remote: 'git@github.com:acme/mcp-safe.git'}})).body.project.id
 })
 afterAll(async () => {
@@ -30,7 +32,8 @@ afterAll(async () => {
   await d?.stop()
 })
 
-const call = async (name: string, args: Record<string, unknown>): Promise<CallToolResult> => (await client.callTool({name, arguments: args})) as CallToolResult
+const call = async (name: string, args: Record<string, unknown>): Promise<CallToolResult> =>
+  (await client.callTool({name, arguments: args})) as CallToolResult
 const textOf = (r: CallToolResult): string => r.content.map((p) => (p.type === 'text' ? p.text : '')).join('')
 
 /** A refusal as a tool error: every finding's id, masked, and both ways on; returns the ids. */
@@ -54,7 +57,8 @@ describe('MCP tools and safe publish', () => {
     const r = await call('add_knowledge', {...args, redact: true, detail: 'standard'})
     expect(r.isError, textOf(r)).toBeFalsy()
     const entry = (r.structuredContent as {entry: {id: string; body: string}}).entry
-    const redacted = 'Root cause: the CI job echoed its environment.\ngit clone https://x:[REDACTED:github-pat]@github.com/acme/api.git\n[REDACTED:private-key]'
+    const redacted =
+      'Root cause: the CI job echoed its environment.\ngit clone https://x:[REDACTED:github-pat]@github.com/acme/api.git\n[REDACTED:private-key]'
     expect(entry.body).toBe(redacted)
   })
 
@@ -70,12 +74,15 @@ describe('MCP tools and safe publish', () => {
   })
 
   it('update_knowledge and fork_knowledge take the same two arguments', async () => {
-    const id = (await d.request('POST', '/knowledge', {body: {title: 'Shared', body: 'Clean.', scope: 'project', project_id: projectId}})).body.id
+    const id = (await d.request('POST', '/knowledge', {body: {title: 'Shared', body: 'Clean.', scope: 'project', project_id: projectId}}))
+      .body.id
     expectRefusal(await call('update_knowledge', {id, body: line('jwt')}), 'update_knowledge', ['jwt'])
     const u = await call('update_knowledge', {id, body: line('jwt'), redact: true})
     expect(u.isError, textOf(u)).toBeFalsy()
     expect((await d.request('GET', `/knowledge/${id}`)).body.body).toBe('session cookie [REDACTED:jwt]')
-    const mine = (await d.request('POST', '/knowledge', {body: {title: 'Mine', body: line('phone'), scope: 'private', project_id: projectId}})).body.id
+    const mine = (
+      await d.request('POST', '/knowledge', {body: {title: 'Mine', body: line('phone'), scope: 'private', project_id: projectId}})
+    ).body.id
     expectRefusal(await call('fork_knowledge', {id: mine, scope: 'global'}), 'fork_knowledge', ['phone'])
     const f = await call('fork_knowledge', {id: mine, scope: 'global', redact: true})
     expect(f.isError, textOf(f)).toBeFalsy()

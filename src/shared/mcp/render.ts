@@ -18,13 +18,22 @@ const budgetOf = (d: Detail): number | null => (d === 'summary' ? SUMMARY_TOKEN_
 /** One entry as compact text: a header line, then the body, then what the level adds. */
 function renderEntry(e: EntryView, lead = ''): {head: string; body: string; tail: string} {
   const s = e as Partial<EntryFull>
-  const meta = [e.status, s.scope, s.tags && s.tags.length > 0 ? `tags ${s.tags.join(',')}` : undefined, s.url ?? undefined].filter(Boolean).join(' · ')
+  const meta = [e.status, s.scope, s.tags && s.tags.length > 0 ? `tags ${s.tags.join(',')}` : undefined, s.url ?? undefined]
+    .filter(Boolean)
+    .join(' · ')
   const head = `${lead}${e.id} — ${e.title} [${meta}]`
   const tail: string[] = []
-  if (s.thought_chain && s.thought_chain.length > 0) tail.push('Thought chain:', ...s.thought_chain.map((t) => `${t.step}. (${t.kind}) ${t.thought}`))
-  if (s.resolution) tail.push(`Resolved by ${s.resolution.resolved_by.name}${s.resolution.note ? `: ${s.resolution.note}` : ''}${s.resolution.url ? ` (${s.resolution.url})` : ''}`)
+  if (s.thought_chain && s.thought_chain.length > 0)
+    tail.push('Thought chain:', ...s.thought_chain.map((t) => `${t.step}. (${t.kind}) ${t.thought}`))
+  if (s.resolution)
+    tail.push(
+      `Resolved by ${s.resolution.resolved_by.name}${s.resolution.note ? `: ${s.resolution.note}` : ''}${s.resolution.url ? ` (${s.resolution.url})` : ''}`,
+    )
   if (s.comments && s.comments.length > 0) {
-    tail.push(s.comments_truncated ? `Comments (newest ${s.comments.length} of ${s.comment_count}):` : 'Comments:', ...s.comments.map((c) => `- [${c.type}] ${c.author.name}: ${c.body}`))
+    tail.push(
+      s.comments_truncated ? `Comments (newest ${s.comments.length} of ${s.comment_count}):` : 'Comments:',
+      ...s.comments.map((c) => `- [${c.type}] ${c.author.name}: ${c.body}`),
+    )
   }
   if (s.branches && s.branches.length > 0) tail.push('Forks:', ...s.branches.map((b) => `- ${b.id} — ${b.title} (${b.scope})`))
   return {head, body: e.body, tail: tail.join('\n')}
@@ -48,15 +57,22 @@ export function searchAnswer(result: SearchResult, query: string, maxTokens: num
     if (maxTokens !== undefined) Object.assign(structured, {truncated})
     // With max_tokens the API may have stepped a hit down a level; each is rendered at its own.
     const lines = items.map((e, i) => entryText(e, 'comments' in e ? 'full' : 'tags' in e ? 'standard' : 'summary', `${i + 1}. `))
-    const more = result.total > items.length ? `\n(${items.length} of ${result.total} matches${truncated ? ', cut to fit max_tokens' : ''}; get_knowledge <id> reads one)` : ''
-    const text = items.length === 0
-      ? result.total === 0 ? `Nothing matches "${query}". Nothing recorded yet? add_knowledge once you have solved it.` : `${result.total} matches, none fits in max_tokens ${maxTokens}; raise max_tokens.`
-      : lines.join('\n\n') + more
+    const more =
+      result.total > items.length
+        ? `\n(${items.length} of ${result.total} matches${truncated ? ', cut to fit max_tokens' : ''}; get_knowledge <id> reads one)`
+        : ''
+    const text =
+      items.length === 0
+        ? result.total === 0
+          ? `Nothing matches "${query}". Nothing recorded yet? add_knowledge once you have solved it.`
+          : `${result.total} matches, none fits in max_tokens ${maxTokens}; raise max_tokens.`
+        : lines.join('\n\n') + more
     return {structured, text}
   }
   const answer = build()
   if (maxTokens === undefined) return answer
-  const fits = (a: ToolAnswer): boolean => tokensWithin(a.text, maxTokens) !== null && tokensWithin(JSON.stringify(a.structured), maxTokens) !== null
+  const fits = (a: ToolAnswer): boolean =>
+    tokensWithin(a.text, maxTokens) !== null && tokensWithin(JSON.stringify(a.structured), maxTokens) !== null
   if (fits(answer)) return answer
   // The most hits that fit, by bisection: counting is bounded per call, but not 100 calls in a row.
   const all = [...items]

@@ -98,16 +98,100 @@ describe('search through the API', () => {
 describe('the re-ranker agrees with the FTS5 index', () => {
   it('stems exactly as the FTS5 porter tokenizer does', () => {
     const words = [
-      'crashes', 'crashed', 'crashing', 'caresses', 'ponies', 'ties', 'agreed', 'feed', 'plastered', 'motoring', 'sing',
-      'conflated', 'troubled', 'sized', 'hopping', 'tanned', 'falling', 'hissing', 'fizzed', 'failing', 'filing', 'happy', 'sky',
-      'relational', 'conditional', 'valenci', 'digitizer', 'conformabli', 'radicalli', 'differentli', 'vileli', 'analogousli',
-      'vietnamization', 'predication', 'operator', 'feudalism', 'decisiveness', 'hopefulness', 'callousness', 'formaliti',
-      'sensitiviti', 'sensibiliti', 'triplicate', 'formative', 'formalize', 'electriciti', 'electrical', 'hopeful', 'goodness',
-      'revival', 'allowance', 'inference', 'airliner', 'gyroscopic', 'adjustable', 'defensible', 'irritant', 'replacement',
-      'adjustment', 'dependent', 'adoption', 'homologou', 'communism', 'activate', 'angulariti', 'homologous', 'effective',
-      'bowdlerize', 'probate', 'rate', 'cease', 'controll', 'roll', 'generalizations', 'oscillators', 'aeroelastic', 'typescript',
-      'kubernetes', 'eaddrinuse', 'node22', '1950s', 'ies', 'sses', 'eed', 'logically', 'archaeology', 'naive', 'cafe',
-      'a', 'is', 'yes', 'by', 'x'.repeat(70), 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxing',
+      'crashes',
+      'crashed',
+      'crashing',
+      'caresses',
+      'ponies',
+      'ties',
+      'agreed',
+      'feed',
+      'plastered',
+      'motoring',
+      'sing',
+      'conflated',
+      'troubled',
+      'sized',
+      'hopping',
+      'tanned',
+      'falling',
+      'hissing',
+      'fizzed',
+      'failing',
+      'filing',
+      'happy',
+      'sky',
+      'relational',
+      'conditional',
+      'valenci',
+      'digitizer',
+      'conformabli',
+      'radicalli',
+      'differentli',
+      'vileli',
+      'analogousli',
+      'vietnamization',
+      'predication',
+      'operator',
+      'feudalism',
+      'decisiveness',
+      'hopefulness',
+      'callousness',
+      'formaliti',
+      'sensitiviti',
+      'sensibiliti',
+      'triplicate',
+      'formative',
+      'formalize',
+      'electriciti',
+      'electrical',
+      'hopeful',
+      'goodness',
+      'revival',
+      'allowance',
+      'inference',
+      'airliner',
+      'gyroscopic',
+      'adjustable',
+      'defensible',
+      'irritant',
+      'replacement',
+      'adjustment',
+      'dependent',
+      'adoption',
+      'homologou',
+      'communism',
+      'activate',
+      'angulariti',
+      'homologous',
+      'effective',
+      'bowdlerize',
+      'probate',
+      'rate',
+      'cease',
+      'controll',
+      'roll',
+      'generalizations',
+      'oscillators',
+      'aeroelastic',
+      'typescript',
+      'kubernetes',
+      'eaddrinuse',
+      'node22',
+      '1950s',
+      'ies',
+      'sses',
+      'eed',
+      'logically',
+      'archaeology',
+      'naive',
+      'cafe',
+      'a',
+      'is',
+      'yes',
+      'by',
+      'x'.repeat(70),
+      'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxing',
     ]
     const db = new Database(':memory:')
     db.exec(`CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61 remove_diacritics 2');
@@ -134,7 +218,13 @@ describe('the re-ranker agrees with the FTS5 index', () => {
 
   it('scores more occurrences, rarer terms and shorter fields higher', () => {
     const stats = {docs: 1000, avgLength: {title: 6, tags: 2, body: 100}}
-    const scorer = new Bm25fScorer([{stem: stemOf('deadlock'), df: 10}, {stem: stemOf('migration'), df: 500}], stats)
+    const scorer = new Bm25fScorer(
+      [
+        {stem: stemOf('deadlock'), df: 10},
+        {stem: stemOf('migration'), df: 500},
+      ],
+      stats,
+    )
     const doc = (title: string, body: string): {title: string; tags: string; body: string} => ({title, tags: '', body})
     const filler = ' word'.repeat(50)
     expect(scorer.score(doc('x', `deadlock deadlock${filler}`))).toBeGreaterThan(scorer.score(doc('x', `deadlock${filler}`)))
@@ -157,14 +247,24 @@ describe('search on a larger store', () => {
     await store.insertPrincipal({...owner, role: 'owner', created_at: '2024-01-01T00:00:00.000Z'})
     await store.insertPrincipal({...other, role: 'member', created_at: '2024-01-01T00:00:00.000Z'})
     // Every entry says "error"; one in a hundred says "timeout"; one says "zeppelin"; one is another's private.
-    const insert = store.db.prepare(`INSERT INTO entries (id, title, body, summary, summary_title, scope, tags, status, thought_chain, author_id, created_at, updated_at, version)
+    const insert = store.db
+      .prepare(`INSERT INTO entries (id, title, body, summary, summary_title, scope, tags, status, thought_chain, author_id, created_at, updated_at, version)
       VALUES (?, ?, ?, '', ?, ?, '[]', 'open', '[]', ?, ?, ?, 1)`)
     store.db.transaction(() => {
       for (let i = 0; i < N; i++) {
         const title = i === 7 ? 'zeppelin error' : i % 100 === 0 ? `timeout number ${i}` : `note ${i}`
         const body = `an error happened in step ${i}${i % 100 === 0 ? ' after a timeout' : ''}`
         const at = new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString()
-        insert.run(`00000000-0000-7000-8000-${String(i).padStart(12, '0')}`, title, body, title, i === 9 ? 'private' : 'global', i === 9 ? other.id : owner.id, at, at)
+        insert.run(
+          `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`,
+          title,
+          body,
+          title,
+          i === 9 ? 'private' : 'global',
+          i === 9 ? other.id : owner.id,
+          at,
+          at,
+        )
       }
     })()
   })
@@ -205,12 +305,28 @@ describe('search on a larger store', () => {
     expect(r.total).toBe(N) // the owner's entries are global; its own private one counts for it
   })
 
-  it('neither finds nor counts project entries outside the viewer\'s projects, until it joins', async () => {
+  it("neither finds nor counts project entries outside the viewer's projects, until it joins", async () => {
     const at = '2025-01-01T00:00:00.000Z'
     await store.createProject({id: 'proj-a', name: 'a', remote: 'example.com/a', created_by: other.id, created_at: at})
     const entry = (id: string, projectId: string): Parameters<typeof store.insertEntry>[0] => ({
-      id, title: 'zeppelin in a project', body: 'error', summary: '', summary_title: '', scope: 'project', project_id: projectId, tags: [],
-      url: null, status: 'open', resolution: null, thought_chain: [], forked_from: null, author: other, created_at: at, updated_at: at, version: 1, comment_count: 0,
+      id,
+      title: 'zeppelin in a project',
+      body: 'error',
+      summary: '',
+      summary_title: '',
+      scope: 'project',
+      project_id: projectId,
+      tags: [],
+      url: null,
+      status: 'open',
+      resolution: null,
+      thought_chain: [],
+      forked_from: null,
+      author: other,
+      created_at: at,
+      updated_at: at,
+      version: 1,
+      comment_count: 0,
     })
     await store.insertEntry(entry('10000000-0000-7000-8000-000000000001', 'proj-a'))
     // A project id without a projects row must not slip through either.
