@@ -121,6 +121,15 @@ export function corpusImport(count = 3000, mark = '', seed = Date.now() % 1_000_
   )
 }
 
+/** Two seconds of probing with nothing else sent. */
+function idle(name: string): HostileShape {
+  const send = async (): Promise<Answer> => {
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    return {status: 200, text: ''}
+  }
+  return {name, group: 'baseline', expect: 200, send}
+}
+
 function searchShape(name: string, prepare: (t: Target) => Promise<string>, query: string): HostileShape {
   return {
     name: `search: ${name}`,
@@ -171,6 +180,14 @@ export async function warmUp(t: Target): Promise<void> {
 }
 
 export const HOSTILE_SHAPES: HostileShape[] = [
+  // Not hostile: what the machine itself adds to a /health wait, and an ordinary request, for reference.
+  idle('baseline: nothing sent for 2 s'),
+  {
+    name: 'baseline: an ordinary create (1 KB)',
+    group: 'baseline',
+    expect: 201,
+    send: (t) => call(t, 'POST', '/knowledge', {...corpus(3).entry(0), scope: 'private'}),
+  },
   ...Object.entries(HOSTILE_BODIES).map(([name, body]): HostileShape => ({
     name: `create: ${name}`,
     group: 'create',
@@ -228,4 +245,5 @@ export const HOSTILE_SHAPES: HostileShape[] = [
     send: (t) => call(t, 'POST', '/projects/join', {remote: 'a.'.repeat(1024)}),
   },
   {name: 'export: everything so far', group: 'other', expect: 200, send: (t) => call(t, 'GET', '/export')},
+  idle('baseline: nothing sent for 2 s, at the end'),
 ]

@@ -99,15 +99,23 @@ export class SqliteTransferStore implements TransferStore {
   async exportEntries(
     viewer: Viewer | null,
     filter: ExportFilter,
-    page: {limit: number; after?: number},
+    page: {limit: number; after?: number; maxChars?: number},
   ): Promise<{entries: EntryExport[]; next?: number}> {
     const {where, params} = this.exportWhere(viewer, filter)
     where.unshift('e.seq > @after')
     Object.assign(params, {after: page.after ?? 0, limit: page.limit})
-    const rows = this.stmt(
+    const rows: Row[] = []
+    let chars = 0
+    // Row by row, so that the page can end at `maxChars` without reading the rest of the `limit`.
+    for (const r of this.stmt(
       `SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id
       WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT @limit`,
-    ).all(params) as Row[]
+    ).iterate(params) as IterableIterator<Row>) {
+      rows.push(r)
+      chars += String(r.body).length + String(r.thought_chain).length + String(r.resolution ?? '').length
+      if (page.maxChars !== undefined && chars >= page.maxChars) break
+    }
+    const full = rows.length === page.limit || (page.maxChars !== undefined && chars >= page.maxChars)
     const comments = new Map<number, Comment[]>()
     const commentRows = this.stmt(
       `SELECT c.entry_seq, c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at
@@ -121,7 +129,7 @@ export class SqliteTransferStore implements TransferStore {
     }
     const entries = rows.map((r) => exportedEntry(r, comments.get(r.seq as number) ?? []))
     const last = rows.at(-1)
-    return rows.length === page.limit && last ? {entries, next: last.seq as number} : {entries}
+    return full && last ? {entries, next: last.seq as number} : {entries}
   }
 
   /** Every record in one transaction on a connection of its own, in slices between other requests (sqlite-import.ts). */

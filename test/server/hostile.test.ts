@@ -31,7 +31,8 @@ afterAll(async () => {
 })
 
 describe('every hostile shape finishes and /health keeps answering', () => {
-  for (const group of [...new Set(HOSTILE_SHAPES.map((s) => s.group))]) {
+  // The baseline (nothing sent, an ordinary create) is the benchmark's reference, not an attack.
+  for (const group of [...new Set(HOSTILE_SHAPES.map((s) => s.group))].filter((g) => g !== 'baseline')) {
     it(group, {timeout: 300_000}, async () => {
       for (const shape of HOSTILE_SHAPES.filter((s) => s.group === group)) {
         const prepared = shape.prepare ? await shape.prepare(t) : undefined

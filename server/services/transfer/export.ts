@@ -14,8 +14,7 @@ import {EXPORT_KIND, EXPORT_VERSION, type HeaderLine} from './format.js'
 
 /** Projects or entries read from the store at a time. */
 const PAGE = 200
-/** Entries of the first page of an export, and the size later pages aim at. */
-const FIRST_PAGE = 20
+/** The text (bodies, thought chains) of one page of an export, at most, past its first entry. */
 const PAGE_CHARS = 1024 * 1024
 
 /** The lines of an export of what the caller may see (everything, for the owner), each ending in a newline. */
@@ -56,16 +55,12 @@ export async function* exportLines(
     if (projects.length < PAGE) break
     after = projects.at(-1)!.id
   }
-  // Pages of about a megabyte, each read and written out in one turn of the event loop: up to 200 small
-  // entries, or a few of 100,000 characters (200 of those were 20 MB and stalled the daemon).
-  for (let after: number | undefined, limit = FIRST_PAGE; ;) {
+  // Pages of at most about a megabyte, each read and written out in one turn of the event loop: up to
+  // 200 small entries, or a few of 100,000 characters (200 of those were 20 MB and stalled the daemon).
+  for (let after: number | undefined; ;) {
     await slice.pause()
-    const page = await store.transfer.exportEntries(viewer, filter, {limit, ...(after ? {after} : {})})
-    if (page.entries.length > 0) {
-      const text = page.entries.map((e) => `${JSON.stringify({kind: 'entry', ...e})}\n`).join('')
-      limit = Math.max(1, Math.min(PAGE, Math.floor((page.entries.length * PAGE_CHARS) / text.length)))
-      yield text
-    }
+    const page = await store.transfer.exportEntries(viewer, filter, {limit: PAGE, maxChars: PAGE_CHARS, ...(after ? {after} : {})})
+    if (page.entries.length > 0) yield page.entries.map((e) => `${JSON.stringify({kind: 'entry', ...e})}\n`).join('')
     if (page.next === undefined) break
     after = page.next
   }

@@ -48,47 +48,46 @@ export function entryText(e: EntryView, level: Detail, lead = ''): string {
   return join(cutToFit(body, (b) => countTokens(join(b)) <= budget))
 }
 
-/** Search hits as text and structure, trimmed from the end until both fit in `maxTokens`. */
-export function searchAnswer(result: SearchResult, query: string, maxTokens: number | undefined): ToolAnswer {
-  const items = [...result.items]
+/**
+ * Search hits as text and structure, trimmed from the end until both fit in `maxTokens`. Each hit is
+ * rendered once, and the trimming takes turns with other work (an answer can be megabytes).
+ */
+export async function searchAnswer(result: SearchResult, query: string, maxTokens: number | undefined): Promise<ToolAnswer> {
+  // With max_tokens the API may have stepped a hit down a level; each is rendered at its own.
+  const lines = result.items.map((e, i) => entryText(e, 'comments' in e ? 'full' : 'tags' in e ? 'standard' : 'summary', `${i + 1}. `))
   let truncated = result.truncated ?? false
-  const build = (): ToolAnswer => {
-    const structured: Record<string, unknown> = {items, total: result.total}
-    if (maxTokens !== undefined) Object.assign(structured, {truncated})
-    // With max_tokens the API may have stepped a hit down a level; each is rendered at its own.
-    const lines = items.map((e, i) => entryText(e, 'comments' in e ? 'full' : 'tags' in e ? 'standard' : 'summary', `${i + 1}. `))
+  const textOf = (n: number): string => {
     const more =
-      result.total > items.length
-        ? `\n(${items.length} of ${result.total} matches${truncated ? ', cut to fit max_tokens' : ''}; get_knowledge <id> reads one)`
+      result.total > n
+        ? `\n(${n} of ${result.total} matches${truncated ? ', cut to fit max_tokens' : ''}; get_knowledge <id> reads one)`
         : ''
-    const text =
-      items.length === 0
-        ? result.total === 0
-          ? `Nothing matches "${query}". Nothing recorded yet? add_knowledge once you have solved it.`
-          : `${result.total} matches, none fits in max_tokens ${maxTokens}; raise max_tokens.`
-        : lines.join('\n\n') + more
-    return {structured, text}
+    if (n > 0) return lines.slice(0, n).join('\n\n') + more
+    return result.total === 0
+      ? `Nothing matches "${query}". Nothing recorded yet? add_knowledge once you have solved it.`
+      : `${result.total} matches, none fits in max_tokens ${maxTokens}; raise max_tokens.`
   }
-  const answer = build()
-  if (maxTokens === undefined) return answer
-  const fits = (a: ToolAnswer): boolean =>
-    tokensWithin(a.text, maxTokens) !== null && tokensWithin(JSON.stringify(a.structured), maxTokens) !== null
-  if (fits(answer)) return answer
+  const answer = (n: number): ToolAnswer => {
+    const structured: Record<string, unknown> = {items: result.items.slice(0, n), total: result.total}
+    if (maxTokens !== undefined) structured.truncated = truncated
+    return {structured, text: textOf(n)}
+  }
+  if (maxTokens === undefined) return answer(result.items.length)
+  // The structure as JSON.stringify writes it, from each hit's JSON made once.
+  const json = result.items.map((e) => JSON.stringify(e))
+  const jsonOf = (n: number): string => `{"items":[${json.slice(0, n).join(',')}],"total":${result.total},"truncated":${truncated}}`
+  const fits = (n: number): boolean => tokensWithin(textOf(n), maxTokens) !== null && tokensWithin(jsonOf(n), maxTokens) !== null
+  if (fits(result.items.length)) return answer(result.items.length)
   // The most hits that fit, by bisection: counting is bounded per call, but not 100 calls in a row.
-  const all = [...items]
-  const keep = (n: number): ToolAnswer => {
-    items.splice(0, items.length, ...all.slice(0, n))
-    return build()
-  }
   truncated = true
   let lo = 0
-  let hi = all.length - 1
+  let hi = result.items.length - 1
   while (lo < hi) {
+    await new Promise((resolve) => setImmediate(resolve))
     const mid = (lo + hi + 1) >> 1
-    if (fits(keep(mid))) lo = mid
+    if (fits(mid)) lo = mid
     else hi = mid - 1
   }
-  return keep(lo)
+  return answer(lo)
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * @module Export pages follow the size of what they hold (server/services/transfer.ts): about a megabyte each,
+ * @module Export pages are bounded by the size of what they hold (server/services/transfer.ts): about a megabyte each,
  * so 200 entries of 100,000 characters are not read and written out in one turn of the event loop, and
  * every entry is still exported once, in order, whatever the mix of small and large.
  */
@@ -19,7 +19,7 @@ afterAll(async () => {
 describe('GET /export in pages of about a megabyte', () => {
   it('exports every entry once, in the order stored, across small and 100,000-character ones', async () => {
     const id = (i: number): string => `0193a7e2-5c1e-7b3a-9f1e-${i.toString(16).padStart(12, '0')}`
-    // 250 small, 40 large, 250 small: the page size shrinks to a few entries and grows back to 200.
+    // 250 small, 40 large, 250 small: pages of 200 small entries, of about ten large ones, and mixed.
     const sizes = [...Array(250).fill(20), ...Array(40).fill(100_000), ...Array(250).fill(20)] as number[]
     const records = [
       {kind: 'kb-export', version: 1},
