@@ -34,10 +34,17 @@ export default defineConfig({
       // Without PostgreSQL's programs there is no second run; the `sqlite` project names the skip (and
       // fails the run under KB_TEST_REQUIRE_ALL=1).
       ...(findSystem('postgres').missing === null
-        ? [{
-            extends: true,
-            test: {name: 'postgres', include: API_TESTS, env: {KB_TEST_STORE: 'postgres'}, globalSetup: ['test/helpers/postgres-global.ts']},
-          }]
+        ? [
+            {
+              extends: true,
+              test: {
+                name: 'postgres',
+                include: API_TESTS,
+                env: {KB_TEST_STORE: 'postgres'},
+                globalSetup: ['test/helpers/postgres-global.ts'],
+              },
+            },
+          ]
         : []),
     ],
   },

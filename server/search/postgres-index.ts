@@ -8,9 +8,9 @@
  */
 import type {Queryable} from '../store/postgres-db.js'
 import {ENTRY_COLUMNS, ENTRY_FROM, entryFromRow, filterSql, Params} from '../store/postgres-rows.js'
-import type {EntryFilter, EntryRow, SearchHit, Viewer} from '../store/store.js'
+import type {EntryFilter, EntryRow, Viewer} from '../store/store.js'
 import type {CollectionStats} from './bm25f.js'
-import type {CandidateSource, CandidateText, IndexTerm, SearchIndex} from './driver.js'
+import type {CandidateSource, CandidateText, SearchIndex} from './driver.js'
 import {stemOf} from './text.js'
 import {anyTermQuery, indexable} from './tsvector.js'
 import type {VocabularyProbe} from './vocabulary.js'

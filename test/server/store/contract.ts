@@ -98,8 +98,16 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(await s.answers()).toBe(true)
         const owner: PrincipalRecord = {id: randomUUID(), name: 'owner', role: 'owner', created_at: tick()}
         const key = (p: PrincipalRecord): ApiKeyRow => ({
-          id: randomUUID(), principal_id: p.id, name: 'owner bootstrap key', prefix: 'kb_abcdefgh', hash: randomUUID(),
-          project_id: null, created_at: tick(), expires_at: null, last_used_at: null, revoked_at: null,
+          id: randomUUID(),
+          principal_id: p.id,
+          name: 'owner bootstrap key',
+          prefix: 'kb_abcdefgh',
+          hash: randomUUID(),
+          project_id: null,
+          created_at: tick(),
+          expires_at: null,
+          last_used_at: null,
+          revoked_at: null,
         })
         const first = key(owner)
         expect(await s.bootstrapOwner(owner, first)).toBe(true)
