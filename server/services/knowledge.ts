@@ -27,6 +27,8 @@ import {viewAt, fullView, standardView, summaryView} from './views.js'
 import {clearFields, findingsOf, gate, sameSecret} from './safe-publish.js'
 
 const UUID = new RegExp(UUID_PATTERN)
+/** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
+const UNGUARDED_ATTEMPTS = 10
 
 export class KnowledgeService {
   constructor(private readonly store: Store) {}
@@ -179,8 +181,11 @@ export class KnowledgeService {
     if (notes.length === 0 && !hasRealChange(current, changes)) return this.full(caller, current)
     // The store re-checks the version atomically, so a write that raced ours since the read is not lost.
     const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version, comments: notes})
-    if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < 3)
+    if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < UNGUARDED_ATTEMPTS) {
+      // Daemons sharing a database write truly at once: a short random pause lets the retry land between them.
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)))
       return this.patch(caller, id, input, ifMatch, attempt + 1)
+    }
     if (!outcome.ok) throw outcome.reason === 'stale' ? stale(current) : new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.full(caller, outcome.entry)
   }

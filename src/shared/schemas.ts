@@ -305,9 +305,13 @@ export const GrantSchema = Type.Object(
 )
 export const GrantIdParams = Type.Object({id: Uuid})
 export type GrantIdParams = Static<typeof GrantIdParams>
+/** The store the daemon runs on (`sqlite`, `postgres`) and whether it answered just now; a store that does not answer makes /health a 503 problem carrying the same field. */
+const HealthStoreSchema = Type.Object({kind: Type.String(), answers: Type.Boolean()})
 export const HealthSchema = Type.Object({
   status: Type.Literal('ok'),
   version: Type.String(),
+  // Optional for the CLI, which also reads /health of daemons older than it.
+  store: Type.Optional(HealthStoreSchema),
   proof: Type.Optional(
     Type.String({
       description: 'Only when asked with a Kb-Challenge header: the daemon proves it owns its data directory (docs/security.md)',
