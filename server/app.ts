@@ -29,6 +29,7 @@ import {transferRoutes} from './routes/transfer.js'
 import {ApiKeyService} from './services/api-keys.js'
 import type {Caller} from './services/context.js'
 import {KnowledgeService} from './services/knowledge.js'
+import {EntryQueries} from './services/queries.js'
 import {PublishService} from './services/publish.js'
 import {ProjectService} from './services/projects.js'
 import {IMPORT_BODY_LIMIT} from './services/transfer/format.js'
@@ -97,6 +98,11 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     },
     clientErrorHandler: sendClientErrorProblem,
   })
+
+  // A client may close its sending side once the request is out (`shutdown(SHUT_WR)`). node then drops the
+  // request unless it still awaits an answer: with a store that answers asynchronously (PostgreSQL) nearly
+  // every answer would be lost. Half-open, the connection closes once the answer is sent.
+  Object.assign(app.server, {httpAllowHalfOpen: true})
 
   // Bodies are JSON, validated without coercion; query strings and path parameters are text.
   const bodyAjv = createValidator('json')
@@ -167,14 +173,15 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   )
   auth.addVerifier((token, context) => oauth.verifyAccessToken(token, context.baseUrl))
   const knowledge = new KnowledgeService(store)
+  const queries = new EntryQueries(store, knowledge)
   const projects = new ProjectService(store)
   const apiKeys = new ApiKeyService(store)
   const idempotency = new IdempotencyLayer(store.idempotency, app.log, {maxStreamBytes: IMPORT_BODY_LIMIT})
   let openapiDoc: Record<string, unknown> | null = null
   const routes: RouteDef[] = [
-    ...metaRoutes(version, () => openapiDoc ?? {}, options.proofSecret, options.localInfo),
-    ...knowledgeRoutes(knowledge, new PublishService(store, knowledge)),
-    ...searchRoutes(knowledge),
+    ...metaRoutes(version, () => openapiDoc ?? {}, store, options.proofSecret, options.localInfo),
+    ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge)),
+    ...searchRoutes(queries),
     ...projectRoutes(projects),
     ...apiKeyRoutes(apiKeys),
     ...grantRoutes(new GrantService(store)),

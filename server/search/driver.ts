@@ -5,14 +5,14 @@
  * re-ranking (`engine.ts`, `bm25f.ts`, `phrases.ts`), explaining hits (`explain.ts`). A driver implements only `SearchIndex` — the reads its query
  * language does best:
  * - term statistics: how many entries hold a term or a phrase, and the collection's size and mean field
- *   lengths (BM25F's inputs);
+ *   lengths (BM25F's inputs), asked for many terms at once;
  * - vocabulary reads: terms by first character, length and prefix or (reversed) suffix, for typo
- *   tolerance and completion, each a bounded index range;
+ *   tolerance and completion, each a bounded index range, many in one call;
  * - candidates for one caller: counting and fetching visible entries that match any term, in the
  *   driver's own first-stage order or newest first, with visibility and filters applied in its SQL;
  * - the texts of candidates (to re-rank and explain) and their entries (to return).
- * SQLite implements it over FTS5 (`sqlite-index.ts`); a PostgreSQL driver implements the same reads over
- * its own index and gets the same parsing, expansion and ranking. Entries are named by the driver's
+ * SQLite implements it over FTS5 (`sqlite-index.ts`), PostgreSQL over a GIN index of tsvectors written from
+ * the same tokenizer (`postgres-index.ts`); both get the same parsing, expansion and ranking. Entries are named by the driver's
  * integer key (`seq`), stable while a search runs.
  */
 import type {EntryFilter, EntryRow, Viewer} from '../store/store.js'
@@ -43,15 +43,24 @@ export interface CandidateSource {
   newest(terms: IndexTerm[], depth: number): Promise<number[]>
 }
 
+/**
+ * The reads a search makes, batched: the engine asks for every term's statistics, every typo probe and every
+ * completion length at once, so a networked driver answers each group in one round trip.
+ */
 export interface SearchIndex {
-  /** Entries whose text holds the index term (a stem); 0 when none does. */
-  documentFrequency(stem: string): Promise<number>
-  /** Entries holding the words adjacent and in order. */
-  phraseFrequency(words: string[]): Promise<number>
+  /** For each index term (a stem), the entries whose text holds it; 0 when none does. In the order given. */
+  documentFrequencies(stems: string[]): Promise<number[]>
+  /** For each phrase, the entries holding its words adjacent and in order. */
+  phraseFrequencies(phrases: string[][]): Promise<number[]>
   /** Entries in the index and mean field lengths. */
   collectionStats(): Promise<CollectionStats>
-  /** Vocabulary terms matching the probe, in vocabulary order (by term), at most `limit`. */
-  vocabulary(probe: VocabularyProbe, limit: number): Promise<string[]>
+  /** For each probe, the vocabulary terms matching it, in vocabulary order (by term), at most `limit`. */
+  vocabulary(probes: VocabularyProbe[], limit: number): Promise<string[][]>
+  /**
+   * How many more candidates the engine asks `best` for (default 1): a first-stage order weaker than FTS5's
+   * bm25() hands the re-ranker a deeper pool (docs/search.md, "PostgreSQL").
+   */
+  readonly candidateFactor?: number
   /** The candidates the viewer may see under the filter. */
   candidates(viewer: Viewer, filter: EntryFilter): Promise<CandidateSource>
   texts(keys: number[]): Promise<CandidateText[]>

@@ -11,7 +11,15 @@ import type {IndexTerm, SearchIndex} from './driver.js'
 import {explainHit} from './explain.js'
 import {parseTerm, rankTerms} from './query.js'
 import {stemOf} from './text.js'
-import {PROBE_LIMIT, VOCABULARY_MIN_LENGTH, byVocabularyOrder, headOf, typoCandidates, typoProbes} from './vocabulary.js'
+import {
+  PROBE_LIMIT,
+  VOCABULARY_MIN_LENGTH,
+  byVocabularyOrder,
+  headOf,
+  typoCandidates,
+  typoProbes,
+  type VocabularyProbe,
+} from './vocabulary.js'
 
 /** Candidates re-ranked per search: at least this many, and twice the page size. */
 const CANDIDATES_MIN = 50
@@ -66,7 +74,7 @@ export class SearchEngine {
 
     const depth = Math.max(CANDIDATES_MIN, 2 * options.limit)
     const selective = selectiveTerms(terms)
-    let keys = selective.length > 0 ? await source.best(selective, depth) : []
+    let keys = selective.length > 0 ? await source.best(selective, depth * (this.index.candidateFactor ?? 1)) : []
     if (keys.length < Math.min(depth, total)) {
       // Only very common terms, or too few entries with the rarer ones: ranking every entry with a
       // common word would cost a scan, so take the newest matches, those with a title match first.
@@ -90,64 +98,93 @@ export class SearchEngine {
    * or phrase, without those that match nothing. A longer word that matches nothing brings instead the
    * indexed terms one edit away (typo tolerance; the vocabulary holds stems, so a few trailing characters
    * may be dropped first). A prefix brings the shortest indexed terms it begins, counting less than typed
-   * words; a phrase (a code token's parts) is one more term, rarer than its parts.
+   * words; a phrase (a code token's parts) is one more term, rarer than its parts. The index is read in a
+   * few batches (every word's statistics, then every typo probe, then every completion), each one call.
    */
   private async expandTerms(terms: string[]): Promise<IndexTerm[]> {
+    const parsed = terms.map(parseTerm)
+    const df = new Map<string, number>()
+    const words = parsed.flatMap((p) => (p.kind === 'word' ? [p.word] : []))
+    await this.frequencies(words, df)
+    const phrases = new Map<string, string[]>()
+    for (const p of parsed) if (p.kind === 'phrase') phrases.set(p.words.map(stemOf).join(' '), p.words)
+    const counts = await this.index.phraseFrequencies([...phrases.values()])
+    const phraseDf = new Map([...phrases.keys()].map((key, i) => [key, counts[i]!]))
+
+    // Typo tolerance for the first few longer words that match nothing.
+    let lookups = 0
+    const typoWords = words.filter(
+      (w) => df.get(stemOf(w))! === 0 && Array.from(w).length >= TYPO_WORD_MIN && WORD_ONLY.test(w) && lookups++ < TYPO_LOOKUPS_MAX,
+    )
+    const near = await this.near(typoWords)
+    const corrections = new Map(typoWords.map((w, i) => [w, typoCandidates(w, near[i]!)]))
+    // Completions of the word being typed.
+    const prefixes = parsed.flatMap((p) => (p.kind === 'prefix' ? [p.word] : []))
+    const completions = await this.completions(prefixes)
+    await this.frequencies([...[...corrections.values()].flat(), ...completions.flat()], df)
+
     const out = new Map<string, IndexTerm>()
-    const add = async (word: string, weight = 1): Promise<number> => {
+    const add = (word: string, weight = 1): number => {
       const stem = stemOf(word)
       const known = out.get(stem)
       if (known) return known.df
-      const df = await this.index.documentFrequency(stem)
-      if (df > 0) out.set(stem, {words: [word], stem, df, ...(weight !== 1 ? {weight} : {})})
-      return df
+      const n = df.get(stem)!
+      if (n > 0) out.set(stem, {words: [word], stem, df: n, ...(weight !== 1 ? {weight} : {})})
+      return n
     }
-    let lookups = 0
-    const prefixes: string[] = []
-    for (const term of terms) {
-      const parsed = parseTerm(term)
-      if (parsed.kind === 'prefix') {
-        prefixes.push(parsed.word)
-        continue
-      }
-      if (parsed.kind === 'phrase') {
-        const stems = parsed.words.map(stemOf)
+    for (const p of parsed) {
+      if (p.kind === 'prefix') continue
+      if (p.kind === 'phrase') {
+        const stems = p.words.map(stemOf)
         const key = stems.join(' ')
-        if (out.has(key)) continue
-        const df = await this.index.phraseFrequency(parsed.words)
-        if (df > 0) out.set(key, {words: parsed.words, stem: key, df, phrase: stems, weight: PHRASE_WEIGHT})
+        const n = phraseDf.get(key)!
+        if (!out.has(key) && n > 0) out.set(key, {words: p.words, stem: key, df: n, phrase: stems, weight: PHRASE_WEIGHT})
         continue
       }
-      const word = parsed.word
-      if ((await add(word)) > 0) continue
-      if (Array.from(word).length < TYPO_WORD_MIN || !WORD_ONLY.test(word) || lookups++ >= TYPO_LOOKUPS_MAX) continue
-      for (const candidate of typoCandidates(word, await this.near(word))) await add(candidate)
+      if (add(p.word) > 0) continue
+      for (const candidate of corrections.get(p.word) ?? []) add(candidate)
     }
     // Completions last, so that a word typed in full keeps its full weight.
-    for (const prefix of prefixes) for (const completion of await this.completions(prefix)) await add(completion, COMPLETION_WEIGHT)
+    for (const list of completions) for (const completion of list) add(completion, COMPLETION_WEIGHT)
     return [...out.values()]
   }
 
-  /** Vocabulary terms that may be one edit from a form of the word (vocabulary.ts typoProbes), in vocabulary order. */
-  private async near(word: string): Promise<string[]> {
-    const found = new Set<string>()
-    for (const probe of typoProbes(word)) for (const term of await this.index.vocabulary(probe, PROBE_LIMIT)) found.add(term)
-    return [...found].sort(byVocabularyOrder)
+  /** Document frequencies of the words' stems not in `df` yet, read in one call into `df`. */
+  private async frequencies(words: string[], df: Map<string, number>): Promise<void> {
+    const stems = [...new Set(words.map(stemOf))].filter((s) => !df.has(s))
+    const counts = await this.index.documentFrequencies(stems)
+    stems.forEach((s, i) => df.set(s, counts[i]!))
   }
 
-  /** The shortest indexed terms (at most COMPLETIONS_MAX) that begin with the prefix: one vocabulary read per length. */
-  private async completions(prefix: string): Promise<string[]> {
-    if (!WORD_ONLY.test(prefix)) return []
-    const length = Array.from(prefix).length
-    const head = headOf(prefix)
-    const out: string[] = []
-    for (
-      let len = Math.max(VOCABULARY_MIN_LENGTH, length + 1);
-      len <= length + COMPLETION_EXTRA_MAX && out.length < COMPLETIONS_MAX;
-      len++
-    ) {
-      out.push(...(await this.index.vocabulary({head, length: len, prefix}, COMPLETIONS_MAX - out.length)))
-    }
-    return out
+  /** For each word, the vocabulary terms that may be one edit from a form of it (vocabulary.ts typoProbes), in vocabulary order. */
+  private async near(words: string[]): Promise<string[][]> {
+    const probes = words.map(typoProbes)
+    const found = await this.index.vocabulary(probes.flat(), PROBE_LIMIT)
+    let at = 0
+    return probes.map((list) => {
+      const terms = new Set(found.slice(at, (at += list.length)).flat())
+      return [...terms].sort(byVocabularyOrder)
+    })
+  }
+
+  /** For each prefix, the shortest indexed terms (at most COMPLETIONS_MAX) that begin with it: one vocabulary read per length. */
+  private async completions(prefixes: string[]): Promise<string[][]> {
+    const probes = prefixes.map((prefix): VocabularyProbe[] => {
+      if (!WORD_ONLY.test(prefix)) return []
+      const length = Array.from(prefix).length
+      const lengths: number[] = []
+      for (let len = Math.max(VOCABULARY_MIN_LENGTH, length + 1); len <= length + COMPLETION_EXTRA_MAX; len++) lengths.push(len)
+      return lengths.map((len) => ({head: headOf(prefix), length: len, prefix}))
+    })
+    // Each length read as deep as all of them may need: taking the first COMPLETIONS_MAX in length order is
+    // what reading length by length until that many are found gives.
+    const found = await this.index.vocabulary(probes.flat(), COMPLETIONS_MAX)
+    let at = 0
+    return probes.map((list) =>
+      found
+        .slice(at, (at += list.length))
+        .flat()
+        .slice(0, COMPLETIONS_MAX),
+    )
   }
 }

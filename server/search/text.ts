@@ -18,11 +18,14 @@ export function stemOf(word: string): string {
   return s
 }
 
+/** The index terms (stems) of a text in order, one per token, as the FTS5 tokenizer produces them; what a driver without FTS5 indexes. */
+export function indexTokens(text: string): string[] {
+  return (fold(text).match(/[\p{L}\p{N}]+/gu) ?? []).map(stemOf)
+}
+
 /** The distinct index terms (stems) of a text, as the FTS5 tokenizer produces them. */
 export function indexStems(text: string): Set<string> {
-  const out = new Set<string>()
-  for (const w of fold(text).match(/[\p{L}\p{N}]+/gu) ?? []) out.add(stemOf(w))
-  return out
+  return new Set(indexTokens(text))
 }
 
 /** Folds text as the index tokenizer does (lower case, accents removed). */

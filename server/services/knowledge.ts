@@ -1,18 +1,17 @@
 /**
- * @module Knowledge entries: create, read, change, resolve, comment, fork, list and search (publish: publish.ts),
- * with the permission rules of docs/api.md, "Visibility and permissions" (a hidden entry is indistinguishable from a missing one).
+ * @module Knowledge entries one at a time: create, read, change, resolve, comment, fork (publish: publish.ts;
+ * list and search: queries.ts), with the permission rules of docs/api.md, "Visibility and permissions" (a
+ * hidden entry is indistinguishable from a missing one).
  */
 import {KbError} from '../../src/shared/errors.js'
-import {COMMENT_TYPE_DEFAULT, COMMENTS_IN_FULL, TITLE_MAX, UUID_PATTERN} from '../../src/shared/contract.js'
+import {COMMENT_TYPE_DEFAULT, COMMENTS_IN_FULL, TITLE_MAX} from '../../src/shared/contract.js'
 import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, ResolveBody} from '../../src/shared/schemas.js'
-import type {Comment, Detail, EntryFull, EntryView, Page, Scope, SearchResult} from '../../src/shared/types.js'
+import type {Comment, Detail, EntryFull, EntryView, Page, Scope} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
-import {TimeSlice} from '../lib/time-slice.js'
-import type {CommentRow, EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
-import {queryTerms} from '../search/query.js'
-import {type Caller, isOwner} from './context.js'
+import type {CommentRow, EntryChanges, EntryRow, Store} from '../store/store.js'
+import {type Caller, isOwner, viewerOf} from './context.js'
+import {decodeCursor, encodeCursor} from './cursor.js'
 import {summarize} from '../../src/shared/summary.js'
-import {tokensWithin} from '../../src/shared/tokens.js'
 import {
   FieldErrors,
   lowerUuid,
@@ -23,17 +22,14 @@ import {
   normalizeTitle,
   normalizeUrl,
 } from './validate.js'
-import {viewAt, fullView, standardView, summaryView} from './views.js'
-import {findingsOf, gate, sameSecret} from './safe-publish.js'
+import {viewAt, fullView} from './views.js'
+import {clearFields, findingsOf, gate, sameSecret} from './safe-publish.js'
 
-const UUID = new RegExp(UUID_PATTERN)
+/** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
+const UNGUARDED_ATTEMPTS = 10
 
 export class KnowledgeService {
   constructor(private readonly store: Store) {}
-
-  private viewer(caller: Caller): Viewer {
-    return {principalId: caller.principal.id}
-  }
 
   /** Whether the caller may see the entry (docs/api.md, "Visibility and permissions"). */
   async canSee(caller: Caller, e: EntryRow): Promise<boolean> {
@@ -61,7 +57,7 @@ export class KnowledgeService {
   async full(caller: Caller, e: EntryRow): Promise<EntryFull> {
     const [comments, branches] = await Promise.all([
       this.store.listComments(e.id, {limit: COMMENTS_IN_FULL, newest: true}),
-      this.store.listBranches(e.id, this.viewer(caller)),
+      this.store.listBranches(e.id, viewerOf(caller)),
     ])
     return fullView(e, comments, branches)
   }
@@ -179,8 +175,11 @@ export class KnowledgeService {
     if (notes.length === 0 && !hasRealChange(current, changes)) return this.full(caller, current)
     // The store re-checks the version atomically, so a write that raced ours since the read is not lost.
     const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version, comments: notes})
-    if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < 3)
+    if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < UNGUARDED_ATTEMPTS) {
+      // Daemons sharing a database write truly at once: a short random pause lets the retry land between them.
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)))
       return this.patch(caller, id, input, ifMatch, attempt + 1)
+    }
     if (!outcome.ok) throw outcome.reason === 'stale' ? stale(current) : new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.full(caller, outcome.entry)
   }
@@ -222,14 +221,27 @@ export class KnowledgeService {
   async resolve(caller: Caller, id: string, input: ResolveBody): Promise<EntryFull> {
     const e = await this.changeable(caller, id, 'resolve')
     const errors = new FieldErrors()
-    const url = input.url === undefined ? null : normalizeUrl(input.url, errors)
+    let url = input.url === undefined ? null : normalizeUrl(input.url, errors)
     errors.throwIfAny()
     if (e.status === 'resolved') return this.full(caller, e)
-    const note = input.note === undefined || input.note === null || input.note.trim() === '' ? null : input.note
+    let note = input.note === undefined || input.note === null || input.note.trim() === '' ? null : input.note
+    let notes: CommentRow[] = []
+    if (e.scope !== 'private') {
+      // The resolution joins what the entry's readers see: cleared as an edit is (docs/api.md, "Safe publish").
+      const fields = [
+        ...(note === null ? [] : [{field: 'resolution/note', text: note}]),
+        ...(url === null ? [] : [{field: 'resolution/url', text: url}]),
+      ]
+      const c = await clearFields(fields, input, {action: `resolving an entry in ${e.scope} scope`, status: 422, entryId: e.id, caller})
+      if (c.values.has('resolution/note')) note = c.values.get('resolution/note') ?? null
+      if (c.values.has('resolution/url')) url = c.values.get('resolution/url') ?? null
+      notes = c.notes
+    }
+    const at = nowIso()
     const outcome = await this.store.updateEntry(
       e.id,
-      {status: 'resolved', resolution: {note, url, resolved_by: ref(caller), resolved_at: nowIso()}},
-      {at: nowIso()},
+      {status: 'resolved', resolution: {note, url, resolved_by: ref(caller), resolved_at: at}},
+      {at, comments: notes},
     )
     if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.full(caller, outcome.entry)
@@ -239,15 +251,32 @@ export class KnowledgeService {
     const e = await this.visible(caller, id)
     if (input.body.trim() === '')
       throw new KbError('validation_failed', 'body: must not be blank', {errors: [{path: 'body', message: 'must not be blank'}]})
-    const type = input.type ?? COMMENT_TYPE_DEFAULT
-    const added = await this.store.addComment({
+    const comment: CommentRow = {
       id: uuidv7(),
       entry_id: e.id,
       body: input.body,
-      type,
+      type: input.type ?? COMMENT_TYPE_DEFAULT,
       author_id: caller.principal.id,
       created_at: nowIso(),
-    })
+    }
+    if (e.scope !== 'private') {
+      // A comment on a shared entry reaches its readers at once: cleared as an edit is (docs/api.md, "Safe publish").
+      const c = await clearFields([{field: 'comment', text: input.body}], input, {
+        action: `commenting on an entry in ${e.scope} scope`,
+        status: 422,
+        entryId: e.id,
+        caller,
+      })
+      comment.body = c.values.get('comment') ?? comment.body
+      if (c.notes.length > 0) {
+        // The comment and the record of what it let through, in one transaction.
+        const outcome = await this.store.updateEntry(e.id, {}, {at: comment.created_at, comments: [comment, ...c.notes]})
+        if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
+        const {entry_id: _entry, author_id: _author, ...rest} = comment
+        return {...rest, author: ref(caller)}
+      }
+    }
+    const added = await this.store.addComment(comment)
     if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return added.comment
   }
@@ -289,134 +318,6 @@ export class KnowledgeService {
     const sameAudience = scope === 'private' || parent.scope === 'global' || (parent.scope === scope && parent.project_id === projectId)
     return this.insertCleared(caller, entry, sameAudience ? null : {choice: input, action: `forking into ${scope} scope`})
   }
-
-  async resolveAuthor(author: string | undefined): Promise<string | undefined | null> {
-    if (author === undefined) return undefined
-    const byId = UUID.test(author) ? await this.store.getPrincipal(author.toLowerCase()) : null
-    const p = byId ?? (await this.store.getPrincipalByName(author))
-    return p ? p.id : null
-  }
-
-  private async filter(
-    caller: Caller,
-    q: {scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string},
-  ): Promise<EntryFilter | null> {
-    // A project you are not a member of is 404, as if it did not exist (docs/api.md, "Errors").
-    if (q.project_id && (await this.store.getMemberRole(lowerUuid(q.project_id), caller.principal.id)) === null) {
-      throw new KbError('not_found', `project ${lowerUuid(q.project_id)} does not exist or you are not a member`, {
-        errors: [{path: 'project_id', message: 'unknown project'}],
-      })
-    }
-    const authorId = await this.resolveAuthor(q.author)
-    if (authorId === null) return null // an unknown author has written nothing
-    const f: EntryFilter = {}
-    if (q.scope) f.scope = q.scope
-    if (q.project_id) f.projectId = lowerUuid(q.project_id)
-    if (q.status) f.status = q.status
-    if (q.tag) f.tag = q.tag.toLowerCase()
-    if (authorId) f.authorId = authorId
-    return f
-  }
-
-  async list(
-    caller: Caller,
-    q: {
-      scope?: Scope
-      project_id?: string
-      status?: 'open' | 'resolved'
-      tag?: string
-      author?: string
-      limit: number
-      cursor?: string
-      detail: Detail
-    },
-  ): Promise<{items: EntryView[]; next_cursor: string | null}> {
-    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
-    const filter = await this.filter(caller, q)
-    if (!filter) return {items: [], next_cursor: null}
-    const rows = await this.store.listEntries(this.viewer(caller), filter, {
-      limit: q.limit + 1,
-      ...(after ? {after: {updated_at: after.at, id: after.id}} : {}),
-    })
-    const page = rows.slice(0, q.limit)
-    const last = page.at(-1)
-    const next = rows.length > q.limit && last ? encodeCursor({at: last.updated_at, id: last.id}) : null
-    const items = await Promise.all(page.map((e) => this.view(caller, e, q.detail)))
-    return {items, next_cursor: next}
-  }
-
-  async search(
-    caller: Caller,
-    q: {
-      q: string
-      scope?: Scope
-      project_id?: string
-      status?: 'open' | 'resolved'
-      tag?: string
-      author?: string
-      limit: number
-      detail: Detail
-      explain: boolean
-      max_tokens?: number
-    },
-  ): Promise<SearchResult> {
-    const terms = queryTerms(q.q)
-    const filter = await this.filter(caller, q)
-    if (!filter || terms.length === 0) return {items: [], next_cursor: null, total: 0}
-    const outcome = await this.store.searchEntries(this.viewer(caller), filter, {terms, limit: q.limit, explain: q.explain})
-    const items = await Promise.all(
-      outcome.hits.map(async (h) => {
-        const item: Record<string, unknown> = {...(await this.view(caller, h.entry, q.detail)), score: h.score}
-        if (h.matched) item.matched = h.matched
-        if (h.snippet !== undefined) item.snippet = h.snippet
-        return item as unknown as EntryView
-      }),
-    )
-    const result: SearchResult = {items, next_cursor: null, total: outcome.total}
-    if (q.max_tokens !== undefined)
-      return await packIntoTokens(
-        result,
-        outcome.hits.map((h) => h.entry),
-        q.detail,
-        q.max_tokens,
-      )
-    return result
-  }
-}
-
-/**
- * Packs the best hits into a token budget: each hit at the requested level if it fits, else stepped
- * down a level (full → standard → summary), else dropped; ranks are kept. Counting one item is bounded
- * (tokens.ts), and between hits the event loop serves other requests.
- */
-async function packIntoTokens(result: SearchResult, entries: EntryRow[], detail: Detail, budget: number): Promise<SearchResult> {
-  const levels: Detail[] =
-    detail === 'full' ? ['full', 'standard', 'summary'] : detail === 'standard' ? ['standard', 'summary'] : ['summary']
-  const packed: SearchResult['items'] = []
-  let used = 0
-  let truncated = false
-  const slice = new TimeSlice()
-  for (const [i, item] of result.items.entries()) {
-    await slice.pause()
-    const entry = entries[i]!
-    const extras = {
-      score: item.score,
-      ...('matched' in item ? {matched: item.matched} : {}),
-      ...('snippet' in item ? {snippet: item.snippet} : {}),
-    }
-    let placed: Detail | null = null
-    for (const level of levels) {
-      const candidate = level === detail ? item : {...(level === 'summary' ? summaryView(entry) : standardView(entry)), ...extras}
-      const cost = tokensWithin(JSON.stringify(candidate), budget - used)
-      if (cost === null) continue
-      packed.push(candidate)
-      used += cost
-      placed = level
-      break
-    }
-    if (placed !== detail) truncated = true
-  }
-  return {items: packed, next_cursor: null, total: result.total, tokens_used: used, truncated}
 }
 
 /** "<parent title> (fork)", with the parent's title shortened (by code points) when both would not fit. */
@@ -446,26 +347,4 @@ export function stale(current: EntryRow): KbError {
 
 function hasRealChange(current: EntryRow, changes: EntryChanges): boolean {
   return Object.entries(changes).some(([k, v]) => JSON.stringify(v) !== JSON.stringify((current as unknown as Record<string, unknown>)[k]))
-}
-
-/** A position in a list ordered by a time and then the id: `updated_at` for entries, `created_at` for comments. */
-interface Cursor {
-  at: string
-  id: string
-}
-
-function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.at, c.id])).toString('base64url')
-}
-
-function decodeCursor(s: string): Cursor {
-  try {
-    const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return {at: v[0], id: v[1]}
-  } catch {
-    // fall through to the error below
-  }
-  throw new KbError('bad_request', 'cursor is not one this server returned; start again without it', {
-    errors: [{path: 'cursor', message: 'invalid cursor'}],
-  })
 }

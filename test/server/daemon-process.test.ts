@@ -175,6 +175,7 @@ describe('kb daemon run, as a process', () => {
     expect(health.body).toEqual({
       status: 'ok',
       version: VERSION,
+      store: {kind: 'sqlite', answers: true},
       pid: a.child.pid,
       started_at: expect.any(String),
       data_dir: a.dataDir,
