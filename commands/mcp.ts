@@ -31,11 +31,18 @@ export default class Mcp extends KbCommand<typeof Mcp> {
             return Reflect.get(target, prop, receiver)
           },
         }),
+        // Only a found project is kept: a checkout without one may get one during the session (join_project).
         projectId: () =>
-          (project ??= this.projectId().catch((e: unknown) => {
-            project = undefined
-            throw e
-          })),
+          (project ??= this.projectId().then(
+            (id) => {
+              if (id === null) project = undefined
+              return id
+            },
+            (e: unknown) => {
+              project = undefined
+              throw e
+            },
+          )),
       },
       this.config.version,
     )
