@@ -5,8 +5,8 @@
  * commit link; the stored project is per server, so switching base URL does not leave a stale id.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
-import {cleanup, git, gitRepo, kb, type KbEnv, userWithDaemon} from './helpers.js'
+import {startChildDaemon, tempDir, type ChildDaemon} from '../helpers/daemon.js'
+import {cleanup, freePort, git, gitRepo, kb, type KbEnv, userWithDaemon} from './helpers.js'
 
 let d: ChildDaemon
 let other: ChildDaemon | undefined
@@ -100,5 +100,29 @@ describe('the project of a checkout', () => {
     expect(git(user, repo, 'config', `kb.${other.url}.project`)).toBe(otherId)
     const here = await kb(user, ['project', 'show', '--json'], {cwd: repo})
     expect(JSON.parse(here.stdout)).toMatchObject({id, source: `git config kb.${d.url}.project`})
+  })
+
+  it('offline in a clone that never joined: the queued add gets its project when kb sync sends it', async () => {
+    const dir = tempDir('kb-offline-')
+    const port = await freePort()
+    let down = await startChildDaemon({dataDir: dir, port})
+    const env = {KB_BASE_URL: down.url, KB_API_KEY: down.ownerKey, KB_NO_AUTOSTART: '1'}
+    try {
+      const joined = await kb(user, ['project', 'join', '--remote', 'https://github.com/acme/offline.git'], {env})
+      expect(joined.code, joined.stderr).toBe(0)
+      const id = joined.stdout.split('\t')[0]!
+      await down.stop()
+      const clone = gitRepo(user, 'offline', {origin: 'git@github.com:acme/offline.git'})
+      const queued = await kb(user, ['add', 'Written offline', '--body', 'b', '--json'], {cwd: clone, env})
+      expect(queued.code, queued.stderr).toBe(0)
+      expect(JSON.parse(queued.stdout)).toMatchObject({queued: true})
+      down = await startChildDaemon({dataDir: dir, port})
+      const sync = await kb(user, ['sync'], {cwd: clone, env})
+      expect(sync.code, sync.stderr).toBe(0)
+      const list = (await down.request('GET', '/knowledge', {query: {project_id: id}})).body
+      expect(list.items.map((e: {title: string; scope: string}) => [e.title, e.scope])).toEqual([['Written offline', 'project']])
+    } finally {
+      await down.stop()
+    }
   })
 })
