@@ -14,6 +14,7 @@ import {resolveBaseUrl} from './config/config.js'
 import {oauthExpired, resolveCredential, type ResolvedCredential} from './credentials/credentials.js'
 import {autostartEnabled, ensureDaemon, isLoopbackUrl} from './daemon/manager.js'
 import {impostorError, probeDaemon, type DaemonProbe} from './daemon/proof.js'
+import type {ProvenDaemon} from './oauth/pinned-fetch.js'
 import {jsonText, oneLine, outputMode, type OutputMode} from './output/format.js'
 import {page, pagerCommand, screenRows} from './output/pager.js'
 import {progressWanted} from './output/progress.js'
@@ -155,10 +156,24 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     if (!(await this.daemonOwns(dir))) throw await impostorError(this.baseUrl, dir, this.probe?.probe ?? null)
   }
 
+  /**
+   * For a local base URL, the daemon of `dir` once it has proved itself (else exit 5), for OAuth requests
+   * pinned to it; null for a remote one, whose OAuth requests go where its URLs say.
+   */
+  protected async localDaemon(dir: string): Promise<ProvenDaemon | null> {
+    if (!this.local) return null
+    await this.requireDaemonOf(dir)
+    return {origin: new URL(this.baseUrl).origin, address: this.provenAddress()!}
+  }
+
+  private provenAddress(): string | undefined {
+    return this.probe?.probe.proven ? this.probe.probe.peer?.address : undefined
+  }
+
   /** A client for the base URL sending `key` (or nothing), whatever credential is stored. */
   protected bareClient(key: string | null): ApiClient {
     // Pinned to the address the daemon proved itself on: `localhost` has more than one.
-    const address = this.probe?.probe.proven ? this.probe.probe.peer?.address : undefined
+    const address = this.provenAddress()
     return httpClient({
       baseUrl: this.baseUrl,
       key,
@@ -188,8 +203,9 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   }
 
   private async refreshOAuth(): Promise<ResolvedCredential> {
+    const daemon = await this.localDaemon(this.credential!.daemonDataDir ?? dataDir())
     const {refreshOAuthCredential} = await import('./oauth/tokens.js')
-    return refreshOAuthCredential(this.baseUrl, this.credential!, `kb/${this.config.version}`)
+    return refreshOAuthCredential(this.baseUrl, this.credential!, `kb/${this.config.version}`, daemon)
   }
 
   /** The credential the client uses (after `client()`). */
