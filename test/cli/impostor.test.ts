@@ -232,18 +232,20 @@ describe('OAuth with an impostor on the daemon port', () => {
   it('kb auth logout revokes nothing there, says why in one line naming the port, and forgets the tokens', async () => {
     const fake = await impostor(port, kbHealth)
     try {
-      storeOAuth({dataDir: user.dataDir, expired: false})
-      const r = await kb(user, ['auth', 'logout'])
-      expect(r.code, r.stderr).toBe(0)
-      expect(r.stdout).toBe('removed\tfile\tnot-revoked\n')
-      const warnings = r.stderr
-        .split('\n')
-        .filter((l) => l.includes(`port ${port} on 127.0.0.1 is held by a program that is not the kb daemon`))
-      expect(warnings.length, r.stderr).toBeGreaterThan(0)
-      expect(warnings[0]).toContain('no credential was sent')
+      for (const dataDir of [user.dataDir, undefined]) {
+        storeOAuth({dataDir, expired: false})
+        const r = await kb(user, ['auth', 'logout'])
+        expect(r.code, r.stderr).toBe(0)
+        expect(r.stdout).toBe('removed\tfile\tnot-revoked\n')
+        const warnings = r.stderr
+          .split('\n')
+          .filter((l) => l.includes(`port ${port} on 127.0.0.1 is held by a program that is not the kb daemon of ${user.dataDir}`))
+        expect(warnings.length, r.stderr).toBeGreaterThan(0)
+        expect(warnings[0]).toContain('no credential was sent')
+        expect(readFileSync(credentialsPath(), 'utf8')).not.toContain(ACCESS)
+      }
       expectNoTokens(fake.seen)
       expect(fake.seen.filter((s) => s.url.includes('/oauth/'))).toEqual([])
-      expect(readFileSync(credentialsPath(), 'utf8')).not.toContain(ACCESS)
     } finally {
       await fake.close()
     }
