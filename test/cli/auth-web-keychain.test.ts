@@ -82,7 +82,7 @@ ${keyring('process.stdout.write(String(e.getPassword() ?? "gone"))')} > "$OUT/af
     expect(first.refresh_token).toMatch(/^kbrt_/)
     // Our file (as it was after the refresh) only says where the credential is; no token in it.
     const credText = readFileSync(join(out, 'credentials.json'), 'utf8')
-    expect(JSON.parse(credText).credentials[d.url]).toEqual({store: 'keychain', kind: 'oauth'})
+    expect(JSON.parse(credText).credentials[d.url]).toEqual({store: 'keychain', kind: 'oauth', data_dir: d.dataDir})
 
     expect(read('add.json').author.name).toBe('bob')
     const refreshed = read('refreshed.json')
