@@ -166,7 +166,8 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     return {origin: new URL(this.baseUrl).origin, address: this.provenAddress()!}
   }
 
-  private provenAddress(): string | undefined {
+  /** The address the local daemon proved itself on this run, for requests made outside the client (streams). */
+  protected provenAddress(): string | undefined {
     return this.probe?.probe.proven ? this.probe.probe.peer?.address : undefined
   }
 
