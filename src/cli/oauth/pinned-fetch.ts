@@ -9,7 +9,7 @@ import {KbError} from '../../shared/errors.js'
 import {httpTransport} from '../client/http-transport.js'
 
 /** What kb's OAuth code passes to fetch (and oauth4webapi to its `customFetch`). */
-export interface OAuthFetchInit {
+interface OAuthFetchInit {
   method?: string
   headers?: Record<string, string>
   body?: string | URLSearchParams | null
