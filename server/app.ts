@@ -28,6 +28,7 @@ import {transferRoutes} from './routes/transfer.js'
 import {ApiKeyService} from './services/api-keys.js'
 import type {Caller} from './services/context.js'
 import {KnowledgeService} from './services/knowledge.js'
+import {EntryQueries} from './services/queries.js'
 import {PublishService} from './services/publish.js'
 import {ProjectService} from './services/projects.js'
 import {IMPORT_BODY_LIMIT} from './services/transfer/format.js'
@@ -169,14 +170,15 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   )
   auth.addVerifier((token, context) => oauth.verifyAccessToken(token, context.baseUrl))
   const knowledge = new KnowledgeService(store)
+  const queries = new EntryQueries(store, knowledge)
   const projects = new ProjectService(store)
   const apiKeys = new ApiKeyService(store)
   const idempotency = new IdempotencyLayer(store.idempotency, app.log, {maxStreamBytes: IMPORT_BODY_LIMIT})
   let openapiDoc: Record<string, unknown> | null = null
   const routes: RouteDef[] = [
     ...metaRoutes(version, () => openapiDoc ?? {}, store, options.proofSecret),
-    ...knowledgeRoutes(knowledge, new PublishService(store, knowledge)),
-    ...searchRoutes(knowledge),
+    ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge)),
+    ...searchRoutes(queries),
     ...projectRoutes(projects),
     ...apiKeyRoutes(apiKeys),
     ...grantRoutes(new GrantService(store)),
