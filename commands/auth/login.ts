@@ -94,7 +94,16 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
   private async proveLocal(): Promise<string | null> {
     if (!this.local) return null
     const dir = dataDir()
-    await this.requireDaemonOf(dir)
+    try {
+      await this.requireDaemonOf(dir)
+    } catch (e) {
+      if (!(e instanceof KbError) || e.code !== 'conflict') throw e
+      // The one case where the listener may be honest: a kb daemon of another data directory.
+      throw new KbError(
+        'conflict',
+        `${e.message}; to sign in to a kb daemon of another data directory, run with KB_DATA_DIR=<its data dir>`,
+      )
+    }
     return dir
   }
 

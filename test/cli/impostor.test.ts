@@ -201,6 +201,7 @@ describe('OAuth with an impostor on the daemon port', () => {
       const web = await kb(user, ['auth', 'login', '--web', '--no-browser', '--timeout', '5'])
       expectRefused(web, fake.seen)
       expect(web.stderr).not.toContain('/oauth/authorize')
+      expect(web.stderr).toContain('to sign in to a kb daemon of another data directory, run with KB_DATA_DIR=<its data dir>')
       // Only the challenged /health: no discovery, no registration, no token request.
       expect(fake.seen.map((s) => `${s.method} ${s.url}`).every((l) => l === 'GET /api/v1/health')).toBe(true)
       const key = `kb_${'k'.repeat(40)}`
