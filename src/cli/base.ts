@@ -3,6 +3,8 @@
  * the daemon autostarted and the credential chosen, the project of the current directory, writes that
  * queue in the outbox when the server cannot be reached (and a queue sent behind the next command that
  * reaches it), and one mapping of `KbError` to an exit code plus one stderr line that names the fix.
+ * Past 350 lines because oclif gives a command one base class; splitting it needs the outbox and output
+ * parts moved into helpers the class delegates to (not done yet).
  */
 import {join} from 'node:path'
 import {Command, Flags, ux, type Interfaces} from '@oclif/core'
@@ -15,6 +17,7 @@ import {resolveBaseUrl} from './config/config.js'
 import {oauthExpired, resolveCredential, type ResolvedCredential} from './credentials/credentials.js'
 import {autostartEnabled, ensureDaemon, isLoopbackUrl} from './daemon/manager.js'
 import {impostorError, probeDaemon, probeDaemonIfUp, type DaemonProbe} from './daemon/proof.js'
+import type {ProvenDaemon} from './oauth/pinned-fetch.js'
 import {jsonText, oneLine, outputMode, type OutputMode} from './output/format.js'
 import {page, pagerCommand, screenRows} from './output/pager.js'
 import {progressWanted} from './output/progress.js'
@@ -156,10 +159,25 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     if (!(await this.daemonOwns(dir))) throw await impostorError(this.baseUrl, dir, this.probe?.probe ?? null)
   }
 
+  /**
+   * For a local base URL, the daemon of `dir` once it has proved itself (else exit 5), for OAuth requests
+   * pinned to it; null for a remote one, whose OAuth requests go where its URLs say.
+   */
+  protected async localDaemon(dir: string): Promise<ProvenDaemon | null> {
+    if (!this.local) return null
+    await this.requireDaemonOf(dir)
+    return {origin: new URL(this.baseUrl).origin, address: this.provenAddress()!}
+  }
+
+  /** The address the local daemon proved itself on this run, for requests made outside the client (streams). */
+  protected provenAddress(): string | undefined {
+    return this.probe?.probe.proven ? this.probe.probe.peer?.address : undefined
+  }
+
   /** A client for the base URL sending `key` (or nothing), whatever credential is stored. */
   protected bareClient(key: string | null): ApiClient {
     // Pinned to the address the daemon proved itself on: `localhost` has more than one.
-    const address = this.probe?.probe.proven ? this.probe.probe.peer?.address : undefined
+    const address = this.provenAddress()
     return httpClient({
       baseUrl: this.baseUrl,
       key,
@@ -189,8 +207,9 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   }
 
   private async refreshOAuth(): Promise<ResolvedCredential> {
+    const daemon = await this.localDaemon(this.credential!.daemonDataDir ?? dataDir())
     const {refreshOAuthCredential} = await import('./oauth/tokens.js')
-    return refreshOAuthCredential(this.baseUrl, this.credential!, `kb/${this.config.version}`)
+    return refreshOAuthCredential(this.baseUrl, this.credential!, `kb/${this.config.version}`, daemon)
   }
 
   /** The credential the client uses (after `client()`). */

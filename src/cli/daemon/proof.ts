@@ -116,3 +116,30 @@ export async function impostorError(baseUrl: string, dir: string, probe: DaemonP
       `Stop that program, or run kb on another port (\`kb config set base_url http://127.0.0.1:<port>/api/v1\`)${other}`,
   )
 }
+
+/** Where a browser may connect for a loopback host: a literal is itself; `localhost` is both loopbacks and what the system maps it to. */
+async function addressesOf(hostname: string): Promise<string[]> {
+  const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname
+  if (host.toLowerCase() !== 'localhost') return [host]
+  const {lookup} = await import('node:dns/promises')
+  const found = await lookup('localhost', {all: true}).catch(() => [])
+  return [...new Set(['127.0.0.1', '::1', ...found.map((a) => a.address)])]
+}
+
+/**
+ * Refuses (exit 5) unless every address the base URL's host names is closed or the daemon of `dir`: what
+ * the browser reaches, which kb cannot pin, is then the daemon that proved itself at `proven`.
+ */
+export async function requireEveryAddress(baseUrl: string, dir: string, proven: string): Promise<void> {
+  for (const address of await addressesOf(new URL(baseUrl).hostname)) {
+    if (address === proven) continue
+    let probe: DaemonProbe
+    try {
+      probe = await probeDaemon(baseUrl, dir, 2000, {address})
+    } catch (e) {
+      if (e instanceof KbError && e.code === 'unreachable') continue
+      throw e
+    }
+    if (!probe.proven) throw await impostorError(baseUrl, dir, probe)
+  }
+}
