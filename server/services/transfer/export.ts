@@ -15,7 +15,7 @@ import {EXPORT_KIND, EXPORT_VERSION, type HeaderLine} from './format.js'
 /** Projects or entries read from the store at a time. */
 const PAGE = 200
 /** The text (bodies, thought chains) of one page of an export, at most, past its first entry. */
-const PAGE_CHARS = 1024 * 1024
+const PAGE_CHARS = 256 * 1024
 
 /** The lines of an export of what the caller may see (everything, for the owner), each ending in a newline. */
 export async function* exportLines(
@@ -55,8 +55,9 @@ export async function* exportLines(
     if (projects.length < PAGE) break
     after = projects.at(-1)!.id
   }
-  // Pages of at most about a megabyte, each read and written out in one turn of the event loop: up to
-  // 200 small entries, or a few of 100,000 characters (200 of those were 20 MB and stalled the daemon).
+  // Pages of at most about 256 K characters, each read and written out in one turn of the event loop: up to
+  // 200 small entries, or a few of 100,000 characters (200 of those were 20 MB and stalled the daemon; pages
+  // of a megabyte still held /health 140 ms in `npm run bench:hostile`, these 11 ms).
   for (let after: number | undefined; ;) {
     await slice.pause()
     const page = await store.transfer.exportEntries(viewer, filter, {limit: PAGE, maxChars: PAGE_CHARS, ...(after ? {after} : {})})
