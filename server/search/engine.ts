@@ -9,8 +9,7 @@ import type {EntryFilter, SearchHit, SearchOptions, SearchOutcome, Viewer} from 
 import {Bm25fScorer} from './bm25f.js'
 import type {IndexTerm, SearchIndex} from './driver.js'
 import {explainHit} from './explain.js'
-import {parseTerm, rankTerms} from './query.js'
-import {stemOf} from './text.js'
+import {parseQuery, type QueryTerm} from './query.js'
 import {PROBE_LIMIT, VOCABULARY_MIN_LENGTH, byVocabularyOrder, headOf, typoCandidates, typoProbes} from './vocabulary.js'
 
 /** Candidates re-ranked per search: at least this many, and twice the page size. */
@@ -21,15 +20,10 @@ const CANDIDATE_POSTINGS = 10_000
 const TYPO_LOOKUPS_MAX = 3
 /** Shortest word that typo tolerance corrects. */
 const TYPO_WORD_MIN = 5
-/** Completions of a word still being typed, the shortest first, and how much each counts next to a typed word. */
+/** Completions of a word still being typed, the shortest first. */
 const COMPLETIONS_MAX = 8
-const COMPLETION_WEIGHT = 0.5
 /** How much longer than the typed prefix a completion may be. */
 const COMPLETION_EXTRA_MAX = 12
-/** How much a code token's phrase counts on top of its parts (docs/search.md: Cranfield's hyphenated words). */
-const PHRASE_WEIGHT = 0.5
-
-const WORD_ONLY = /^[\p{L}\p{N}]+$/u
 
 /**
  * The terms that generate candidates: the rarest first, adding commoner ones while the postings they
@@ -58,7 +52,7 @@ export class SearchEngine {
    * half the store; they still count in the re-ranking and in `total`.
    */
   async search(viewer: Viewer, filter: EntryFilter, options: SearchOptions): Promise<SearchOutcome> {
-    const terms = await this.expandTerms(rankTerms(options.terms))
+    const terms = await this.expandTerms(parseQuery(options.query))
     if (terms.length === 0) return {hits: [], total: 0}
     const source = await this.index.candidates(viewer, filter)
     const total = await source.count(terms)
@@ -86,45 +80,42 @@ export class SearchEngine {
   }
 
   /**
-   * The query's terms (query.ts queryTerms) as index terms with their document frequencies, one per stem
-   * or phrase, without those that match nothing. A longer word that matches nothing brings instead the
-   * indexed terms one edit away (typo tolerance; the vocabulary holds stems, so a few trailing characters
-   * may be dropped first). A prefix brings the shortest indexed terms it begins, counting less than typed
-   * words; a phrase (a code token's parts) is one more term, rarer than its parts.
+   * The query's terms (query.ts) resolved against the index, with their document frequencies, without those
+   * that match nothing. A word that matches nothing brings instead the indexed terms one edit away (typo
+   * tolerance; the vocabulary holds stems, so a few trailing characters may be dropped first). A prefix
+   * brings the shortest indexed terms it begins. Each index term counts once, for the first query term that
+   * brings it.
    */
-  private async expandTerms(terms: string[]): Promise<IndexTerm[]> {
+  private async expandTerms(query: QueryTerm[]): Promise<IndexTerm[]> {
     const out = new Map<string, IndexTerm>()
-    const add = async (word: string, weight = 1): Promise<number> => {
-      const stem = stemOf(word)
-      const known = out.get(stem)
+    const add = async (terms: string[], weight: number): Promise<number> => {
+      const known = out.get(terms[0]!)
       if (known) return known.df
-      const df = await this.index.documentFrequency(stem)
-      if (df > 0) out.set(stem, {words: [word], stem, df, ...(weight !== 1 ? {weight} : {})})
+      let df = 0
+      for (const term of terms) df = Math.max(df, await this.index.documentFrequency(term))
+      if (df > 0) out.set(terms[0]!, {terms, phrase: false, df, weight})
       return df
     }
     let lookups = 0
-    const prefixes: string[] = []
-    for (const term of terms) {
-      const parsed = parseTerm(term)
-      if (parsed.kind === 'prefix') {
-        prefixes.push(parsed.word)
+    const prefixes: Array<{word: string; weight: number}> = []
+    for (const q of query) {
+      if (q.kind === 'prefix') {
+        prefixes.push(q)
         continue
       }
-      if (parsed.kind === 'phrase') {
-        const stems = parsed.words.map(stemOf)
-        const key = stems.join(' ')
+      if (q.kind === 'phrase') {
+        const key = `\u0000${q.terms.join(' ')}`
         if (out.has(key)) continue
-        const df = await this.index.phraseFrequency(parsed.words)
-        if (df > 0) out.set(key, {words: parsed.words, stem: key, df, phrase: stems, weight: PHRASE_WEIGHT})
+        const df = await this.index.phraseFrequency(q.terms)
+        if (df > 0) out.set(key, {terms: q.terms, phrase: true, df, weight: q.weight})
         continue
       }
-      const word = parsed.word
-      if ((await add(word)) > 0) continue
-      if (Array.from(word).length < TYPO_WORD_MIN || !WORD_ONLY.test(word) || lookups++ >= TYPO_LOOKUPS_MAX) continue
-      for (const candidate of typoCandidates(word, await this.near(word))) await add(candidate)
+      if ((await add(q.terms, q.weight)) > 0 || q.typo === null) continue
+      if (Array.from(q.typo).length < TYPO_WORD_MIN || lookups++ >= TYPO_LOOKUPS_MAX) continue
+      for (const candidate of typoCandidates(q.typo, await this.near(q.typo))) await add([candidate], q.weight)
     }
     // Completions last, so that a word typed in full keeps its full weight.
-    for (const prefix of prefixes) for (const completion of await this.completions(prefix)) await add(completion, COMPLETION_WEIGHT)
+    for (const {word, weight} of prefixes) for (const completion of await this.completions(word)) await add([completion], weight)
     return [...out.values()]
   }
 
@@ -137,7 +128,6 @@ export class SearchEngine {
 
   /** The shortest indexed terms (at most COMPLETIONS_MAX) that begin with the prefix: one vocabulary read per length. */
   private async completions(prefix: string): Promise<string[]> {
-    if (!WORD_ONLY.test(prefix)) return []
     const length = Array.from(prefix).length
     const head = headOf(prefix)
     const out: string[] = []

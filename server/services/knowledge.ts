@@ -9,7 +9,6 @@ import type {Comment, Detail, EntryFull, EntryView, Page, Scope, SearchResult} f
 import {nowIso, uuidv7} from '../lib/ids.js'
 import {TimeSlice} from '../lib/time-slice.js'
 import type {CommentRow, EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
-import {queryTerms} from '../search/query.js'
 import {type Caller, isOwner} from './context.js'
 import {summarize} from '../../src/shared/summary.js'
 import {tokensWithin} from '../../src/shared/tokens.js'
@@ -260,10 +259,9 @@ export class KnowledgeService {
     caller: Caller,
     q: {q: string; scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string; limit: number; detail: Detail; explain: boolean; max_tokens?: number},
   ): Promise<SearchResult> {
-    const terms = queryTerms(q.q)
     const filter = await this.filter(q)
-    if (!filter || terms.length === 0) return {items: [], next_cursor: null, total: 0}
-    const outcome = await this.store.searchEntries(this.viewer(caller), filter, {terms, limit: q.limit, explain: q.explain})
+    if (!filter) return {items: [], next_cursor: null, total: 0}
+    const outcome = await this.store.searchEntries(this.viewer(caller), filter, {query: q.q, limit: q.limit, explain: q.explain})
     const items = await Promise.all(
       outcome.hits.map(async (h) => {
         const item: Record<string, unknown> = {...(await this.view(caller, h.entry, q.detail)), score: h.score}
