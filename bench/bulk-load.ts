@@ -50,9 +50,24 @@ export async function loadEntries(dataDir: string, from: number, to: number, see
         const at = new Date(base + i * 1_000).toISOString()
         const id = uuidv7(base + i * 1_000)
         rows.push({
-          id, title: e.title, body: e.body, summary: cheapSummary(e.body), summary_title: e.title, scope: 'global', project_id: null,
-          tags: e.tags, url: null, status: i % 3 === 0 ? 'resolved' : 'open', resolution: null, thought_chain: [],
-          forked_from: null, author: owner, created_at: at, updated_at: at, version: 1, comment_count: 0,
+          id,
+          title: e.title,
+          body: e.body,
+          summary: cheapSummary(e.body),
+          summary_title: e.title,
+          scope: 'global',
+          project_id: null,
+          tags: e.tags,
+          url: null,
+          status: i % 3 === 0 ? 'resolved' : 'open',
+          resolution: null,
+          thought_chain: [],
+          forked_from: null,
+          author: owner,
+          created_at: at,
+          updated_at: at,
+          version: 1,
+          comment_count: 0,
         })
         ids.push(id)
       }

@@ -20,11 +20,19 @@ const dataDir = join(dir, 'data')
 let work = ''
 const env = {
   ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('KB_') && k !== 'CI')),
-  HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), KB_DATA_DIR: dataDir,
-  GIT_AUTHOR_NAME: 'Bench', GIT_AUTHOR_EMAIL: 'bench@example.com', GIT_COMMITTER_NAME: 'Bench', GIT_COMMITTER_EMAIL: 'bench@example.com',
+  HOME: dir,
+  XDG_CONFIG_HOME: join(dir, 'config'),
+  KB_DATA_DIR: dataDir,
+  GIT_AUTHOR_NAME: 'Bench',
+  GIT_AUTHOR_EMAIL: 'bench@example.com',
+  GIT_COMMITTER_NAME: 'Bench',
+  GIT_COMMITTER_EMAIL: 'bench@example.com',
 }
 
-const daemon = spawn(process.execPath, [KB, 'daemon', 'run', '--port', '0', '--data-dir', dataDir, '--log-level', 'info'], {env, stdio: ['ignore', 'ignore', 'pipe']})
+const daemon = spawn(process.execPath, [KB, 'daemon', 'run', '--port', '0', '--data-dir', dataDir, '--log-level', 'info'], {
+  env,
+  stdio: ['ignore', 'ignore', 'pipe'],
+})
 try {
   const url = await new Promise((res, rej) => {
     let err = ''
@@ -41,8 +49,16 @@ try {
   env.KB_BASE_URL = url
   const key = readFileSync(join(dataDir, 'owner.key'), 'utf8').trim()
   for (let i = 0; i < 50; i++) {
-    const body = {title: `Entry ${i}: ${i % 5 === 0 ? 'port already in use' : 'sqlite database is locked'}`, body: `Notes number ${i} about the port and the database.`, scope: 'global'}
-    await fetch(`${url}/knowledge`, {method: 'POST', headers: {authorization: `Bearer ${key}`, 'content-type': 'application/json'}, body: JSON.stringify(body)})
+    const body = {
+      title: `Entry ${i}: ${i % 5 === 0 ? 'port already in use' : 'sqlite database is locked'}`,
+      body: `Notes number ${i} about the port and the database.`,
+      scope: 'global',
+    }
+    await fetch(`${url}/knowledge`, {
+      method: 'POST',
+      headers: {authorization: `Bearer ${key}`, 'content-type': 'application/json'},
+      body: JSON.stringify(body),
+    })
   }
   work = join(dir, 'work')
   mkdirSync(work)
@@ -60,8 +76,16 @@ try {
     {name: 'kb --version', cmd: [process.execPath, KB, '--version'], cwd: work},
     {name: 'kb search port', cmd: [process.execPath, KB, 'search', 'port'], cwd: work},
     // hyperfine -N runs every command in one directory: GIT_DIR (through env(1)) puts these in the checkout.
-    {name: 'kb search port (in a joined checkout)', cmd: ['env', `GIT_DIR=${join(repo, '.git')}`, process.execPath, KB, 'search', 'port'], cwd: work},
-    {name: 'post-commit hook, no trailer', cmd: ['env', `GIT_DIR=${join(repo, '.git')}`, 'sh', join(repo, '.git', 'hooks', 'post-commit')], cwd: work},
+    {
+      name: 'kb search port (in a joined checkout)',
+      cmd: ['env', `GIT_DIR=${join(repo, '.git')}`, process.execPath, KB, 'search', 'port'],
+      cwd: work,
+    },
+    {
+      name: 'post-commit hook, no trailer',
+      cmd: ['env', `GIT_DIR=${join(repo, '.git')}`, 'sh', join(repo, '.git', 'hooks', 'post-commit')],
+      cwd: work,
+    },
   ]
   for (const c of cases) {
     const r = spawnSync(c.cmd[0], c.cmd.slice(1), {cwd: c.cwd, env, encoding: 'utf8'})
@@ -76,7 +100,10 @@ try {
     console.log(`CLI start-up (${haveHyperfine ? 'hyperfine' : 'repeated-run timer'}, ${runs} runs each, warm daemon, 50 entries)\n`)
     console.log('| command | mean ms | median ms | user ms | × node -e 0 | goal |')
     console.log('|---|---:|---:|---:|---:|---|')
-    for (const r of rows) console.log(`| \`${r.name}\` | ${r.mean.toFixed(1)} | ${r.median.toFixed(1)} | ${r.user === null ? '' : r.user.toFixed(1)} | ${r.ratio.toFixed(2)} | ${r.goal ? `≤ ${r.goal}× ${r.ratio <= r.goal ? '✓' : '✗'}` : r.name.startsWith('post-commit') ? `≤ 150 ms ${r.mean <= 150 ? '✓' : '✗'}` : ''} |`)
+    for (const r of rows)
+      console.log(
+        `| \`${r.name}\` | ${r.mean.toFixed(1)} | ${r.median.toFixed(1)} | ${r.user === null ? '' : r.user.toFixed(1)} | ${r.ratio.toFixed(2)} | ${r.goal ? `≤ ${r.goal}× ${r.ratio <= r.goal ? '✓' : '✗'}` : r.name.startsWith('post-commit') ? `≤ 150 ms ${r.mean <= 150 ? '✓' : '✗'}` : ''} |`,
+      )
   }
 } finally {
   daemon.kill('SIGTERM')
@@ -89,7 +116,11 @@ function withHyperfine(cases) {
   // One hyperfine run for all commands, so the ratios share the machine's conditions; no shell (-N).
   const q = (s) => (/^[\w./=:-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`)
   const cmds = cases.map((c) => c.cmd.map(q).join(' '))
-  execFileSync('hyperfine', ['-N', '--warmup', '5', '--runs', String(runs), '--export-json', out, '--style', 'none', ...cmds], {cwd: work, env, stdio: ['ignore', 'ignore', 'inherit']})
+  execFileSync('hyperfine', ['-N', '--warmup', '5', '--runs', String(runs), '--export-json', out, '--style', 'none', ...cmds], {
+    cwd: work,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
   const data = JSON.parse(readFileSync(out, 'utf8'))
   return data.results.map((r, i) => ({name: cases[i].name, mean: r.mean * 1000, median: r.median * 1000, user: r.user * 1000}))
 }

@@ -44,7 +44,10 @@ export function cranfieldDir(): string {
 export function loadCranfield(dir: string = cranfieldDir()): Cranfield | null {
   if (!existsSync(join(dir, 'docs.jsonl'))) return null
   const jsonl = <T>(file: string): T[] =>
-    readFileSync(join(dir, file), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T)
+    readFileSync(join(dir, file), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as T)
   const qrels = new Map<string, Map<string, number>>()
   for (const line of readFileSync(join(dir, 'qrels.tsv'), 'utf8').split('\n').slice(1)) {
     const [q, d, r] = line.trim().split('\t')
@@ -95,7 +98,10 @@ export function scoreRanking(ranked: string[], judged: Map<string, number>, k = 
     if (rr === 0) rr = 1 / (i + 1)
     found++
   })
-  const ideal = [...judged.values()].filter((r) => r > 0).sort((a, b) => b - a).slice(0, k)
+  const ideal = [...judged.values()]
+    .filter((r) => r > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k)
   const idcg = ideal.reduce((s, rel, i) => s + rel / Math.log2(i + 2), 0)
   const relevant = [...judged.values()].filter((r) => r > 0).length
   return {ndcg: idcg > 0 ? dcg / idcg : 0, rr, recall: relevant > 0 ? found / relevant : 0}
@@ -153,7 +159,11 @@ export async function loadIntoKb(client: KbClient, docs: CranfieldDoc[], concurr
  * on the file); returns entry id → doc id. For tests that need the collection quickly; `loadIntoKb` is
  * the end-to-end path.
  */
-export async function loadIntoStore(store: SqliteStore, docs: CranfieldDoc[], author: {id: string; name: string}): Promise<Map<string, string>> {
+export async function loadIntoStore(
+  store: SqliteStore,
+  docs: CranfieldDoc[],
+  author: {id: string; name: string},
+): Promise<Map<string, string>> {
   const byEntry = new Map<string, string>()
   const at = '2024-01-01T00:00:00.000Z'
   store.db.transaction(() => {
@@ -161,8 +171,24 @@ export async function loadIntoStore(store: SqliteStore, docs: CranfieldDoc[], au
       const {title, body} = toEntry(doc)
       const id = `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`
       void store.insertEntry({
-        id, title, body, summary: body.slice(0, 200), summary_title: title, scope: 'global', project_id: null, tags: [], url: null,
-        status: 'open', resolution: null, thought_chain: [], forked_from: null, author, created_at: at, updated_at: at, version: 1, comment_count: 0,
+        id,
+        title,
+        body,
+        summary: body.slice(0, 200),
+        summary_title: title,
+        scope: 'global',
+        project_id: null,
+        tags: [],
+        url: null,
+        status: 'open',
+        resolution: null,
+        thought_chain: [],
+        forked_from: null,
+        author,
+        created_at: at,
+        updated_at: at,
+        version: 1,
+        comment_count: 0,
       })
       byEntry.set(id, doc.id)
     })
@@ -172,7 +198,10 @@ export async function loadIntoStore(store: SqliteStore, docs: CranfieldDoc[], au
 
 /** Runs the queries one at a time through `GET /search?limit=10` and scores them. */
 export async function evaluate(
-  client: KbClient, data: Cranfield, byEntry: Map<string, string>, queries: CranfieldQuery[] = data.queries,
+  client: KbClient,
+  data: Cranfield,
+  byEntry: Map<string, string>,
+  queries: CranfieldQuery[] = data.queries,
 ): Promise<EvalResult> {
   const scores: QueryScore[] = []
   const latencies: number[] = []
@@ -182,7 +211,12 @@ export async function evaluate(
     const started = performance.now()
     const res = await call<{items: Array<{id: string}>}>(client, 'GET', `/search?limit=10&q=${encodeURIComponent(q.text)}`)
     latencies.push(performance.now() - started)
-    scores.push(scoreRanking(res.items.map((i) => byEntry.get(i.id) ?? `?${i.id}`), judged))
+    scores.push(
+      scoreRanking(
+        res.items.map((i) => byEntry.get(i.id) ?? `?${i.id}`),
+        judged,
+      ),
+    )
   }
   const mean = (f: (s: QueryScore) => number): number => scores.reduce((s, x) => s + f(x), 0) / Math.max(1, scores.length)
   return {

@@ -19,7 +19,7 @@ import {projectRoot, quantile} from './cranfield.js'
 const ROOT = projectRoot()
 const KB_BIN = join(ROOT, 'bin/run.js')
 const args = process.argv.slice(2)
-const option = (name: string, fallback: string): string => (args.includes(name) ? args[args.indexOf(name) + 1] ?? fallback : fallback)
+const option = (name: string, fallback: string): string => (args.includes(name) ? (args[args.indexOf(name) + 1] ?? fallback) : fallback)
 const SIZES = option('--sizes', '1000,10000,100000').split(',').map(Number)
 const AUTOCANNON_SECONDS = Number(option('--seconds', '10'))
 const asJson = args.includes('--json')
@@ -44,7 +44,9 @@ async function spawnDaemon(dataDir: string): Promise<RunningDaemon & {startMs: n
   let url = ''
   for (;;) {
     if (child.exitCode !== null) {
-      throw new Error(`the daemon exited with ${child.exitCode}:\n${readFileSync(join(dataDir, 'bench-daemon.log'), 'utf8').split('\n').slice(-5).join('\n')}`)
+      throw new Error(
+        `the daemon exited with ${child.exitCode}:\n${readFileSync(join(dataDir, 'bench-daemon.log'), 'utf8').split('\n').slice(-5).join('\n')}`,
+      )
     }
     if (performance.now() - started > 60_000) throw new Error('the daemon did not answer /health within 60 s')
     if (!url && existsSync(files.daemonJson)) {
@@ -65,7 +67,9 @@ async function spawnDaemon(dataDir: string): Promise<RunningDaemon & {startMs: n
   }
   const startMs = performance.now() - started
   return {
-    url, child, startMs,
+    url,
+    child,
+    startMs,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM')
       await exited
@@ -142,7 +146,12 @@ async function measureSizes(stores: Store[], key: string): Promise<SizeResult[]>
     for (const s of stores) daemons.push(await spawnDaemon(s.dataDir))
     const c = corpus(42)
     const timings = stores.map(() => ({create: [] as number[], get: [] as number[], search: [] as number[]}))
-    const round = async (kind: 'create' | 'get' | 'search', n: number, warmup: number, op: (d: RunningDaemon, s: Store, i: number) => Promise<void>): Promise<void> => {
+    const round = async (
+      kind: 'create' | 'get' | 'search',
+      n: number,
+      warmup: number,
+      op: (d: RunningDaemon, s: Store, i: number) => Promise<void>,
+    ): Promise<void> => {
       for (let i = 0; i < warmup + n; i++) {
         for (let k = 0; k < stores.length; k++) {
           const t = performance.now()
@@ -165,8 +174,11 @@ async function measureSizes(stores: Store[], key: string): Promise<SizeResult[]>
       await call(d.url, key, 'GET', `/search?q=${encodeURIComponent(q)}`)
     })
     return stores.map((s, k) => ({
-      entries: s.entries, dbMB: statSync(dataFiles(s.dataDir).db).size / 1e6,
-      create: latency(timings[k]!.create), get: latency(timings[k]!.get), search: latency(timings[k]!.search),
+      entries: s.entries,
+      dbMB: statSync(dataFiles(s.dataDir).db).size / 1e6,
+      create: latency(timings[k]!.create),
+      get: latency(timings[k]!.get),
+      search: latency(timings[k]!.search),
       ...memoryOf(daemons[k]!.child.pid),
     }))
   } finally {
@@ -190,26 +202,42 @@ async function bareServer(body: string): Promise<{url: string; stop: () => Promi
     child.once('exit', (c) => rej(new Error(`bare server exited with ${c}`)))
   })
   const exited = new Promise<void>((res) => child.once('exit', () => res()))
-  return {url: `http://127.0.0.1:${port}`, stop: async () => {
-    child.kill('SIGTERM')
-    await exited
-  }}
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
 }
 
-async function throughput(dataDir: string, key: string, ids: string[]): Promise<{kb: number; bare: number; kbP99: number; bareP99: number; bytes: number}> {
+async function throughput(
+  dataDir: string,
+  key: string,
+  ids: string[],
+): Promise<{kb: number; bare: number; kbP99: number; bareP99: number; bytes: number}> {
   const d = await spawnDaemon(dataDir)
   try {
     const sample = JSON.stringify(await call(d.url, key, 'GET', `/knowledge/${ids[0]}`))
     let n = 0
     const kb = await autocannon({
-      url: d.url, connections: 10, duration: AUTOCANNON_SECONDS, headers: {authorization: `Bearer ${key}`},
+      url: d.url,
+      connections: 10,
+      duration: AUTOCANNON_SECONDS,
+      headers: {authorization: `Bearer ${key}`},
       requests: [{method: 'GET', setupRequest: (req) => ({...req, path: `${new URL(d.url).pathname}/knowledge/${ids[n++ % ids.length]}`})}],
     })
     if (kb.errors > 0 || kb.non2xx > 0) throw new Error(`kb answered ${kb.non2xx} non-2xx and ${kb.errors} errors under load`)
     const bare = await bareServer(sample)
     try {
       const b = await autocannon({url: `${bare.url}/knowledge/x`, connections: 10, duration: AUTOCANNON_SECONDS})
-      return {kb: kb.requests.average, bare: b.requests.average, kbP99: kb.latency.p99, bareP99: b.latency.p99, bytes: Buffer.byteLength(sample)}
+      return {
+        kb: kb.requests.average,
+        bare: b.requests.average,
+        kbP99: kb.latency.p99,
+        bareP99: b.latency.p99,
+        bytes: Buffer.byteLength(sample),
+      }
     } finally {
       await bare.stop()
     }
@@ -224,7 +252,9 @@ function machine(): Record<string, string> {
     cpu: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}`,
     memory: `${(totalmem() / 2 ** 30).toFixed(1)} GiB (${(freemem() / 2 ** 30).toFixed(1)} free)`,
     node: process.version,
-    load: loadavg().map((l) => l.toFixed(2)).join(' '),
+    load: loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' '),
   }
 }
 
@@ -270,22 +300,38 @@ async function main(): Promise<void> {
     const last = sizes.at(-1)!
     const createRatio = last.create.p50 / first.create.p50
     const tpRatio = tp.kb / tp.bare
-    const result = {machine: {...before, loadAfter: machine().load}, sizes, throughput: {...tp, ratio: tpRatio}, start: {medianMs: startMs, runs: starts, entries: loaded}, createRatio}
+    const result = {
+      machine: {...before, loadAfter: machine().load},
+      sizes,
+      throughput: {...tp, ratio: tpRatio},
+      start: {medianMs: startMs, runs: starts, entries: loaded},
+      createRatio,
+    }
     if (asJson) {
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
       return
     }
     const f = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(2))
-    console.log(`Daemon benchmarks, ${before.date}: ${before.cpu}, ${before.memory}, Node ${before.node}, load ${before.load} → ${result.machine.loadAfter}\n`)
+    console.log(
+      `Daemon benchmarks, ${before.date}: ${before.cpu}, ${before.memory}, Node ${before.node}, load ${before.load} → ${result.machine.loadAfter}\n`,
+    )
     console.log('| entries | DB MB | create p50 / p99 ms | get p50 / p99 ms | search p50 / p99 ms | daemon RSS / peak MB |')
     console.log('|---:|---:|---:|---:|---:|---:|')
     for (const s of sizes) {
-      console.log(`| ${s.entries.toLocaleString('en')} | ${s.dbMB.toFixed(0)} | ${f(s.create.p50)} / ${f(s.create.p99)} | ${f(s.get.p50)} / ${f(s.get.p99)} | ${f(s.search.p50)} / ${f(s.search.p99)} | ${s.rssMB.toFixed(0)} / ${s.peakRssMB.toFixed(0)} |`)
+      console.log(
+        `| ${s.entries.toLocaleString('en')} | ${s.dbMB.toFixed(0)} | ${f(s.create.p50)} / ${f(s.create.p99)} | ${f(s.get.p50)} / ${f(s.get.p99)} | ${f(s.search.p50)} / ${f(s.search.p99)} | ${s.rssMB.toFixed(0)} / ${s.peakRssMB.toFixed(0)} |`,
+      )
     }
     const mark = (ok: boolean): string => (ok ? '✓' : '✗')
-    console.log(`\ncreate p50 at ${last.entries.toLocaleString('en')} ÷ at ${first.entries.toLocaleString('en')}: ${createRatio.toFixed(2)}× (goal ≤ ${GOALS.createRatio}× ${mark(createRatio <= GOALS.createRatio)})`)
-    console.log(`GET /knowledge/:id throughput (autocannon, 10 connections, ${AUTOCANNON_SECONDS} s, ${tp.bytes}-byte body): kb ${tp.kb.toFixed(0)} req/s (p99 ${tp.kbP99} ms), bare node:http ${tp.bare.toFixed(0)} req/s (p99 ${tp.bareP99} ms): ${tpRatio.toFixed(2)}× (goal ≥ ${GOALS.throughputRatio} ${mark(tpRatio >= GOALS.throughputRatio)})`)
-    console.log(`daemon start until /health answers, ${loaded.toLocaleString('en')} entries: median ${startMs.toFixed(0)} ms of ${starts.map((s) => s.toFixed(0)).join(', ')} (goal ≤ ${GOALS.startSeconds} s ${mark(startMs <= GOALS.startSeconds * 1000)})`)
+    console.log(
+      `\ncreate p50 at ${last.entries.toLocaleString('en')} ÷ at ${first.entries.toLocaleString('en')}: ${createRatio.toFixed(2)}× (goal ≤ ${GOALS.createRatio}× ${mark(createRatio <= GOALS.createRatio)})`,
+    )
+    console.log(
+      `GET /knowledge/:id throughput (autocannon, 10 connections, ${AUTOCANNON_SECONDS} s, ${tp.bytes}-byte body): kb ${tp.kb.toFixed(0)} req/s (p99 ${tp.kbP99} ms), bare node:http ${tp.bare.toFixed(0)} req/s (p99 ${tp.bareP99} ms): ${tpRatio.toFixed(2)}× (goal ≥ ${GOALS.throughputRatio} ${mark(tpRatio >= GOALS.throughputRatio)})`,
+    )
+    console.log(
+      `daemon start until /health answers, ${loaded.toLocaleString('en')} entries: median ${startMs.toFixed(0)} ms of ${starts.map((s) => s.toFixed(0)).join(', ')} (goal ≤ ${GOALS.startSeconds} s ${mark(startMs <= GOALS.startSeconds * 1000)})`,
+    )
   } finally {
     rmSync(root, {recursive: true, force: true})
   }

@@ -48,7 +48,8 @@ const letters = (n: number, seed: number): string => {
 const words = (n: number, seed: number): string => {
   const r = prng(seed)
   const out: string[] = []
-  for (let length = 0; length < n - 9; length += 9) out.push(Array.from({length: 8}, () => String.fromCharCode(97 + Math.floor(r() * 26))).join(''))
+  for (let length = 0; length < n - 9; length += 9)
+    out.push(Array.from({length: 8}, () => String.fromCharCode(97 + Math.floor(r() * 26))).join(''))
   return out.join(' ')
 }
 
@@ -112,42 +113,137 @@ export function importBody(entries: Array<{title: string; body: string; tags?: s
 /** 3,000 entries of about 1 KB each, as kb's benchmark corpus writes them; `mark` starts every title. */
 export function corpusImport(count = 3000, mark = '', seed = Date.now() % 1_000_000): string {
   const c = corpus(seed)
-  return importBody(Array.from({length: count}, (_, i) => {
+  return importBody(
+    Array.from({length: count}, (_, i) => {
+      const e = c.entry(i)
+      return mark === '' ? e : {...e, title: `${mark} ${e.title}`.slice(0, 200)}
+    }),
+  )
+}
+
+/** Two seconds of probing with nothing else sent. */
+function idle(name: string): HostileShape {
+  const send = async (): Promise<Answer> => {
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    return {status: 200, text: ''}
+  }
+  return {name, group: 'baseline', expect: 200, send}
+}
+
+function searchShape(name: string, prepare: (t: Target) => Promise<string>, query: string): HostileShape {
+  return {
+    name: `search: ${name}`,
+    group: 'search',
+    expect: 200,
+    prepare,
+    send: (t, mark) => call(t, 'GET', `/search?q=${mark as string}${query}`),
+  }
+}
+
+function mcpShape(name: string, prepare: ((t: Target) => Promise<string>) | null, args: (mark: string) => object): HostileShape {
+  const [tool] = name.split(',')
+  return {
+    name: `mcp: ${name}`,
+    group: 'mcp',
+    expect: 200,
+    ...(prepare ? {prepare} : {}),
+    send: (t, mark) => mcpCall(t, tool!, args(mark as string)),
+  }
+}
+
+function importShape(name: string, query: string, body: () => string): HostileShape {
+  return {
+    name: `import: ${name}`,
+    group: 'import',
+    expect: 200,
+    prepare: async () => body(),
+    send: (t, text) => call(t, 'POST', `/import${query}`, text, NDJSON),
+  }
+}
+
+/**
+ * Ordinary requests down every path the shapes take (create, patch, search with a budget, MCP, import,
+ * export), so that a daemon's first requests — compiling code, loading the tokenizer's tables — are not
+ * counted against a shape.
+ */
+export async function warmUp(t: Target): Promise<void> {
+  const c = corpus(1)
+  for (let i = 0; i < 20; i++) {
     const e = c.entry(i)
-    return mark === '' ? e : {...e, title: `${mark} ${e.title}`.slice(0, 200)}
-  }))
+    const id = await created(t, e.title, `# ${e.title}\n\n**${e.body}** [link](https://example.com) \`code\`\n\n${e.body}`)
+    await call(t, 'PATCH', `/knowledge/${id}`, {body: `${e.body} ${e.body}`})
+    await call(t, 'GET', `/search?q=${encodeURIComponent(c.shortQuery(i))}&detail=full&max_tokens=2000`)
+    await mcpCall(t, 'search_knowledge', {query: c.shortQuery(i), max_tokens: 500})
+  }
+  await call(t, 'POST', '/import', corpusImport(200), NDJSON)
+  await call(t, 'GET', '/export')
 }
 
 export const HOSTILE_SHAPES: HostileShape[] = [
+  // Not hostile: what the machine itself adds to a /health wait, and an ordinary request, for reference.
+  idle('baseline: nothing sent for 2 s'),
+  {
+    name: 'baseline: an ordinary create (1 KB)',
+    group: 'baseline',
+    expect: 201,
+    send: (t) => call(t, 'POST', '/knowledge', {...corpus(3).entry(0), scope: 'private'}),
+  },
   ...Object.entries(HOSTILE_BODIES).map(([name, body]): HostileShape => ({
-    name: `create: ${name}`, group: 'create', expect: 201, send: (t) => call(t, 'POST', '/knowledge', {title: 'hostile body', body, scope: 'private'}),
+    name: `create: ${name}`,
+    group: 'create',
+    expect: 201,
+    send: (t) => call(t, 'POST', '/knowledge', {title: 'hostile body', body, scope: 'private'}),
   })),
   ...['# a + 99,995 spaces + b', 'spaces and tabs', '**a × 24,999'].map((name): HostileShape => ({
-    name: `patch: ${name}`, group: 'patch', expect: 200,
+    name: `patch: ${name}`,
+    group: 'patch',
+    expect: 200,
     prepare: (t) => created(t, 'to be patched', 'short'),
     send: (t, id) => call(t, 'PATCH', `/knowledge/${id as string}`, {body: HOSTILE_BODIES[name]}),
   })),
   {
-    name: 'patch: 200-character one-word title', group: 'patch', expect: 200,
+    name: 'patch: 200-character one-word title',
+    group: 'patch',
+    expect: 200,
     prepare: (t) => created(t, 'to be patched', 'short'),
     send: (t, id) => call(t, 'PATCH', `/knowledge/${id as string}`, {title: letters(200, 3)}),
   },
-  {name: 'search: 3 × 99,000-letter word, max_tokens=10', group: 'search', expect: 200, prepare: longWords, send: (t, m) => call(t, 'GET', `/search?q=${m as string}&detail=full&max_tokens=10`)},
-  {name: 'search: 3 × 99,000-letter word, max_tokens=1,000,000', group: 'search', expect: 200, prepare: longWords, send: (t, m) => call(t, 'GET', `/search?q=${m as string}&detail=full&max_tokens=1000000`)},
-  {name: 'search: 20 × 100,000 characters, full, no budget', group: 'search', expect: 200, prepare: bigEntries, send: (t, m) => call(t, 'GET', `/search?q=${m as string}&detail=full&limit=100`)},
-  {name: 'search: 20 × 100,000 characters, max_tokens=1,000,000', group: 'search', expect: 200, prepare: bigEntries, send: (t, m) => call(t, 'GET', `/search?q=${m as string}&detail=full&limit=100&max_tokens=1000000`)},
-  {name: 'search: 55 misspelt words', group: 'search', expect: 200, send: (t) => call(t, 'GET', `/search?q=${encodeURIComponent(words(500, 4))}`)},
-  {name: 'mcp: search_knowledge, 99,000-letter words, max_tokens=50', group: 'mcp', expect: 200, prepare: longWords, send: (t, m) => mcpCall(t, 'search_knowledge', {query: m, detail: 'full', max_tokens: 50})},
-  {name: 'mcp: search_knowledge, 20 × 100,000 characters, max_tokens=1,000,000', group: 'mcp', expect: 200, prepare: bigEntries, send: (t, m) => mcpCall(t, 'search_knowledge', {query: m, detail: 'full', limit: 100, max_tokens: 1_000_000})},
-  {name: 'mcp: add_knowledge, # a + 99,995 spaces + b', group: 'mcp', expect: 200, send: (t) => mcpCall(t, 'add_knowledge', {title: 'hostile', body: HOSTILE_BODIES['# a + 99,995 spaces + b'], scope: 'private'})},
-  {name: 'import: 3,000 entries', group: 'import', expect: 200, prepare: async () => corpusImport(), send: (t, body) => call(t, 'POST', '/import', body, NDJSON)},
-  {name: 'import: 3,000 entries, dry run', group: 'import', expect: 200, prepare: async () => corpusImport(), send: (t, body) => call(t, 'POST', '/import?dry_run=true', body, NDJSON)},
+  searchShape('3 × 99,000-letter word, max_tokens=10', longWords, '&detail=full&max_tokens=10'),
+  searchShape('3 × 99,000-letter word, max_tokens=1,000,000', longWords, '&detail=full&max_tokens=1000000'),
+  searchShape('20 × 100,000 characters, full, no budget', bigEntries, '&detail=full&limit=100'),
+  searchShape('20 × 100,000 characters, max_tokens=1,000,000', bigEntries, '&detail=full&limit=100&max_tokens=1000000'),
   {
-    name: `import: ${Object.keys(HOSTILE_BODIES).length} hostile bodies`, group: 'import', expect: 200,
-    prepare: async () => importBody(Object.entries(HOSTILE_BODIES).map(([name, body]) => ({title: `hostile ${name}`, body}))),
-    send: (t, body) => call(t, 'POST', '/import', body, NDJSON),
+    name: 'search: 55 misspelt words',
+    group: 'search',
+    expect: 200,
+    send: (t) => call(t, 'GET', `/search?q=${encodeURIComponent(words(500, 4))}`),
   },
-  {name: 'comment: [ × 20,000', group: 'other', expect: 201, prepare: (t) => created(t, 'commented', 'short'), send: (t, id) => call(t, 'POST', `/knowledge/${id as string}/comments`, {body: '['.repeat(20_000)})},
-  {name: 'projects/join: a. × 1,024', group: 'other', expect: 422, send: (t) => call(t, 'POST', '/projects/join', {remote: 'a.'.repeat(1024)})},
+  mcpShape('search_knowledge, 99,000-letter words, max_tokens=50', longWords, (m) => ({query: m, detail: 'full', max_tokens: 50})),
+  mcpShape('search_knowledge, 20 × 100,000 characters, max_tokens=1,000,000', bigEntries, (m) => ({
+    query: m,
+    detail: 'full',
+    limit: 100,
+    max_tokens: 1e6,
+  })),
+  mcpShape('add_knowledge, # a + 99,995 spaces + b', null, () => ({title: 'hostile', body: HOSTILE_BODIES['# a + 99,995 spaces + b']})),
+  importShape('3,000 entries', '', () => corpusImport()),
+  importShape('3,000 entries, dry run', '?dry_run=true', () => corpusImport()),
+  importShape(`${Object.keys(HOSTILE_BODIES).length} hostile bodies`, '', () =>
+    importBody(Object.entries(HOSTILE_BODIES).map(([name, body]) => ({title: `hostile ${name}`, body}))),
+  ),
+  {
+    name: 'comment: [ × 20,000',
+    group: 'other',
+    expect: 201,
+    prepare: (t) => created(t, 'commented', 'short'),
+    send: (t, id) => call(t, 'POST', `/knowledge/${id as string}/comments`, {body: '['.repeat(20_000)}),
+  },
+  {
+    name: 'projects/join: a. × 1,024',
+    group: 'other',
+    expect: 422,
+    send: (t) => call(t, 'POST', '/projects/join', {remote: 'a.'.repeat(1024)}),
+  },
   {name: 'export: everything so far', group: 'other', expect: 200, send: (t) => call(t, 'GET', '/export')},
+  idle('baseline: nothing sent for 2 s, at the end'),
 ]

@@ -13,7 +13,13 @@ const args = process.argv.slice(2)
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : null
 const passOn = only === null ? args : args.filter((_, i) => i !== args.indexOf('--only') && i !== args.indexOf('--only') + 1)
 
-const list = (dir, suffix) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(suffix)).sort().map((f) => join(dir, f)) : [])
+const list = (dir, suffix) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith(suffix))
+        .sort()
+        .map((f) => join(dir, f))
+    : []
 const scripts = [
   ...list(join(ROOT, 'dist', 'bench'), '.bench.js'),
   ...list(join(ROOT, 'bench'), '.js').filter((f) => !f.endsWith('run.js')),

@@ -38,7 +38,8 @@ export default class Add extends KbCommand<typeof Add> {
 
   async run(): Promise<EntryFull | QueuedWrite> {
     const {flags, args} = this
-    if (args.title !== undefined && flags.title !== undefined && args.title !== flags.title) throw new KbError('usage', 'give the title once: as the argument or as --title')
+    if (args.title !== undefined && flags.title !== undefined && args.title !== flags.title)
+      throw new KbError('usage', 'give the title once: as the argument or as --title')
     const title = args.title ?? flags.title
     if (title === undefined || title.trim() === '') throw new KbError('usage', 'a title is required: kb add "<title>" --body "<text>"')
     const body = await bodyFrom(flags, `\n#kb: Write the body of "${title}" above (Markdown). Lines starting with #kb: are dropped.\n`)
@@ -56,16 +57,25 @@ export default class Add extends KbCommand<typeof Add> {
       ...(flags.thought ? {thought_chain: thoughtsFrom(flags.thought)} : {}),
     }
     // Straight into a shared scope, the entry is scanned as a publish would be (docs/cli.md, "Safe publish").
-    const entry = await clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what: 'adding this entry to a shared scope'}, (c) =>
-      this.write<EntryFull>({
-        command: 'add',
-        label: title,
-        request: writeRequests.createEntry({...input, ...c}),
-        ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {}),
-      }, flags['no-queue']),
+    const entry = await clearSensitive(
+      choice,
+      {mode: this.mode, json: this.jsonEnabled(), what: 'adding this entry to a shared scope'},
+      (c) =>
+        this.write<EntryFull>(
+          {
+            command: 'add',
+            label: title,
+            request: writeRequests.createEntry({...input, ...c}),
+            ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {}),
+          },
+          flags['no-queue'],
+        ),
     )
     if (isQueued(entry)) return entry
-    if (this.mode.tty) this.out(`${green(this.mode, 'Created')} ${entry.id}  ${oneLine(entry.title)}\n${dim(this.mode, oneLine(`scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`))}`)
+    if (this.mode.tty)
+      this.out(
+        `${green(this.mode, 'Created')} ${entry.id}  ${oneLine(entry.title)}\n${dim(this.mode, oneLine(`scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`))}`,
+      )
     else this.out(entry.id)
     return entry
   }

@@ -2,7 +2,8 @@
  * @module `kb backup`: a consistent copy of the live store, taken by the daemon with SQLite's online
  * backup while it keeps serving, written to a file and verified by opening it.
  */
-import {createWriteStream, fsyncSync, openSync, closeSync, renameSync, rmSync} from 'node:fs'
+import {createWriteStream, fsyncSync, openSync, closeSync, renameSync, rmSync, statSync} from 'node:fs'
+import {dirname} from 'node:path'
 import {pipeline} from 'node:stream/promises'
 import {Args} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
@@ -26,6 +27,10 @@ export default class Backup extends KbCommand<typeof Backup> {
 
   async run(): Promise<BackupResult> {
     const {file} = this.args
+    // Said before the daemon copies anything, in the user's words rather than an ENOENT on the `.partial` file.
+    const dir = dirname(file)
+    if (!statSync(dir, {throwIfNoEntry: false})?.isDirectory())
+      throw new KbError('usage', `cannot write ${file}: there is no directory ${dir}; create it first (mkdir -p ${dir})`)
     const client = await this.client()
     const progress = await startProgress('kb backup', {}, progressWanted(this.jsonEnabled()))
     const partial = `${file}.partial`

@@ -11,7 +11,11 @@ export default class Browse extends KbCommand<typeof Browse> {
   static override summary = 'Browse and act on knowledge interactively (TUI)'
   static override description =
     'Search as you type, read entries in full, and resolve, comment, fork, publish, open, copy or delete them with one key. Needs a terminal; in scripts use `kb search` or `kb list`. Press ? inside for every key.'
-  static override examples = ['<%= config.bin %> browse', '<%= config.bin %> browse "port in use" --status open', '<%= config.bin %> browse --scope global']
+  static override examples = [
+    '<%= config.bin %> browse',
+    '<%= config.bin %> browse "port in use" --status open',
+    '<%= config.bin %> browse --scope global',
+  ]
   static override enableJsonFlag = false
   static override strict = false
   static override args = {query: Args.string({description: 'start with this search (focus starts in the results)'})}

@@ -28,8 +28,15 @@ export default class CommentCmd extends KbCommand<typeof CommentCmd> {
   }
 
   async run(): Promise<Comment | QueuedWrite> {
-    const body = await bodyFrom({...(this.args.body !== undefined ? {body: this.args.body} : {}), ...(this.flags['body-file'] !== undefined ? {'body-file': this.flags['body-file']} : {})}, '\n#kb: Write the comment above. Lines starting with #kb: are dropped.\n')
-    if (body === null || body.trim() === '') throw new KbError('usage', 'a comment needs text: kb comment <id> "<text>" (or pipe it on stdin)')
+    const body = await bodyFrom(
+      {
+        ...(this.args.body !== undefined ? {body: this.args.body} : {}),
+        ...(this.flags['body-file'] !== undefined ? {'body-file': this.flags['body-file']} : {}),
+      },
+      '\n#kb: Write the comment above. Lines starting with #kb: are dropped.\n',
+    )
+    if (body === null || body.trim() === '')
+      throw new KbError('usage', 'a comment needs text: kb comment <id> "<text>" (or pipe it on stdin)')
     const request = writeRequests.comment(this.args.id, {body, type: this.flags.type})
     const comment = await this.write<Comment>({command: 'comment', label: `on ${this.args.id}`, request}, this.flags['no-queue'])
     if (isQueued(comment)) return comment

@@ -9,7 +9,8 @@ import {red} from '../src/cli/output/format.js'
 
 export default class Delete extends KbCommand<typeof Delete> {
   static override summary = 'Delete a knowledge entry'
-  static override description = 'Its comments go with it; its forks stay. On a terminal it asks first unless --yes; in scripts --yes is required.'
+  static override description =
+    'Its comments go with it; its forks stay. On a terminal it asks first unless --yes; in scripts --yes is required.'
   static override examples = ['<%= config.bin %> delete 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', '<%= config.bin %> delete "$id" --yes']
   static override args = {id: Args.string({description: 'entry id', required: true})}
   static override flags = {yes: Flags.boolean({char: 'y', description: 'do not ask', default: false})}
@@ -20,7 +21,8 @@ export default class Delete extends KbCommand<typeof Delete> {
     const client = await this.client()
     if (!flags.yes) {
       const {entry} = await client.getEntry(args.id, 'summary')
-      if (!(await confirm(`Delete "${entry.title}" (${entry.id})?`))) throw new KbError('usage', 'not deleted (answer y to delete, or pass --yes)')
+      if (!(await confirm(`Delete "${entry.title}" (${entry.id})?`)))
+        throw new KbError('usage', 'not deleted (answer y to delete, or pass --yes)')
     }
     await client.deleteEntry(args.id)
     if (this.mode.tty) this.out(`${red(this.mode, 'Deleted')} ${args.id}`)

@@ -13,6 +13,7 @@ import {editText, interactive, readStdin} from '../src/cli/input.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {patchFor} from '../src/cli/outbox/edit-intent.js'
 import {isQueued, type EditIntent, type QueuedWrite} from '../src/cli/outbox/state.js'
+import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
 import {readFile} from 'node:fs/promises'
 
 export default class Edit extends KbCommand<typeof Edit> {
@@ -37,13 +38,17 @@ export default class Edit extends KbCommand<typeof Edit> {
     status: statusFlag(),
     'if-version': Flags.integer({description: 'only change it if it is still at this version (default: the version just read)'}),
     'no-queue': noQueueFlag,
+    // An entry in a shared scope is scanned for what the edit brings (docs/cli.md, "Safe publish").
+    ...sensitiveFlags,
   }
 
   async run(): Promise<EntryFull | QueuedWrite> {
     const {flags, args} = this
+    const choice = choiceFrom(flags)
     const intent = await intentFrom(args.id, flags)
     const fromFlags = Object.keys(intent.set).length > 0 || intent.add_tags !== undefined || intent.remove_tags !== undefined
-    if (!fromFlags && !interactive()) throw new KbError('usage', 'nothing to change: pass --title, --body, --tag, --url, --status … (the editor opens only on a terminal)')
+    if (!fromFlags && !interactive())
+      throw new KbError('usage', 'nothing to change: pass --title, --body, --tag, --url, --status … (the editor opens only on a terminal)')
     let current: EntryFull
     try {
       current = (await (await this.client()).getEntry(args.id, 'full')).entry as EntryFull
@@ -64,12 +69,18 @@ export default class Edit extends KbCommand<typeof Edit> {
     }
     let updated: EntryFull | QueuedWrite
     try {
-      const request = writeRequests.patchEntry(args.id, patch, `"${version}"`)
-      // Queued, the edit keeps what was asked, so if the entry changes before it is sent it can go to a fork.
-      updated = await this.write<EntryFull>({command: 'edit', label: args.id, request, edit: fromFlags ? {...intent, version} : {entry_id: args.id, set: patch, version}}, flags['no-queue'])
+      updated = await clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what: `editing ${args.id}`}, (c) => {
+        const request = writeRequests.patchEntry(args.id, {...patch, ...c}, `"${version}"`)
+        // Queued, the edit keeps what was asked, so if the entry changes before it is sent it can go to a fork.
+        const edit = fromFlags ? {...intent, set: {...intent.set, ...c}, version} : {entry_id: args.id, set: {...patch, ...c}, version}
+        return this.write<EntryFull>({command: 'edit', label: args.id, request, edit}, flags['no-queue'])
+      })
     } catch (e) {
       if (e instanceof KbError && e.code === 'precondition_failed') {
-        throw new KbError('precondition_failed', `entry ${args.id} changed since version ${version} was read (someone else edited it); run \`kb show ${args.id}\` and edit again`)
+        throw new KbError(
+          'precondition_failed',
+          `entry ${args.id} changed since version ${version} was read (someone else edited it); run \`kb show ${args.id}\` and edit again`,
+        )
       }
       throw e
     }
@@ -85,13 +96,15 @@ async function intentFrom(id: string, flags: Edit['flags']): Promise<EditIntent>
   const set: PatchEntryBody = {}
   if (flags.title !== undefined) set.title = flags.title
   if (flags.body !== undefined) set.body = flags.body
-  else if (flags['body-file'] !== undefined) set.body = flags['body-file'] === '-' ? await readStdin() : await readBodyFile(flags['body-file'])
+  else if (flags['body-file'] !== undefined)
+    set.body = flags['body-file'] === '-' ? await readStdin() : await readBodyFile(flags['body-file'])
   if (flags.tag) set.tags = tagsFrom(flags.tag)!
   if (flags.url !== undefined) set.url = flags.url === '' ? null : flags.url
   if (flags.thought) set.thought_chain = thoughtsFrom(flags.thought)
   if (flags.status) set.status = flags.status
   return {
-    entry_id: id, set,
+    entry_id: id,
+    set,
     ...(flags['add-tag'] ? {add_tags: tagsFrom(flags['add-tag'])} : {}),
     ...(flags['remove-tag'] ? {remove_tags: tagsFrom(flags['remove-tag'])} : {}),
     ...(flags['if-version'] !== undefined ? {version: flags['if-version']} : {}),
@@ -122,7 +135,10 @@ function fromEditor(e: EntryFull): PatchEntryBody {
   const patch: PatchEntryBody = {}
   if (head.title !== undefined && head.title !== e.title) patch.title = head.title
   if (body.trimEnd() !== e.body.trimEnd()) patch.body = body
-  const tags = (head.tags ?? '').split(',').map((t) => t.trim()).filter(Boolean)
+  const tags = (head.tags ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
   if (tags.join(',') !== e.tags.join(',')) patch.tags = tags
   const url = head.url ?? ''
   if (url !== (e.url ?? '')) patch.url = url === '' ? null : url

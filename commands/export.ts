@@ -32,11 +32,18 @@ export default class Export extends KbCommand<typeof Export> {
     // Only an explicit --project narrows an export; a checkout's own project would silently cut a backup short.
     const projectId = flags.project !== undefined ? await this.projectId() : null
     const res = await streamRequest(client, {
-      method: 'GET', path: '/export', accept: 'application/x-ndjson',
+      method: 'GET',
+      path: '/export',
+      accept: 'application/x-ndjson',
       query: {...(flags.scope ? {scope: flags.scope} : {}), ...(projectId ? {project_id: projectId} : {})},
     })
     // Exported to a terminal, the lines themselves are the progress.
-    const progress = await startProgress('kb export', {}, progressWanted(this.jsonEnabled()) && (Boolean(flags.output) || !process.stdout.isTTY), {entries: 0, bytes: 0})
+    const progress = await startProgress(
+      'kb export',
+      {},
+      progressWanted(this.jsonEnabled()) && (Boolean(flags.output) || !process.stdout.isTTY),
+      {entries: 0, bytes: 0},
+    )
     const counter = new ExportCounter()
     const count = new Transform({
       transform(chunk: Buffer, _enc, done) {

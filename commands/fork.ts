@@ -9,28 +9,42 @@ import {noQueueFlag, scopeFlag} from '../src/cli/flags.js'
 import {isUuid} from '../src/cli/project/project.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
+import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
 
 export default class Fork extends KbCommand<typeof Fork> {
   static override summary = 'Fork a knowledge entry (create a branch)'
   static override description =
     'Copies body, tags, url and thought chain into a new entry whose forked_from is the original. Title defaults to "<title> (fork)", scope to private; it keeps the parent\'s project when you are a member (or takes --project).'
-  static override examples = ['<%= config.bin %> fork 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --title "Same crash on Windows"', 'id=$(<%= config.bin %> fork "$parent")']
+  static override examples = [
+    '<%= config.bin %> fork 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --title "Same crash on Windows"',
+    'id=$(<%= config.bin %> fork "$parent")',
+  ]
   static override args = {id: Args.string({description: 'entry id', required: true})}
   static override flags = {
     title: Flags.string({description: 'title of the fork'}),
     scope: scopeFlag('scope of the fork (default private)'),
     'no-queue': noQueueFlag,
+    // Into a scope that reaches new readers, the fork is scanned as a publish would be (docs/cli.md, "Safe publish").
+    ...sensitiveFlags,
   }
 
   async run(): Promise<EntryFull | QueuedWrite> {
     // Only an explicit --project moves the fork: by default the server keeps the parent's project.
     const ref = this.flags.project ? {ref: this.flags.project.trim(), source: 'flag' as const} : null
-    const request = writeRequests.fork(this.args.id, {
+    const input = {
       ...(this.flags.title !== undefined ? {title: this.flags.title} : {}),
       ...(this.flags.scope ? {scope: this.flags.scope} : {}),
       ...(ref && isUuid(ref.ref) ? {project_id: ref.ref.toLowerCase()} : {}),
-    })
-    const entry = await this.write<EntryFull>({command: 'fork', label: this.args.id, request, ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {})}, this.flags['no-queue'])
+    }
+    const entry = await clearSensitive(
+      choiceFrom(this.flags),
+      {mode: this.mode, json: this.jsonEnabled(), what: `forking ${this.args.id}`},
+      (c) => {
+        const request = writeRequests.fork(this.args.id, {...input, ...c})
+        const draft = {command: 'fork', label: this.args.id, request, ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {})}
+        return this.write<EntryFull>(draft, this.flags['no-queue'])
+      },
+    )
     if (isQueued(entry)) return entry
     if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${this.args.id} → ${entry.id}  ${oneLine(entry.title)}`)
     else this.out(entry.id)

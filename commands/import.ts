@@ -11,6 +11,7 @@ import {ExportCounter} from '../src/cli/client/export-lines.js'
 import {readJson, streamRequest} from '../src/cli/client/stream.js'
 import {formatBytes, progressWanted, startProgress} from '../src/cli/output/progress.js'
 import {oneLine} from '../src/cli/output/format.js'
+import {choiceFrom, sensitiveFlags} from '../src/cli/safe-publish.js'
 
 interface ImportReport {
   created: number
@@ -33,11 +34,18 @@ export default class Import extends KbCommand<typeof Import> {
   static override args = {file: Args.string({description: 'the export file, or - for stdin', required: true})}
   static override flags = {
     'dry-run': Flags.boolean({description: 'check and count, change nothing', default: false}),
-    'on-conflict': Flags.option({options: ['skip', 'overwrite'] as const, description: 'what to do with an id that exists', default: 'skip' as const})(),
+    'on-conflict': Flags.option({
+      options: ['skip', 'overwrite'] as const,
+      description: 'what to do with an id that exists',
+      default: 'skip' as const,
+    })(),
+    // Entries bound for a shared scope are scanned as a publish would be (docs/cli.md, "Safe publish").
+    ...sensitiveFlags,
   }
 
   async run(): Promise<ImportReport> {
     const {flags, args} = this
+    const choice = choiceFrom(flags)
     let body: NodeJS.ReadableStream
     let size: number | undefined
     if (args.file === '-') body = process.stdin
@@ -53,7 +61,10 @@ export default class Import extends KbCommand<typeof Import> {
       body = createReadStream(args.file)
     }
     const client = await this.client()
-    const progress = await startProgress('kb import', {...(size !== undefined ? {bytes: size} : {})}, progressWanted(this.jsonEnabled()), {entries: 0, bytes: 0})
+    const progress = await startProgress('kb import', {...(size !== undefined ? {bytes: size} : {})}, progressWanted(this.jsonEnabled()), {
+      entries: 0,
+      bytes: 0,
+    })
     const counter = new ExportCounter()
     const count = new Transform({
       transform(chunk: Buffer, _enc, done) {
@@ -63,7 +74,9 @@ export default class Import extends KbCommand<typeof Import> {
       },
       flush(done) {
         // Sent: the server checks the last lines and applies them all in one transaction.
-        progress.phase(`${counter.entries.toLocaleString('en-US')} entries sent (${formatBytes(counter.bytes)}); the server is ${flags['dry-run'] ? 'checking' : 'applying'} them`)
+        progress.phase(
+          `${counter.entries.toLocaleString('en-US')} entries sent (${formatBytes(counter.bytes)}); the server is ${flags['dry-run'] ? 'checking' : 'applying'} them`,
+        )
         done()
       },
     })
@@ -72,8 +85,17 @@ export default class Import extends KbCommand<typeof Import> {
     let report: ImportReport
     try {
       const res = await streamRequest(client, {
-        method: 'POST', path: '/import', accept: 'application/json', contentType: 'application/x-ndjson', body: (body as Readable).pipe(count),
-        query: {dry_run: flags['dry-run'] ? true : undefined, on_conflict: flags['on-conflict']},
+        method: 'POST',
+        path: '/import',
+        accept: 'application/json',
+        contentType: 'application/x-ndjson',
+        body: (body as Readable).pipe(count),
+        query: {
+          dry_run: flags['dry-run'] ? true : undefined,
+          on_conflict: flags['on-conflict'],
+          redact: choice.redact,
+          acknowledge: choice.acknowledge?.join(','),
+        },
       })
       report = await readJson<ImportReport>(res)
     } finally {

@@ -11,14 +11,21 @@ import {dim, entryRows} from '../src/cli/output/format.js'
 
 export default class List extends KbCommand<typeof List> {
   static override summary = 'List knowledge entries, newest first'
-  static override examples = ['<%= config.bin %> list', '<%= config.bin %> list --status open --tag daemon', '<%= config.bin %> list --all --json | jq -r ".items[].title"']
+  static override examples = [
+    '<%= config.bin %> list',
+    '<%= config.bin %> list --status open --tag daemon',
+    '<%= config.bin %> list --all --json | jq -r ".items[].title"',
+  ]
   static override flags = {
     scope: scopeFlag('only entries of this scope'),
     status: statusFlag(),
     tag: Flags.string({description: 'only entries with this tag'}),
     author: Flags.string({description: 'only entries by this principal (name or id)'}),
     limit: Flags.integer({
-      char: 'L', description: `how many (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.entries} or config default_limit)`, min: 1, max: LIMIT_MAX,
+      char: 'L',
+      description: `how many (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.entries} or config default_limit)`,
+      min: 1,
+      max: LIMIT_MAX,
     }),
     all: Flags.boolean({description: 'every page, not just the first', default: false}),
     detail: detailFlag(),

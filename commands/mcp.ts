@@ -33,10 +33,11 @@ export default class Mcp extends KbCommand<typeof Mcp> {
             return Reflect.get(target, prop, receiver)
           },
         }),
-        projectId: () => (project ??= this.inferProject().catch((e: unknown) => {
-          project = undefined
-          throw e
-        })),
+        projectId: () =>
+          (project ??= this.inferProject().catch((e: unknown) => {
+            project = undefined
+            throw e
+          })),
       },
       this.config.version,
     )

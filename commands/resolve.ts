@@ -12,7 +12,9 @@ import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 export default class Resolve extends KbCommand<typeof Resolve> {
   static override summary = 'Resolve a knowledge entry'
   static override description = 'Idempotent: resolving a resolved entry changes nothing. Reopen with `kb edit <id> --status open`.'
-  static override examples = ['<%= config.bin %> resolve 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --note "Fixed by pinning better-sqlite3" --url https://github.com/acme/api/pull/42']
+  static override examples = [
+    '<%= config.bin %> resolve 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --note "Fixed by pinning better-sqlite3" --url https://github.com/acme/api/pull/42',
+  ]
   static override args = {id: Args.string({description: 'entry id', required: true})}
   static override flags = {
     note: Flags.string({char: 'n', description: 'how it was resolved'}),

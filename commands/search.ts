@@ -11,8 +11,14 @@ import {dim, oneLine, searchRows} from '../src/cli/output/format.js'
 
 export default class Search extends KbCommand<typeof Search> {
   static override summary = 'Search knowledge entries'
-  static override description = 'Words match titles, tags and bodies (stemmed, typo-tolerant); any word may match and the best matches come first. Inside a joined repository the search covers that project, global entries and your private ones.'
-  static override examples = ['<%= config.bin %> search port already in use', '<%= config.bin %> search "sqlite locked" --status open --limit 5', '<%= config.bin %> search crash --json | jq -r ".items[0].id"', '<%= config.bin %> search "deploy rollback" --detail full --max-tokens 2000']
+  static override description =
+    'Words match titles, tags and bodies (stemmed, typo-tolerant); any word may match and the best matches come first. Inside a joined repository the search covers that project, global entries and your private ones.'
+  static override examples = [
+    '<%= config.bin %> search port already in use',
+    '<%= config.bin %> search "sqlite locked" --status open --limit 5',
+    '<%= config.bin %> search crash --json | jq -r ".items[0].id"',
+    '<%= config.bin %> search "deploy rollback" --detail full --max-tokens 2000',
+  ]
   static override strict = false
   static override args = {query: Args.string({description: 'words to search for', required: true})}
   static override flags = {
@@ -20,11 +26,16 @@ export default class Search extends KbCommand<typeof Search> {
     status: statusFlag(),
     tag: Flags.string({description: 'only entries with this tag'}),
     limit: Flags.integer({
-      char: 'L', description: `how many results (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.search} or config default_limit)`, min: 1, max: LIMIT_MAX,
+      char: 'L',
+      description: `how many results (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.search} or config default_limit)`,
+      min: 1,
+      max: LIMIT_MAX,
     }),
     detail: detailFlag(),
     'max-tokens': Flags.integer({
-      description: 'pack the best hits into this many tokens, stepping big ones down a detail level before dropping them', min: 1, max: MAX_TOKENS_MAX,
+      description: 'pack the best hits into this many tokens, stepping big ones down a detail level before dropping them',
+      min: 1,
+      max: MAX_TOKENS_MAX,
     }),
   }
 
@@ -48,7 +59,8 @@ export default class Search extends KbCommand<typeof Search> {
       if (this.mode.tty) this.out(`No entries match "${oneLine(q)}".`)
     } else {
       this.out(searchRows(result.items, this.mode))
-      if (this.mode.tty && result.total > result.items.length) this.out(dim(this.mode, `${result.items.length} of ${result.total} matches; --limit shows more.`))
+      if (this.mode.tty && result.total > result.items.length)
+        this.out(dim(this.mode, `${result.items.length} of ${result.total} matches; --limit shows more.`))
     }
     if (flags['max-tokens'] !== undefined && result.tokens_used !== undefined && !this.jsonEnabled()) {
       const line = `${result.tokens_used} of ${flags['max-tokens']} tokens used${result.truncated ? '; truncated: hits were shortened or left out to fit' : ''}`

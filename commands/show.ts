@@ -10,8 +10,12 @@ import {renderEntry} from '../src/cli/output/format.js'
 
 export default class Show extends KbCommand<typeof Show> {
   static override summary = 'Show a knowledge entry'
-  static override description = 'Default detail: standard (or config default_detail). full adds comments, the thought chain, branches and the resolution.'
-  static override examples = ['<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --detail full --json']
+  static override description =
+    'Default detail: standard (or config default_detail). full adds comments, the thought chain, branches and the resolution.'
+  static override examples = [
+    '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
+    '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --detail full --json',
+  ]
   static override args = {id: Args.string({description: 'entry id', required: true})}
   static override flags = {detail: detailFlag(), 'no-pager': noPagerFlag}
   static override pager = true

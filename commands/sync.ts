@@ -28,7 +28,9 @@ export default class Sync extends KbCommand<typeof Sync> {
   static override examples = ['<%= config.bin %> sync', '<%= config.bin %> sync --status', '<%= config.bin %> sync --drop 3f2a9c1e']
   static override flags = {
     status: Flags.boolean({description: 'list what waits, for every server; send nothing', default: false}),
-    drop: Flags.string({description: 'take the queued write with this key (or a unique start of it) off the queue, into outbox-refused.jsonl'}),
+    drop: Flags.string({
+      description: 'take the queued write with this key (or a unique start of it) off the queue, into outbox-refused.jsonl',
+    }),
   }
 
   protected override sendQueueAfter = false
@@ -40,20 +42,32 @@ export default class Sync extends KbCommand<typeof Sync> {
     let report: SyncReport = {base_url: this.baseUrl, items: [], remaining: 0, busy: false, out_of_time: false}
     if (hasQueued(this.baseUrl)) {
       const {sendQueued} = await import('../src/cli/outbox/sync.js')
-      report = await sendQueued(Outbox.forServer(this.baseUrl, this.outboxOptions), await this.client(), {lockWaitMs: LOCK_WAIT_MS, onItem: (r) => this.out(syncLine(r))})
-      if (report.busy) throw new KbError('unavailable', `another kb process is still sending the outbox after ${LOCK_WAIT_MS / 1000} s; run \`kb sync\` again later`)
+      report = await sendQueued(Outbox.forServer(this.baseUrl, this.outboxOptions), await this.client(), {
+        lockWaitMs: LOCK_WAIT_MS,
+        onItem: (r) => this.out(syncLine(r)),
+      })
+      if (report.busy)
+        throw new KbError(
+          'unavailable',
+          `another kb process is still sending the outbox after ${LOCK_WAIT_MS / 1000} s; run \`kb sync\` again later`,
+        )
     }
     const count = (s: string): number => report.items.filter((i) => i.status === s).length
     const refused = count('refused')
     if (report.items.length > 0) {
-      const parts = [`${count('sent')} sent`, count('forked') ? `${count('forked')} forked` : '', refused ? `${refused} refused (kept in ${refusedFile()})` : '']
+      const parts = [
+        `${count('sent')} sent`,
+        count('forked') ? `${count('forked')} forked` : '',
+        refused ? `${refused} refused (kept in ${refusedFile()})` : '',
+      ]
       this.out(dim(this.mode, `${parts.filter(Boolean).join(', ')}; ${report.remaining} still waiting`))
     } else {
       this.out('Nothing waits to be sent.')
     }
     for (const other of Outbox.every(this.outboxOptions)) {
       const items = (await other.items()).filter((i) => i.base_url !== report.base_url)
-      for (const url of new Set(items.map((i) => i.base_url))) this.out(`${items.filter((i) => i.base_url === url).length} write(s) wait for ${url}: \`kb sync --base-url ${url}\``)
+      for (const url of new Set(items.map((i) => i.base_url)))
+        this.out(`${items.filter((i) => i.base_url === url).length} write(s) wait for ${url}: \`kb sync --base-url ${url}\``)
     }
     process.exitCode = report.remaining > 0 ? 6 : refused > 0 ? 1 : 0
     return report
@@ -67,10 +81,23 @@ export default class Sync extends KbCommand<typeof Sync> {
       if (this.mode.tty) this.out('Nothing waits to be sent.')
     } else {
       const several = new Set(items.map((i) => i.base_url)).size > 1
-      const columns = [{header: 'KEY', color: dim}, {header: 'QUEUED'}, {header: 'COMMAND'}, {header: 'WHAT', flex: true}, ...(several ? [{header: 'SERVER'}] : []), {header: 'TRIES'}, {header: 'LAST ERROR'}]
+      const columns = [
+        {header: 'KEY', color: dim},
+        {header: 'QUEUED'},
+        {header: 'COMMAND'},
+        {header: 'WHAT', flex: true},
+        ...(several ? [{header: 'SERVER'}] : []),
+        {header: 'TRIES'},
+        {header: 'LAST ERROR'},
+      ]
       const rows = items.map((i) => [
-        this.mode.tty ? i.key.slice(0, 8) : i.key, time(i.queued_at, this.mode), i.command, oneLine(i.label),
-        ...(several ? [i.base_url] : []), i.attempts, oneLine((i.last_error ?? '').split(';')[0]!),
+        this.mode.tty ? i.key.slice(0, 8) : i.key,
+        time(i.queued_at, this.mode),
+        i.command,
+        oneLine(i.label),
+        ...(several ? [i.base_url] : []),
+        i.attempts,
+        oneLine((i.last_error ?? '').split(';')[0]!),
       ])
       this.out(renderTable(columns, rows, this.mode))
     }
@@ -80,8 +107,15 @@ export default class Sync extends KbCommand<typeof Sync> {
 
   private async drop(outboxes: Outbox[], prefix: string): Promise<{dropped: OutboxItem}> {
     const matches: Array<{outbox: Outbox; item: OutboxItem}> = []
-    for (const outbox of outboxes) for (const item of await outbox.items()) if (prefix !== '' && item.key.startsWith(prefix)) matches.push({outbox, item})
-    if (matches.length !== 1) throw new KbError('usage', matches.length === 0 ? `nothing queued has key ${prefix} (\`kb sync --status\` lists the keys)` : `${prefix} starts ${matches.length} keys; give more of it`)
+    for (const outbox of outboxes)
+      for (const item of await outbox.items()) if (prefix !== '' && item.key.startsWith(prefix)) matches.push({outbox, item})
+    if (matches.length !== 1)
+      throw new KbError(
+        'usage',
+        matches.length === 0
+          ? `nothing queued has key ${prefix} (\`kb sync --status\` lists the keys)`
+          : `${prefix} starts ${matches.length} keys; give more of it`,
+      )
     const {outbox, item} = matches[0]!
     await outbox.refuse(item, {code: 'dropped', message: 'taken off the queue with kb sync --drop'})
     this.out(`Dropped ${item.command} ${oneLine(item.label)}; it is kept in ${refusedFile()}`)

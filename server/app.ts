@@ -20,7 +20,7 @@ import {apiKeyRoutes} from './routes/api-keys.js'
 import {grantRoutes} from './routes/grants.js'
 import {knowledgeRoutes} from './routes/knowledge.js'
 import {metaRoutes} from './routes/meta.js'
-import {registerMcpRoute} from './routes/mcp.js'
+import {mcpOpenApiPaths, registerMcpRoute} from './routes/mcp.js'
 import {registerOAuthRoutes} from './routes/oauth.js'
 import {projectRoutes} from './routes/projects.js'
 import {searchRoutes} from './routes/search.js'
@@ -35,7 +35,7 @@ import {TransferService} from './services/transfer/service.js'
 import type {Store} from './store/store.js'
 
 export const API_PREFIX = '/api/v1'
-export const BODY_LIMIT = 1024 * 1024
+const BODY_LIMIT = 1024 * 1024
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 
 export interface AppOptions {
@@ -114,7 +114,8 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   // Imports are JSON Lines of up to 512 MiB, which the /import route reads as a stream itself
   // (server/services/transfer/); every other route refuses them like any body that is not JSON.
   app.addContentTypeParser(/^application\/x-ndjson\s*(;|$)/i, (req, payload, done) => {
-    if (req.routeOptions.url !== `${API_PREFIX}/import`) return done(new KbError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json'), undefined)
+    if (req.routeOptions.url !== `${API_PREFIX}/import`)
+      return done(new KbError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json'), undefined)
     done(null, payload)
   })
 
@@ -149,14 +150,18 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   )
 
   const auth = new Authenticator(store)
-  const oauth = createAuthorizationServer(store, async (key) => {
-    try {
-      return await auth.authenticate(`Bearer ${key}`, () => '')
-    } catch (e) {
-      if (e instanceof KbError && e.code === 'unauthenticated') return null
-      throw e
-    }
-  }, app.log)
+  const oauth = createAuthorizationServer(
+    store,
+    async (key) => {
+      try {
+        return await auth.authenticate(`Bearer ${key}`, () => '')
+      } catch (e) {
+        if (e instanceof KbError && e.code === 'unauthenticated') return null
+        throw e
+      }
+    },
+    app.log,
+  )
   auth.addVerifier((token, context) => oauth.verifyAccessToken(token, context.baseUrl))
   const knowledge = new KnowledgeService(store)
   const projects = new ProjectService(store)
@@ -189,9 +194,11 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
       },
       onRequest: r.auth
         ? async (req) => {
-            req.caller = await auth.authenticate(req.headers.authorization, (invalid) =>
-              bearerChallenge(`${baseUrl(req)}/.well-known/oauth-protected-resource`, invalid),
-            {baseUrl: baseUrl(req)})
+            req.caller = await auth.authenticate(
+              req.headers.authorization,
+              (invalid) => bearerChallenge(`${baseUrl(req)}/.well-known/oauth-protected-resource`, invalid),
+              {baseUrl: baseUrl(req)},
+            )
           }
         : undefined,
       preValidation: r.body
@@ -232,7 +239,11 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     idempotency.stop()
   })
 
-  openapiDoc = buildOpenApi(routes, {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`}, oauthOpenApiPaths())
+  openapiDoc = buildOpenApi(
+    routes,
+    {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`},
+    {...oauthOpenApiPaths(), ...mcpOpenApiPaths()},
+  )
   return {app, services: {knowledge, projects, apiKeys, auth, oauth}, routes}
 }
 
@@ -243,7 +254,7 @@ function pathOf(url: string): string {
 }
 
 /** The host name of a Host header, lower case, without port; IPv6 keeps its brackets. */
-export function hostName(host: string | undefined): string {
+function hostName(host: string | undefined): string {
   if (!host) return ''
   const h = host.trim().toLowerCase()
   if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1)
@@ -255,4 +266,4 @@ export function hostName(host: string | undefined): string {
  * The Host names every daemon answers to, on any port (docs/security.md): exact, so that no DNS name a web
  * page controls — `*.localhost` included, which not every resolver keeps on this machine — reaches it.
  */
-export const LOCAL_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]']
+const LOCAL_HOST_NAMES: readonly string[] = ['localhost', '127.0.0.1', '[::1]']

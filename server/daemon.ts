@@ -2,7 +2,19 @@
  * @module The daemon process: one per data directory (a lock file), the owner bootstrap, listening,
  * and a graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
  */
-import {chmodSync, closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync} from 'node:fs'
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from 'node:fs'
 import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 import type {IncomingMessage, ServerResponse} from 'node:http'
@@ -51,7 +63,9 @@ export function acquireLock(lockPath: string): () => void {
           continue // removed meanwhile: try again
         }
         if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-          throw new DaemonError(`another kb daemon (pid ${pid}) already uses this data directory; stop it with \`kb daemon stop\` or pass --data-dir`)
+          throw new DaemonError(
+            `another kb daemon (pid ${pid}) already uses this data directory; stop it with \`kb daemon stop\` or pass --data-dir`,
+          )
         }
         rmSync(lockPath, {force: true})
       }
@@ -76,7 +90,7 @@ function isAlive(pid: number): boolean {
 }
 
 /** Writes a file with mode 0600 and fsyncs it. */
-export function writePrivateFile(path: string, content: string): void {
+function writePrivateFile(path: string, content: string): void {
   const fd = openSync(path, 'w', 0o600)
   try {
     writeSync(fd, content)
@@ -94,7 +108,8 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
   const releaseLock = acquireLock(files.lock)
   // Snapshots being streamed by `GET /backup` when a previous daemon died; holding the lock, we know no
   // one is streaming them now.
-  for (const name of readdirSync(o.dataDir)) if (/^\.kb-backup-[0-9a-f-]+\.sqlite(-wal|-shm|-journal)?$/.test(name)) rmSync(join(o.dataDir, name), {force: true})
+  for (const name of readdirSync(o.dataDir))
+    if (/^\.kb-backup-[0-9a-f-]+\.sqlite(-wal|-shm|-journal)?$/.test(name)) rmSync(join(o.dataDir, name), {force: true})
   let store
   try {
     store = openSqliteStore({path: files.db})
@@ -106,9 +121,14 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
   const proofSecret = randomBytes(32)
   writePrivateFile(files.secret, `${proofSecret.toString('hex')}\n`)
   const {app, services} = await buildApp({
-    store, version: o.version, logLevel: o.logLevel ?? 'info',
+    store,
+    version: o.version,
+    logLevel: o.logLevel ?? 'info',
     // The address it listens on is a name it answers to (`--host 127.0.0.2`); a wildcard is not a name.
-    allowedHosts: [...(o.allowedHosts ?? []), ...(o.host === '0.0.0.0' || o.host === '::' ? [] : [o.host.includes(':') ? `[${o.host}]` : o.host])],
+    allowedHosts: [
+      ...(o.allowedHosts ?? []),
+      ...(o.host === '0.0.0.0' || o.host === '::' ? [] : [o.host.includes(':') ? `[${o.host}]` : o.host]),
+    ],
     ...(o.publicBaseUrl ? {publicBaseUrl: o.publicBaseUrl} : {}),
     proofSecret,
   })
@@ -119,7 +139,8 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
   } else if (!existsSync(files.ownerKey)) {
     app.log.info('owner.key is absent; create keys with an existing credential')
   }
-  if (!isLoopbackAddress(o.host)) app.log.warn({host: o.host}, 'listening on a non-loopback address: anyone who can reach it and holds a key can use it')
+  if (!isLoopbackAddress(o.host))
+    app.log.warn({host: o.host}, 'listening on a non-loopback address: anyone who can reach it and holds a key can use it')
   try {
     await app.listen({host: o.host, port: o.port})
   } catch (e) {

@@ -3,7 +3,15 @@
  */
 import type {TSchema} from '@sinclair/typebox'
 import {
-  ApiKeySchema, CommentSchema, EntrySchema, FindingSchema, GrantSchema, ProblemSchema, ProjectSchema, PublishPreviewSchema, RedactionLineSchema,
+  ApiKeySchema,
+  CommentSchema,
+  EntrySchema,
+  FindingSchema,
+  GrantSchema,
+  ProblemSchema,
+  ProjectSchema,
+  PublishPreviewSchema,
+  RedactionLineSchema,
 } from '../src/shared/schemas.js'
 import {IDEMPOTENCY_KEY_MAX} from '../src/shared/contract.js'
 import {honoursIdempotencyKey, REPLAYED_HEADER} from './http/idempotency.js'
@@ -11,22 +19,33 @@ import type {ResponseDoc, RouteDef} from './http/route.js'
 import {problemCodes, problemResponse} from './routes/common.js'
 
 const COMPONENTS: Record<string, TSchema> = {
-  Entry: EntrySchema, Comment: CommentSchema, Project: ProjectSchema, ApiKey: ApiKeySchema, Grant: GrantSchema, Problem: ProblemSchema,
-  Finding: FindingSchema, RedactionLine: RedactionLineSchema, PublishPreview: PublishPreviewSchema,
+  Entry: EntrySchema,
+  Comment: CommentSchema,
+  Project: ProjectSchema,
+  ApiKey: ApiKeySchema,
+  Grant: GrantSchema,
+  Problem: ProblemSchema,
+  Finding: FindingSchema,
+  RedactionLine: RedactionLineSchema,
+  PublishPreview: PublishPreviewSchema,
 }
 
 /** The `Idempotency-Key` header (server/http/idempotency.ts), a parameter of every route that honours it. */
 const IDEMPOTENCY_KEY_PARAMETER = {
-  name: 'Idempotency-Key', in: 'header', required: false,
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
   schema: {type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX + 2},
-  description: 'An sf-string such as "4f1c…" (a fresh UUID per intended change). A repeat with the same key and request within 24 h gets the first answer (with `Idempotent-Replayed: true`) without acting again; another request with the key is 422 idempotency_key_reused; a repeat while the first runs is 409 idempotency_key_in_use.',
+  description:
+    'An sf-string such as "4f1c…" (a fresh UUID per intended change). A repeat with the same key and request within 24 h gets the first answer (with `Idempotent-Replayed: true`) without acting again; another request with the key is 422 idempotency_key_reused; a repeat while the first runs is 409 idempotency_key_in_use.',
   example: '"8e03978e-40d5-43e8-bc93-6894a57f9324"',
 }
 
 /** A route's responses with what Idempotency-Key adds: the header of a repeated answer, and its problems in 409 and 422. */
 function withIdempotency(responses: Record<number, ResponseDoc>): Record<number, ResponseDoc> {
   const out: Record<number, ResponseDoc> = {}
-  for (const [status, doc] of Object.entries(responses)) out[Number(status)] = status.startsWith('2') ? {...doc, headers: [...(doc.headers ?? []), REPLAYED_HEADER]} : doc
+  for (const [status, doc] of Object.entries(responses))
+    out[Number(status)] = status.startsWith('2') ? {...doc, headers: [...(doc.headers ?? []), REPLAYED_HEADER]} : doc
   for (const status of [409, 422]) {
     const codes = problemCodes(status, true)
     out[status] = problemResponse(status in responses ? codes : codes.filter((c) => c.startsWith('idempotency_')))
@@ -55,17 +74,30 @@ function schemaOrRef(s: TSchema | string): unknown {
  * The document for the route table, plus `extraPaths`: path items of endpoints served outside it
  * (OAuth), described by their own modules.
  */
-export function buildOpenApi(routes: RouteDef[], info: {version: string; serverUrl: string}, extraPaths: Record<string, Record<string, unknown>> = {}): Record<string, unknown> {
+export function buildOpenApi(
+  routes: RouteDef[],
+  info: {version: string; serverUrl: string},
+  extraPaths: Record<string, Record<string, unknown>> = {},
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const r of routes) {
     const path = r.path.replace(/:([A-Za-z_]+)/g, '{$1}')
     const parameters: unknown[] = []
-    for (const [where, schema] of [['path', r.params], ['query', r.query]] as const) {
+    for (const [where, schema] of [
+      ['path', r.params],
+      ['query', r.query],
+    ] as const) {
       if (!schema) continue
       const props = (schema as {properties?: Record<string, TSchema>}).properties ?? {}
       const required = new Set((schema as {required?: string[]}).required ?? [])
       for (const [name, s] of Object.entries(props)) {
-        parameters.push({name, in: where, required: where === 'path' || required.has(name), schema: clean(s), ...(s.description ? {description: s.description} : {})})
+        parameters.push({
+          name,
+          in: where,
+          required: where === 'path' || required.has(name),
+          schema: clean(s),
+          ...(s.description ? {description: s.description} : {}),
+        })
       }
     }
     const idempotent = honoursIdempotencyKey(r)
@@ -88,7 +120,11 @@ export function buildOpenApi(routes: RouteDef[], info: {version: string; serverU
   for (const [path, item] of Object.entries(extraPaths)) paths[path] = {...paths[path], ...item}
   return {
     openapi: '3.1.0',
-    info: {title: 'kb knowledge API', version: info.version, description: 'Knowledge entries for developers and their coding agents. Errors are RFC 9457 problem+json with a stable `code`.'},
+    info: {
+      title: 'kb knowledge API',
+      version: info.version,
+      description: 'Knowledge entries for developers and their coding agents. Errors are RFC 9457 problem+json with a stable `code`.',
+    },
     servers: [{url: info.serverUrl}],
     security: [{bearer: []}],
     paths,

@@ -9,7 +9,8 @@ import {bold, oneLine, yellow} from '../../src/cli/output/format.js'
 
 export default class ApiKeyCreate extends KbCommand<typeof ApiKeyCreate> {
   static override summary = 'Create an API key'
-  static override description = 'The key is printed once (piped: the key alone, so `key=$(kb api-key create)` works). --project binds it to a project, so entries it creates default to that project. The owner may pass --principal to mint a key for another person.'
+  static override description =
+    'The key is printed once (piped: the key alone, so `key=$(kb api-key create)` works). --project binds it to a project, so entries it creates default to that project. The owner may pass --principal to mint a key for another person.'
   static override examples = [
     '<%= config.bin %> api-key create --name ci --expires-in-days 90',
     'key=$(<%= config.bin %> api-key create --name laptop)',
@@ -17,7 +18,11 @@ export default class ApiKeyCreate extends KbCommand<typeof ApiKeyCreate> {
   ]
   static override flags = {
     name: Flags.string({description: 'a label to recognise it by'}),
-    'expires-in-days': Flags.integer({description: `expire after this many days (1–${API_KEY_DAYS_MAX}; default never)`, min: 1, max: API_KEY_DAYS_MAX}),
+    'expires-in-days': Flags.integer({
+      description: `expire after this many days (1–${API_KEY_DAYS_MAX}; default never)`,
+      min: 1,
+      max: API_KEY_DAYS_MAX,
+    }),
     principal: Flags.string({description: 'owner only: mint the key for this principal (created if new)'}),
   }
 
@@ -33,7 +38,9 @@ export default class ApiKeyCreate extends KbCommand<typeof ApiKeyCreate> {
     const rec = (await client.request<ApiKeyRecord>('POST', '/api-keys', {body})).body
     if (this.mode.tty) {
       this.out(`${bold(this.mode, rec.key ?? '')}`)
-      this.out(yellow(this.mode, `Key ${rec.id} (${oneLine(rec.name)}) for ${oneLine(rec.principal.name)}: copy it now, it is not shown again.`))
+      this.out(
+        yellow(this.mode, `Key ${rec.id} (${oneLine(rec.name)}) for ${oneLine(rec.principal.name)}: copy it now, it is not shown again.`),
+      )
     } else this.out(rec.key ?? '')
     return rec
   }

@@ -45,24 +45,41 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
 
   async run(): Promise<LoginResult> {
     if (this.flags.web) return this.web()
-    if (!this.flags['with-token']) throw new KbError('usage', 'say how to sign in: `kb auth login --web` (in the browser) or `kb auth login --with-token < key.txt`')
+    if (!this.flags['with-token'])
+      throw new KbError('usage', 'say how to sign in: `kb auth login --web` (in the browser) or `kb auth login --with-token < key.txt`')
     if (!stdinPiped()) throw new KbError('usage', 'pipe the key on stdin: `kb auth login --with-token < key.txt`')
     const key = (await readStdin()).trim()
     if (key === '') throw new KbError('usage', 'no key on stdin: `echo "$KEY" | kb auth login --with-token`')
     if (/\s/.test(key)) throw new KbError('usage', 'stdin held more than one word; pipe just the API key')
     // Not client(): that would use (and maybe try to refresh) whatever credential is stored now.
     await this.ensureServer()
-    let principal: {id: string; name: string} | null = null
+    let principal: {id: string; name: string} | null
     try {
       principal = await this.principalOf(key)
     } catch (e) {
-      if (e instanceof KbError && e.code === 'unauthenticated') throw new KbError('unauthenticated', `${this.baseUrl} rejected that key (unknown, revoked or expired); create one with \`kb api-key create\``)
+      if (e instanceof KbError && e.code === 'unauthenticated') {
+        // `kb api-key create` needs a working key already: point at the one that always works, or at whoever can mint one.
+        const fix = this.local
+          ? `the local daemon's owner key is in ${dataDir()}/owner.key (KB_DATA_DIR, or the --data-dir the daemon was started with)`
+          : 'ask someone who can log in to run `kb api-key create` for you'
+        throw new KbError('unauthenticated', `${this.baseUrl} rejected that key (unknown, revoked or expired); ${fix}`)
+      }
       throw e
     }
     const stored = await storeCredential(this.baseUrl, key, await this.bindingForLogin())
     if (stored.store === 'file' && stored.keychainProblem) this.note(`no keychain (${stored.keychainProblem}); using the 0600 file`)
-    const result: LoginResult = {base_url: this.baseUrl, kind: 'api-key', store: stored.store, location: stored.location, principal, key_prefix: key.slice(0, 11)}
-    if (this.mode.tty) this.out(`${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${oneLine(principal.name)}` : ''}; key stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`)
+    const result: LoginResult = {
+      base_url: this.baseUrl,
+      kind: 'api-key',
+      store: stored.store,
+      location: stored.location,
+      principal,
+      key_prefix: key.slice(0, 11),
+    }
+    if (this.mode.tty)
+      this.out(
+        `${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${oneLine(principal.name)}` : ''}; key stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`,
+      )
     else this.out(`${this.baseUrl}\t${stored.store}\t${cell(principal?.name)}`)
     return result
   }
@@ -86,7 +103,10 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
     await this.ensureServer()
     const {webLogin} = await import('../../src/cli/oauth/login.js')
     const r = await webLogin({
-      baseUrl: this.baseUrl, userAgent: `kb/${this.config.version}`, browser: !this.flags['no-browser'], timeoutMs: this.flags.timeout * 1000,
+      baseUrl: this.baseUrl,
+      userAgent: `kb/${this.config.version}`,
+      browser: !this.flags['no-browser'],
+      timeoutMs: this.flags.timeout * 1000,
       say: (line) => process.stderr.write(`${safeText(line)}\n`),
     })
     // The server has accepted the code; asking the API with the new token proves it works and says as whom.
@@ -94,10 +114,19 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
     const stored = await storeOAuthCredential(this.baseUrl, r.oauth, await this.bindingForLogin())
     if (stored.store === 'file' && stored.keychainProblem) this.note(`no keychain (${stored.keychainProblem}); using the 0600 file`)
     const result: LoginResult = {
-      base_url: this.baseUrl, kind: 'oauth', store: stored.store, location: stored.location, principal, key_prefix: r.oauth.access_token.slice(0, 11),
-      expires_at: r.oauth.expires_at, client_id: r.client_id,
+      base_url: this.baseUrl,
+      kind: 'oauth',
+      store: stored.store,
+      location: stored.location,
+      principal,
+      key_prefix: r.oauth.access_token.slice(0, 11),
+      expires_at: r.oauth.expires_at,
+      client_id: r.client_id,
     }
-    if (this.mode.tty) this.out(`${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${oneLine(principal.name)}` : ''} (OAuth); tokens stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`)
+    if (this.mode.tty)
+      this.out(
+        `${green(this.mode, 'Logged in')} to ${this.baseUrl}${principal ? ` as ${oneLine(principal.name)}` : ''} (OAuth); tokens stored in ${stored.store === 'keychain' ? 'the system keychain' : stored.location}`,
+      )
     else this.out(`${this.baseUrl}\t${stored.store}\t${cell(principal?.name)}\toauth`)
     if (process.env.KB_API_KEY) this.warnLine('KB_API_KEY is set in this environment and wins over the stored sign-in')
     return result

@@ -16,13 +16,14 @@ export interface LogoutResult {
 
 export default class AuthLogout extends KbCommand<typeof AuthLogout> {
   static override summary = 'Sign out: revoke the OAuth sign-in, or forget the stored API key'
-  static override description = 'Removes the credential from the keychain or the credential file. OAuth tokens (`kb auth login --web`) are revoked at the server first; if that fails it says so and removes them anyway. An API key stays valid on the server: revoke it with `kb api-key revoke <id>`.'
+  static override description =
+    'Removes the credential from the keychain or the credential file. OAuth tokens (`kb auth login --web`) are revoked at the server first; if that fails it says so and removes them anyway. An API key stays valid on the server: revoke it with `kb api-key revoke <id>`.'
   static override examples = ['<%= config.bin %> auth logout', '<%= config.bin %> auth logout --base-url https://kb.acme.dev/api/v1']
 
   async run(): Promise<LogoutResult> {
     const stored = await readStoredCredential(this.baseUrl)
     const cred = stored && 'source' in stored ? stored : null
-    const oauth = cred?.kind === 'oauth' ? cred.oauth ?? null : null
+    const oauth = cred?.kind === 'oauth' ? (cred.oauth ?? null) : null
     let revoked: boolean | null = null
     if (oauth) {
       let problems: string[]
@@ -43,7 +44,8 @@ export default class AuthLogout extends KbCommand<typeof AuthLogout> {
     if (this.mode.tty) {
       const where = r.store === 'keychain' ? 'system keychain' : 'credential file'
       if (!r.removed) this.out(`Nothing was stored for ${this.baseUrl}`)
-      else if (oauth) this.out(`Signed out of ${this.baseUrl}: ${revoked ? 'tokens revoked and' : 'tokens (not revoked)'} removed from the ${where}`)
+      else if (oauth)
+        this.out(`Signed out of ${this.baseUrl}: ${revoked ? 'tokens revoked and' : 'tokens (not revoked)'} removed from the ${where}`)
       else this.out(`Removed the key for ${this.baseUrl} from the ${where}`)
     } else {
       this.out(!r.removed ? 'none' : oauth ? `removed\t${r.store}\t${revoked ? 'revoked' : 'not-revoked'}` : `removed\t${r.store}`)

@@ -3,6 +3,7 @@
  * it is stored, when an OAuth access token expires, and whether the server accepts it.
  */
 import {KbError} from '../../src/shared/errors.js'
+import {safeText} from '../../src/cli/output/safe-text.js'
 import {KbCommand} from '../../src/cli/base.js'
 import type {CredentialKind, CredentialSource, ResolvedCredential} from '../../src/cli/credentials/credentials.js'
 import {storedLocation} from '../../src/cli/credentials/credentials.js'
@@ -37,9 +38,12 @@ function inMinutes(iso: string): string {
   return min <= 0 ? 'expired' : min < 120 ? `expires in ${min} min` : `expires in ${Math.round(min / 60)} h`
 }
 
+const FIX = 'log in with `kb auth login --web` or `kb auth login --with-token < key.txt`, or set KB_API_KEY'
+
 export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
   static override summary = 'Show which credential kb uses and whether it works'
-  static override description = 'Order: KB_API_KEY, then the credential stored by `kb auth login` for this base URL (an API key, or the OAuth sign-in of `kb auth login --web`; keychain or file), then, for a local daemon, its owner.key. Exit 4 when there is no working credential.'
+  static override description =
+    'Order: KB_API_KEY, then the credential stored by `kb auth login` for this base URL (an API key, or the OAuth sign-in of `kb auth login --web`; keychain or file), then, for a local daemon, its owner.key. Exit 4 when there is no working credential.'
   static override examples = ['<%= config.bin %> auth status', '<%= config.bin %> auth status --json']
 
   async run(): Promise<AuthStatus> {
@@ -57,8 +61,15 @@ export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
       failure = e.message
     }
     const status: AuthStatus = {
-      base_url: this.baseUrl, source: cred.source, kind: cred.kind, location: cred.location, stored_in: storedLocation(this.baseUrl),
-      key_prefix: cred.key ? cred.key.slice(0, 11) : null, expires_at: cred.oauth?.expires_at ?? null, authenticated: false, principal: null,
+      base_url: this.baseUrl,
+      source: cred.source,
+      kind: cred.kind,
+      location: cred.location,
+      stored_in: storedLocation(this.baseUrl),
+      key_prefix: cred.key ? cred.key.slice(0, 11) : null,
+      expires_at: cred.oauth?.expires_at ?? null,
+      authenticated: false,
+      principal: null,
       error: failure ?? cred.problem ?? null,
     }
     if (cred.key && client && !failure) {
@@ -80,16 +91,39 @@ export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
     if (this.mode.tty) {
       const what = cred.kind === 'oauth' ? 'OAuth sign-in (kb auth login --web)' : cred.kind === 'api-key' ? 'API key' : null
       this.out(`${this.baseUrl}`)
-      this.out(`  ${status.authenticated ? green(this.mode, '✓ authenticated') : red(this.mode, '✗ not authenticated')}${status.principal ? ` as ${oneLine(status.principal.name)}` : ''}`)
-      this.out(`  credential: ${what ? `${what} from ` : ''}${SOURCE_LABEL[cred.source]}${cred.location && cred.source !== 'keychain' ? ` (${cred.location})` : ''}${status.key_prefix ? ` ${dim(this.mode, status.key_prefix + '…')}` : ''}`)
+      this.out(
+        `  ${status.authenticated ? green(this.mode, '✓ authenticated') : red(this.mode, '✗ not authenticated')}${status.principal ? ` as ${oneLine(status.principal.name)}` : ''}`,
+      )
+      this.out(
+        `  credential: ${what ? `${what} from ` : ''}${SOURCE_LABEL[cred.source]}${cred.location && cred.source !== 'keychain' ? ` (${cred.location})` : ''}${status.key_prefix ? ` ${dim(this.mode, status.key_prefix + '…')}` : ''}`,
+      )
       if (status.expires_at) this.out(`  access token ${inMinutes(status.expires_at)} (${status.expires_at}); refreshed automatically`)
-      if (status.stored_in && status.stored_in !== cred.source) this.out(`  stored by kb auth login: ${status.stored_in === 'keychain' ? 'system keychain' : 'credential file'} (not used: ${SOURCE_LABEL[cred.source]} wins)`)
+      if (status.stored_in && status.stored_in !== cred.source)
+        this.out(
+          `  stored by kb auth login: ${status.stored_in === 'keychain' ? 'system keychain' : 'credential file'} (not used: ${SOURCE_LABEL[cred.source]} wins)`,
+        )
       if (status.error) this.out(`  ${oneLine(status.error)}`)
-      if (!status.authenticated) this.out('  fix: `kb auth login --web`, `kb auth login --with-token < key.txt`, or set KB_API_KEY')
+      if (!status.authenticated) this.out(`  fix: ${FIX}`)
     } else {
-      this.out([this.baseUrl, cred.source, status.authenticated ? 'authenticated' : 'unauthenticated', status.principal?.name ?? '', cred.location ?? '', cred.kind ?? ''].map(cell).join('\t'))
+      this.out(
+        [
+          this.baseUrl,
+          cred.source,
+          status.authenticated ? 'authenticated' : 'unauthenticated',
+          status.principal?.name ?? '',
+          cred.location ?? '',
+          cred.kind ?? '',
+        ]
+          .map(cell)
+          .join('\t'),
+      )
     }
-    if (!status.authenticated) process.exitCode = 4
+    if (!status.authenticated) {
+      process.exitCode = 4
+      // Exit 4 says why on stderr, as every failure does (docs/cli.md, "Exit codes"); a terminal has read it above.
+      const why = status.error ? `: ${oneLine(status.error)}` : ' (no credential)'
+      if (!this.mode.tty || this.jsonEnabled()) process.stderr.write(`kb: not authenticated at ${this.baseUrl}${safeText(why)}; ${FIX}\n`)
+    }
     return status
   }
 }

@@ -7,7 +7,8 @@ import {fishCompletion} from '../../src/cli/completion/fish.js'
 
 export default class AutocompleteFish extends Command {
   static override summary = 'Print the fish completion script'
-  static override description = 'Save it where fish looks for completions: kb autocomplete fish > ~/.config/fish/completions/kb.fish. Run it again after upgrading kb.'
+  static override description =
+    'Save it where fish looks for completions: kb autocomplete fish > ~/.config/fish/completions/kb.fish. Run it again after upgrading kb.'
   static override examples = ['<%= config.bin %> autocomplete fish > ~/.config/fish/completions/<%= config.bin %>.fish']
 
   async run(): Promise<void> {

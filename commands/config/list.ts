@@ -12,7 +12,13 @@ export default class ConfigList extends KbCommand<typeof ConfigList> {
 
   async run(): Promise<Record<string, Setting>> {
     const all = Object.fromEntries(Object.keys(CONFIG_KEYS).map((k) => [k, effectiveSetting(k)]))
-    this.out(renderTable([{header: 'KEY'}, {header: 'VALUE', flex: true}, {header: 'SOURCE'}], Object.values(all).map((s) => [s.key, s.value ?? '', s.source === 'env' ? `env ${s.env}` : s.source]), this.mode))
+    this.out(
+      renderTable(
+        [{header: 'KEY'}, {header: 'VALUE', flex: true}, {header: 'SOURCE'}],
+        Object.values(all).map((s) => [s.key, s.value ?? '', s.source === 'env' ? `env ${s.env}` : s.source]),
+        this.mode,
+      ),
+    )
     return all
   }
 }

@@ -7,8 +7,13 @@ import {assertConfigKey, CONFIG_KEYS, openConfigStore} from '../../src/cli/confi
 
 export default class ConfigSet extends KbCommand<typeof ConfigSet> {
   static override summary = 'Store a setting'
-  static override description = `Keys:\n${Object.entries(CONFIG_KEYS).map(([k, v]) => `  ${k}: ${v.description}`).join('\n')}`
-  static override examples = ['<%= config.bin %> config set base_url https://kb.acme.dev/api/v1', '<%= config.bin %> config set default_detail full']
+  static override description = `Keys:\n${Object.entries(CONFIG_KEYS)
+    .map(([k, v]) => `  ${k}: ${v.description}`)
+    .join('\n')}`
+  static override examples = [
+    '<%= config.bin %> config set base_url https://kb.acme.dev/api/v1',
+    '<%= config.bin %> config set default_detail full',
+  ]
   static override args = {
     key: Args.string({description: 'setting name', required: true}),
     value: Args.string({description: 'new value', required: true}),

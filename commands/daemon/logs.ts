@@ -11,8 +11,13 @@ import {safeText} from '../../src/cli/output/safe-text.js'
 
 export default class DaemonLogs extends KbCommand<typeof DaemonLogs> {
   static override summary = "Show the local kb daemon's log"
-  static override description = 'The daemon started by kb (autostart or `kb daemon start`) logs JSON lines to daemon.log in its data directory.'
-  static override examples = ['<%= config.bin %> daemon logs', '<%= config.bin %> daemon logs -n 100', '<%= config.bin %> daemon logs --follow']
+  static override description =
+    'The daemon started by kb (autostart or `kb daemon start`) logs JSON lines to daemon.log in its data directory.'
+  static override examples = [
+    '<%= config.bin %> daemon logs',
+    '<%= config.bin %> daemon logs -n 100',
+    '<%= config.bin %> daemon logs --follow',
+  ]
   static override flags = {
     lines: Flags.integer({char: 'n', description: 'how many lines from the end', default: 50, min: 0}),
     follow: Flags.boolean({char: 'f', description: 'keep printing new lines until interrupted', default: false}),
@@ -20,7 +25,8 @@ export default class DaemonLogs extends KbCommand<typeof DaemonLogs> {
 
   async run(): Promise<{file: string; lines: string[]}> {
     const file = dataFiles(dataDir()).log
-    if (!existsSync(file)) throw new KbError('not_found', `no daemon log at ${file} yet: the daemon writes it when started by \`kb daemon start\` or autostart`)
+    if (!existsSync(file))
+      throw new KbError('not_found', `no daemon log at ${file} yet: the daemon writes it when started by \`kb daemon start\` or autostart`)
     const lines = this.flags.lines === 0 ? [] : logTail(file, this.flags.lines)
     // JSON lines escape controls already; anything else written to the log (a crash) may carry request text.
     this.out(safeText(lines.join('\n')))

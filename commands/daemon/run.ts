@@ -3,6 +3,7 @@
  */
 import {Command, Flags} from '@oclif/core'
 import {DEFAULT_HOST, DEFAULT_PORT, dataDir} from '../../src/shared/paths.js'
+import {usageLine} from '../../src/cli/output/usage-error.js'
 
 export default class DaemonRun extends Command {
   static override summary = 'Run the kb daemon in the foreground'
@@ -14,13 +15,20 @@ export default class DaemonRun extends Command {
     'data-dir': Flags.string({description: 'where the store lives (default: $KB_DATA_DIR, $XDG_DATA_HOME/kb or ~/.local/share/kb)'}),
     'allow-host': Flags.string({description: 'also accept requests whose Host header names this host (repeatable)', multiple: true}),
     'public-url': Flags.string({description: 'the public base URL ending in /api/v1, when behind a proxy', env: 'KB_PUBLIC_URL'}),
-    'log-level': Flags.option({options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, default: 'info', env: 'KB_LOG_LEVEL'})(),
+    'log-level': Flags.option({
+      options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+      default: 'info',
+      env: 'KB_LOG_LEVEL',
+    })(),
   }
 
   async run(): Promise<void> {
     const {flags} = await this.parse(DaemonRun)
     const {startDaemon, DaemonError} = await import('../../server/daemon.js')
-    const envHosts = (process.env.KB_ALLOWED_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean)
+    const envHosts = (process.env.KB_ALLOWED_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean)
     let daemon
     try {
       daemon = await startDaemon({
@@ -49,5 +57,14 @@ export default class DaemonRun extends Command {
       process.on('SIGTERM', onSignal)
       process.on('SIGINT', onSignal)
     })
+  }
+
+  /** Start-up failures (a busy port, a locked data dir) and parse errors: one `kb:` line, like every command's. */
+  protected override async catch(err: Error & {oclif?: {exit?: number}}): Promise<unknown> {
+    const exit = err.oclif?.exit
+    process.exitCode = exit ?? 1
+    if (err.message.startsWith('EEXIT:')) return undefined
+    process.stderr.write(`kb: ${exit === 2 ? usageLine(err.message) : err.message}\n`)
+    return undefined
   }
 }

@@ -21,18 +21,29 @@ export default class DaemonStart extends KbCommand<typeof DaemonStart> {
   static override summary = 'Start the local kb daemon in the background'
   static override description =
     'Listens on the port of the base URL (default 127.0.0.1:7411) with the default data directory ($KB_DATA_DIR, $XDG_DATA_HOME/kb or ~/.local/share/kb); logs go to daemon.log there. A daemon of another kb version started from this data directory is replaced. Commands do this by themselves unless KB_NO_AUTOSTART is set.'
-  static override examples = ['<%= config.bin %> daemon start', 'KB_DATA_DIR=/tmp/kb <%= config.bin %> daemon start --base-url http://127.0.0.1:7500/api/v1']
+  static override examples = [
+    '<%= config.bin %> daemon start',
+    'KB_DATA_DIR=/tmp/kb <%= config.bin %> daemon start --base-url http://127.0.0.1:7500/api/v1',
+  ]
 
   async run(): Promise<DaemonStartResult> {
     const baseUrl = this.baseUrl
-    if (!isLoopbackUrl(baseUrl)) throw new KbError('usage', `${baseUrl} is not a local address; \`kb daemon start\` runs a daemon on this machine (use --base-url http://127.0.0.1:<port>/api/v1)`)
+    if (!isLoopbackUrl(baseUrl))
+      throw new KbError(
+        'usage',
+        `${baseUrl} is not a local address; \`kb daemon start\` runs a daemon on this machine (use --base-url http://127.0.0.1:<port>/api/v1)`,
+      )
     const dir = dataDir()
     const files = dataFiles(dir)
     let p = await probeDaemonIfUp(baseUrl, dir)
     let started = false
     if (p?.health && p.health.version !== this.config.version) {
       const info = readDaemonInfo(dir)
-      if (!info || info.pid === process.ppid) throw new KbError('conflict', `a kb ${p.health.version} daemon that was not started from ${dir} answers at ${new URL(baseUrl).host}; stop it, or pick another port with --base-url`)
+      if (!info || info.pid === process.ppid)
+        throw new KbError(
+          'conflict',
+          `a kb ${p.health.version} daemon that was not started from ${dir} answers at ${new URL(baseUrl).host}; stop it, or pick another port with --base-url`,
+        )
       await stopDaemon(dir)
       p = null
     }
@@ -44,7 +55,12 @@ export default class DaemonStart extends KbCommand<typeof DaemonStart> {
     const h = p.health
     const info = readDaemonInfo(dir)
     const result = {url: baseUrl, version: h.version, pid: info?.pid ?? null, data_dir: dir, log: files.log, started}
-    if (this.mode.tty) this.out(started ? `${green(this.mode, 'Started')} the kb daemon ${oneLine(h.version)} at ${baseUrl} (pid ${result.pid ?? '?'})` : `The kb daemon ${oneLine(h.version)} is already running at ${baseUrl}`)
+    if (this.mode.tty)
+      this.out(
+        started
+          ? `${green(this.mode, 'Started')} the kb daemon ${oneLine(h.version)} at ${baseUrl} (pid ${result.pid ?? '?'})`
+          : `The kb daemon ${oneLine(h.version)} is already running at ${baseUrl}`,
+      )
     else this.out(`${baseUrl}\t${result.pid ?? ''}\t${started ? 'started' : 'running'}`)
     return result
   }

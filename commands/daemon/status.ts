@@ -30,11 +30,21 @@ export default class DaemonStatusCmd extends KbCommand<typeof DaemonStatusCmd> {
     const info = dir ? readDaemonInfo(dir) : null
     const pid = info && isAlive(info.pid) ? info.pid : null
     const status: DaemonStatus = {
-      url, running: h !== null, version: h?.version ?? null, cli_version: this.config.version, pid: h ? pid : null,
-      started_at: h && info ? info.started_at : null, data_dir: dir, log: dir ? dataFiles(dir).log : null,
+      url,
+      running: h !== null,
+      version: h?.version ?? null,
+      cli_version: this.config.version,
+      pid: h ? pid : null,
+      started_at: h && info ? info.started_at : null,
+      data_dir: dir,
+      log: dir ? dataFiles(dir).log : null,
     }
     if (this.mode.tty) {
-      this.out(h ? `${green(this.mode, 'running')}  kb ${oneLine(h.version)} at ${url}${status.pid ? ` (pid ${status.pid}, since ${info!.started_at})` : ''}` : `${red(this.mode, 'not running')}  nothing answers at ${url}`)
+      this.out(
+        h
+          ? `${green(this.mode, 'running')}  kb ${oneLine(h.version)} at ${url}${status.pid ? ` (pid ${status.pid}, since ${info!.started_at})` : ''}`
+          : `${red(this.mode, 'not running')}  nothing answers at ${url}`,
+      )
       if (dir) this.out(dim(this.mode, `data ${dir} · log ${status.log}`))
     } else {
       this.out([h ? 'running' : 'stopped', url, h?.version ?? '', status.pid ?? ''].map(cell).join('\t'))

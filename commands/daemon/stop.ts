@@ -7,7 +7,8 @@ import {stopDaemon} from '../../src/cli/daemon/manager.js'
 
 export default class DaemonStop extends KbCommand<typeof DaemonStop> {
   static override summary = 'Stop the local kb daemon'
-  static override description = 'Sends SIGTERM to the daemon of the data directory ($KB_DATA_DIR, $XDG_DATA_HOME/kb or ~/.local/share/kb) and waits until it has finished in-flight requests and exited. Not running is not an error.'
+  static override description =
+    'Sends SIGTERM to the daemon of the data directory ($KB_DATA_DIR, $XDG_DATA_HOME/kb or ~/.local/share/kb) and waits until it has finished in-flight requests and exited. Not running is not an error.'
   static override examples = ['<%= config.bin %> daemon stop']
 
   async run(): Promise<{stopped: boolean; pid: number | null; data_dir: string}> {

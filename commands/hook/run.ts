@@ -20,7 +20,7 @@ export interface HookRunResult {
 
 export default class HookRun extends KbCommand<typeof HookRun> {
   static override hidden = true
-  static override summary = 'Run kb\'s git hook (called by the installed hook)'
+  static override summary = "Run kb's git hook (called by the installed hook)"
   static override args = {hook: Args.string({description: 'hook name', options: ['post-commit'], required: true})}
 
   // A commit cannot be asked to retry: an unreachable server queues the resolution, silently.
@@ -38,7 +38,11 @@ export default class HookRun extends KbCommand<typeof HookRun> {
       for (const id of commit.ids) {
         try {
           // Once one is queued, `write` queues the rest without trying the server again.
-          const done = await this.write({command: 'hook resolve', label: `${id} (commit ${commit.short})`, request: writeRequests.resolve(id, {note, ...(url ? {url} : {})})})
+          const done = await this.write({
+            command: 'hook resolve',
+            label: `${id} (commit ${commit.short})`,
+            request: writeRequests.resolve(id, {note, ...(url ? {url} : {})}),
+          })
           if (isQueued(done)) {
             result.queued.push(id)
             continue

@@ -10,7 +10,10 @@ export default class HookUninstall_ extends KbCommand<typeof HookUninstall_> {
 
   async run(): Promise<HookUninstall> {
     const r = await uninstallHook()
-    if (this.mode.tty) this.out(r.what === 'hook' ? `Removed ${r.hook}` : r.what === 'chain' ? `Removed kb's line from ${r.hook}` : `No kb hook in ${r.hook}`)
+    if (this.mode.tty)
+      this.out(
+        r.what === 'hook' ? `Removed ${r.hook}` : r.what === 'chain' ? `Removed kb's line from ${r.hook}` : `No kb hook in ${r.hook}`,
+      )
     else this.out(`${r.removed ? 'removed' : 'none'}\t${r.hook}`)
     return r
   }

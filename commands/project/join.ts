@@ -12,7 +12,11 @@ export default class ProjectJoin extends KbCommand<typeof ProjectJoin> {
   static override summary = "Join the project of this repository's git remote"
   static override description =
     'Picks the remote as gh does (upstream, then origin, then the others), or --remote (a remote name or a URL). The project is created on first join; its id is stored in `git config kb.project` so later commands in this checkout use it.'
-  static override examples = ['<%= config.bin %> project join', '<%= config.bin %> project join --remote upstream', '<%= config.bin %> project join --remote git@github.com:acme/api.git --name "ACME API"']
+  static override examples = [
+    '<%= config.bin %> project join',
+    '<%= config.bin %> project join --remote upstream',
+    '<%= config.bin %> project join --remote git@github.com:acme/api.git --name "ACME API"',
+  ]
   static override flags = {
     remote: Flags.string({description: 'a remote name of this repository, or a git URL'}),
     name: Flags.string({description: 'display name when the project is created (default: the repository name)'}),
@@ -25,8 +29,15 @@ export default class ProjectJoin extends KbCommand<typeof ProjectJoin> {
     let remembered = false
     if (await inGitRepo()) remembered = (await git(['config', '--local', 'kb.project', result.project.id])) !== null
     if (this.mode.tty) {
-      this.out(`${green(this.mode, result.created ? 'Created and joined' : 'Joined')} ${oneLine(result.project.name)} (${oneLine(result.project.remote)})`)
-      this.out(dim(this.mode, oneLine(`id ${result.project.id} · role ${result.project.role}${remembered ? ' · saved in git config kb.project' : ''}`)))
+      this.out(
+        `${green(this.mode, result.created ? 'Created and joined' : 'Joined')} ${oneLine(result.project.name)} (${oneLine(result.project.remote)})`,
+      )
+      this.out(
+        dim(
+          this.mode,
+          oneLine(`id ${result.project.id} · role ${result.project.role}${remembered ? ' · saved in git config kb.project' : ''}`),
+        ),
+      )
     } else {
       this.out(`${cell(result.project.id)}\t${cell(result.project.remote)}\t${result.created ? 'created' : 'joined'}`)
     }

@@ -14,7 +14,7 @@ export default class ProjectList extends KbCommand<typeof ProjectList> {
     const client = await this.client()
     const items = await client.listProjects()
     const ref = await projectRef(this.flags.project)
-    const current = ref ? items.find((p) => p.id === ref.ref.toLowerCase() || p.remote === ref.ref.toLowerCase())?.id ?? null : null
+    const current = ref ? (items.find((p) => p.id === ref.ref.toLowerCase() || p.remote === ref.ref.toLowerCase())?.id ?? null) : null
     if (items.length === 0) {
       if (this.mode.tty) this.out('No projects: run `kb project join` in a git checkout.')
     } else this.out(projectRows(items, this.mode, current))

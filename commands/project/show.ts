@@ -17,11 +17,17 @@ export default class ProjectShow extends KbCommand<typeof ProjectShow> {
     const client = await this.client()
     const id = await resolveProjectId(ref, client)
     const project = (await client.listProjects()).find((p) => p.id === id)
-    if (!project) throw new KbError('not_found', `project ${id} (from ${ref.source === 'git' ? 'git config kb.project' : ref.source === 'env' ? 'KB_PROJECT' : '--project'}) is not one of yours on ${this.baseUrl}; run \`kb project join\``)
+    if (!project)
+      throw new KbError(
+        'not_found',
+        `project ${id} (from ${ref.source === 'git' ? 'git config kb.project' : ref.source === 'env' ? 'KB_PROJECT' : '--project'}) is not one of yours on ${this.baseUrl}; run \`kb project join\``,
+      )
     const source = ref.source === 'git' ? 'git config kb.project' : ref.source === 'env' ? 'KB_PROJECT' : '--project'
     if (this.mode.tty) {
       this.out(bold(this.mode, oneLine(project.name)))
-      this.out(`${dim(this.mode, 'id     ')}  ${oneLine(project.id)}\n${dim(this.mode, 'remote ')}  ${oneLine(project.remote)}\n${dim(this.mode, 'role   ')}  ${oneLine(project.role)}\n${dim(this.mode, 'from   ')}  ${source}`)
+      this.out(
+        `${dim(this.mode, 'id     ')}  ${oneLine(project.id)}\n${dim(this.mode, 'remote ')}  ${oneLine(project.remote)}\n${dim(this.mode, 'role   ')}  ${oneLine(project.role)}\n${dim(this.mode, 'from   ')}  ${source}`,
+      )
     } else {
       this.out([project.id, project.name, project.remote, project.role].map(cell).join('\t'))
     }

@@ -29,7 +29,11 @@ export class Authenticator {
   }
 
   /** The caller for an Authorization header; throws 401 with a challenge built by `challenge`. */
-  async authenticate(header: string | undefined, challenge: (invalidToken: boolean) => string, context: VerifyContext = {}): Promise<Caller> {
+  async authenticate(
+    header: string | undefined,
+    challenge: (invalidToken: boolean) => string,
+    context: VerifyContext = {},
+  ): Promise<Caller> {
     if (header === undefined || header.trim() === '') {
       throw new KbError('unauthenticated', 'no credential: send Authorization: Bearer <API key> (run `kb auth login`)', {
         headers: {'WWW-Authenticate': challenge(false)},

@@ -5,9 +5,10 @@
  */
 import type {FastifyReply} from 'fastify'
 
-export const CORS_ALLOW_METHODS = 'GET, POST, PATCH, DELETE, OPTIONS'
-export const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, If-Match, Idempotency-Key, X-Request-Id'
-export const CORS_EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, ETag, Location, Retry-After, X-Request-Id, Idempotent-Replayed'
+const CORS_ALLOW_METHODS = 'GET, POST, PATCH, DELETE, OPTIONS'
+const CORS_ALLOW_HEADERS =
+  'Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, Last-Event-ID, If-Match, Idempotency-Key, X-Request-Id'
+const CORS_EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, ETag, Location, Retry-After, X-Request-Id, Idempotent-Replayed'
 
 /** Whether responses to this path (no query) carry CORS headers. */
 export function isCorsPath(path: string, apiPrefix: string): boolean {
@@ -23,10 +24,13 @@ export function addCorsHeaders(reply: FastifyReply): void {
 
 /** Answers an OPTIONS (preflight) request: 204 with what a cross-origin request may use. */
 export function sendPreflight(reply: FastifyReply): FastifyReply {
-  return reply.code(204).headers({
-    'Access-Control-Allow-Origin': '*',
-    'Access-Control-Allow-Methods': CORS_ALLOW_METHODS,
-    'Access-Control-Allow-Headers': CORS_ALLOW_HEADERS,
-    'Access-Control-Max-Age': '86400',
-  }).send()
+  return reply
+    .code(204)
+    .headers({
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Allow-Methods': CORS_ALLOW_METHODS,
+      'Access-Control-Allow-Headers': CORS_ALLOW_HEADERS,
+      'Access-Control-Max-Age': '86400',
+    })
+    .send()
 }

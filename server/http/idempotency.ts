@@ -13,9 +13,9 @@ import {KbError} from '../../src/shared/errors.js'
 import type {IdempotencyStore} from '../store/idempotency.js'
 import type {RouteDef} from './route.js'
 
-export const IDEMPOTENCY_TTL_MS = 24 * 3600_000
+const IDEMPOTENCY_TTL_MS = 24 * 3600_000
 /** A claim left unanswered this long belongs to a daemon that died mid-request: a repeat may take it over. */
-export const ABANDONED_AFTER_MS = 5 * 60_000
+const ABANDONED_AFTER_MS = 5 * 60_000
 /** The header a repeated answer carries, as Stripe's API does (the draft names none). */
 export const REPLAYED_HEADER = 'Idempotent-Replayed'
 const SWEEP_INTERVAL_MS = 3600_000
@@ -29,12 +29,15 @@ export function honoursIdempotencyKey(r: RouteDef): boolean {
 }
 
 /** The key an `Idempotency-Key` value holds (an sf-string `"…"`, or the same characters bare); undefined when absent. */
-export function parseIdempotencyKey(value: string | string[] | undefined): string | undefined {
+function parseIdempotencyKey(value: string | string[] | undefined): string | undefined {
   if (value === undefined) return undefined
   const raw = (Array.isArray(value) ? value.join(', ') : value).trim()
   const key = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw
   if (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX || !KEY_CHARS.test(key) || key.trim() !== key) {
-    throw new KbError('bad_request', `Idempotency-Key must be a quoted string of 1–${IDEMPOTENCY_KEY_MAX} printable ASCII characters without " or \\, e.g. "${randomUUID()}"`)
+    throw new KbError(
+      'bad_request',
+      `Idempotency-Key must be a quoted string of 1–${IDEMPOTENCY_KEY_MAX} printable ASCII characters without " or \\, e.g. "${randomUUID()}"`,
+    )
   }
   return key
 }
@@ -44,7 +47,10 @@ function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`
   if (v !== null && typeof v === 'object') {
     const o = v as Record<string, unknown>
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+      .join(',')}}`
   }
   return JSON.stringify(v) ?? 'null'
 }
@@ -96,11 +102,18 @@ export class IdempotencyLayer {
     }
     const {record} = outcome
     if (!record.response) {
-      throw new KbError('idempotency_key_in_use', 'a request with this Idempotency-Key is still being processed; repeat it in a moment to get its answer', {headers: {'Retry-After': '1'}})
+      throw new KbError(
+        'idempotency_key_in_use',
+        'a request with this Idempotency-Key is still being processed; repeat it in a moment to get its answer',
+        {headers: {'Retry-After': '1'}},
+      )
     }
     const sent = streamed ? await this.digestStream(req, req.body as Readable) : fingerprint
     if (sent !== record.fingerprint) {
-      throw new KbError('idempotency_key_reused', 'this Idempotency-Key was used in the last 24 hours for a different request (another body or target); send a new key')
+      throw new KbError(
+        'idempotency_key_reused',
+        'this Idempotency-Key was used in the last 24 hours for a different request (another body or target); send a new key',
+      )
     }
     reply.code(record.response.status).headers(record.response.headers).header(REPLAYED_HEADER, 'true')
     return reply.send(record.response.body)
@@ -111,7 +124,14 @@ export class IdempotencyLayer {
     const held = this.held.get(req)
     if (!held) return payload
     this.held.delete(req)
-    const body = payload === null || payload === undefined ? '' : typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null
+    const body =
+      payload === null || payload === undefined
+        ? ''
+        : typeof payload === 'string'
+          ? payload
+          : Buffer.isBuffer(payload)
+            ? payload.toString('utf8')
+            : null
     // A stream read only in part has no fingerprint to compare a repeat with.
     const fingerprint = held.stream ? (held.stream.ended ? held.stream.hash.digest('hex') : null) : held.fingerprint
     try {
@@ -124,7 +144,11 @@ export class IdempotencyLayer {
           const v = reply.getHeader(name)
           if (v !== undefined) headers[name] = String(v)
         }
-        const kept = await this.store.complete(held.principalId, held.key, held.claim, fingerprint, {status: reply.statusCode, headers, body})
+        const kept = await this.store.complete(held.principalId, held.key, held.claim, fingerprint, {
+          status: reply.statusCode,
+          headers,
+          body,
+        })
         if (!kept) this.log.warn({key: held.key}, 'idempotency: the claim was taken over before the answer was kept')
       }
     } catch (e) {
@@ -156,7 +180,8 @@ export class IdempotencyLayer {
     let total = 0
     for await (const chunk of body as AsyncIterable<Buffer>) {
       total += chunk.length
-      if (total > this.options.maxStreamBytes) throw new KbError('payload_too_large', `the body is larger than ${this.options.maxStreamBytes} bytes`)
+      if (total > this.options.maxStreamBytes)
+        throw new KbError('payload_too_large', `the body is larger than ${this.options.maxStreamBytes} bytes`)
       hash.update(chunk)
     }
     return hash.digest('hex')

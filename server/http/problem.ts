@@ -2,8 +2,10 @@
  * @module Every failure leaves the daemon as an RFC 9457 problem: this maps any thrown thing to one.
  */
 import {randomUUID} from 'node:crypto'
+import type {Duplex} from 'node:stream'
 import type {FastifyError, FastifyReply, FastifyRequest} from 'fastify'
 import {codeForStatus, type FieldError, KbError} from '../../src/shared/errors.js'
+import {UUID_PATTERN} from '../../src/shared/contract.js'
 
 interface AjvError {
   instancePath?: string
@@ -25,6 +27,9 @@ export function fieldErrors(validation: AjvError[]): FieldError[] {
     } else if (v.keyword === 'additionalProperties' && typeof v.params?.additionalProperty === 'string') {
       path = path ? `${path}/${v.params.additionalProperty}` : v.params.additionalProperty
       message = 'unknown field'
+    } else if (v.keyword === 'pattern' && v.params?.pattern === UUID_PATTERN) {
+      // The regular expression means nothing to a person who typed a wrong id.
+      message = 'is not an id (a UUID such as 0193e0a1-…)'
     } else if (v.keyword === 'anyOf' || v.keyword === 'const') {
       // A union's branches each complain; the enum-like summary below says it once.
       if (v.keyword === 'const') continue
@@ -54,7 +59,8 @@ export function toKbError(error: unknown): KbError {
       return new KbError('payload_too_large', 'request body is larger than 1 MiB')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return new KbError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json')
+      if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+        return new KbError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json')
       return new KbError('bad_request', 'Content-Length does not match the body')
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -75,7 +81,10 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: unk
   if (kb.code === 'internal') req.log.error({err: error, reqId: req.id}, 'unexpected error')
   else req.log.debug({code: kb.code, detail: kb.message}, 'request failed')
   if (kb.headers) for (const [k, v] of Object.entries(kb.headers)) reply.header(k, v)
-  return reply.code(kb.status).type('application/problem+json').send({...kb.toProblem(), instance: req.url.split('?')[0]})
+  return reply
+    .code(kb.status)
+    .type('application/problem+json')
+    .send({...kb.toProblem(), instance: req.url.split('?')[0]})
 }
 
 /**
@@ -83,7 +92,7 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: unk
  * non-ASCII target, a broken header, oversized headers, a timeout) with a problem too, instead of
  * fastify's own JSON shape; then closes the connection, as node does.
  */
-export function sendClientErrorProblem(err: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+export function sendClientErrorProblem(err: NodeJS.ErrnoException, socket: Duplex): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return
   const kb =
     err.code === 'ERR_HTTP_REQUEST_TIMEOUT'

@@ -6,7 +6,7 @@ import type {TSchema} from '@sinclair/typebox'
 import type {FastifyReply, FastifyRequest} from 'fastify'
 import type {Caller} from '../services/context.js'
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE'
+type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 
 export interface ResponseDoc {
   description: string
@@ -51,6 +51,8 @@ export interface RouteDef {
 }
 
 /** Declares a route with typed params, query and body. */
-export function route<P = unknown, Q = unknown, B = unknown>(def: Omit<RouteDef, 'handler'> & {handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>}): RouteDef {
+export function route<P = unknown, Q = unknown, B = unknown>(
+  def: Omit<RouteDef, 'handler'> & {handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>},
+): RouteDef {
   return def as RouteDef
 }

@@ -4,7 +4,7 @@
  */
 
 /** How long a slice runs before it lets other work in. */
-export const SLICE_MS = 5
+const SLICE_MS = 5
 
 export class TimeSlice {
   private started = performance.now()

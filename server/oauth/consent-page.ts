@@ -31,7 +31,7 @@ export const PAGE_HEADERS: Record<string, string> = {
   'Referrer-Policy': 'same-origin',
 }
 
-export function escapeHtml(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)
 }
 
@@ -68,9 +68,13 @@ ${body}
 
 export function renderConsentPage(v: ConsentView): string {
   const name = v.clientName?.trim() ? v.clientName.trim() : 'An unnamed application'
-  const site = v.clientUri ? `<p class="note">It says it is from <span class="mono">${escapeHtml(v.clientUri)}</span> (not verified).</p>` : ''
+  const site = v.clientUri
+    ? `<p class="note">It says it is from <span class="mono">${escapeHtml(v.clientUri)}</span> (not verified).</p>`
+    : ''
   const error = v.error ? `<p class="error" role="alert">${escapeHtml(v.error)}</p>` : ''
-  return page(`Allow ${name} to use kb?`, `<h1>Allow <span id="client-name">${escapeHtml(name)}</span> to use your kb?</h1>
+  return page(
+    `Allow ${name} to use kb?`,
+    `<h1>Allow <span id="client-name">${escapeHtml(name)}</span> to use your kb?</h1>
 <p>It will act as you on <span class="mono">${escapeHtml(v.resource)}</span>, with what the API key you paste may do:</p>
 <ul id="can">
 <li>search and read the knowledge you can see;</li>
@@ -92,11 +96,15 @@ ${error}<form method="post" action="${escapeHtml(v.action)}" autocomplete="off">
 <button type="submit" name="decision" value="approve" class="approve">Approve</button>
 <button type="submit" name="decision" value="deny">Deny</button>
 </div>
-</form>`)
+</form>`,
+  )
 }
 
 export function renderErrorPage(title: string, message: string): string {
-  return page(title, `<h1>${escapeHtml(title)}</h1>
+  return page(
+    title,
+    `<h1>${escapeHtml(title)}</h1>
 <p class="error" role="alert">${escapeHtml(message)}</p>
-<p class="note">Nothing was shared with the application. Start the sign-in again from the application.</p>`)
+<p class="note">Nothing was shared with the application. Start the sign-in again from the application.</p>`,
+  )
 }

@@ -45,11 +45,23 @@ export function protectedResourceMetadata(base: string, resource: string = base)
  * Where each document is served, relative to the host root, given the base URL's path (`/api/v1`):
  * under the base (the spec's), with RFC 8414/9728 path insertion, and at the bare root.
  */
-export function wellKnownPaths(basePath: string): {authorizationServer: string[]; protectedResource: string[]; mcpProtectedResource: string[]} {
+export function wellKnownPaths(basePath: string): {
+  authorizationServer: string[]
+  protectedResource: string[]
+  mcpProtectedResource: string[]
+} {
   const p = basePath.replace(/\/+$/, '')
   return {
-    authorizationServer: [`${p}/.well-known/oauth-authorization-server`, `/.well-known/oauth-authorization-server${p}`, '/.well-known/oauth-authorization-server'],
-    protectedResource: [`${p}/.well-known/oauth-protected-resource`, `/.well-known/oauth-protected-resource${p}`, '/.well-known/oauth-protected-resource'],
+    authorizationServer: [
+      `${p}/.well-known/oauth-authorization-server`,
+      `/.well-known/oauth-authorization-server${p}`,
+      '/.well-known/oauth-authorization-server',
+    ],
+    protectedResource: [
+      `${p}/.well-known/oauth-protected-resource`,
+      `/.well-known/oauth-protected-resource${p}`,
+      '/.well-known/oauth-protected-resource',
+    ],
     mcpProtectedResource: [`/.well-known/oauth-protected-resource${p}/mcp`, `${p}/mcp/.well-known/oauth-protected-resource`],
   }
 }

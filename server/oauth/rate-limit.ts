@@ -14,7 +14,11 @@ export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>()
   private readonly perMs: number
 
-  constructor(private readonly burst: number, perMinute: number, private readonly now: () => number = Date.now) {
+  constructor(
+    private readonly burst: number,
+    perMinute: number,
+    private readonly now: () => number = Date.now,
+  ) {
     this.perMs = perMinute / 60_000
   }
 

@@ -5,8 +5,21 @@
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost'])
 /** Schemes that never name a native app and can carry script or local data. */
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'filesystem:', 'ftp:', 'ws:', 'wss:', 'mailto:', 'view-source:'])
-export const MAX_REDIRECT_URI_LENGTH = 2000
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'file:',
+  'vbscript:',
+  'blob:',
+  'about:',
+  'filesystem:',
+  'ftp:',
+  'ws:',
+  'wss:',
+  'mailto:',
+  'view-source:',
+])
+const MAX_REDIRECT_URI_LENGTH = 2000
 
 /** Why a URI may not be registered, or null if it may. */
 export function redirectUriProblem(uri: string): string | null {
@@ -29,7 +42,7 @@ export function redirectUriProblem(uri: string): string | null {
   return /^[a-z][a-z0-9+.-]*:$/.test(url.protocol) ? null : 'has an invalid scheme'
 }
 
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname.toLowerCase())
 }
 
@@ -45,7 +58,8 @@ export function matchRedirectUri(requested: string, registered: readonly string[
   } catch {
     return null
   }
-  if (req.protocol !== 'http:' || !isLoopbackHost(req.hostname) || requested.includes('#') || req.username !== '' || req.password !== '') return null
+  if (req.protocol !== 'http:' || !isLoopbackHost(req.hostname) || requested.includes('#') || req.username !== '' || req.password !== '')
+    return null
   for (const r of registered) {
     let reg: URL
     try {

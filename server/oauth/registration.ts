@@ -24,17 +24,29 @@ const URL_FIELDS = ['client_uri', 'logo_uri', 'tos_uri', 'policy_uri'] as const
 export class RegistrationEndpoint {
   private readonly limiter = new RateLimiter(REGISTRATION_BURST, REGISTRATION_PER_MINUTE)
 
-  constructor(private readonly store: Store, private readonly sweeper: OAuthSweeper) {}
+  constructor(
+    private readonly store: Store,
+    private readonly sweeper: OAuthSweeper,
+  ) {}
 
   async register(body: unknown, clientAddress: string): Promise<{client: Record<string, unknown>} | OAuthFailure> {
     const metadata = parseClientMetadata(body)
     if (isFailure(metadata)) return metadata
     // Only registrations that would be stored count: the limit is there to keep the store small.
     const wait = this.limiter.take(clientAddress)
-    if (wait > 0) return oauthError(429, 'too_many_requests', `too many client registrations from this address; retry in ${wait} s`, {'Retry-After': String(wait)})
+    if (wait > 0)
+      return oauthError(429, 'too_many_requests', `too many client registrations from this address; retry in ${wait} s`, {
+        'Retry-After': String(wait),
+      })
     const now = Date.now()
     const secret = metadata.token_endpoint_auth_method === 'none' ? null : PREFIX.clientSecret + randomBase62(43)
-    const row: OAuthClientRow = {id: randomUUID(), secret_hash: secret ? sha256Hex(secret) : null, metadata, created_at: new Date(now).toISOString(), last_used_at: null}
+    const row: OAuthClientRow = {
+      id: randomUUID(),
+      secret_hash: secret ? sha256Hex(secret) : null,
+      metadata,
+      created_at: new Date(now).toISOString(),
+      last_used_at: null,
+    }
     await this.store.oauth.insertClient(row)
     this.sweeper.afterWrite()
     return {
@@ -55,7 +67,8 @@ function parseClientMetadata(body: unknown): OAuthClientMetadata | OAuthFailure 
   const b = body as Record<string, unknown>
 
   const uris = b.redirect_uris
-  if (!Array.isArray(uris) || uris.length === 0) return oauthError(400, 'invalid_redirect_uri', 'redirect_uris: a non-empty array of URIs is required')
+  if (!Array.isArray(uris) || uris.length === 0)
+    return oauthError(400, 'invalid_redirect_uri', 'redirect_uris: a non-empty array of URIs is required')
   if (uris.length > MAX_REDIRECT_URIS) return oauthError(400, 'invalid_redirect_uri', `redirect_uris: at most ${MAX_REDIRECT_URIS}`)
   for (const [i, uri] of uris.entries()) {
     if (typeof uri !== 'string') return oauthError(400, 'invalid_redirect_uri', `redirect_uris[${i}] must be a string`)
@@ -70,10 +83,13 @@ function parseClientMetadata(body: unknown): OAuthClientMetadata | OAuthFailure 
 
   // Clients that leave grant_types out still get refresh tokens: every real MCP client wants them.
   const grantTypes = b.grant_types ?? ['authorization_code', 'refresh_token']
-  if (!isStringArray(grantTypes) || grantTypes.length === 0) return oauthError(400, 'invalid_client_metadata', 'grant_types must be a non-empty array of strings')
+  if (!isStringArray(grantTypes) || grantTypes.length === 0)
+    return oauthError(400, 'invalid_client_metadata', 'grant_types must be a non-empty array of strings')
   const badGrant = grantTypes.find((g) => !GRANT_TYPES.includes(g))
-  if (badGrant !== undefined) return oauthError(400, 'invalid_client_metadata', `grant type "${badGrant}" is not supported; use ${GRANT_TYPES.join(' and ')}`)
-  if (!grantTypes.includes('authorization_code')) return oauthError(400, 'invalid_client_metadata', 'grant_types must include authorization_code')
+  if (badGrant !== undefined)
+    return oauthError(400, 'invalid_client_metadata', `grant type "${badGrant}" is not supported; use ${GRANT_TYPES.join(' and ')}`)
+  if (!grantTypes.includes('authorization_code'))
+    return oauthError(400, 'invalid_client_metadata', 'grant_types must include authorization_code')
 
   const responseTypes = b.response_types ?? ['code']
   if (!isStringArray(responseTypes) || responseTypes.length === 0 || responseTypes.some((r) => r !== 'code')) {
@@ -89,7 +105,8 @@ function parseClientMetadata(body: unknown): OAuthClientMetadata | OAuthFailure 
   for (const field of TEXT_FIELDS) {
     const v = b[field]
     if (v === undefined || v === null) continue
-    if (typeof v !== 'string' || v.length > MAX_TEXT) return oauthError(400, 'invalid_client_metadata', `${field} must be a string of at most ${MAX_TEXT} characters`)
+    if (typeof v !== 'string' || v.length > MAX_TEXT)
+      return oauthError(400, 'invalid_client_metadata', `${field} must be a string of at most ${MAX_TEXT} characters`)
     metadata[field] = v
   }
   for (const field of URL_FIELDS) {

@@ -12,7 +12,12 @@ export interface OAuthFailure {
   headers?: Record<string, string>
 }
 
-export function oauthError(status: OAuthFailure['status'], error: string, description: string, headers?: Record<string, string>): OAuthFailure {
+export function oauthError(
+  status: OAuthFailure['status'],
+  error: string,
+  description: string,
+  headers?: Record<string, string>,
+): OAuthFailure {
   return {failure: true, status, error, description: errorDescription(description), ...(headers ? {headers} : {})}
 }
 
@@ -21,7 +26,11 @@ export function oauthError(status: OAuthFailure['status'], error: string, descri
  * check. Quotes become apostrophes, dashes plain hyphens, anything else outside the set a `?`.
  */
 export function errorDescription(text: string): string {
-  return text.replace(/"/g, "'").replace(/\\/g, '/').replace(/[\u2013\u2014]/g, '-').replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?')
+  return text
+    .replace(/"/g, "'")
+    .replace(/\\/g, '/')
+    .replace(/[\u2013\u2014]/g, '-')
+    .replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?')
 }
 
 export function isFailure(value: unknown): value is OAuthFailure {

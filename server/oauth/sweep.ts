@@ -10,7 +10,10 @@ export class OAuthSweeper {
   private timer: NodeJS.Timeout | null = null
   private lastPurge = 0
 
-  constructor(private readonly store: Store, private readonly log?: Logger) {}
+  constructor(
+    private readonly store: Store,
+    private readonly log?: Logger,
+  ) {}
 
   /** Deletes expired codes, tokens, consent requests and long-idle clients. */
   async purge(now: number = Date.now()): Promise<number> {

@@ -25,10 +25,15 @@ export interface TokenResponse {
 }
 
 const VERIFIER_RE = /^[A-Za-z0-9._~-]{43,128}$/
-const GRANT_ENDED = 'the grant was revoked or has reached its end, or the API key that approved it was revoked or has expired; sign in again'
+const GRANT_ENDED =
+  'the grant was revoked or has reached its end, or the API key that approved it was revoked or has expired; sign in again'
 
 export class TokenEndpoint {
-  constructor(private readonly store: Store, private readonly sweeper: OAuthSweeper, private readonly log?: Logger) {}
+  constructor(
+    private readonly store: Store,
+    private readonly sweeper: OAuthSweeper,
+    private readonly log?: Logger,
+  ) {}
 
   /** A token request, of either grant. */
   async request(form: URLSearchParams, authorization: string | undefined): Promise<TokenResponse | OAuthFailure> {
@@ -36,10 +41,12 @@ export class TokenEndpoint {
     if (repeated) return oauthError(400, 'invalid_request', `parameter ${repeated} was given more than once`)
     const grantType = form.get('grant_type')
     if (!grantType) return oauthError(400, 'invalid_request', 'grant_type is required')
-    if (grantType !== 'authorization_code' && grantType !== 'refresh_token') return oauthError(400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`)
+    if (grantType !== 'authorization_code' && grantType !== 'refresh_token')
+      return oauthError(400, 'unsupported_grant_type', `grant_type ${grantType} is not supported`)
     const client = await authenticateClient(this.store, form, authorization)
     if (isFailure(client)) return client
-    if (!client.metadata.grant_types.includes(grantType)) return oauthError(400, 'unauthorized_client', `the client did not register the ${grantType} grant type`)
+    if (!client.metadata.grant_types.includes(grantType))
+      return oauthError(400, 'unauthorized_client', `the client did not register the ${grantType} grant type`)
     const result = grantType === 'authorization_code' ? await this.exchangeCode(form, client) : await this.refresh(form, client)
     if (!isFailure(result)) {
       await this.store.oauth.touchClient(client.id, new Date().toISOString())
@@ -53,7 +60,8 @@ export class TokenEndpoint {
     const verifier = form.get('code_verifier')
     if (!code) return oauthError(400, 'invalid_request', 'code is required')
     if (!verifier) return oauthError(400, 'invalid_request', 'code_verifier is required (PKCE)')
-    if (!VERIFIER_RE.test(verifier)) return oauthError(400, 'invalid_request', 'code_verifier must be 43–128 characters of A-Z a-z 0-9 - . _ ~')
+    if (!VERIFIER_RE.test(verifier))
+      return oauthError(400, 'invalid_request', 'code_verifier must be 43–128 characters of A-Z a-z 0-9 - . _ ~')
     const hash = sha256Hex(code)
     const row = await this.store.oauth.findCode(hash)
     if (!row) return oauthError(400, 'invalid_grant', 'the authorization code is unknown or expired')
@@ -64,9 +72,11 @@ export class TokenEndpoint {
     if (row.redirect_uri_given ? redirectUri !== row.redirect_uri : redirectUri !== null && redirectUri !== row.redirect_uri) {
       return oauthError(400, 'invalid_grant', 'redirect_uri differs from the one in the authorization request')
     }
-    if (!sameHash(pkceChallenge(verifier), row.code_challenge)) return oauthError(400, 'invalid_grant', 'code_verifier does not match the code_challenge')
+    if (!sameHash(pkceChallenge(verifier), row.code_challenge))
+      return oauthError(400, 'invalid_grant', 'code_verifier does not match the code_challenge')
     const resource = grantResource(form.get('resource'), row.resource)
-    if (resource === null) return oauthError(400, 'invalid_target', `resource must be ${allowedResources(resourceBase(row.resource)).join(' or ')}`)
+    if (resource === null)
+      return oauthError(400, 'invalid_target', `resource must be ${allowedResources(resourceBase(row.resource)).join(' or ')}`)
     const grant = await liveGrant(this.store, row.grant_id, Date.now())
     if (!grant) return oauthError(400, 'invalid_grant', GRANT_ENDED)
     const issued = this.issue(client, grant, resource, row.resource)
@@ -92,7 +102,8 @@ export class TokenEndpoint {
     if (row.used_at !== null) return this.reusedRefreshToken(row)
     if (Date.parse(row.expires_at) <= Date.now()) return oauthError(400, 'invalid_grant', 'the refresh token has expired')
     const resource = grantResource(form.get('resource'), row.resource)
-    if (resource === null) return oauthError(400, 'invalid_target', `resource must be ${allowedResources(resourceBase(row.resource)).join(' or ')}`)
+    if (resource === null)
+      return oauthError(400, 'invalid_target', `resource must be ${allowedResources(resourceBase(row.resource)).join(' or ')}`)
     const grant = await liveGrant(this.store, row.grant_id, Date.now())
     if (!grant) return oauthError(400, 'invalid_grant', GRANT_ENDED)
     const issued = this.issue(client, grant, resource, row.resource)
@@ -108,17 +119,42 @@ export class TokenEndpoint {
   }
 
   /** A new access token (and refresh token, if the client uses them) for a grant; neither outlives the grant. */
-  private issue(client: OAuthClientRow, grant: OAuthGrantState, resource: string, refreshResource: string): {rows: OAuthTokenRow[]; response: TokenResponse} {
+  private issue(
+    client: OAuthClientRow,
+    grant: OAuthGrantState,
+    resource: string,
+    refreshResource: string,
+  ): {rows: OAuthTokenRow[]; response: TokenResponse} {
     const now = Date.now()
     const at = new Date(now).toISOString()
-    const base = {grant_id: grant.id, client_id: client.id, principal_id: grant.principal_id, project_id: grant.project_id, scope: grant.scope, created_at: at, used_at: null, revoked_at: null}
+    const base = {
+      grant_id: grant.id,
+      client_id: client.id,
+      principal_id: grant.principal_id,
+      project_id: grant.project_id,
+      scope: grant.scope,
+      created_at: at,
+      used_at: null,
+      revoked_at: null,
+    }
     const access = PREFIX.accessToken + randomBase62(43)
     const accessExpires = withinGrant(now + ACCESS_TOKEN_TTL_S * 1000, grant)
     const rows: OAuthTokenRow[] = [{...base, hash: sha256Hex(access), id: uuidv7(now), kind: 'access', resource, expires_at: accessExpires}]
-    const response: TokenResponse = {access_token: access, token_type: 'Bearer', expires_in: Math.max(0, Math.floor((Date.parse(accessExpires) - now) / 1000))}
+    const response: TokenResponse = {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: Math.max(0, Math.floor((Date.parse(accessExpires) - now) / 1000)),
+    }
     if (client.metadata.grant_types.includes('refresh_token')) {
       const refresh = PREFIX.refreshToken + randomBase62(43)
-      rows.push({...base, hash: sha256Hex(refresh), id: uuidv7(now), kind: 'refresh', resource: refreshResource, expires_at: withinGrant(now + REFRESH_TOKEN_TTL_MS, grant)})
+      rows.push({
+        ...base,
+        hash: sha256Hex(refresh),
+        id: uuidv7(now),
+        kind: 'refresh',
+        resource: refreshResource,
+        expires_at: withinGrant(now + REFRESH_TOKEN_TTL_MS, grant),
+      })
       response.refresh_token = refresh
     }
     if (grant.scope) response.scope = grant.scope

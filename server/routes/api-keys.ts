@@ -11,24 +11,47 @@ export function apiKeyRoutes(keys: ApiKeyService): RouteDef[] {
   const tags = ['api-keys']
   return [
     route<unknown, unknown, CreateApiKeyBody>({
-      method: 'POST', path: '/api-keys', operationId: 'createApiKey', summary: 'Create an API key; the secret `key` is in this response only', tags, auth: true,
-      body: CreateApiKeyBody, bodyOptional: true,
+      method: 'POST',
+      path: '/api-keys',
+      operationId: 'createApiKey',
+      summary: 'Create an API key; the secret `key` is in this response only',
+      tags,
+      auth: true,
+      body: CreateApiKeyBody,
+      bodyOptional: true,
       // Its answer holds the new secret, which must never be stored to be repeated.
       idempotencyKey: false,
-      responses: {201: {description: 'The key record with its secret', schema: 'ApiKey'}, ...errorResponses(400, 401, 403, 404, 413, 415, 422)},
+      responses: {
+        201: {description: 'The key record with its secret', schema: 'ApiKey'},
+        ...errorResponses(400, 401, 403, 404, 413, 415, 422),
+      },
       handler: async ({caller, body, reply}) => {
         reply.code(201)
         return keys.create(caller, body)
       },
     }),
     route({
-      method: 'GET', path: '/api-keys', operationId: 'listApiKeys', summary: "The caller's live keys, without secrets", tags, auth: true,
-      responses: {200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref('ApiKey')), next_cursor: Type.Null()})}, ...errorResponses(401)},
+      method: 'GET',
+      path: '/api-keys',
+      operationId: 'listApiKeys',
+      summary: "The caller's live keys, without secrets",
+      tags,
+      auth: true,
+      responses: {
+        200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref('ApiKey')), next_cursor: Type.Null()})},
+        ...errorResponses(401),
+      },
       handler: async ({caller}) => ({items: await keys.list(caller), next_cursor: null}),
     }),
     route<unknown, unknown, RevokeApiKeyBody>({
-      method: 'DELETE', path: '/api-keys', operationId: 'revokeApiKey', summary: 'Revoke one of the caller\'s keys; with no id, the key making the request', tags, auth: true,
-      body: RevokeApiKeyBody, bodyOptional: true,
+      method: 'DELETE',
+      path: '/api-keys',
+      operationId: 'revokeApiKey',
+      summary: "Revoke one of the caller's keys; with no id, the key making the request",
+      tags,
+      auth: true,
+      body: RevokeApiKeyBody,
+      bodyOptional: true,
       responses: {204: {description: 'Revoked'}, ...errorResponses(400, 401, 404, 413, 415, 422)},
       handler: async ({caller, body, reply}) => {
         await keys.revoke(caller, body.id)

@@ -13,7 +13,9 @@ export function errorResponses(...statuses: number[]): Record<number, ResponseDo
 
 /** The codes a problem of this status may carry; the Idempotency-Key ones only where that header is honoured (server/openapi.ts). */
 export function problemCodes(status: number, idempotent = false): string[] {
-  return Object.entries(ERROR_CODES).filter(([k, v]) => v.status === status && (idempotent || !k.startsWith('idempotency_'))).map(([k]) => k)
+  return Object.entries(ERROR_CODES)
+    .filter(([k, v]) => v.status === status && (idempotent || !k.startsWith('idempotency_')))
+    .map(([k]) => k)
 }
 
 /** One problem+json response entry naming its codes. */

@@ -11,12 +11,25 @@ export function grantRoutes(grants: GrantService): RouteDef[] {
   const tags = ['oauth']
   return [
     route({
-      method: 'GET', path: '/oauth/grants', operationId: 'listGrants', summary: "The caller's standing OAuth grants, newest first", tags, auth: true,
-      responses: {200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref('Grant')), next_cursor: Type.Null()})}, ...errorResponses(401)},
+      method: 'GET',
+      path: '/oauth/grants',
+      operationId: 'listGrants',
+      summary: "The caller's standing OAuth grants, newest first",
+      tags,
+      auth: true,
+      responses: {
+        200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref('Grant')), next_cursor: Type.Null()})},
+        ...errorResponses(401),
+      },
       handler: async ({caller}) => ({items: await grants.list(caller), next_cursor: null}),
     }),
     route<GrantIdParams>({
-      method: 'DELETE', path: '/oauth/grants/:id', operationId: 'revokeGrant', summary: 'Revoke one of the caller\'s grants with all its tokens', tags, auth: true,
+      method: 'DELETE',
+      path: '/oauth/grants/:id',
+      operationId: 'revokeGrant',
+      summary: "Revoke one of the caller's grants with all its tokens",
+      tags,
+      auth: true,
       params: GrantIdParams,
       responses: {204: {description: 'Revoked'}, ...errorResponses(400, 401, 404)},
       handler: async ({caller, params, reply}) => {

@@ -3,7 +3,17 @@
  */
 import {Type} from '@sinclair/typebox'
 import {
-  CommentBody, CommentsQuery, CreateEntryBody, ForkBody, GetEntryQuery, IdParams, ListQuery, PatchEntryBody, PublishBody, PublishPreviewQuery, ResolveBody,
+  CommentBody,
+  CommentsQuery,
+  CreateEntryBody,
+  ForkBody,
+  GetEntryQuery,
+  IdParams,
+  ListQuery,
+  PatchEntryBody,
+  PublishBody,
+  PublishPreviewQuery,
+  ResolveBody,
 } from '../../src/shared/schemas.js'
 import {trimTrailingSlashes} from '../../src/shared/chars.js'
 import {DETAIL_DEFAULT, LIMIT_DEFAULT} from '../../src/shared/contract.js'
@@ -15,7 +25,8 @@ import {errorResponses, parseIfMatch} from './common.js'
 
 const ENTRY = 'Entry'
 const tags = ['knowledge']
-const SAFE = 'Findings of secrets or personal data in what a shared scope would expose refuse the change with sensitive_content ' +
+const SAFE =
+  'Findings of secrets or personal data in what a shared scope would expose refuse the change with sensitive_content ' +
   '(docs/api.md, "Safe publish"): send redact: true, or acknowledge: [finding ids].'
 
 export function knowledgeRoutes(knowledge: KnowledgeService, publish: PublishService): RouteDef[] {
@@ -24,10 +35,18 @@ export function knowledgeRoutes(knowledge: KnowledgeService, publish: PublishSer
   }
   return [
     route<unknown, unknown, CreateEntryBody>({
-      method: 'POST', path: '/knowledge', operationId: 'createEntry', summary: 'Create a knowledge entry', tags, auth: true,
+      method: 'POST',
+      path: '/knowledge',
+      operationId: 'createEntry',
+      summary: 'Create a knowledge entry',
+      tags,
+      auth: true,
       description: `In project or global scope: ${SAFE} The answer is then 422.`,
       body: CreateEntryBody,
-      responses: {201: {description: 'The new entry at full detail', schema: ENTRY, headers: ['Location', 'ETag']}, ...errorResponses(400, 401, 404, 413, 415, 422)},
+      responses: {
+        201: {description: 'The new entry at full detail', schema: ENTRY, headers: ['Location', 'ETag']},
+        ...errorResponses(400, 401, 404, 413, 415, 422),
+      },
       handler: async ({caller, body, reply, req}) => {
         const e = await knowledge.create(caller, body)
         withEtag(reply, e)
@@ -38,15 +57,32 @@ export function knowledgeRoutes(knowledge: KnowledgeService, publish: PublishSer
       },
     }),
     route<unknown, ListQuery>({
-      method: 'GET', path: '/knowledge', operationId: 'listEntries', summary: 'List the entries the caller may see, newest first', tags, auth: true,
+      method: 'GET',
+      path: '/knowledge',
+      operationId: 'listEntries',
+      summary: 'List the entries the caller may see, newest first',
+      tags,
+      auth: true,
       query: ListQuery,
-      responses: {200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref(ENTRY)), next_cursor: Type.Union([Type.String(), Type.Null()])})}, ...errorResponses(400, 401)},
+      responses: {
+        200: {
+          description: '{items, next_cursor}',
+          schema: Type.Object({items: Type.Array(Type.Ref(ENTRY)), next_cursor: Type.Union([Type.String(), Type.Null()])}),
+        },
+        ...errorResponses(400, 401),
+      },
       handler: async ({caller, query}) =>
         knowledge.list(caller, {...query, limit: query.limit ?? LIMIT_DEFAULT.entries, detail: query.detail ?? DETAIL_DEFAULT.entry}),
     }),
     route<IdParams, {detail?: Detail}>({
-      method: 'GET', path: '/knowledge/:id', operationId: 'getEntry', summary: 'Get an entry at a detail level (default standard)', tags, auth: true,
-      params: IdParams, query: GetEntryQuery,
+      method: 'GET',
+      path: '/knowledge/:id',
+      operationId: 'getEntry',
+      summary: 'Get an entry at a detail level (default standard)',
+      tags,
+      auth: true,
+      params: IdParams,
+      query: GetEntryQuery,
       responses: {200: {description: 'The entry', schema: ENTRY, headers: ['ETag']}, ...errorResponses(400, 401, 404)},
       handler: async ({caller, params, query, reply}) => {
         const e = await knowledge.visible(caller, params.id)
@@ -55,10 +91,20 @@ export function knowledgeRoutes(knowledge: KnowledgeService, publish: PublishSer
       },
     }),
     route<IdParams, unknown, PatchEntryBody>({
-      method: 'PATCH', path: '/knowledge/:id', operationId: 'updateEntry', summary: 'Change an entry (author or owner); If-Match guards against lost updates', tags, auth: true,
+      method: 'PATCH',
+      path: '/knowledge/:id',
+      operationId: 'updateEntry',
+      summary: 'Change an entry (author or owner); If-Match guards against lost updates',
+      tags,
+      auth: true,
       description: `Of an entry in project or global scope: ${SAFE} Only findings the change brings count; the answer is then 422.`,
-      params: IdParams, body: PatchEntryBody, bodyOptional: true,
-      responses: {200: {description: 'The entry at full detail', schema: ENTRY, headers: ['ETag']}, ...errorResponses(400, 401, 403, 404, 412, 413, 415, 422)},
+      params: IdParams,
+      body: PatchEntryBody,
+      bodyOptional: true,
+      responses: {
+        200: {description: 'The entry at full detail', schema: ENTRY, headers: ['ETag']},
+        ...errorResponses(400, 401, 403, 404, 412, 413, 415, 422),
+      },
       handler: async ({caller, params, body, req, reply}) => {
         const e = await knowledge.patch(caller, params.id, body, parseIfMatch(req.headers['if-match']))
         withEtag(reply, e)
@@ -66,7 +112,12 @@ export function knowledgeRoutes(knowledge: KnowledgeService, publish: PublishSer
       },
     }),
     route<IdParams>({
-      method: 'DELETE', path: '/knowledge/:id', operationId: 'deleteEntry', summary: 'Delete an entry and its comments (author or owner); forks stay', tags, auth: true,
+      method: 'DELETE',
+      path: '/knowledge/:id',
+      operationId: 'deleteEntry',
+      summary: 'Delete an entry and its comments (author or owner); forks stay',
+      tags,
+      auth: true,
       params: IdParams,
       responses: {204: {description: 'Deleted'}, ...errorResponses(400, 401, 403, 404, 412)},
       handler: async ({caller, params, req, reply}) => {
@@ -76,20 +127,49 @@ export function knowledgeRoutes(knowledge: KnowledgeService, publish: PublishSer
       },
     }),
     route<IdParams, unknown, ResolveBody>({
-      method: 'POST', path: '/knowledge/:id/resolve', operationId: 'resolveEntry', summary: 'Resolve an entry (idempotent)', tags, auth: true,
-      params: IdParams, body: ResolveBody, bodyOptional: true,
+      method: 'POST',
+      path: '/knowledge/:id/resolve',
+      operationId: 'resolveEntry',
+      summary: 'Resolve an entry (idempotent)',
+      tags,
+      auth: true,
+      params: IdParams,
+      body: ResolveBody,
+      bodyOptional: true,
       responses: {200: {description: 'The entry at full detail', schema: ENTRY}, ...errorResponses(400, 401, 403, 404, 413, 415, 422)},
       handler: async ({caller, params, body, reply}) => sendEntry(reply, await knowledge.resolve(caller, params.id, body)),
     }),
     route<IdParams, CommentsQuery>({
-      method: 'GET', path: '/knowledge/:id/comments', operationId: 'listComments', summary: 'All comments of an entry the caller can see, oldest first, a page at a time', tags, auth: true,
-      params: IdParams, query: CommentsQuery,
-      responses: {200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref('Comment')), next_cursor: Type.Union([Type.String(), Type.Null()])})}, ...errorResponses(400, 401, 404)},
-      handler: async ({caller, params, query}) => knowledge.comments(caller, params.id, {limit: query.limit ?? LIMIT_DEFAULT.comments, ...(query.cursor ? {cursor: query.cursor} : {})}),
+      method: 'GET',
+      path: '/knowledge/:id/comments',
+      operationId: 'listComments',
+      summary: 'All comments of an entry the caller can see, oldest first, a page at a time',
+      tags,
+      auth: true,
+      params: IdParams,
+      query: CommentsQuery,
+      responses: {
+        200: {
+          description: '{items, next_cursor}',
+          schema: Type.Object({items: Type.Array(Type.Ref('Comment')), next_cursor: Type.Union([Type.String(), Type.Null()])}),
+        },
+        ...errorResponses(400, 401, 404),
+      },
+      handler: async ({caller, params, query}) =>
+        knowledge.comments(caller, params.id, {
+          limit: query.limit ?? LIMIT_DEFAULT.comments,
+          ...(query.cursor ? {cursor: query.cursor} : {}),
+        }),
     }),
     route<IdParams, unknown, CommentBody>({
-      method: 'POST', path: '/knowledge/:id/comments', operationId: 'addComment', summary: 'Comment on an entry the caller can see', tags, auth: true,
-      params: IdParams, body: CommentBody,
+      method: 'POST',
+      path: '/knowledge/:id/comments',
+      operationId: 'addComment',
+      summary: 'Comment on an entry the caller can see',
+      tags,
+      auth: true,
+      params: IdParams,
+      body: CommentBody,
       responses: {201: {description: 'The comment', schema: 'Comment'}, ...errorResponses(400, 401, 404, 413, 415, 422)},
       handler: async ({caller, params, body, reply}) => {
         reply.code(201)
@@ -97,24 +177,49 @@ export function knowledgeRoutes(knowledge: KnowledgeService, publish: PublishSer
       },
     }),
     route<IdParams, PublishPreviewQuery>({
-      method: 'GET', path: '/knowledge/:id/publish-preview', operationId: 'previewPublish', tags, auth: true,
+      method: 'GET',
+      path: '/knowledge/:id/publish-preview',
+      operationId: 'previewPublish',
+      tags,
+      auth: true,
       summary: 'What publishing would expose: the findings, the redaction diff and the redacted text; changes nothing',
-      params: IdParams, query: PublishPreviewQuery,
+      params: IdParams,
+      query: PublishPreviewQuery,
       responses: {200: {description: 'The preview', schema: 'PublishPreview'}, ...errorResponses(400, 401, 403, 404, 409)},
       handler: async ({caller, params, query}) => publish.preview(caller, params.id, query.scope),
     }),
     route<IdParams, unknown, PublishBody>({
-      method: 'POST', path: '/knowledge/:id/publish', operationId: 'publishEntry', summary: 'Widen the scope of an entry (default: the next wider one)', tags, auth: true,
+      method: 'POST',
+      path: '/knowledge/:id/publish',
+      operationId: 'publishEntry',
+      summary: 'Widen the scope of an entry (default: the next wider one)',
+      tags,
+      auth: true,
       description: `${SAFE} The answer is then 409; the redaction, if asked, is stored with the new scope as one new version.`,
-      params: IdParams, body: PublishBody, bodyOptional: true,
-      responses: {200: {description: 'The entry at full detail', schema: ENTRY}, ...errorResponses(400, 401, 403, 404, 409, 412, 413, 415, 422)},
+      params: IdParams,
+      body: PublishBody,
+      bodyOptional: true,
+      responses: {
+        200: {description: 'The entry at full detail', schema: ENTRY},
+        ...errorResponses(400, 401, 403, 404, 409, 412, 413, 415, 422),
+      },
       handler: async ({caller, params, body, reply}) => sendEntry(reply, await publish.publish(caller, params.id, body)),
     }),
     route<IdParams, unknown, ForkBody>({
-      method: 'POST', path: '/knowledge/:id/fork', operationId: 'forkEntry', summary: 'Fork an entry into a new private branch', tags, auth: true,
+      method: 'POST',
+      path: '/knowledge/:id/fork',
+      operationId: 'forkEntry',
+      summary: 'Fork an entry into a new private branch',
+      tags,
+      auth: true,
       description: `Into a scope that reaches readers the parent did not: ${SAFE} The answer is then 422.`,
-      params: IdParams, body: ForkBody, bodyOptional: true,
-      responses: {201: {description: 'The fork at full detail', schema: ENTRY, headers: ['Location', 'ETag']}, ...errorResponses(400, 401, 404, 413, 415, 422)},
+      params: IdParams,
+      body: ForkBody,
+      bodyOptional: true,
+      responses: {
+        201: {description: 'The fork at full detail', schema: ENTRY, headers: ['Location', 'ETag']},
+        ...errorResponses(400, 401, 404, 413, 415, 422),
+      },
       handler: async ({caller, params, body, reply, req}) => {
         const e = await knowledge.fork(caller, params.id, body)
         reply.header('Location', `${req.url.split('/knowledge/')[0]}/knowledge/${e.id}`)

@@ -22,9 +22,55 @@ export interface McpRouteOptions {
 }
 
 /** Where the MCP endpoint's protected resource metadata is (RFC 9728 path insertion). */
-export function mcpResourceMetadataUrl(base: string): string {
+function mcpResourceMetadataUrl(base: string): string {
   const u = new URL(base)
   return `${u.origin}/.well-known/oauth-protected-resource${u.pathname.replace(/\/+$/, '')}/mcp`
+}
+
+/** The transport's 406/415 as a problem, keeping its words (which say what Accept or Content-Type it wants). */
+function transportRefusal(status: 406 | 415, text: string): KbError {
+  let said = ''
+  try {
+    said = String((JSON.parse(text) as {error?: {message?: unknown}}).error?.message ?? '')
+  } catch {
+    // Not JSON: the generic words below.
+  }
+  const fallback = status === 406 ? 'Accept must list application/json and text/event-stream' : 'Content-Type must be application/json'
+  return new KbError(status === 406 ? 'not_acceptable' : 'unsupported_media_type', said || fallback)
+}
+
+const problem = (code: string): Record<string, unknown> => ({
+  description: `Problem (code: ${code})`,
+  content: {'application/problem+json': {schema: {$ref: '#/components/schemas/Problem'}}},
+})
+
+/** The `/mcp` path item of `/openapi.json`: it is served outside the route table, by the MCP transport. */
+export function mcpOpenApiPaths(): Record<string, Record<string, unknown>> {
+  return {
+    '/mcp': {
+      post: {
+        operationId: 'mcp',
+        summary: 'MCP Streamable HTTP (stateless): one JSON-RPC message in, its answer out (docs/mcp.md)',
+        tags: ['mcp'],
+        parameters: [
+          {name: 'Accept', in: 'header', required: true, schema: {type: 'string', example: 'application/json, text/event-stream'}},
+        ],
+        requestBody: {
+          required: true,
+          content: {'application/json': {schema: {type: 'object', description: 'A JSON-RPC 2.0 request or notification'}}},
+        },
+        responses: {
+          200: {description: 'The JSON-RPC answer', content: {'application/json': {schema: {type: 'object'}}}},
+          202: {description: 'A notification, accepted'},
+          401: problem('unauthenticated'),
+          405: problem('method_not_allowed'),
+          406: problem('not_acceptable'),
+          415: problem('unsupported_media_type'),
+        },
+        security: [{bearer: []}],
+      },
+    },
+  }
 }
 
 export function registerMcpRoute(app: FastifyInstance, o: McpRouteOptions): void {
@@ -34,10 +80,18 @@ export function registerMcpRoute(app: FastifyInstance, o: McpRouteOptions): void
     url,
     onRequest: async (req) => {
       const base = o.baseUrl(req)
-      req.caller = await o.auth.authenticate(req.headers.authorization, (invalid) => bearerChallenge(mcpResourceMetadataUrl(base), invalid), {baseUrl: base})
+      req.caller = await o.auth.authenticate(
+        req.headers.authorization,
+        (invalid) => bearerChallenge(mcpResourceMetadataUrl(base), invalid),
+        {baseUrl: base},
+      )
     },
     handler: async (req, reply) => {
-      const api = injectClient(app, o.prefix, {authorization: req.headers.authorization!, host: req.headers.host ?? '127.0.0.1', requestId: req.id})
+      const api = injectClient(app, o.prefix, {
+        authorization: req.headers.authorization!,
+        host: req.headers.host ?? '127.0.0.1',
+        requestId: req.id,
+      })
       const server = createMcpServer({api}, o.version)
       const transport = new WebStandardStreamableHTTPServerTransport({sessionIdGenerator: undefined, enableJsonResponse: true})
       try {
@@ -46,6 +100,8 @@ export function registerMcpRoute(app: FastifyInstance, o: McpRouteOptions): void
         for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v)
         const request = new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url}`, {method: 'POST', headers})
         const res = await transport.handleRequest(request, {parsedBody: req.body})
+        // The transport refuses a wrong Accept or Content-Type with a JSON-RPC body; every HTTP failure is problem+json.
+        if (res.status === 406 || res.status === 415) throw transportRefusal(res.status, await res.text())
         reply.code(res.status)
         res.headers.forEach((value, key) => {
           if (key !== 'content-length') reply.header(key, value)
@@ -61,7 +117,11 @@ export function registerMcpRoute(app: FastifyInstance, o: McpRouteOptions): void
     method: ['GET', 'HEAD', 'PUT', 'PATCH', 'DELETE'],
     url,
     handler: async () => {
-      throw new KbError('method_not_allowed', 'the MCP endpoint is stateless: send JSON-RPC messages with POST (there is no event stream to GET and no session to DELETE)', {headers: {Allow: 'POST'}})
+      throw new KbError(
+        'method_not_allowed',
+        'the MCP endpoint is stateless: send JSON-RPC messages with POST (there is no event stream to GET and no session to DELETE)',
+        {headers: {Allow: 'POST'}},
+      )
     },
   })
 }

@@ -13,19 +13,30 @@ export function metaRoutes(version: string, openapi: () => Record<string, unknow
   const tags = ['meta']
   return [
     route({
-      method: 'GET', path: '/health', operationId: 'health', summary: 'Liveness and version (no auth)', tags, auth: false,
+      method: 'GET',
+      path: '/health',
+      operationId: 'health',
+      summary: 'Liveness and version (no auth)',
+      tags,
+      auth: false,
       description: `With a \`Kb-Challenge\` header (32–128 hex digits) a local daemon adds \`proof\`, which the CLI checks before it sends a credential (docs/security.md).`,
       responses: {200: {description: 'ok', schema: HealthSchema}},
       handler: async ({req}) => {
         const challenge = req.headers[CHALLENGE_HEADER]
         if (challenge === undefined || !proofSecret) return {status: 'ok', version}
-        if (typeof challenge !== 'string' || !CHALLENGE_PATTERN.test(challenge)) throw new KbError('bad_request', `${CHALLENGE_HEADER} must be 32 to 128 lower-case hex digits`)
+        if (typeof challenge !== 'string' || !CHALLENGE_PATTERN.test(challenge))
+          throw new KbError('bad_request', `${CHALLENGE_HEADER} must be 32 to 128 lower-case hex digits`)
         const message = proofMessage(challenge, req.socket.localAddress ?? '', req.socket.localPort ?? 0)
         return {status: 'ok', version, proof: createHmac('sha256', proofSecret).update(message).digest('hex')}
       },
     }),
     route({
-      method: 'GET', path: '/openapi.json', operationId: 'openapi', summary: 'This API as an OpenAPI 3.1 document (no auth)', tags, auth: false,
+      method: 'GET',
+      path: '/openapi.json',
+      operationId: 'openapi',
+      summary: 'This API as an OpenAPI 3.1 document (no auth)',
+      tags,
+      auth: false,
       responses: {200: {description: 'The OpenAPI document'}},
       handler: async () => openapi(),
     }),

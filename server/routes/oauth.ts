@@ -34,14 +34,29 @@ export function registerOAuthRoutes(app: FastifyInstance, o: OAuthRouteOptions):
       if (kb.code === 'internal') req.log.error({err: error, reqId: req.id}, 'unexpected error')
       const path = req.url.split('?')[0]!
       if (path.startsWith(`${o.prefix}/oauth/authorize`)) {
-        return reply.code(kb.status >= 500 ? 500 : 400).headers(PAGE_HEADERS).type('text/html; charset=utf-8')
-          .send(renderErrorPage('Bad request', kb.status >= 500 ? 'Something went wrong in kb; the daemon log has the details.' : kb.message))
+        return reply
+          .code(kb.status >= 500 ? 500 : 400)
+          .headers(PAGE_HEADERS)
+          .type('text/html; charset=utf-8')
+          .send(
+            renderErrorPage('Bad request', kb.status >= 500 ? 'Something went wrong in kb; the daemon log has the details.' : kb.message),
+          )
       }
-      if (kb.status >= 500) return reply.code(500).headers(NO_STORE).send({error: 'server_error', error_description: 'internal error; the daemon log has the details'})
+      if (kb.status >= 500)
+        return reply
+          .code(500)
+          .headers(NO_STORE)
+          .send({error: 'server_error', error_description: 'internal error; the daemon log has the details'})
       const code = path.endsWith('/oauth/register') ? 'invalid_client_metadata' : 'invalid_request'
       let hint = kb.message
-      if (kb.code === 'unsupported_media_type') hint = code === 'invalid_request' ? 'send the parameters as application/x-www-form-urlencoded' : 'send the metadata as application/json'
-      return reply.code(400).headers(NO_STORE).type('application/json').send({error: code, error_description: errorDescription(hint)})
+      if (kb.code === 'unsupported_media_type')
+        hint =
+          code === 'invalid_request' ? 'send the parameters as application/x-www-form-urlencoded' : 'send the metadata as application/json'
+      return reply
+        .code(400)
+        .headers(NO_STORE)
+        .type('application/json')
+        .send({error: code, error_description: errorDescription(hint)})
     })
 
     const served = new Map<string, Set<string>>()
@@ -99,9 +114,13 @@ export function registerOAuthRoutes(app: FastifyInstance, o: OAuthRouteOptions):
       const allow = [...methods, ...(methods.has('GET') ? ['HEAD'] : [])].join(', ')
       const others = OTHER_METHODS.filter((m) => !methods.has(m))
       scope.route({
-        method: others as unknown as string[], url,
+        method: others as unknown as string[],
+        url,
         handler: async (_req, reply) =>
-          reply.code(405).headers({...NO_STORE, Allow: allow}).send({error: 'invalid_request', error_description: `this endpoint allows ${allow}`}),
+          reply
+            .code(405)
+            .headers({...NO_STORE, Allow: allow})
+            .send({error: 'invalid_request', error_description: `this endpoint allows ${allow}`}),
       })
     }
   })
@@ -113,7 +132,11 @@ function formOf(req: FastifyRequest): URLSearchParams {
 }
 
 function sendFailure(reply: FastifyReply, f: OAuthFailure): FastifyReply {
-  return reply.code(f.status).headers({...NO_STORE, ...f.headers}).type('application/json').send(errorBody(f))
+  return reply
+    .code(f.status)
+    .headers({...NO_STORE, ...f.headers})
+    .type('application/json')
+    .send(errorBody(f))
 }
 
 function sendAuthorize(req: FastifyRequest, reply: FastifyReply, outcome: AuthorizeOutcome, base: string): FastifyReply {
@@ -127,10 +150,17 @@ function sendAuthorize(req: FastifyRequest, reply: FastifyReply, outcome: Author
     case 'redirect':
       if (outcome.clearCookie) reply.header('Set-Cookie', `${outcome.clearCookie}=; ${cookie}; Max-Age=0`)
       // After the form's POST, 303 makes the browser follow with a GET (OAuth 2.1 §4.1.2).
-      return reply.code(req.method === 'POST' ? 303 : 302).header('Location', outcome.location).send()
+      return reply
+        .code(req.method === 'POST' ? 303 : 302)
+        .header('Location', outcome.location)
+        .send()
     case 'consent':
-      if (outcome.setCookie) reply.header('Set-Cookie', `${outcome.setCookie.name}=${outcome.setCookie.value}; ${cookie}; Max-Age=${CONSENT_TTL_MS / 1000}`)
-      return reply.code(outcome.status).type('text/html; charset=utf-8').send(renderConsentPage({...outcome.view, action}))
+      if (outcome.setCookie)
+        reply.header('Set-Cookie', `${outcome.setCookie.name}=${outcome.setCookie.value}; ${cookie}; Max-Age=${CONSENT_TTL_MS / 1000}`)
+      return reply
+        .code(outcome.status)
+        .type('text/html; charset=utf-8')
+        .send(renderConsentPage({...outcome.view, action}))
   }
 }
 
@@ -141,7 +171,7 @@ function cookieAttributes(base: string): string {
   return `Path=${path}; HttpOnly; SameSite=Strict${url.protocol === 'https:' ? '; Secure' : ''}`
 }
 
-export function parseCookies(header: string | undefined): Record<string, string> {
+function parseCookies(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = {}
   if (!header) return out
   for (const part of header.split(';')) {

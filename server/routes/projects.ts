@@ -12,10 +12,16 @@ export function projectRoutes(projects: ProjectService): RouteDef[] {
   const tags = ['projects']
   return [
     route<unknown, unknown, JoinProjectBody>({
-      method: 'POST', path: '/projects/join', operationId: 'joinProject', summary: 'Join the project of a git remote, creating it if new', tags, auth: true,
+      method: 'POST',
+      path: '/projects/join',
+      operationId: 'joinProject',
+      summary: 'Join the project of a git remote, creating it if new',
+      tags,
+      auth: true,
       body: JoinProjectBody,
       responses: {
-        201: {description: 'Created and joined', schema: JoinResultSchema}, 200: {description: 'Joined an existing project', schema: JoinResultSchema},
+        201: {description: 'Created and joined', schema: JoinResultSchema},
+        200: {description: 'Joined an existing project', schema: JoinResultSchema},
         ...errorResponses(400, 401, 413, 415, 422),
       },
       handler: async ({caller, body, reply}) => {
@@ -25,9 +31,20 @@ export function projectRoutes(projects: ProjectService): RouteDef[] {
       },
     }),
     route<unknown, ProjectsQuery>({
-      method: 'GET', path: '/projects', operationId: 'listProjects', summary: "The caller's projects", tags, auth: true,
+      method: 'GET',
+      path: '/projects',
+      operationId: 'listProjects',
+      summary: "The caller's projects",
+      tags,
+      auth: true,
       query: ProjectsQuery,
-      responses: {200: {description: '{items, next_cursor}', schema: Type.Object({items: Type.Array(Type.Ref('Project')), next_cursor: Type.Union([Type.String(), Type.Null()])})}, ...errorResponses(400, 401)},
+      responses: {
+        200: {
+          description: '{items, next_cursor}',
+          schema: Type.Object({items: Type.Array(Type.Ref('Project')), next_cursor: Type.Union([Type.String(), Type.Null()])}),
+        },
+        ...errorResponses(400, 401),
+      },
       handler: async ({caller, query}) => projects.list(caller, query.limit ?? LIMIT_DEFAULT.projects, query.cursor),
     }),
   ]

@@ -12,21 +12,29 @@ import {errorResponses} from './common.js'
 export function searchRoutes(knowledge: KnowledgeService): RouteDef[] {
   return [
     route<unknown, SearchQuery>({
-      method: 'GET', path: '/search', operationId: 'search', tags: ['knowledge'], auth: true,
+      method: 'GET',
+      path: '/search',
+      operationId: 'search',
+      tags: ['knowledge'],
+      auth: true,
       summary: 'Search entries by text (title above tags above body), best match first; detail defaults to summary',
       query: SearchQuery,
       responses: {
         200: {
           description: '{items, next_cursor: null, total}; every item has score',
           schema: Type.Object({
-            items: Type.Array(Type.Ref('Entry')), next_cursor: Type.Null(), total: Type.Integer(),
-            tokens_used: Type.Optional(Type.Integer()), truncated: Type.Optional(Type.Boolean()),
+            items: Type.Array(Type.Ref('Entry')),
+            next_cursor: Type.Null(),
+            total: Type.Integer(),
+            tokens_used: Type.Optional(Type.Integer()),
+            truncated: Type.Optional(Type.Boolean()),
           }),
         },
         ...errorResponses(400, 401),
       },
       handler: async ({caller, query}) => {
-        if (query.q.trim() === '') throw new KbError('bad_request', 'q must contain a word to search for', {errors: [{path: 'q', message: 'blank'}]})
+        if (query.q.trim() === '')
+          throw new KbError('bad_request', 'q must contain a word to search for', {errors: [{path: 'q', message: 'blank'}]})
         const limit = query.limit ?? LIMIT_DEFAULT.search
         return knowledge.search(caller, {...query, limit, detail: query.detail ?? DETAIL_DEFAULT.search, explain: query.explain ?? false})
       },

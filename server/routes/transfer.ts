@@ -12,52 +12,80 @@ import {IMPORT_BODY_LIMIT, tooLarge} from '../services/transfer/format.js'
 import type {TransferService} from '../services/transfer/service.js'
 import {errorResponses} from './common.js'
 
-export const ExportQuery = Type.Object({scope: Type.Optional(ScopeSchema), project_id: Type.Optional(Uuid)})
-export type ExportQuery = Static<typeof ExportQuery>
+const ExportQuery = Type.Object({scope: Type.Optional(ScopeSchema), project_id: Type.Optional(Uuid)})
+type ExportQuery = Static<typeof ExportQuery>
 
-export const ImportQuery = Type.Object({
+const ImportQuery = Type.Object({
   dry_run: Type.Optional(Type.Boolean({description: 'Check and count, change nothing'})),
-  on_conflict: Type.Optional(Type.Union([Type.Literal('skip'), Type.Literal('overwrite')], {description: 'What to do with a project or entry whose id exists: skip (default) or overwrite'})),
+  on_conflict: Type.Optional(
+    Type.Union([Type.Literal('skip'), Type.Literal('overwrite')], {
+      description: 'What to do with a project or entry whose id exists: skip (default) or overwrite',
+    }),
+  ),
   redact: Type.Optional(Type.Boolean({description: 'Redact findings in entries bound for a shared scope (docs/api.md, "Safe publish")'})),
-  acknowledge: Type.Optional(Type.String({maxLength: 20_000, pattern: '^[0-9a-f]{16}(,[0-9a-f]{16})*$', description: 'Comma-separated finding ids to import as they are (recorded)'})),
+  acknowledge: Type.Optional(
+    Type.String({
+      maxLength: 20_000,
+      pattern: '^[0-9a-f]{16}(,[0-9a-f]{16})*$',
+      description: 'Comma-separated finding ids to import as they are (recorded)',
+    }),
+  ),
 })
-export type ImportQuery = Static<typeof ImportQuery>
+type ImportQuery = Static<typeof ImportQuery>
 
 const ImportReportSchema = Type.Object({
-  created: Type.Integer(), updated: Type.Integer(), skipped: Type.Integer(), principals_created: Type.Integer(), dry_run: Type.Boolean(),
+  created: Type.Integer(),
+  updated: Type.Integer(),
+  skipped: Type.Integer(),
+  principals_created: Type.Integer(),
+  dry_run: Type.Boolean(),
   rejected: Type.Array(Type.Object({line: Type.Integer(), reason: Type.String()})),
 })
 
-export const NDJSON = 'application/x-ndjson'
+const NDJSON = 'application/x-ndjson'
 
 export function transferRoutes(transfer: TransferService): RouteDef[] {
   const tags = ['transfer']
   return [
     route<unknown, ExportQuery>({
-      method: 'GET', path: '/export', operationId: 'exportAll', tags, auth: true, query: ExportQuery,
+      method: 'GET',
+      path: '/export',
+      operationId: 'exportAll',
+      tags,
+      auth: true,
+      query: ExportQuery,
       summary: 'Export what the caller may see (the owner: everything) as JSON Lines',
-      description: 'A header line {"kind":"kb-export","version":1,…}, then one line per project, then one per entry with its comments, thought chain, resolution and lineage.',
+      description:
+        'A header line {"kind":"kb-export","version":1,…}, then one line per project, then one per entry with its comments, thought chain, resolution and lineage.',
       responses: {200: {description: 'JSON Lines', schema: Type.String(), contentType: NDJSON}, ...errorResponses(400, 401, 404)},
       handler: async ({caller, query, reply}) => {
         const lines = transfer.exportLines(caller, query)
         // The first line is produced before answering, so a refused request is still a problem, not a 200.
         const first = await lines.next()
-        const stream = Readable.from((async function* () {
-          if (!first.done) yield first.value
-          yield* lines
-        })())
+        const stream = Readable.from(
+          (async function* () {
+            if (!first.done) yield first.value
+            yield* lines
+          })(),
+        )
         const day = new Date().toISOString().slice(0, 10)
         return reply.type(NDJSON).header('Content-Disposition', `attachment; filename="kb-export-${day}.jsonl"`).send(stream)
       },
     }),
     route<unknown, ImportQuery, unknown>({
-      method: 'POST', path: '/import', operationId: 'importAll', tags, auth: true, query: ImportQuery,
+      method: 'POST',
+      path: '/import',
+      operationId: 'importAll',
+      tags,
+      auth: true,
+      query: ImportQuery,
       summary: 'Import an export: every line validated, then all applied in one transaction or none',
       description: `Body: ${NDJSON}, up to 512 MiB, streamed. Ids are kept, so importing a file twice changes nothing. Any rejected line means nothing is applied; the report lists each with its line number.`,
       responses: {200: {description: 'The report', schema: ImportReportSchema}, ...errorResponses(400, 401, 413, 415)},
       handler: async ({caller, query, req}) => {
         const body = req.body
-        if (!(body instanceof Readable)) throw new KbError('unsupported_media_type', `send the export as the body with Content-Type: ${NDJSON}`)
+        if (!(body instanceof Readable))
+          throw new KbError('unsupported_media_type', `send the export as the body with Content-Type: ${NDJSON}`)
         // A declared length over the limit is refused before reading a byte of it.
         if (Number(req.headers['content-length'] ?? 0) > IMPORT_BODY_LIMIT) throw tooLarge()
         const sensitive = {redact: query.redact ?? false, acknowledge: query.acknowledge?.split(',') ?? []}
@@ -65,9 +93,16 @@ export function transferRoutes(transfer: TransferService): RouteDef[] {
       },
     }),
     route({
-      method: 'GET', path: '/backup', operationId: 'backupStore', tags, auth: true,
-      summary: 'A consistent copy of the whole live store (owner only), taken with SQLite\'s online backup',
-      responses: {200: {description: 'The store file', schema: Type.String({format: 'binary'}), contentType: 'application/vnd.sqlite3'}, ...errorResponses(401, 403)},
+      method: 'GET',
+      path: '/backup',
+      operationId: 'backupStore',
+      tags,
+      auth: true,
+      summary: "A consistent copy of the whole live store (owner only), taken with SQLite's online backup",
+      responses: {
+        200: {description: 'The store file', schema: Type.String({format: 'binary'}), contentType: 'application/vnd.sqlite3'},
+        ...errorResponses(401, 403),
+      },
       handler: async ({caller, reply}) => {
         const snapshot = await transfer.snapshot(caller)
         const stream = createReadStream(snapshot.path)

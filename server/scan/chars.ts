@@ -70,7 +70,28 @@ export function hasDigit(s: string): boolean {
 }
 
 /** Words that mark a value as a stand-in, not a secret: documentation and templates are full of them. */
-const PLACEHOLDER_WORDS = ['example', 'xxxx', 'your', 'placeholder', 'changeme', 'change_me', 'redacted', 'dummy', 'sample', 'fake', 'test1234', '<', '>', '${', '{{', '%s', '****', '....']
+const PLACEHOLDER_WORDS = [
+  'example',
+  'xxxx',
+  'your',
+  'placeholder',
+  'changeme',
+  'change_me',
+  'redacted',
+  'dummy',
+  'sample',
+  'fake',
+  'test1234',
+  '<',
+  '>',
+  '${',
+  '{{',
+  '%s',
+  '****',
+  '....',
+  // Elided, as kb's own masked excerpts are: a value cut short is not the secret.
+  '…',
+]
 
 /** A value that is evidently a template or a stand-in (`<token>`, `${TOKEN}`, `your_key_here`, `****`). */
 export function isPlaceholder(value: string): boolean {

@@ -96,18 +96,43 @@ export function privateKeys(ctx: ScanContext, out: Match[]): void {
 // ---- credentials in URLs and connection strings ----
 
 const DATABASE_SCHEMES = new Set([
-  'postgres', 'postgresql', 'mysql', 'mariadb', 'mongodb', 'mongodb+srv', 'redis', 'rediss', 'amqp', 'amqps', 'mssql', 'sqlserver',
-  'oracle', 'clickhouse', 'cockroachdb', 'couchdb', 'cassandra', 'neo4j', 'neo4j+s', 'bolt', 'memcached', 'nats', 'kafka', 'ldap', 'ldaps',
+  'postgres',
+  'postgresql',
+  'mysql',
+  'mariadb',
+  'mongodb',
+  'mongodb+srv',
+  'redis',
+  'rediss',
+  'amqp',
+  'amqps',
+  'mssql',
+  'sqlserver',
+  'oracle',
+  'clickhouse',
+  'cockroachdb',
+  'couchdb',
+  'cassandra',
+  'neo4j',
+  'neo4j+s',
+  'bolt',
+  'memcached',
+  'nats',
+  'kafka',
+  'ldap',
+  'ldaps',
 ])
 const isSchemeChar = (c: number): boolean => isAlnum(c) || c === 43 || c === 46 || c === 45
 /** What may stand in a URL's authority before the host: anything but whitespace, / ? # and quotes. */
-const isAuthorityChar = (c: number): boolean => !isSpace(c) && c !== 47 && c !== 63 && c !== 35 && c !== 34 && c !== 39 && c !== 96 && c !== 60 && c !== 62
+const isAuthorityChar = (c: number): boolean =>
+  !isSpace(c) && c !== 47 && c !== 63 && c !== 35 && c !== 34 && c !== 39 && c !== 96 && c !== 60 && c !== 62
 const PASSWORD_STAND_INS = new Set(['password', 'passwd', 'pass', 'pw', 'pwd', 'secret', 'token', 'x', 'xxx', 'user', 'username'])
 
 function standIn(password: string): boolean {
   const first = password.charCodeAt(0)
   // $VAR, %s, {var}, <var>, [REDACTED…], :password@ and friends.
-  return first === 36 || first === 37 || first === 123 || first === 60 || first === 91 || PASSWORD_STAND_INS.has(asciiLower(password)) || isPlaceholder(password)
+  const template = first === 36 || first === 37 || first === 123 || first === 60 || first === 91
+  return template || PASSWORD_STAND_INS.has(asciiLower(password)) || isPlaceholder(password)
 }
 
 /** `scheme://user:password@host`: the password is the finding (a connection string when the scheme is a database's). */
@@ -168,18 +193,88 @@ const GENERIC_KEYWORDS = ['access', 'auth', 'api', 'credential', 'creds', 'key',
  * separators (_ . -) removed, as the name is compared.
  */
 const GENERIC_NAME_ALLOW = [
-  'accessibility', 'accessor', 'accessid', 'randomaccess', 'apiid', 'apiname', 'apiversion', 'rapid', 'capital', 'author', 'credentialsid',
-  'credentialid', 'withcredentials', 'bucketkey', 'foreignkey', 'hotkey', 'idxkey', 'naturalkey', 'primarykey', 'publickey', 'pubkey', 'schemakey',
-  'sequencekey', 'turkey', 'keyalias', 'keyboard', 'keycode', 'keyframe', 'keyid', 'keylength', 'keymesh', 'keyname', 'keypair', 'keypress',
-  'keyring', 'keyselector', 'keysignature', 'keysize', 'keystone', 'keystoretype', 'keyword', 'keyup', 'keydown', 'keyleft', 'keyright',
-  'keyvaultid', 'keyvaultname', 'keystorefile', 'keystorepath', 'keytabfile', 'keytabpath', 'issuerkeyhash', 'monkey', 'donkey', 'keying',
-  'secretlength', 'secretname', 'secretsize', 'usersecretsid', 'csrftoken', 'publictoken', 'apiendpoint', 'apiurl', 'apiuri',
-  'credentialsendpoint', 'credentialsurl', 'tokenendpoint', 'tokenurl', 'tokenuri', 'keyfile', 'tokenfile', 'tokentype', 'keytype',
+  'accessibility',
+  'accessor',
+  'accessid',
+  'randomaccess',
+  'apiid',
+  'apiname',
+  'apiversion',
+  'rapid',
+  'capital',
+  'author',
+  'credentialsid',
+  'credentialid',
+  'withcredentials',
+  'bucketkey',
+  'foreignkey',
+  'hotkey',
+  'idxkey',
+  'naturalkey',
+  'primarykey',
+  'publickey',
+  'pubkey',
+  'schemakey',
+  'sequencekey',
+  'turkey',
+  'keyalias',
+  'keyboard',
+  'keycode',
+  'keyframe',
+  'keyid',
+  'keylength',
+  'keymesh',
+  'keyname',
+  'keypair',
+  'keypress',
+  'keyring',
+  'keyselector',
+  'keysignature',
+  'keysize',
+  'keystone',
+  'keystoretype',
+  'keyword',
+  'keyup',
+  'keydown',
+  'keyleft',
+  'keyright',
+  'keyvaultid',
+  'keyvaultname',
+  'keystorefile',
+  'keystorepath',
+  'keytabfile',
+  'keytabpath',
+  'issuerkeyhash',
+  'monkey',
+  'donkey',
+  'keying',
+  'secretlength',
+  'secretname',
+  'secretsize',
+  'usersecretsid',
+  'csrftoken',
+  'publictoken',
+  'apiendpoint',
+  'apiurl',
+  'apiuri',
+  'credentialsendpoint',
+  'credentialsurl',
+  'tokenendpoint',
+  'tokenurl',
+  'tokenuri',
+  'keyfile',
+  'tokenfile',
+  'tokentype',
+  'keytype',
+  // Not gitleaks': an Idempotency-Key (docs/api.md, "Idempotency") is a request's name, not a credential.
+  'idempotencykey',
 ]
 const isIdent = (c: number): boolean => isWord(c) || c === 46 || c === 45
 const isIdentOrBlank = (c: number): boolean => isIdent(c) || c === 32 || c === 9
-const isQuoteOrSpace = (c: number): boolean => isSpace(c) || c === 34 || c === 39
-const isValueLead = (c: number): boolean => isSpace(c) || c === 34 || c === 39 || c === 96 || c === 61
+// Name, operator and value on one line: `secrets:` ending a sentence is no assignment to the next line.
+const isBlank = (c: number): boolean => c === 32 || c === 9
+const isQuoteOrSpace = (c: number): boolean => isBlank(c) || c === 34 || c === 39
+const isValueLead = (c: number): boolean => isBlank(c) || c === 34 || c === 39 || c === 96 || c === 61
 const isValue = (c: number): boolean => isIdent(c) || c === 61 || c === 43 || c === 47 || c === 126
 // gitleaks' assignment operators, longest first: = > :=, ::=, :::= || : => ?= ,
 const OPERATORS = [':::=', '::=', ':=', '=>', '?=', '||', '=', '>', ':', ',']

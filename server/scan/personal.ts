@@ -16,7 +16,29 @@ const isDomainChar = (c: number): boolean => isAlnum(c) || c === 46 || c === 45
 const RESERVED_DOMAINS = ['example.com', 'example.net', 'example.org', 'users.noreply.github.com']
 const RESERVED_TLDS = new Set(['example', 'test', 'invalid', 'localhost', 'local', 'internal'])
 /** Image and source file extensions: `logo@2x.png` and `pkg@1.2.js` are file names, not addresses. */
-const FILE_TLDS = new Set(['png', 'jpg', 'jpeg', 'gif', 'svg', 'webp', 'ico', 'css', 'js', 'mjs', 'cjs', 'ts', 'tsx', 'jsx', 'json', 'md', 'txt', 'yml', 'yaml', 'lock', 'html'])
+const FILE_TLDS = new Set([
+  'png',
+  'jpg',
+  'jpeg',
+  'gif',
+  'svg',
+  'webp',
+  'ico',
+  'css',
+  'js',
+  'mjs',
+  'cjs',
+  'ts',
+  'tsx',
+  'jsx',
+  'json',
+  'md',
+  'txt',
+  'yml',
+  'yaml',
+  'lock',
+  'html',
+])
 const ROLE_LOCALS = new Set(['git', 'noreply', 'no-reply', 'donotreply', 'do-not-reply'])
 
 function personalDomain(domain: string): boolean {
@@ -82,9 +104,16 @@ function internationalPhones(text: string, out: Match[]): void {
     }
     // Cut off mid-number by the length bound, or followed by a letter: a longer token, not a phone number.
     if (j - at > 24 || digits < 8 || digits > 15 || isAlnum(codeAt(text, end))) continue
-    out.push({kind: 'phone', start: at, end})
+    const number = text.slice(at + 1, end).replace(/\D/g, '')
+    if (!(number.length === 11 && number.startsWith('1') && fictional(number.slice(1)))) out.push({kind: 'phone', start: at, end})
     at = end - 1
   }
+}
+
+/** 555-0100 to 555-0199: the North American numbers reserved for fiction and examples. */
+function fictional(number: string): boolean {
+  const digits = number.replace(/\D/g, '')
+  return digits.slice(3, 6) === '555' && digits.slice(6, 8) === '01'
 }
 
 /** North American forms written without a country code: (415) 555-0132, 415-555-0132, 415.555.0132. */
@@ -102,7 +131,7 @@ function localPhones(text: string, out: Match[]): void {
     const end = i + m[0].length
     const after = codeAt(text, end)
     if (isAlnum(after) || ((after === 46 || after === 45) && isDigit(codeAt(text, end + 1)))) continue
-    out.push({kind: 'phone', start: i, end})
+    if (!fictional(m[0])) out.push({kind: 'phone', start: i, end})
     i = end - 1
   }
 }
@@ -159,7 +188,8 @@ function publicIpv6(s: string): boolean {
   if (halves.length === 1 ? groups.length !== 8 : groups.length > 7 || groups.length < 3) return false
   const first = asciiLower(groups[0] ?? '')
   if (halves[0] === '') return false
-  return !(first.startsWith('fe8') || first.startsWith('fe9') || first.startsWith('fea') || first.startsWith('feb') || (first === '2001' && asciiLower(groups[1] ?? '') === 'db8'))
+  const linkLocal = ['fe8', 'fe9', 'fea', 'feb'].some((p) => first.startsWith(p))
+  return !(linkLocal || (first === '2001' && asciiLower(groups[1] ?? '') === 'db8'))
 }
 
 function ipv6s(text: string, out: Match[]): void {
@@ -168,7 +198,8 @@ function ipv6s(text: string, out: Match[]): void {
     const end = runEnd(text, i, isV6Char, text.length)
     const before = codeAt(text, i - 1)
     const after = codeAt(text, end)
-    if (end - i >= 6 && end - i <= 39 && !isWord(before) && before !== 58 && before !== 46 && !isWord(after) && after !== 46 && publicIpv6(text.slice(i, end))) {
+    const alone = !isWord(before) && before !== 58 && before !== 46 && !isWord(after) && after !== 46
+    if (end - i >= 6 && end - i <= 39 && alone && publicIpv6(text.slice(i, end))) {
       out.push({kind: 'ip-address', start: i, end})
     }
     i = end - 1

@@ -4,7 +4,16 @@
  * bounded stretch around literal anchors, and overlaps are settled on a bitmap), so the daemon may run it
  * on anything a client sends.
  */
-import {connectionStringPasswords, genericAssignments, privateKeys, scanContext, tokens, urlCredentials, type Match, type ScanContext} from './detectors.js'
+import {
+  connectionStringPasswords,
+  genericAssignments,
+  privateKeys,
+  scanContext,
+  tokens,
+  urlCredentials,
+  type Match,
+  type ScanContext,
+} from './detectors.js'
 import {emails, ipAddresses, phones} from './personal.js'
 
 export type {Match} from './detectors.js'
@@ -37,7 +46,7 @@ export const KINDS: Record<string, {label: string; category: Category}> = {
   'stripe-access-token': {label: 'Stripe API key', category: 'secret'},
   'npm-access-token': {label: 'npm access token', category: 'secret'},
   'pypi-upload-token': {label: 'PyPI upload token', category: 'secret'},
-  'jwt': {label: 'JSON Web Token', category: 'secret'},
+  jwt: {label: 'JSON Web Token', category: 'secret'},
   'openai-api-key': {label: 'OpenAI API key', category: 'secret'},
   'anthropic-api-key': {label: 'Anthropic API key', category: 'secret'},
   'sendgrid-api-token': {label: 'SendGrid API key', category: 'secret'},
@@ -50,8 +59,8 @@ export const KINDS: Record<string, {label: string; category: Category}> = {
   'url-credentials': {label: 'password in a URL', category: 'secret'},
   'connection-string': {label: 'database password in a connection string', category: 'secret'},
   'generic-api-key': {label: 'high-entropy value assigned to a secret-sounding name', category: 'secret'},
-  'email': {label: 'email address', category: 'personal'},
-  'phone': {label: 'phone number', category: 'personal'},
+  email: {label: 'email address', category: 'personal'},
+  phone: {label: 'phone number', category: 'personal'},
   'ip-address': {label: 'IP address', category: 'personal'},
 }
 
@@ -60,7 +69,14 @@ export const KINDS: Record<string, {label: string; category: Category}> = {
  * token assigned to `TOKEN=` is a github-pat, not a generic-api-key; a password in a URL is not an email).
  */
 const DETECTORS: Array<(ctx: ScanContext, out: Match[]) => void> = [
-  privateKeys, tokens, urlCredentials, connectionStringPasswords, genericAssignments, emails, phones, ipAddresses,
+  privateKeys,
+  tokens,
+  urlCredentials,
+  connectionStringPasswords,
+  genericAssignments,
+  emails,
+  phones,
+  ipAddresses,
 ]
 
 /** Every secret and piece of personal data in the text, in text order, none overlapping another. */

@@ -40,11 +40,25 @@ function unlikelySecret(secret: string): boolean {
 
 export const TOKEN_RULES: TokenRule[] = [
   // aws.go, aws-access-token (allowlist: keys ending in EXAMPLE, as in AWS's own documentation).
-  {kind: 'aws-access-token', keywords: ['A3T', 'AKIA', 'ASIA', 'ABIA', 'ACCA'], re: /(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}/y, wordEnd: true, entropy: 3, allow: (m) => m.endsWith('EXAMPLE')},
+  {
+    kind: 'aws-access-token',
+    keywords: ['A3T', 'AKIA', 'ASIA', 'ABIA', 'ACCA'],
+    re: /(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}/y,
+    wordEnd: true,
+    entropy: 3,
+    allow: (m) => m.endsWith('EXAMPLE'),
+  },
   // gcp.go, gcp-api-key.
   {kind: 'gcp-api-key', keywords: ['AIza'], re: /AIza[\w-]{35}/y, wordEnd: true, entropy: 4},
   // azure.go, azure-ad-client-secret: three characters, a digit, then "Q~".
-  {kind: 'azure-ad-client-secret', keywords: ['Q~'], back: 4, re: /[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}/y, wordEnd: true, entropy: 3},
+  {
+    kind: 'azure-ad-client-secret',
+    keywords: ['Q~'],
+    back: 4,
+    re: /[a-zA-Z0-9_~.]{3}\dQ~[a-zA-Z0-9_~.-]{31,34}/y,
+    wordEnd: true,
+    entropy: 3,
+  },
   // Not in gitleaks: the AccountKey of an Azure Storage connection string, 64 bytes in base64
   // (https://learn.microsoft.com/azure/storage/common/storage-configure-connection-string).
   {kind: 'azure-storage-account-key', keywords: ['accountkey='], ci: true, re: /AccountKey=([A-Za-z0-9+/]{86}==)/diy, group: 1, entropy: 4},
@@ -62,20 +76,47 @@ export const TOKEN_RULES: TokenRule[] = [
   // slack.go: slack-user-token, slack-app-token, slack-legacy-workspace-token, slack-webhook-url; slack-bot-token here
   // also covers slack-legacy-bot-token (one pattern for both, its open-ended tail bounded at 64).
   {kind: 'slack-bot-token', keywords: ['xoxb-'], re: /xoxb-[0-9]{8,14}-(?:[0-9]{10,13}-)?[a-zA-Z0-9-]{18,64}/y, entropy: 3},
-  {kind: 'slack-user-token', keywords: ['xoxp-', 'xoxe-'], re: /xox[pe]-[0-9]{10,13}-[0-9]{10,13}-[0-9]{10,13}-[a-zA-Z0-9-]{28,34}/y, entropy: 2},
+  {
+    kind: 'slack-user-token',
+    keywords: ['xoxp-', 'xoxe-'],
+    re: /xox[pe]-[0-9]{10,13}-[0-9]{10,13}-[0-9]{10,13}-[a-zA-Z0-9-]{28,34}/y,
+    entropy: 2,
+  },
   {kind: 'slack-app-token', keywords: ['xapp-'], ci: true, re: /xapp-\d-[A-Z0-9]{1,20}-\d{1,20}-[a-z0-9]{1,100}/iy, entropy: 2},
   {kind: 'slack-legacy-workspace-token', keywords: ['xoxa-', 'xoxr-'], re: /xox[ar]-(?:\d-)?[0-9a-zA-Z]{8,48}/y, entropy: 2},
-  {kind: 'slack-webhook-url', keywords: ['hooks.slack.com/'], re: /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/]{43,56}/y, wordStart: false},
+  {
+    kind: 'slack-webhook-url',
+    keywords: ['hooks.slack.com/'],
+    re: /hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9+/]{43,56}/y,
+    wordStart: false,
+  },
   // stripe.go, stripe-access-token.
-  {kind: 'stripe-access-token', keywords: ['sk_', 'rk_'], re: /(?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99}/y, wordEnd: true, entropy: 2},
+  {
+    kind: 'stripe-access-token',
+    keywords: ['sk_', 'rk_'],
+    re: /(?:sk|rk)_(?:test|live|prod)_[a-zA-Z0-9]{10,99}/y,
+    wordEnd: true,
+    entropy: 2,
+  },
   // npm.go, npm-access-token.
   {kind: 'npm-access-token', keywords: ['npm_'], ci: true, re: /npm_[a-z0-9]{36}/iy, wordEnd: true, entropy: 2},
   // pypi.go, pypi-upload-token.
   {kind: 'pypi-upload-token', keywords: ['pypi-AgEIcHlwaS5vcmc'], re: /pypi-AgEIcHlwaS5vcmc[\w-]{50,1000}/y, entropy: 3},
   // jwt.go, jwt: a header and a payload that are base64url JSON objects ("ey" is how `{"` begins), and a signature.
-  {kind: 'jwt', keywords: ['ey'], re: /ey[a-zA-Z0-9]{17,4096}\.ey[a-zA-Z0-9/\\_-]{17,8192}\.(?:[a-zA-Z0-9/\\_-]{10,4096}={0,2})?/y, entropy: 3},
+  {
+    kind: 'jwt',
+    keywords: ['ey'],
+    re: /ey[a-zA-Z0-9]{17,4096}\.ey[a-zA-Z0-9/\\_-]{17,8192}\.(?:[a-zA-Z0-9/\\_-]{10,4096}={0,2})?/y,
+    entropy: 3,
+  },
   // openai.go, openai-api-key; anthropic.go, anthropic-api-key and anthropic-admin-api-key.
-  {kind: 'openai-api-key', keywords: ['sk-'], re: /sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{58,74}T3BlbkFJ[A-Za-z0-9_-]{58,74}|[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20})/y, wordEnd: true, entropy: 3},
+  {
+    kind: 'openai-api-key',
+    keywords: ['sk-'],
+    wordEnd: true,
+    entropy: 3,
+    re: /sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{58,74}T3BlbkFJ[A-Za-z0-9_-]{58,74}|[a-zA-Z0-9]{20}T3BlbkFJ[a-zA-Z0-9]{20})/y,
+  },
   {kind: 'anthropic-api-key', keywords: ['sk-ant-'], re: /sk-ant-(?:api03|admin01)-[a-zA-Z0-9_-]{93}AA/y, wordEnd: true},
   // sendgrid.go, sendgrid-api-token; twilio.go, twilio-api-key.
   {kind: 'sendgrid-api-token', keywords: ['SG.'], re: /SG\.[a-zA-Z0-9=_.-]{66}/y, wordEnd: true, entropy: 2},
@@ -87,9 +128,31 @@ export const TOKEN_RULES: TokenRule[] = [
   {kind: 'vault-service-token', keywords: ['hvs.'], re: /hvs\.[\w-]{90,120}/y, wordEnd: true, entropy: 3.5},
   {kind: 'huggingface-access-token', keywords: ['hf_'], re: /hf_[a-zA-Z]{34}/y, wordEnd: true, entropy: 2},
   // kb's own secrets: API keys (server/services/api-keys.ts) and OAuth tokens, codes and client secrets (server/oauth/config.ts).
-  {kind: 'kb-api-key', keywords: ['kb_', 'kbat_', 'kbrt_', 'kbac_', 'kbcs_'], re: /kb(?:|at|rt|ac|cs)_[0-9A-Za-z]{43}/y, wordEnd: true, entropy: 3},
+  {
+    kind: 'kb-api-key',
+    keywords: ['kb_', 'kbat_', 'kbrt_', 'kbac_', 'kbcs_'],
+    re: /kb(?:|at|rt|ac|cs)_[0-9A-Za-z]{43}/y,
+    wordEnd: true,
+    entropy: 3,
+  },
   // Not in gitleaks as such: its curl-auth-header rule (curl.go) reads the same header only inside a curl command;
   // logs and notes carry it bare. The credential alone is the finding, so "Authorization: Bearer" stays readable.
-  {kind: 'authorization-header', keywords: ['authorization'], ci: true, re: /authorization["']?[ \t]{0,5}[:=][ \t]{0,5}["']?(?:(?:basic|bearer|token|api-token)[ \t]{1,5})?([\w=~@.+/-]{8,4096})/diy, group: 1, entropy: 2.75, allow: unlikelySecret},
-  {kind: 'bearer-token', keywords: ['bearer'], ci: true, re: /bearer[ \t]{1,5}([\w=~@.+/-]{16,4096})/diy, group: 1, entropy: 3, allow: unlikelySecret},
+  {
+    kind: 'authorization-header',
+    keywords: ['authorization'],
+    ci: true,
+    group: 1,
+    entropy: 2.75,
+    allow: unlikelySecret,
+    re: /authorization["']?[ \t]{0,5}[:=][ \t]{0,5}["']?(?:(?:basic|bearer|token|api-token)[ \t]{1,5})?([\w=~@.+/-]{8,4096})/diy,
+  },
+  {
+    kind: 'bearer-token',
+    keywords: ['bearer'],
+    ci: true,
+    re: /bearer[ \t]{1,5}([\w=~@.+/-]{16,4096})/diy,
+    group: 1,
+    entropy: 3,
+    allow: unlikelySecret,
+  },
 ]

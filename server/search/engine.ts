@@ -131,7 +131,11 @@ export class SearchEngine {
     const length = Array.from(prefix).length
     const head = headOf(prefix)
     const out: string[] = []
-    for (let len = Math.max(VOCABULARY_MIN_LENGTH, length + 1); len <= length + COMPLETION_EXTRA_MAX && out.length < COMPLETIONS_MAX; len++) {
+    for (
+      let len = Math.max(VOCABULARY_MIN_LENGTH, length + 1);
+      len <= length + COMPLETION_EXTRA_MAX && out.length < COMPLETIONS_MAX;
+      len++
+    ) {
       out.push(...(await this.index.vocabulary({head, length: len, prefix}, COMPLETIONS_MAX - out.length)))
     }
     return out

@@ -71,7 +71,6 @@ export class PhraseCounter {
     }
   }
 
-
   /** Starts a new text: no phrase continues across texts. */
   reset(): void {
     this.state = 0

@@ -68,21 +68,57 @@ type Rule = readonly [string, Condition, string]
 const mGt1SorT: Condition = (s, n) => (s[n - 1] === 's' || s[n - 1] === 't') && mGt1(s, n)
 
 const STEP2: Rule[] = [
-  ['ational', mGt0, 'ate'], ['tional', mGt0, 'tion'], ['enci', mGt0, 'ence'], ['anci', mGt0, 'ance'],
-  ['izer', mGt0, 'ize'], ['logi', mGt0, 'log'], ['bli', mGt0, 'ble'], ['alli', mGt0, 'al'], ['entli', mGt0, 'ent'],
-  ['eli', mGt0, 'e'], ['ousli', mGt0, 'ous'], ['ization', mGt0, 'ize'], ['ation', mGt0, 'ate'], ['ator', mGt0, 'ate'],
-  ['alism', mGt0, 'al'], ['iveness', mGt0, 'ive'], ['fulness', mGt0, 'ful'], ['ousness', mGt0, 'ous'],
-  ['aliti', mGt0, 'al'], ['iviti', mGt0, 'ive'], ['biliti', mGt0, 'ble'],
+  ['ational', mGt0, 'ate'],
+  ['tional', mGt0, 'tion'],
+  ['enci', mGt0, 'ence'],
+  ['anci', mGt0, 'ance'],
+  ['izer', mGt0, 'ize'],
+  ['logi', mGt0, 'log'],
+  ['bli', mGt0, 'ble'],
+  ['alli', mGt0, 'al'],
+  ['entli', mGt0, 'ent'],
+  ['eli', mGt0, 'e'],
+  ['ousli', mGt0, 'ous'],
+  ['ization', mGt0, 'ize'],
+  ['ation', mGt0, 'ate'],
+  ['ator', mGt0, 'ate'],
+  ['alism', mGt0, 'al'],
+  ['iveness', mGt0, 'ive'],
+  ['fulness', mGt0, 'ful'],
+  ['ousness', mGt0, 'ous'],
+  ['aliti', mGt0, 'al'],
+  ['iviti', mGt0, 'ive'],
+  ['biliti', mGt0, 'ble'],
 ]
 const STEP3: Rule[] = [
-  ['ical', mGt0, 'ic'], ['ness', mGt0, ''], ['icate', mGt0, 'ic'], ['iciti', mGt0, 'ic'], ['ful', mGt0, ''],
-  ['ative', mGt0, ''], ['alize', mGt0, 'al'],
+  ['ical', mGt0, 'ic'],
+  ['ness', mGt0, ''],
+  ['icate', mGt0, 'ic'],
+  ['iciti', mGt0, 'ic'],
+  ['ful', mGt0, ''],
+  ['ative', mGt0, ''],
+  ['alize', mGt0, 'al'],
 ]
 const STEP4: Rule[] = [
-  ['al', mGt1, ''], ['ance', mGt1, ''], ['ence', mGt1, ''], ['er', mGt1, ''], ['ic', mGt1, ''], ['able', mGt1, ''],
-  ['ible', mGt1, ''], ['ant', mGt1, ''], ['ement', mGt1, ''], ['ment', mGt1, ''], ['ent', mGt1, ''],
-  ['ion', mGt1SorT, ''], ['ou', mGt1, ''], ['ism', mGt1, ''], ['ate', mGt1, ''], ['iti', mGt1, ''], ['ous', mGt1, ''],
-  ['ive', mGt1, ''], ['ize', mGt1, ''],
+  ['al', mGt1, ''],
+  ['ance', mGt1, ''],
+  ['ence', mGt1, ''],
+  ['er', mGt1, ''],
+  ['ic', mGt1, ''],
+  ['able', mGt1, ''],
+  ['ible', mGt1, ''],
+  ['ant', mGt1, ''],
+  ['ement', mGt1, ''],
+  ['ment', mGt1, ''],
+  ['ent', mGt1, ''],
+  ['ion', mGt1SorT, ''],
+  ['ou', mGt1, ''],
+  ['ism', mGt1, ''],
+  ['ate', mGt1, ''],
+  ['iti', mGt1, ''],
+  ['ous', mGt1, ''],
+  ['ive', mGt1, ''],
+  ['ize', mGt1, ''],
 ]
 
 /**
@@ -166,7 +202,6 @@ function stemBytes(word: string): string {
 
 /** The FTS5 Porter stem of a lower-case, accent-free token. */
 export function porterStem(token: string): string {
-  // eslint-disable-next-line no-control-regex
   const ascii = /^[\x00-\x7f]*$/.test(token)
   const bytes = ascii ? token : Buffer.from(token, 'utf8').toString('latin1')
   if (bytes.length < 3 || bytes.length > MAX_TOKEN_BYTES) return token

@@ -10,9 +10,11 @@ import {type Chunk, readChunks} from './tokenizer.js'
 // Words that carry no meaning in a question ("what are the problems of …"); dropped from queries unless
 // nothing else is left. Kept short on purpose: BM25 already gives frequent words little weight.
 const STOP_WORDS = new Set(
-  ('a an and are as at be been being but by can could did do does for from had has have how i if in into is it its ' +
+  (
+    'a an and are as at be been being but by can could did do does for from had has have how i if in into is it its ' +
     'may might must no not of on or so such than that the their them then there these they this those to was ' +
-    'we were what when where which while who whom why will with would you your').split(' '),
+    'we were what when where which while who whom why will with would you your'
+  ).split(' '),
 )
 
 /** The most terms a phrase has: matching one costs the index work in proportion to its length at every occurrence. */

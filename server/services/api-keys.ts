@@ -9,15 +9,11 @@ import {nowIso, randomBase62, sha256Hex, uuidv7} from '../lib/ids.js'
 import type {ApiKeyRow, PrincipalRecord, Store} from '../store/store.js'
 import {type Caller, isOwner} from './context.js'
 
-export const API_KEY_PREFIX = 'kb_'
+const API_KEY_PREFIX = 'kb_'
 const DAY_MS = 86_400_000
 
-export function newApiKeySecret(): string {
+function newApiKeySecret(): string {
   return API_KEY_PREFIX + randomBase62(43)
-}
-
-export function looksLikeApiKey(token: string): boolean {
-  return /^kb_[0-9A-Za-z]{43}$/.test(token)
 }
 
 export class ApiKeyService {
@@ -34,7 +30,8 @@ export class ApiKeyService {
 
   async create(caller: Caller, input: CreateApiKeyBody): Promise<ApiKeyRecord & {key: string}> {
     // A key outlives any grant; minting one would turn a revocable grant into permanent access.
-    if (caller.credential.kind !== 'api_key') throw new KbError('forbidden', 'an OAuth access token cannot create API keys; use an API key (`kb api-key create` with your own key)')
+    if (caller.credential.kind !== 'api_key')
+      throw new KbError('forbidden', 'an OAuth access token cannot create API keys; use an API key (`kb api-key create` with your own key)')
     let principal = caller.principal
     if (input.principal !== undefined && input.principal !== caller.principal.name) {
       if (!isOwner(caller)) throw new KbError('forbidden', 'only the owner may create keys for other principals')
@@ -45,7 +42,9 @@ export class ApiKeyService {
       projectId = input.project_id.toLowerCase()
       const callerRole = await this.store.getMemberRole(projectId, caller.principal.id)
       if (callerRole === null) {
-        throw new KbError('not_found', `project ${projectId} does not exist or you are not a member`, {errors: [{path: 'project_id', message: 'unknown project'}]})
+        throw new KbError('not_found', `project ${projectId} does not exist or you are not a member`, {
+          errors: [{path: 'project_id', message: 'unknown project'}],
+        })
       }
       // A key bound to a project is useless without membership: the owner's grant makes the principal a member.
       await this.store.addMember(projectId, principal.id, 'member', nowIso())
@@ -59,14 +58,23 @@ export class ApiKeyService {
     return p
   }
 
-  private async mint(principal: PrincipalRecord, o: {name?: string; expiresInDays?: number | null; projectId?: string | null}): Promise<ApiKeyRecord & {key: string}> {
+  private async mint(
+    principal: PrincipalRecord,
+    o: {name?: string; expiresInDays?: number | null; projectId?: string | null},
+  ): Promise<ApiKeyRecord & {key: string}> {
     const key = newApiKeySecret()
     const now = Date.now()
     const row: ApiKeyRow = {
-      id: uuidv7(now), principal_id: principal.id, name: o.name?.trim() || 'default', prefix: key.slice(0, 11), hash: sha256Hex(key),
-      project_id: o.projectId ?? null, created_at: new Date(now).toISOString(),
+      id: uuidv7(now),
+      principal_id: principal.id,
+      name: o.name?.trim() || 'default',
+      prefix: key.slice(0, 11),
+      hash: sha256Hex(key),
+      project_id: o.projectId ?? null,
+      created_at: new Date(now).toISOString(),
       expires_at: o.expiresInDays ? new Date(now + o.expiresInDays * DAY_MS).toISOString() : null,
-      last_used_at: null, revoked_at: null,
+      last_used_at: null,
+      revoked_at: null,
     }
     await this.store.insertApiKey(row)
     return {...toRecord(row, principal), key}
@@ -80,7 +88,10 @@ export class ApiKeyService {
   /** Revokes one of the caller's keys, or with no id the key that made the request. */
   async revoke(caller: Caller, id: string | undefined): Promise<void> {
     const keyId = id?.toLowerCase() ?? (caller.credential.kind === 'api_key' ? caller.credential.id : undefined)
-    if (keyId === undefined) throw new KbError('validation_failed', 'id: required when the request is not made with an API key', {errors: [{path: 'id', message: 'required'}]})
+    if (keyId === undefined)
+      throw new KbError('validation_failed', 'id: required when the request is not made with an API key', {
+        errors: [{path: 'id', message: 'required'}],
+      })
     const done = await this.store.revokeApiKey(keyId, caller.principal.id, nowIso())
     if (!done) throw new KbError('not_found', `API key ${keyId} does not exist or is not yours`)
   }
@@ -88,7 +99,13 @@ export class ApiKeyService {
 
 function toRecord(r: ApiKeyRow, principal: PrincipalRecord): ApiKeyRecord {
   return {
-    id: r.id, name: r.name, prefix: r.prefix, created_at: r.created_at, expires_at: r.expires_at,
-    last_used_at: r.last_used_at, project_id: r.project_id, principal: {id: principal.id, name: principal.name},
+    id: r.id,
+    name: r.name,
+    prefix: r.prefix,
+    created_at: r.created_at,
+    expires_at: r.expires_at,
+    last_used_at: r.last_used_at,
+    project_id: r.project_id,
+    principal: {id: principal.id, name: principal.name},
   }
 }

@@ -12,7 +12,16 @@ import type {CommentRow, EntryChanges, EntryFilter, EntryRow, Store, Viewer} fro
 import {type Caller, isOwner} from './context.js'
 import {summarize} from '../../src/shared/summary.js'
 import {tokensWithin} from '../../src/shared/tokens.js'
-import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from './validate.js'
+import {
+  FieldErrors,
+  lowerUuid,
+  newEntryScope,
+  normalizeBody,
+  normalizeTags,
+  normalizeThoughts,
+  normalizeTitle,
+  normalizeUrl,
+} from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
 import {findingsOf, gate, sameSecret} from './safe-publish.js'
 
@@ -50,7 +59,8 @@ export class KnowledgeService {
 
   async full(caller: Caller, e: EntryRow): Promise<EntryFull> {
     const [comments, branches] = await Promise.all([
-      this.store.listComments(e.id, {limit: COMMENTS_IN_FULL, newest: true}), this.store.listBranches(e.id, this.viewer(caller)),
+      this.store.listComments(e.id, {limit: COMMENTS_IN_FULL, newest: true}),
+      this.store.listBranches(e.id, this.viewer(caller)),
     ])
     return fullView(e, comments, branches)
   }
@@ -75,7 +85,7 @@ export class KnowledgeService {
     if (id === null) return null
     const projectId = lowerUuid(id)
     if ((await this.store.getMemberRole(projectId, caller.principal.id)) === null) {
-      throw new KbError('not_found', `project ${projectId} does not exist or you are not a member (join it with POST /projects/join)`, {
+      throw new KbError('not_found', `project ${projectId} does not exist or you are not a member`, {
         errors: [{path, message: 'unknown project'}],
       })
     }
@@ -99,20 +109,39 @@ export class KnowledgeService {
     const id = uuidv7()
     const at = nowIso()
     const entry: EntryRow = {
-      id, title, body, summary: '', summary_title: '', scope, project_id: projectId,
-      tags: normalizeTags(input.tags ?? []), url, status: 'open', resolution: null, thought_chain: thoughts,
-      forked_from: null, author: {id: caller.principal.id, name: caller.principal.name},
-      created_at: at, updated_at: at, version: 1, comment_count: 0,
+      id,
+      title,
+      body,
+      summary: '',
+      summary_title: '',
+      scope,
+      project_id: projectId,
+      tags: normalizeTags(input.tags ?? []),
+      url,
+      status: 'open',
+      resolution: null,
+      thought_chain: thoughts,
+      forked_from: null,
+      author: {id: caller.principal.id, name: caller.principal.name},
+      created_at: at,
+      updated_at: at,
+      version: 1,
+      comment_count: 0,
     }
     return this.insertCleared(caller, entry, scope === 'private' ? null : {choice: input, action: `creating an entry in ${scope} scope`})
   }
 
   /** Stores a new entry: cleared first when it goes straight into a shared scope (docs/api.md, "Safe publish"). */
-  private async insertCleared(caller: Caller, entry: EntryRow, check: {choice: CreateEntryBody | ForkBody; action: string} | null): Promise<EntryFull> {
+  private async insertCleared(
+    caller: Caller,
+    entry: EntryRow,
+    check: {choice: CreateEntryBody | ForkBody; action: string} | null,
+  ): Promise<EntryFull> {
     const notes: CommentRow[] = []
     if (check) {
       const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller})
-      Object.assign(entry, {title: c.redacted.title, body: c.redacted.body, url: c.redacted.url, tags: c.redacted.tags, thought_chain: c.redacted.thought_chain})
+      const r = c.redacted
+      Object.assign(entry, {title: r.title, body: r.body, url: r.url, tags: r.tags, thought_chain: r.thought_chain})
       notes.push(...c.notes)
     }
     const s = summarize(entry.id, entry.title, entry.body)
@@ -149,7 +178,8 @@ export class KnowledgeService {
     if (notes.length === 0 && !hasRealChange(current, changes)) return this.full(caller, current)
     // The store re-checks the version atomically, so a write that raced ours since the read is not lost.
     const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version, comments: notes})
-    if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < 3) return this.patch(caller, id, input, ifMatch, attempt + 1)
+    if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < 3)
+      return this.patch(caller, id, input, ifMatch, attempt + 1)
     if (!outcome.ok) throw outcome.reason === 'stale' ? stale(current) : new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.full(caller, outcome.entry)
   }
@@ -160,8 +190,20 @@ export class KnowledgeService {
    */
   private async clearEdit(caller: Caller, current: EntryRow, changes: EntryChanges, input: PatchEntryBody): Promise<CommentRow[]> {
     const known = new Set((await findingsOf({...current, resolution: null})).hits.map(sameSecret))
-    const incoming = {title: changes.title ?? '', body: changes.body ?? '', url: changes.url ?? null, tags: changes.tags ?? [], thought_chain: changes.thought_chain ?? []}
-    const c = await gate(incoming, input, {action: `editing an entry in ${current.scope} scope`, status: 422, entryId: current.id, caller, only: (h) => !known.has(sameSecret(h))})
+    const incoming = {
+      title: changes.title ?? '',
+      body: changes.body ?? '',
+      url: changes.url ?? null,
+      tags: changes.tags ?? [],
+      thought_chain: changes.thought_chain ?? [],
+    }
+    const c = await gate(incoming, input, {
+      action: `editing an entry in ${current.scope} scope`,
+      status: 422,
+      entryId: current.id,
+      caller,
+      only: (h) => !known.has(sameSecret(h)),
+    })
     if (changes.title !== undefined) changes.title = c.redacted.title
     if (changes.body !== undefined) changes.body = c.redacted.body
     if (changes.url !== undefined) changes.url = c.redacted.url
@@ -183,16 +225,28 @@ export class KnowledgeService {
     errors.throwIfAny()
     if (e.status === 'resolved') return this.full(caller, e)
     const note = input.note === undefined || input.note === null || input.note.trim() === '' ? null : input.note
-    const outcome = await this.store.updateEntry(e.id, {status: 'resolved', resolution: {note, url, resolved_by: ref(caller), resolved_at: nowIso()}}, {at: nowIso()})
+    const outcome = await this.store.updateEntry(
+      e.id,
+      {status: 'resolved', resolution: {note, url, resolved_by: ref(caller), resolved_at: nowIso()}},
+      {at: nowIso()},
+    )
     if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.full(caller, outcome.entry)
   }
 
   async comment(caller: Caller, id: string, input: CommentBody): Promise<Comment> {
     const e = await this.visible(caller, id)
-    if (input.body.trim() === '') throw new KbError('validation_failed', 'body: must not be blank', {errors: [{path: 'body', message: 'must not be blank'}]})
+    if (input.body.trim() === '')
+      throw new KbError('validation_failed', 'body: must not be blank', {errors: [{path: 'body', message: 'must not be blank'}]})
     const type = input.type ?? COMMENT_TYPE_DEFAULT
-    const added = await this.store.addComment({id: uuidv7(), entry_id: e.id, body: input.body, type, author_id: caller.principal.id, created_at: nowIso()})
+    const added = await this.store.addComment({
+      id: uuidv7(),
+      entry_id: e.id,
+      body: input.body,
+      type,
+      author_id: caller.principal.id,
+      created_at: nowIso(),
+    })
     if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return added.comment
   }
@@ -208,13 +262,27 @@ export class KnowledgeService {
     else projectId = await this.projectFor(caller, undefined, 'project_id')
     const scope: Scope = input.scope ?? 'private'
     if (scope === 'project' && !projectId) {
-      throw new KbError('validation_failed', 'scope "project" needs a project_id', {errors: [{path: 'project_id', message: 'required when scope is project'}]})
+      throw new KbError('validation_failed', 'scope "project" needs a project_id', {
+        errors: [{path: 'project_id', message: 'required when scope is project'}],
+      })
     }
     const at = nowIso()
     const entry: EntryRow = {
-      ...parent, id: uuidv7(), title, summary: '', summary_title: '', scope, project_id: projectId,
-      status: 'open', resolution: null, forked_from: parent.id, author: ref(caller),
-      created_at: at, updated_at: at, version: 1, comment_count: 0,
+      ...parent,
+      id: uuidv7(),
+      title,
+      summary: '',
+      summary_title: '',
+      scope,
+      project_id: projectId,
+      status: 'open',
+      resolution: null,
+      forked_from: parent.id,
+      author: ref(caller),
+      created_at: at,
+      updated_at: at,
+      version: 1,
+      comment_count: 0,
     }
     // A fork reaches new readers unless it stays private or among the parent's own (docs/api.md, "Safe publish").
     const sameAudience = scope === 'private' || parent.scope === 'global' || (parent.scope === scope && parent.project_id === projectId)
@@ -228,7 +296,16 @@ export class KnowledgeService {
     return p ? p.id : null
   }
 
-  private async filter(q: {scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string}): Promise<EntryFilter | null> {
+  private async filter(
+    caller: Caller,
+    q: {scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string},
+  ): Promise<EntryFilter | null> {
+    // A project you are not a member of is 404, as if it did not exist (docs/api.md, "Errors").
+    if (q.project_id && (await this.store.getMemberRole(lowerUuid(q.project_id), caller.principal.id)) === null) {
+      throw new KbError('not_found', `project ${lowerUuid(q.project_id)} does not exist or you are not a member`, {
+        errors: [{path: 'project_id', message: 'unknown project'}],
+      })
+    }
     const authorId = await this.resolveAuthor(q.author)
     if (authorId === null) return null // an unknown author has written nothing
     const f: EntryFilter = {}
@@ -242,12 +319,24 @@ export class KnowledgeService {
 
   async list(
     caller: Caller,
-    q: {scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string; limit: number; cursor?: string; detail: Detail},
+    q: {
+      scope?: Scope
+      project_id?: string
+      status?: 'open' | 'resolved'
+      tag?: string
+      author?: string
+      limit: number
+      cursor?: string
+      detail: Detail
+    },
   ): Promise<{items: EntryView[]; next_cursor: string | null}> {
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
-    const filter = await this.filter(q)
+    const filter = await this.filter(caller, q)
     if (!filter) return {items: [], next_cursor: null}
-    const rows = await this.store.listEntries(this.viewer(caller), filter, {limit: q.limit + 1, ...(after ? {after: {updated_at: after.at, id: after.id}} : {})})
+    const rows = await this.store.listEntries(this.viewer(caller), filter, {
+      limit: q.limit + 1,
+      ...(after ? {after: {updated_at: after.at, id: after.id}} : {}),
+    })
     const page = rows.slice(0, q.limit)
     const last = page.at(-1)
     const next = rows.length > q.limit && last ? encodeCursor({at: last.updated_at, id: last.id}) : null
@@ -257,9 +346,20 @@ export class KnowledgeService {
 
   async search(
     caller: Caller,
-    q: {q: string; scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string; limit: number; detail: Detail; explain: boolean; max_tokens?: number},
+    q: {
+      q: string
+      scope?: Scope
+      project_id?: string
+      status?: 'open' | 'resolved'
+      tag?: string
+      author?: string
+      limit: number
+      detail: Detail
+      explain: boolean
+      max_tokens?: number
+    },
   ): Promise<SearchResult> {
-    const filter = await this.filter(q)
+    const filter = await this.filter(caller, q)
     if (!filter) return {items: [], next_cursor: null, total: 0}
     const outcome = await this.store.searchEntries(this.viewer(caller), filter, {query: q.q, limit: q.limit, explain: q.explain})
     const items = await Promise.all(
@@ -271,7 +371,13 @@ export class KnowledgeService {
       }),
     )
     const result: SearchResult = {items, next_cursor: null, total: outcome.total}
-    if (q.max_tokens !== undefined) return await packIntoTokens(result, outcome.hits.map((h) => h.entry), q.detail, q.max_tokens)
+    if (q.max_tokens !== undefined)
+      return await packIntoTokens(
+        result,
+        outcome.hits.map((h) => h.entry),
+        q.detail,
+        q.max_tokens,
+      )
     return result
   }
 }
@@ -282,7 +388,8 @@ export class KnowledgeService {
  * (tokens.ts), and between hits the event loop serves other requests.
  */
 async function packIntoTokens(result: SearchResult, entries: EntryRow[], detail: Detail, budget: number): Promise<SearchResult> {
-  const levels: Detail[] = detail === 'full' ? ['full', 'standard', 'summary'] : detail === 'standard' ? ['standard', 'summary'] : ['summary']
+  const levels: Detail[] =
+    detail === 'full' ? ['full', 'standard', 'summary'] : detail === 'standard' ? ['standard', 'summary'] : ['summary']
   const packed: SearchResult['items'] = []
   let used = 0
   let truncated = false
@@ -290,7 +397,11 @@ async function packIntoTokens(result: SearchResult, entries: EntryRow[], detail:
   for (const [i, item] of result.items.entries()) {
     await slice.pause()
     const entry = entries[i]!
-    const extras = {score: item.score, ...('matched' in item ? {matched: item.matched} : {}), ...('snippet' in item ? {snippet: item.snippet} : {})}
+    const extras = {
+      score: item.score,
+      ...('matched' in item ? {matched: item.matched} : {}),
+      ...('snippet' in item ? {snippet: item.snippet} : {}),
+    }
     let placed: Detail | null = null
     for (const level of levels) {
       const candidate = level === detail ? item : {...(level === 'summary' ? summaryView(entry) : standardView(entry)), ...extras}
@@ -311,10 +422,17 @@ function forkTitle(parentTitle: string): string {
   const suffix = ' (fork)'
   const chars = Array.from(parentTitle)
   if (chars.length + suffix.length <= TITLE_MAX) return parentTitle + suffix
-  return chars.slice(0, TITLE_MAX - suffix.length - 1).join('').trimEnd() + '…' + suffix
+  return (
+    chars
+      .slice(0, TITLE_MAX - suffix.length - 1)
+      .join('')
+      .trimEnd() +
+    '…' +
+    suffix
+  )
 }
 
-export function ref(caller: Caller): {id: string; name: string} {
+function ref(caller: Caller): {id: string; name: string} {
   return {id: caller.principal.id, name: caller.principal.name}
 }
 
@@ -345,5 +463,7 @@ function decodeCursor(s: string): Cursor {
   } catch {
     // fall through to the error below
   }
-  throw new KbError('bad_request', 'cursor is not one this server returned; start again without it', {errors: [{path: 'cursor', message: 'invalid cursor'}]})
+  throw new KbError('bad_request', 'cursor is not one this server returned; start again without it', {
+    errors: [{path: 'cursor', message: 'invalid cursor'}],
+  })
 }

@@ -18,14 +18,20 @@ import {redactFields, report} from './sensitive.js'
 const COMMENT_PAGE = 500
 
 export class PublishService {
-  constructor(private readonly store: Store, private readonly knowledge: KnowledgeService) {}
+  constructor(
+    private readonly store: Store,
+    private readonly knowledge: KnowledgeService,
+  ) {}
 
   /** Every comment of the entry, oldest first: a wider audience reads them all, not the page a view shows. */
   private async allComments(entryId: string): Promise<Comment[]> {
     const all: Comment[] = []
     for (;;) {
       const last = all.at(-1)
-      const page = await this.store.listComments(entryId, {limit: COMMENT_PAGE, ...(last ? {after: {created_at: last.created_at, id: last.id}} : {})})
+      const page = await this.store.listComments(entryId, {
+        limit: COMMENT_PAGE,
+        ...(last ? {after: {created_at: last.created_at, id: last.id}} : {}),
+      })
       all.push(...page)
       if (page.length < COMMENT_PAGE) return all
     }
@@ -63,10 +69,22 @@ export class PublishService {
   async publish(caller: Caller, id: string, input: PublishBody, attempt = 0): Promise<EntryFull> {
     const e = await this.knowledge.changeable(caller, id, 'publish')
     const target = this.publishTarget(e, input.scope)
-    const c = await gate({...e, comments: await this.allComments(e.id)}, input, {action: `publishing to ${target}`, status: 409, entryId: e.id, caller})
-    const outcome = await this.store.updateEntry(e.id, {...redactionChanges(e, c), scope: target}, {
-      at: nowIso(), expectedVersion: e.version, commentBodies: c.redacted.comments, comments: c.notes,
+    const c = await gate({...e, comments: await this.allComments(e.id)}, input, {
+      action: `publishing to ${target}`,
+      status: 409,
+      entryId: e.id,
+      caller,
     })
+    const outcome = await this.store.updateEntry(
+      e.id,
+      {...redactionChanges(e, c), scope: target},
+      {
+        at: nowIso(),
+        expectedVersion: e.version,
+        commentBodies: c.redacted.comments,
+        comments: c.notes,
+      },
+    )
     if (!outcome.ok && outcome.reason === 'stale' && attempt < 3) return this.publish(caller, id, input, attempt + 1)
     if (!outcome.ok) throw outcome.reason === 'stale' ? stale(e) : new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.knowledge.full(caller, outcome.entry)

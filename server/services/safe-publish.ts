@@ -12,12 +12,20 @@ import type {CommentRow} from '../store/store.js'
 import type {EntryExport} from '../store/transfer-store.js'
 import type {Caller} from './context.js'
 import {
-  ACKNOWLEDGEMENT_HEAD, acknowledgementNotes, fieldsOf, type Hit, redactFields, refusal, scanFields, type ScannableEntry, type SensitiveChoice,
+  ACKNOWLEDGEMENT_HEAD,
+  acknowledgementNotes,
+  fieldsOf,
+  type Hit,
+  redactFields,
+  refusal,
+  scanFields,
+  type ScannableEntry,
+  type SensitiveChoice,
   unacknowledged,
 } from './sensitive.js'
 
 /** The entry's scannable fields after redaction (the fields no finding touched are as they were). */
-export interface Redacted {
+interface Redacted {
   title: string
   body: string
   url: string | null
@@ -67,7 +75,14 @@ export async function gate(e: ScannableEntry, choice: SensitiveChoice, o: GateOp
   const acknowledged = hits.filter((h) => !openIds.has(h.id))
   const values = redactFields(fields, open)
   const at = nowIso()
-  const notes = acknowledgementNotes(acknowledged, o.action).map((body): CommentRow => ({id: uuidv7(), entry_id: o.entryId, body, type: 'note', author_id: o.caller.principal.id, created_at: at}))
+  const notes = acknowledgementNotes(acknowledged, o.action).map((body): CommentRow => ({
+    id: uuidv7(),
+    entry_id: o.entryId,
+    body,
+    type: 'note',
+    author_id: o.caller.principal.id,
+    created_at: at,
+  }))
   return {redacted: apply(e, values), changed: values.size > 0, notes}
 }
 
@@ -80,8 +95,11 @@ function apply(e: ScannableEntry, values: Map<string, string | null>): Redacted 
   const url = values.has('url') ? values.get('url')! : e.url
   const tags = e.tags.flatMap((t, i) => (values.has(`tags/${i}`) ? [] : [t]))
   const thought_chain = e.thought_chain.map((t, i) => ({...t, thought: at(`thought_chain/${i}/thought`, t.thought)}))
-  const resolution = e.resolution && values.has('resolution/note') ? {...e.resolution, note: values.get('resolution/note')!} : (e.resolution ?? null)
-  const comments = (e.comments ?? []).filter((c: Comment) => values.has(`comments/${c.id}/body`)).map((c) => ({id: c.id, body: values.get(`comments/${c.id}/body`)!}))
+  const resolution =
+    e.resolution && values.has('resolution/note') ? {...e.resolution, note: values.get('resolution/note')!} : (e.resolution ?? null)
+  const comments = (e.comments ?? [])
+    .filter((c: Comment) => values.has(`comments/${c.id}/body`))
+    .map((c) => ({id: c.id, body: values.get(`comments/${c.id}/body`)!}))
   return {title: at('title', e.title), body: at('body', e.body), url, tags, thought_chain, resolution, comments}
 }
 
@@ -112,19 +130,46 @@ export async function clearImported(e: ImportedEntry, choice: SensitiveChoice, c
   const prior = acknowledgedIn(e.comments)
   let c: Clearance
   try {
-    c = await gate(e, choice, {action: `importing into ${e.scope} scope`, status: 422, entryId: e.id, caller, only: (h) => !prior.has(h.id)})
+    c = await gate(e, choice, {
+      action: `importing into ${e.scope} scope`,
+      status: 422,
+      entryId: e.id,
+      caller,
+      only: (h) => !prior.has(h.id),
+    })
   } catch (err) {
     if (!(err instanceof KbError) || err.code !== 'sensitive_content') throw err
     const findings = (err.extra?.findings ?? []) as Hit[]
-    const shown = findings.slice(0, 3).map((h) => `${h.label} in ${h.field}, line ${h.line} (${h.excerpt})`).join('; ')
-    const ids = findings.slice(0, 20).map((h) => h.id).join(',')
-    return `sensitive content for ${e.scope} scope: ${shown}${findings.length > 3 ? `; and ${findings.length - 3} more` : ''}. ` +
-      `Import with redact=true to redact it, or acknowledge=${ids}${findings.length > 20 ? ',…' : ''} to keep it (recorded on the entry)`
+    const shown = findings
+      .slice(0, 3)
+      .map((h) => `${h.label} in ${h.field}, line ${h.line} (${h.excerpt})`)
+      .join('; ')
+    const ids = findings
+      .slice(0, 20)
+      .map((h) => h.id)
+      .join(',')
+    return (
+      `sensitive content for ${e.scope} scope: ${shown}${findings.length > 3 ? `; and ${findings.length - 3} more` : ''}. ` +
+      `Import with redact=true (kb import --redact) to redact it, or acknowledge=${ids}${findings.length > 20 ? ',…' : ''} ` +
+      '(kb import --acknowledge <ids>) to keep it as written (recorded on the entry)'
+    )
   }
   const r = c.redacted
   const bodies = new Map(r.comments.map((x) => [x.id, x.body]))
   const comments = e.comments.map((x) => (bodies.has(x.id) ? {...x, body: bodies.get(x.id)!} : x))
-  for (const n of c.notes) comments.push({id: n.id, body: n.body, type: n.type, author: {id: caller.principal.id, name: caller.principal.name}, created_at: n.created_at})
+  const me = {id: caller.principal.id, name: caller.principal.name}
+  for (const n of c.notes) comments.push({id: n.id, body: n.body, type: n.type, author: me, created_at: n.created_at})
   const s = r.title === e.title && r.body === e.body ? {title: e.summary_title, body: e.summary} : summarize(e.id, r.title, r.body)
-  return {...e, title: r.title, body: r.body, url: r.url, tags: r.tags, thought_chain: r.thought_chain, resolution: r.resolution, comments, summary: s.body, summary_title: s.title}
+  return {
+    ...e,
+    title: r.title,
+    body: r.body,
+    url: r.url,
+    tags: r.tags,
+    thought_chain: r.thought_chain,
+    resolution: r.resolution,
+    comments,
+    summary: s.body,
+    summary_title: s.title,
+  }
 }

@@ -38,7 +38,13 @@ export interface ScannableEntry {
   comments?: Comment[]
 }
 
-const FIELD_MAX: Record<string, number> = {title: TITLE_MAX, body: BODY_MAX, thought_chain: NOTE_MAX, resolution: NOTE_MAX, comments: COMMENT_MAX}
+const FIELD_MAX: Record<string, number> = {
+  title: TITLE_MAX,
+  body: BODY_MAX,
+  thought_chain: NOTE_MAX,
+  resolution: NOTE_MAX,
+  comments: COMMENT_MAX,
+}
 const DIFF_MAX = 200
 const LINE_SHOWN = 400
 const CONTEXT = 24
@@ -47,7 +53,10 @@ const YIELD_EVERY = 256 * 1024
 
 /** Everything of the entry a reader of a wider scope would see, in a fixed order. */
 export function fieldsOf(e: ScannableEntry): ScanField[] {
-  const fields: ScanField[] = [{field: 'title', text: e.title}, {field: 'body', text: e.body}]
+  const fields: ScanField[] = [
+    {field: 'title', text: e.title},
+    {field: 'body', text: e.body},
+  ]
   if (e.url) fields.push({field: 'url', text: e.url})
   e.tags.forEach((t, i) => fields.push({field: `tags/${i}`, text: t}))
   e.thought_chain.forEach((t, i) => fields.push({field: `thought_chain/${i}/thought`, text: t.thought}))
@@ -80,9 +89,13 @@ export async function scanFields(fields: ScanField[]): Promise<Hit[]> {
         }
       }
       const secret = text.slice(m.start, m.end)
-      const id = createHash('sha256').update(`${field}\u0000${m.kind}\u0000${m.start}\u0000${m.end}\u0000${secret}`).digest('hex').slice(0, 16)
+      const id = createHash('sha256')
+        .update(`${field}\u0000${m.kind}\u0000${m.start}\u0000${m.end}\u0000${secret}`)
+        .digest('hex')
+        .slice(0, 16)
       const {label, category} = KINDS[m.kind]!
-      hits.push({id, field, kind: m.kind, label, category, start: m.start, end: m.end, line, column: m.start - lineStart + 1, excerpt: excerpt(masked, m), secret})
+      const column = m.start - lineStart + 1
+      hits.push({id, field, kind: m.kind, label, category, start: m.start, end: m.end, line, column, excerpt: excerpt(masked, m), secret})
     }
   }
   return hits
@@ -124,7 +137,7 @@ function excerpt(masked: Masked, m: {start: number}): string {
   return `${from > 0 && masked.text.charCodeAt(from - 1) !== 10 ? '…' : ''}${s}${to < masked.text.length && masked.text.charCodeAt(to) !== 10 ? '…' : ''}`
 }
 
-export function publicFinding(h: Hit): Finding {
+function publicFinding(h: Hit): Finding {
   const {secret: _secret, ...finding} = h
   return finding
 }
@@ -184,7 +197,7 @@ function groupByField(hits: Hit[]): Map<string, Hit[]> {
 }
 
 /** The lines redaction changes: before (masked) and after (redacted), long lines shown around their findings. */
-export function redactionDiff(fields: ScanField[], hits: Hit[]): RedactionLine[] {
+function redactionDiff(fields: ScanField[], hits: Hit[]): RedactionLine[] {
   const byField = groupByField(hits)
   const diff: RedactionLine[] = []
   for (const {field, text} of fields) {
@@ -197,9 +210,9 @@ export function redactionDiff(fields: ScanField[], hits: Hit[]): RedactionLine[]
     const url = field === 'url' && !validUrl(redactText(text, mine))
     let lineStart = 0
     let line = 1
-    for (let i = 0; i < mine.length && diff.length < DIFF_MAX; ) {
+    for (let i = 0; i < mine.length && diff.length < DIFF_MAX;) {
       const h = mine[i]!
-      for (; lineStart < h.start; ) {
+      for (; lineStart < h.start;) {
         const nl = text.indexOf('\n', lineStart)
         if (nl === -1 || nl >= h.start) break
         lineStart = nl + 1
@@ -208,9 +221,15 @@ export function redactionDiff(fields: ScanField[], hits: Hit[]): RedactionLine[]
       const nl = text.indexOf('\n', h.start)
       const lineEnd = nl === -1 ? text.length : nl
       const onLine: Hit[] = []
-      for (; i < mine.length && mine[i]!.start < lineEnd; i++) onLine.push({...mine[i]!, start: mine[i]!.start - lineStart, end: mine[i]!.end - lineStart})
+      for (; i < mine.length && mine[i]!.start < lineEnd; i++)
+        onLine.push({...mine[i]!, start: mine[i]!.start - lineStart, end: mine[i]!.end - lineStart})
       const original = text.slice(lineStart, lineEnd)
-      diff.push({field, line, before: shorten(maskedText(original, onLine).text), after: url ? null : shorten(redactText(original, onLine))})
+      diff.push({
+        field,
+        line,
+        before: shorten(maskedText(original, onLine).text),
+        after: url ? null : shorten(redactText(original, onLine)),
+      })
     }
   }
   return diff
@@ -239,10 +258,11 @@ export function refusal(fields: ScanField[], hits: Hit[], what: string, status: 
   const shown = hits.slice(0, 5).map((h) => `${h.label} in ${h.field} line ${h.line} (${h.excerpt}; id ${h.id})`)
   const more = hits.length > shown.length ? `, and ${hits.length - shown.length} more` : ''
   const ids = hits.length <= 5 ? hits.map((h) => `"${h.id}"`).join(', ') : '<the ids of the findings>'
+  const it = hits.length === 1 ? 'it' : 'them'
   return new KbError(
     'sensitive_content',
     `${what} would expose ${hits.length === 1 ? 'a finding' : `${hits.length} findings`}: ${shown.join('; ')}${more}. ` +
-      `Send redact: true to replace ${hits.length === 1 ? 'it' : 'them'} with [REDACTED:<kind>], or acknowledge: [${ids}] to keep ${hits.length === 1 ? 'it' : 'them'} as written (recorded on the entry)`,
+      `Send redact: true to replace ${it} with [REDACTED:<kind>], or acknowledge: [${ids}] to keep ${it} as written (recorded on the entry)`,
     {status, extra: {...report(fields, hits)}},
   )
 }
@@ -254,7 +274,8 @@ export function refusal(fields: ScanField[], hits: Hit[], what: string, status: 
  */
 export function acknowledgementNotes(hits: Hit[], action: string): string[] {
   if (hits.length === 0) return []
-  const head = `${ACKNOWLEDGEMENT_HEAD} ${action} with ${hits.length === 1 ? 'one finding' : `${hits.length} findings`} acknowledged as intended (not redacted).`
+  const count = hits.length === 1 ? 'one finding' : `${hits.length} findings`
+  const head = `${ACKNOWLEDGEMENT_HEAD} ${action} with ${count} acknowledged as intended (not redacted).`
   const notes: string[] = []
   let current = head
   for (const h of hits) {

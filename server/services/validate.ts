@@ -42,7 +42,7 @@ export function normalizeUrl(url: string | null, errors: FieldErrors, path = 'ur
   if (url === null) return null
   const trimmed = url.trim()
   if (trimmed.length > URL_MAX) errors.add(path, `must be at most ${URL_MAX} characters`)
-  let parsed: URL | null = null
+  let parsed: URL | null
   try {
     parsed = new URL(trimmed)
   } catch {

@@ -10,16 +10,33 @@ export function summaryView(e: EntryRow): EntrySummary {
 
 export function standardView(e: EntryRow): EntryStandard {
   return {
-    id: e.id, title: e.title, body: e.body, status: e.status,
-    tags: e.tags, scope: e.scope, url: e.url, project_id: e.project_id, author: e.author,
-    forked_from: e.forked_from, created_at: e.created_at, updated_at: e.updated_at, version: e.version,
+    id: e.id,
+    title: e.title,
+    body: e.body,
+    status: e.status,
+    tags: e.tags,
+    scope: e.scope,
+    url: e.url,
+    project_id: e.project_id,
+    author: e.author,
+    forked_from: e.forked_from,
+    created_at: e.created_at,
+    updated_at: e.updated_at,
+    version: e.version,
     comment_count: e.comment_count,
   }
 }
 
 /** `comments`: the entry's newest ones (the store's `newest` page); fewer than `comment_count` means truncated. */
 export function fullView(e: EntryRow, comments: Comment[], branches: Branch[]): EntryFull {
-  return {...standardView(e), comments, comments_truncated: comments.length < e.comment_count, thought_chain: e.thought_chain, branches, resolution: e.resolution}
+  return {
+    ...standardView(e),
+    comments,
+    comments_truncated: comments.length < e.comment_count,
+    thought_chain: e.thought_chain,
+    branches,
+    resolution: e.resolution,
+  }
 }
 
 /** The view of an entry at a level; `full` needs its comments and branches loaded by the caller. */

@@ -44,7 +44,8 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
 
   async complete(principalId: string, key: string, claim: string, fingerprint: string, r: IdempotencyResponse): Promise<boolean> {
     await this.gate.wait()
-    const sql = 'UPDATE idempotency_keys SET fingerprint = ?, status = ?, headers = ?, body = ? WHERE principal_id = ? AND key = ? AND claim = ?'
+    const sql =
+      'UPDATE idempotency_keys SET fingerprint = ?, status = ?, headers = ?, body = ? WHERE principal_id = ? AND key = ? AND claim = ?'
     return this.stmt(sql).run(fingerprint, r.status, JSON.stringify(r.headers), r.body, principalId, key, claim).changes === 1
   }
 
@@ -65,7 +66,10 @@ function recordOf(r: Row): IdempotencyRecord {
     key: r.key as string,
     fingerprint: (r.fingerprint as string | null) ?? null,
     claim: r.claim as string,
-    response: r.status === null ? null : {status: r.status as number, headers: JSON.parse(r.headers as string) as Record<string, string>, body: r.body as string},
+    response:
+      r.status === null
+        ? null
+        : {status: r.status as number, headers: JSON.parse(r.headers as string) as Record<string, string>, body: r.body as string},
     created_at: r.created_at as string,
     expires_at: r.expires_at as string,
   }

@@ -6,7 +6,14 @@ import type Database from 'better-sqlite3'
 import {type Row, StatementCache} from './sqlite-rows.js'
 import type {WriteGate} from './write-gate.js'
 import type {
-  OAuthClientRow, OAuthCodeRow, OAuthGrantRow, OAuthGrantState, OAuthPurgeCutoffs, OAuthRequestRow, OAuthStore, OAuthTokenRow,
+  OAuthClientRow,
+  OAuthCodeRow,
+  OAuthGrantRow,
+  OAuthGrantState,
+  OAuthPurgeCutoffs,
+  OAuthRequestRow,
+  OAuthStore,
+  OAuthTokenRow,
 } from './oauth-store.js'
 
 /** A grant with its key's state and its client's name. */
@@ -31,8 +38,13 @@ export class SqliteOAuthStore implements OAuthStore {
 
   async insertClient(c: OAuthClientRow): Promise<void> {
     await this.gate.wait()
-    this.stmt('INSERT INTO oauth_clients (id, secret_hash, metadata, created_at, last_used_at) VALUES (?, ?, ?, ?, ?)')
-      .run(c.id, c.secret_hash, JSON.stringify(c.metadata), c.created_at, c.last_used_at)
+    this.stmt('INSERT INTO oauth_clients (id, secret_hash, metadata, created_at, last_used_at) VALUES (?, ?, ?, ?, ?)').run(
+      c.id,
+      c.secret_hash,
+      JSON.stringify(c.metadata),
+      c.created_at,
+      c.last_used_at,
+    )
   }
 
   async getClient(id: string): Promise<OAuthClientRow | null> {
@@ -50,9 +62,10 @@ export class SqliteOAuthStore implements OAuthStore {
 
   async insertRequest(r: OAuthRequestRow): Promise<void> {
     await this.gate.wait()
-    this.stmt(`INSERT INTO oauth_requests (id, csrf_hash, client_id, redirect_uri, redirect_uri_given, code_challenge, resource, scope, state, attempts, created_at, expires_at)
-      VALUES (@id, @csrf_hash, @client_id, @redirect_uri, @redirect_uri_given, @code_challenge, @resource, @scope, @state, @attempts, @created_at, @expires_at)`)
-      .run({...r, redirect_uri_given: r.redirect_uri_given ? 1 : 0})
+    this.stmt(
+      `INSERT INTO oauth_requests (id, csrf_hash, client_id, redirect_uri, redirect_uri_given, code_challenge, resource, scope, state, attempts, created_at, expires_at)
+      VALUES (@id, @csrf_hash, @client_id, @redirect_uri, @redirect_uri_given, @code_challenge, @resource, @scope, @state, @attempts, @created_at, @expires_at)`,
+    ).run({...r, redirect_uri_given: r.redirect_uri_given ? 1 : 0})
   }
 
   async getRequest(id: string): Promise<OAuthRequestRow | null> {
@@ -62,7 +75,8 @@ export class SqliteOAuthStore implements OAuthStore {
 
   async addRequestAttempt(id: string): Promise<number> {
     await this.gate.wait()
-    const row = this.stmt('UPDATE oauth_requests SET attempts = attempts + 1 WHERE id = ? RETURNING attempts').get(id) as {attempts: number} | undefined
+    const row = this.stmt('UPDATE oauth_requests SET attempts = attempts + 1 WHERE id = ? RETURNING attempts').get(id) as
+      {attempts: number} | undefined
     return row?.attempts ?? Number.POSITIVE_INFINITY
   }
 
@@ -75,9 +89,10 @@ export class SqliteOAuthStore implements OAuthStore {
 
   async insertCode(c: OAuthCodeRow): Promise<void> {
     await this.gate.wait()
-    this.stmt(`INSERT INTO oauth_codes (hash, grant_id, client_id, principal_id, project_id, redirect_uri, redirect_uri_given, code_challenge, resource, scope, created_at, expires_at, used_at)
-      VALUES (@hash, @grant_id, @client_id, @principal_id, @project_id, @redirect_uri, @redirect_uri_given, @code_challenge, @resource, @scope, @created_at, @expires_at, @used_at)`)
-      .run({...c, redirect_uri_given: c.redirect_uri_given ? 1 : 0})
+    this.stmt(
+      `INSERT INTO oauth_codes (hash, grant_id, client_id, principal_id, project_id, redirect_uri, redirect_uri_given, code_challenge, resource, scope, created_at, expires_at, used_at)
+      VALUES (@hash, @grant_id, @client_id, @principal_id, @project_id, @redirect_uri, @redirect_uri_given, @code_challenge, @resource, @scope, @created_at, @expires_at, @used_at)`,
+    ).run({...c, redirect_uri_given: c.redirect_uri_given ? 1 : 0})
   }
 
   async findCode(hash: string): Promise<OAuthCodeRow | null> {
@@ -87,17 +102,20 @@ export class SqliteOAuthStore implements OAuthStore {
 
   async exchangeCode(hash: string, at: string, tokens: OAuthTokenRow[]): Promise<boolean> {
     await this.gate.wait()
-    return this.db.transaction(() => {
-      if (this.stmt('UPDATE oauth_codes SET used_at = ? WHERE hash = ? AND used_at IS NULL').run(at, hash).changes !== 1) return false
-      this.insertTokensSync(tokens)
-      return true
-    }).immediate()
+    return this.db
+      .transaction(() => {
+        if (this.stmt('UPDATE oauth_codes SET used_at = ? WHERE hash = ? AND used_at IS NULL').run(at, hash).changes !== 1) return false
+        this.insertTokensSync(tokens)
+        return true
+      })
+      .immediate()
   }
 
   // ---- tokens ----
 
   private insertTokensSync(tokens: OAuthTokenRow[]): void {
-    const insert = this.stmt(`INSERT INTO oauth_tokens (hash, id, kind, grant_id, client_id, principal_id, project_id, resource, scope, created_at, expires_at, used_at, revoked_at)
+    const insert = this
+      .stmt(`INSERT INTO oauth_tokens (hash, id, kind, grant_id, client_id, principal_id, project_id, resource, scope, created_at, expires_at, used_at, revoked_at)
       VALUES (@hash, @id, @kind, @grant_id, @client_id, @principal_id, @project_id, @resource, @scope, @created_at, @expires_at, @used_at, @revoked_at)`)
     for (const t of tokens) insert.run(t)
   }
@@ -108,20 +126,26 @@ export class SqliteOAuthStore implements OAuthStore {
 
   async rotateRefreshToken(hash: string, at: string, tokens: OAuthTokenRow[]): Promise<boolean> {
     await this.gate.wait()
-    return this.db.transaction(() => {
-      const done = this.stmt(`UPDATE oauth_tokens SET used_at = ? WHERE hash = ? AND kind = 'refresh' AND used_at IS NULL AND revoked_at IS NULL`).run(at, hash)
-      if (done.changes !== 1) return false
-      this.insertTokensSync(tokens)
-      return true
-    }).immediate()
+    return this.db
+      .transaction(() => {
+        const done = this.stmt(
+          `UPDATE oauth_tokens SET used_at = ? WHERE hash = ? AND kind = 'refresh' AND used_at IS NULL AND revoked_at IS NULL`,
+        ).run(at, hash)
+        if (done.changes !== 1) return false
+        this.insertTokensSync(tokens)
+        return true
+      })
+      .immediate()
   }
 
   // ---- grants ----
 
   async insertGrant(g: OAuthGrantRow): Promise<void> {
     await this.gate.wait()
-    this.stmt(`INSERT INTO oauth_grants (id, client_id, principal_id, api_key_id, project_id, scope, created_at, expires_at, last_used_at, revoked_at)
-      VALUES (@id, @client_id, @principal_id, @api_key_id, @project_id, @scope, @created_at, @expires_at, @last_used_at, @revoked_at)`).run(g)
+    this.stmt(
+      `INSERT INTO oauth_grants (id, client_id, principal_id, api_key_id, project_id, scope, created_at, expires_at, last_used_at, revoked_at)
+      VALUES (@id, @client_id, @principal_id, @api_key_id, @project_id, @scope, @created_at, @expires_at, @last_used_at, @revoked_at)`,
+    ).run(g)
   }
 
   async getGrant(id: string): Promise<OAuthGrantState | null> {
@@ -129,8 +153,9 @@ export class SqliteOAuthStore implements OAuthStore {
   }
 
   async listGrants(principalId: string, now: string): Promise<OAuthGrantState[]> {
-    return this.stmt(`${GRANT_STATE} WHERE g.principal_id = ? AND g.revoked_at IS NULL AND g.expires_at > ? ORDER BY g.created_at DESC, g.id DESC`)
-      .all(principalId, now) as OAuthGrantState[]
+    return this.stmt(
+      `${GRANT_STATE} WHERE g.principal_id = ? AND g.revoked_at IS NULL AND g.expires_at > ? ORDER BY g.created_at DESC, g.id DESC`,
+    ).all(principalId, now) as OAuthGrantState[]
   }
 
   async touchGrant(id: string, at: string): Promise<void> {
@@ -141,10 +166,12 @@ export class SqliteOAuthStore implements OAuthStore {
 
   async revokeGrant(grantId: string, at: string): Promise<number> {
     await this.gate.wait()
-    return this.db.transaction(() => {
-      this.stmt('UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, grantId)
-      return this.stmt('UPDATE oauth_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL').run(at, grantId).changes
-    }).immediate()
+    return this.db
+      .transaction(() => {
+        this.stmt('UPDATE oauth_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, grantId)
+        return this.stmt('UPDATE oauth_tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL').run(at, grantId).changes
+      })
+      .immediate()
   }
 
   async revokeToken(hash: string, at: string): Promise<boolean> {
@@ -154,19 +181,22 @@ export class SqliteOAuthStore implements OAuthStore {
 
   async purgeExpired(c: OAuthPurgeCutoffs): Promise<number> {
     await this.gate.wait()
-    return this.db.transaction(() => {
-      let n = 0
-      n += this.stmt('DELETE FROM oauth_tokens WHERE expires_at < ?').run(c.now).changes
-      n += this.stmt('DELETE FROM oauth_requests WHERE expires_at < ?').run(c.now).changes
-      n += this.stmt('DELETE FROM oauth_codes WHERE expires_at < ?').run(c.codes).changes
-      // A grant's tokens never outlive it, so one past its end holds none.
-      n += this.stmt('DELETE FROM oauth_grants WHERE expires_at < ?').run(c.now).changes
-      n += this.stmt(`DELETE FROM oauth_clients WHERE
+    return this.db
+      .transaction(() => {
+        let n = 0
+        n += this.stmt('DELETE FROM oauth_tokens WHERE expires_at < ?').run(c.now).changes
+        n += this.stmt('DELETE FROM oauth_requests WHERE expires_at < ?').run(c.now).changes
+        n += this.stmt('DELETE FROM oauth_codes WHERE expires_at < ?').run(c.codes).changes
+        // A grant's tokens never outlive it, so one past its end holds none.
+        n += this.stmt('DELETE FROM oauth_grants WHERE expires_at < ?').run(c.now).changes
+        n += this.stmt(
+          `DELETE FROM oauth_clients WHERE
           ((last_used_at IS NULL AND created_at < @unused) OR (last_used_at IS NOT NULL AND last_used_at < @idle))
           AND NOT EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.client_id = oauth_clients.id)
-          AND NOT EXISTS (SELECT 1 FROM oauth_codes k WHERE k.client_id = oauth_clients.id)`)
-        .run({unused: c.unusedClients, idle: c.idleClients}).changes
-      return n
-    }).immediate()
+          AND NOT EXISTS (SELECT 1 FROM oauth_codes k WHERE k.client_id = oauth_clients.id)`,
+        ).run({unused: c.unusedClients, idle: c.idleClients}).changes
+        return n
+      })
+      .immediate()
   }
 }

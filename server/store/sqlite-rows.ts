@@ -103,8 +103,11 @@ export function entryFromRow(r: Row): EntryRow {
 /** A row of `comments c JOIN principals p ON p.id = c.author_id` (columns id, body, type, author_id, author_name, created_at). */
 export function commentFromRow(c: Row): Comment {
   return {
-    id: c.id as string, body: c.body as string, type: c.type as Comment['type'],
-    author: {id: c.author_id as string, name: c.author_name as string}, created_at: c.created_at as string,
+    id: c.id as string,
+    body: c.body as string,
+    type: c.type as Comment['type'],
+    author: {id: c.author_id as string, name: c.author_name as string},
+    created_at: c.created_at as string,
   }
 }
 

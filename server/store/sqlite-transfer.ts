@@ -14,7 +14,14 @@ import {applyImport} from './sqlite-import.js'
 import {commentFromRow, exportedEntry, type Row, type StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
 import type {Viewer} from './store.js'
 import type {
-  EntryExport, ExportFilter, ImportOptions, ImportOutcome, ImportRecord, ProjectExport, StoreSnapshot, TransferStore,
+  EntryExport,
+  ExportFilter,
+  ImportOptions,
+  ImportOutcome,
+  ImportRecord,
+  ProjectExport,
+  StoreSnapshot,
+  TransferStore,
 } from './transfer-store.js'
 import type {WriteGate} from './write-gate.js'
 
@@ -43,13 +50,18 @@ export class SqliteTransferStore implements TransferStore {
       where.push('p.id = @project')
       params.project = filter.projectId
     }
-    const rows = this.stmt(`SELECT p.id, p.name, p.remote, p.created_at, p.created_by, c.name AS creator_name
-      FROM projects p JOIN principals c ON c.id = p.created_by WHERE ${where.join(' AND ')} ORDER BY p.id LIMIT @limit`).all(params) as Row[]
+    const rows = this.stmt(
+      `SELECT p.id, p.name, p.remote, p.created_at, p.created_by, c.name AS creator_name
+      FROM projects p JOIN principals c ON c.id = p.created_by WHERE ${where.join(' AND ')} ORDER BY p.id LIMIT @limit`,
+    ).all(params) as Row[]
     const members = this.stmt(`SELECT m.principal_id AS id, p.name, m.role FROM memberships m JOIN principals p ON p.id = m.principal_id
       WHERE m.project_id = ? ORDER BY m.created_at, m.principal_id`)
     return rows.map((r) => {
       const project: ProjectExport = {
-        id: r.id as string, name: r.name as string, remote: r.remote as string, created_at: r.created_at as string,
+        id: r.id as string,
+        name: r.name as string,
+        remote: r.remote as string,
+        created_at: r.created_at as string,
         created_by: {id: r.created_by as string, name: r.creator_name as string},
       }
       // Who else is a member is the owner's to know; another principal's export names only the creator.
@@ -79,19 +91,37 @@ export class SqliteTransferStore implements TransferStore {
 
   async countExportEntries(viewer: Viewer | null, filter: ExportFilter): Promise<number> {
     const {where, params} = this.exportWhere(viewer, filter)
-    return this.stmt(`SELECT count(*) FROM entries e WHERE ${where.length > 0 ? where.join(' AND ') : '1'}`).pluck().get(params) as number
+    return this.stmt(`SELECT count(*) FROM entries e WHERE ${where.length > 0 ? where.join(' AND ') : '1'}`)
+      .pluck()
+      .get(params) as number
   }
 
-  async exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}> {
+  async exportEntries(
+    viewer: Viewer | null,
+    filter: ExportFilter,
+    page: {limit: number; after?: number; maxChars?: number},
+  ): Promise<{entries: EntryExport[]; next?: number}> {
     const {where, params} = this.exportWhere(viewer, filter)
     where.unshift('e.seq > @after')
     Object.assign(params, {after: page.after ?? 0, limit: page.limit})
-    const rows = this.stmt(`SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id
-      WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT @limit`).all(params) as Row[]
+    const rows: Row[] = []
+    let chars = 0
+    // Row by row, so that the page can end at `maxChars` without reading the rest of the `limit`.
+    for (const r of this.stmt(
+      `SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id
+      WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT @limit`,
+    ).iterate(params) as IterableIterator<Row>) {
+      rows.push(r)
+      chars += String(r.body).length + String(r.thought_chain).length + String(r.resolution ?? '').length
+      if (page.maxChars !== undefined && chars >= page.maxChars) break
+    }
+    const full = rows.length === page.limit || (page.maxChars !== undefined && chars >= page.maxChars)
     const comments = new Map<number, Comment[]>()
-    const commentRows = this.stmt(`SELECT c.entry_seq, c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at
+    const commentRows = this.stmt(
+      `SELECT c.entry_seq, c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at
       FROM comments c JOIN principals p ON p.id = c.author_id
-      WHERE c.entry_seq IN (SELECT value FROM json_each(?)) ORDER BY c.entry_seq, c.created_at, c.rowid`).all(JSON.stringify(rows.map((r) => r.seq))) as Row[]
+      WHERE c.entry_seq IN (SELECT value FROM json_each(?)) ORDER BY c.entry_seq, c.created_at, c.rowid`,
+    ).all(JSON.stringify(rows.map((r) => r.seq))) as Row[]
     for (const c of commentRows) {
       const list = comments.get(c.entry_seq as number) ?? []
       list.push(commentFromRow(c))
@@ -99,12 +129,14 @@ export class SqliteTransferStore implements TransferStore {
     }
     const entries = rows.map((r) => exportedEntry(r, comments.get(r.seq as number) ?? []))
     const last = rows.at(-1)
-    return rows.length === page.limit && last ? {entries, next: last.seq as number} : {entries}
+    return full && last ? {entries, next: last.seq as number} : {entries}
   }
 
   /** Every record in one transaction on a connection of its own, in slices between other requests (sqlite-import.ts). */
   async applyImport(records: Iterable<ImportRecord>, options: ImportOptions): Promise<ImportOutcome> {
-    return this.gate.exclusive(() => applyImport(this.db, {statements: this.statements, entries: this.entries}, records, options, this.onCommitted))
+    return this.gate.exclusive(() =>
+      applyImport(this.db, {statements: this.statements, entries: this.entries}, records, options, this.onCommitted),
+    )
   }
 
   async snapshot(): Promise<StoreSnapshot> {

@@ -18,11 +18,23 @@ import {SqliteTransferStore} from './sqlite-transfer.js'
 import {WriteGate} from './write-gate.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {
-  ApiKeyRow, CommentPage, CommentRow, EntryChanges, EntryFilter, EntryRow, ListPage, PrincipalRecord, ProjectRow,
-  SearchOptions, SearchOutcome, Store, UpdateOptions, UpdateOutcome, Viewer,
+  ApiKeyRow,
+  CommentPage,
+  CommentRow,
+  EntryChanges,
+  EntryFilter,
+  EntryRow,
+  ListPage,
+  PrincipalRecord,
+  ProjectRow,
+  SearchOptions,
+  SearchOutcome,
+  Store,
+  UpdateOptions,
+  UpdateOutcome,
+  Viewer,
 } from './store.js'
 import type {TransferStore} from './transfer-store.js'
-
 
 const GET_ENTRY_SQL = `SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?`
 const REMEMBERED_MAX = 1_000
@@ -126,7 +138,10 @@ export class SqliteStore implements Store {
   }
 
   async getPrincipal(id: string): Promise<PrincipalRecord | null> {
-    return this.remembered(`principal:${id}`, () => (this.stmt('SELECT id, name, role, created_at FROM principals WHERE id = ?').get(id) as PrincipalRecord | undefined) ?? null)
+    return this.remembered(
+      `principal:${id}`,
+      () => (this.stmt('SELECT id, name, role, created_at FROM principals WHERE id = ?').get(id) as PrincipalRecord | undefined) ?? null,
+    )
   }
 
   async getPrincipalByName(name: string): Promise<PrincipalRecord | null> {
@@ -137,12 +152,17 @@ export class SqliteStore implements Store {
 
   async insertApiKey(k: ApiKeyRow): Promise<void> {
     await this.gate.wait()
-    this.stmt(`INSERT INTO api_keys (id, principal_id, name, prefix, hash, project_id, created_at, expires_at, last_used_at, revoked_at)
-      VALUES (@id, @principal_id, @name, @prefix, @hash, @project_id, @created_at, @expires_at, @last_used_at, @revoked_at)`).run(k)
+    this.stmt(
+      `INSERT INTO api_keys (id, principal_id, name, prefix, hash, project_id, created_at, expires_at, last_used_at, revoked_at)
+      VALUES (@id, @principal_id, @name, @prefix, @hash, @project_id, @created_at, @expires_at, @last_used_at, @revoked_at)`,
+    ).run(k)
   }
 
   async findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {
-    return this.remembered(`key:${hash}`, () => (this.stmt('SELECT * FROM api_keys WHERE hash = ?').get(hash) as ApiKeyRow | undefined) ?? null)
+    return this.remembered(
+      `key:${hash}`,
+      () => (this.stmt('SELECT * FROM api_keys WHERE hash = ?').get(hash) as ApiKeyRow | undefined) ?? null,
+    )
   }
 
   /**
@@ -175,12 +195,17 @@ export class SqliteStore implements Store {
   }
 
   async listApiKeys(principalId: string): Promise<ApiKeyRow[]> {
-    return this.stmt('SELECT * FROM api_keys WHERE principal_id = ? AND revoked_at IS NULL ORDER BY created_at, id').all(principalId) as ApiKeyRow[]
+    return this.stmt('SELECT * FROM api_keys WHERE principal_id = ? AND revoked_at IS NULL ORDER BY created_at, id').all(
+      principalId,
+    ) as ApiKeyRow[]
   }
 
   async revokeApiKey(id: string, principalId: string, at: string): Promise<boolean> {
     await this.gate.wait()
-    return this.stmt('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND principal_id = ? AND revoked_at IS NULL').run(at, id, principalId).changes === 1
+    return (
+      this.stmt('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND principal_id = ? AND revoked_at IS NULL').run(at, id, principalId)
+        .changes === 1
+    )
   }
 
   async touchApiKey(id: string, at: string): Promise<void> {
@@ -201,38 +226,59 @@ export class SqliteStore implements Store {
 
   async createProject(project: ProjectRow): Promise<{project: ProjectRow; created: boolean}> {
     await this.gate.wait()
-    return this.db.transaction(() => {
-      const existing = this.stmt('SELECT * FROM projects WHERE remote = ?').get(project.remote) as ProjectRow | undefined
-      if (existing) return {project: existing, created: false}
-      this.stmt('INSERT INTO projects (id, name, remote, created_by, created_at) VALUES (@id, @name, @remote, @created_by, @created_at)').run(project)
-      this.stmt(`INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, 'maintainer', ?)`).run(project.id, project.created_by, project.created_at)
-      return {project, created: true}
-    }).immediate()
+    return this.db
+      .transaction(() => {
+        const existing = this.stmt('SELECT * FROM projects WHERE remote = ?').get(project.remote) as ProjectRow | undefined
+        if (existing) return {project: existing, created: false}
+        this.stmt(
+          'INSERT INTO projects (id, name, remote, created_by, created_at) VALUES (@id, @name, @remote, @created_by, @created_at)',
+        ).run(project)
+        this.stmt(`INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, 'maintainer', ?)`).run(
+          project.id,
+          project.created_by,
+          project.created_at,
+        )
+        return {project, created: true}
+      })
+      .immediate()
   }
 
   async addMember(projectId: string, principalId: string, role: 'maintainer' | 'member', at: string): Promise<void> {
     await this.gate.wait()
-    this.stmt('INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, ?, ?)').run(projectId, principalId, role, at)
+    this.stmt('INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, ?, ?)').run(
+      projectId,
+      principalId,
+      role,
+      at,
+    )
   }
 
   async getMemberRole(projectId: string, principalId: string): Promise<'maintainer' | 'member' | null> {
-    const row = this.stmt('SELECT role FROM memberships WHERE project_id = ? AND principal_id = ?').get(projectId, principalId) as {role: 'maintainer' | 'member'} | undefined
+    const row = this.stmt('SELECT role FROM memberships WHERE project_id = ? AND principal_id = ?').get(projectId, principalId) as
+      {role: 'maintainer' | 'member'} | undefined
     return row?.role ?? null
   }
 
-  async listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: 'maintainer' | 'member'}>> {
-    return this.stmt(`SELECT p.*, m.role FROM memberships m JOIN projects p ON p.id = m.project_id
-      WHERE m.principal_id = ? AND p.id > ? ORDER BY p.id LIMIT ?`).all(principalId, page.after ?? '', page.limit) as Array<ProjectRow & {role: 'maintainer' | 'member'}>
+  async listProjects(
+    principalId: string,
+    page: {limit: number; after?: string},
+  ): Promise<Array<ProjectRow & {role: 'maintainer' | 'member'}>> {
+    return this.stmt(
+      `SELECT p.*, m.role FROM memberships m JOIN projects p ON p.id = m.project_id
+      WHERE m.principal_id = ? AND p.id > ? ORDER BY p.id LIMIT ?`,
+    ).all(principalId, page.after ?? '', page.limit) as Array<ProjectRow & {role: 'maintainer' | 'member'}>
   }
 
   // ---- entries ----
 
   async insertEntry(e: EntryRow, comments: CommentRow[] = []): Promise<void> {
     await this.gate.wait()
-    this.db.transaction(() => {
-      const seq = this.entries.insert({...e, comment_count: e.comment_count + comments.length})
-      for (const c of comments) this.entries.insertComment(seq, c)
-    }).immediate()
+    this.db
+      .transaction(() => {
+        const seq = this.entries.insert({...e, comment_count: e.comment_count + comments.length})
+        for (const c of comments) this.entries.insertComment(seq, c)
+      })
+      .immediate()
   }
 
   async getEntry(id: string): Promise<EntryRow | null> {
@@ -241,18 +287,22 @@ export class SqliteStore implements Store {
 
   async updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome> {
     await this.gate.wait()
-    return this.db.transaction((): UpdateOutcome => {
-      const current = this.stmt('SELECT seq, version FROM entries WHERE id = ?').get(id) as {seq: number; version: number} | undefined
-      if (!current) return {ok: false, reason: 'missing'}
-      if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) {
-        return {ok: false, reason: 'stale'}
-      }
-      this.entries.update(current.seq, changes, options.at)
-      for (const c of options.commentBodies ?? []) this.stmt('UPDATE comments SET body = ? WHERE id = ? AND entry_seq = ?').run(c.body, c.id, current.seq)
-      for (const c of options.comments ?? []) this.entries.insertComment(current.seq, c)
-      if (options.comments?.length) this.stmt('UPDATE entries SET comment_count = comment_count + ? WHERE seq = ?').run(options.comments.length, current.seq)
-      return {ok: true, entry: this.getEntrySync(id)!}
-    }).immediate()
+    return this.db
+      .transaction((): UpdateOutcome => {
+        const current = this.stmt('SELECT seq, version FROM entries WHERE id = ?').get(id) as {seq: number; version: number} | undefined
+        if (!current) return {ok: false, reason: 'missing'}
+        if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) {
+          return {ok: false, reason: 'stale'}
+        }
+        this.entries.update(current.seq, changes, options.at)
+        for (const c of options.commentBodies ?? [])
+          this.stmt('UPDATE comments SET body = ? WHERE id = ? AND entry_seq = ?').run(c.body, c.id, current.seq)
+        for (const c of options.comments ?? []) this.entries.insertComment(current.seq, c)
+        if (options.comments?.length)
+          this.stmt('UPDATE entries SET comment_count = comment_count + ? WHERE seq = ?').run(options.comments.length, current.seq)
+        return {ok: true, entry: this.getEntrySync(id)!}
+      })
+      .immediate()
   }
 
   /** One entry by id. Rows come as arrays (`raw()`): better-sqlite3 builds a 20-key object per row ~4 µs slower. */
@@ -274,8 +324,10 @@ export class SqliteStore implements Store {
       params.after_id = page.after.id
     }
     params.limit = page.limit
-    const rows = this.stmt(`SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id
-      WHERE ${where.join(' AND ')} ORDER BY e.updated_at DESC, e.id DESC LIMIT @limit`).all(params) as Row[]
+    const rows = this.stmt(
+      `SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id
+      WHERE ${where.join(' AND ')} ORDER BY e.updated_at DESC, e.id DESC LIMIT @limit`,
+    ).all(params) as Row[]
     return rows.map(entryFromRow)
   }
 
@@ -287,12 +339,17 @@ export class SqliteStore implements Store {
   async listBranches(parentId: string, viewer: Viewer): Promise<Branch[]> {
     const {where, params} = filterSql(viewer, {})
     params.parent = parentId
-    const rows = this.stmt(`SELECT e.id, e.title, e.scope, e.author_id, p.name AS author_name, e.created_at
+    const rows = this.stmt(
+      `SELECT e.id, e.title, e.scope, e.author_id, p.name AS author_name, e.created_at
       FROM entries e JOIN principals p ON p.id = e.author_id
-      WHERE e.forked_from = @parent AND ${where.join(' AND ')} ORDER BY e.created_at, e.id`).all(params) as Row[]
+      WHERE e.forked_from = @parent AND ${where.join(' AND ')} ORDER BY e.created_at, e.id`,
+    ).all(params) as Row[]
     return rows.map((r) => ({
-      id: r.id as string, title: r.title as string, scope: r.scope as Branch['scope'],
-      author: {id: r.author_id as string, name: r.author_name as string}, created_at: r.created_at as string,
+      id: r.id as string,
+      title: r.title as string,
+      scope: r.scope as Branch['scope'],
+      author: {id: r.author_id as string, name: r.author_name as string},
+      created_at: r.created_at as string,
     }))
   }
 
@@ -300,15 +357,26 @@ export class SqliteStore implements Store {
 
   async addComment(c: CommentRow): Promise<{comment: Comment; entry: EntryRow} | null> {
     await this.gate.wait()
-    return this.db.transaction(() => {
-      const entry = this.stmt('SELECT seq FROM entries WHERE id = ?').get(c.entry_id) as {seq: number} | undefined
-      if (!entry) return null
-      this.entries.insertComment(entry.seq, c)
-      this.stmt('UPDATE entries SET comment_count = comment_count + 1, version = version + 1, updated_at = ? WHERE seq = ?').run(c.created_at, entry.seq)
-      const author = this.stmt('SELECT name FROM principals WHERE id = ?').get(c.author_id) as {name: string}
-      const comment: Comment = {id: c.id, body: c.body, type: c.type, author: {id: c.author_id, name: author.name}, created_at: c.created_at}
-      return {comment, entry: this.getEntrySync(c.entry_id)!}
-    }).immediate()
+    return this.db
+      .transaction(() => {
+        const entry = this.stmt('SELECT seq FROM entries WHERE id = ?').get(c.entry_id) as {seq: number} | undefined
+        if (!entry) return null
+        this.entries.insertComment(entry.seq, c)
+        this.stmt('UPDATE entries SET comment_count = comment_count + 1, version = version + 1, updated_at = ? WHERE seq = ?').run(
+          c.created_at,
+          entry.seq,
+        )
+        const author = this.stmt('SELECT name FROM principals WHERE id = ?').get(c.author_id) as {name: string}
+        const comment: Comment = {
+          id: c.id,
+          body: c.body,
+          type: c.type,
+          author: {id: c.author_id, name: author.name},
+          created_at: c.created_at,
+        }
+        return {comment, entry: this.getEntrySync(c.entry_id)!}
+      })
+      .immediate()
   }
 
   async listComments(entryId: string, page: CommentPage): Promise<Comment[]> {
@@ -317,10 +385,13 @@ export class SqliteStore implements Store {
     let rows: Row[]
     // Ties in created_at (one millisecond) keep the order of writing: rowid, found again from the position's id.
     if (page.newest) {
-      rows = (this.stmt(`${select} ORDER BY c.created_at DESC, c.rowid DESC LIMIT @limit`).all({entry: entryId, limit: page.limit}) as Row[]).reverse()
+      rows = (
+        this.stmt(`${select} ORDER BY c.created_at DESC, c.rowid DESC LIMIT @limit`).all({entry: entryId, limit: page.limit}) as Row[]
+      ).reverse()
     } else if (page.after) {
-      rows = this.stmt(`${select} AND (c.created_at, c.rowid) > (@at, (SELECT rowid FROM comments WHERE id = @id)) ORDER BY c.created_at, c.rowid LIMIT @limit`)
-        .all({entry: entryId, at: page.after.created_at, id: page.after.id, limit: page.limit}) as Row[]
+      rows = this.stmt(
+        `${select} AND (c.created_at, c.rowid) > (@at, (SELECT rowid FROM comments WHERE id = @id)) ORDER BY c.created_at, c.rowid LIMIT @limit`,
+      ).all({entry: entryId, at: page.after.created_at, id: page.after.id, limit: page.limit}) as Row[]
     } else {
       rows = this.stmt(`${select} ORDER BY c.created_at, c.rowid LIMIT @limit`).all({entry: entryId, limit: page.limit}) as Row[]
     }
@@ -351,4 +422,3 @@ function fromRaw(r: unknown[]): EntryRow {
     comment_count: r[19] as number,
   }
 }
-

@@ -62,7 +62,12 @@ export interface EntryRow {
 }
 
 /** The fields an update may change. */
-export type EntryChanges = Partial<Pick<EntryRow, 'title' | 'body' | 'summary' | 'summary_title' | 'scope' | 'project_id' | 'tags' | 'url' | 'status' | 'resolution' | 'thought_chain'>>
+export type EntryChanges = Partial<
+  Pick<
+    EntryRow,
+    'title' | 'body' | 'summary' | 'summary_title' | 'scope' | 'project_id' | 'tags' | 'url' | 'status' | 'resolution' | 'thought_chain'
+  >
+>
 
 export interface CommentRow {
   id: string
@@ -176,7 +181,7 @@ export interface Store {
 }
 
 /** A position among an entry's comments: the last one already seen. */
-export interface CommentPosition {
+interface CommentPosition {
   created_at: string
   id: string
 }

@@ -59,9 +59,15 @@ export interface TransferStore {
   exportProjects(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: string}): Promise<ProjectExport[]>
   /**
    * Entries visible to the viewer (null: all, private ones included, for the owner's backup), in the
-   * order they were stored, `limit` after the opaque position `after`; each with its comments.
+   * order they were stored, `limit` after the opaque position `after`; each with its comments. With
+   * `maxChars`, the page ends early once its entries' bodies, thought chains and resolutions reach that
+   * many characters (one entry at least), so that large entries come a few at a time.
    */
-  exportEntries(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: number}): Promise<{entries: EntryExport[]; next?: number}>
+  exportEntries(
+    viewer: Viewer | null,
+    filter: ExportFilter,
+    page: {limit: number; after?: number; maxChars?: number},
+  ): Promise<{entries: EntryExport[]; next?: number}>
   /** How many entries `exportEntries` will give, announced in the export's header so a reader can show progress. */
   countExportEntries(viewer: Viewer | null, filter: ExportFilter): Promise<number>
   /**

@@ -18,6 +18,7 @@ import {jsonText, oneLine, outputMode, type OutputMode} from './output/format.js
 import {page, pagerCommand, screenRows} from './output/pager.js'
 import {progressWanted} from './output/progress.js'
 import {safeText} from './output/safe-text.js'
+import {usageLine} from './output/usage-error.js'
 import type {OutboxOptions} from './outbox/queue.js'
 import {hasQueued, isUnreachable, queueEnabled, type OutboxItem, type QueuedWrite} from './outbox/state.js'
 import {projectRef, resolveProjectId} from './project/project.js'
@@ -80,9 +81,9 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     this.flags = flags as KbFlags<T>
     this.args = args as KbArgs<T>
     this.positional = argv as string[]
-    if (ctor.pager && this.mode.tty && !this.jsonEnabled() && !(flags as {'no-pager'?: boolean})['no-pager'] && pagerCommand() !== null) this.paged = []
+    if (ctor.pager && this.mode.tty && !this.jsonEnabled() && !(flags as {'no-pager'?: boolean})['no-pager'] && pagerCommand() !== null)
+      this.paged = []
   }
-
 
   protected get mode(): OutputMode {
     return (this.modeCache ??= outputMode())
@@ -119,7 +120,8 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     let timer: NodeJS.Timeout | undefined
     let spinning = false
     const onStart = (): void => {
-      if (progressWanted(this.jsonEnabled())) timer = setTimeout(() => ((spinning = true), ux.action.start(`kb: starting the kb daemon at ${host}`)), 300)
+      if (progressWanted(this.jsonEnabled()))
+        timer = setTimeout(() => ((spinning = true), ux.action.start(`kb: starting the kb daemon at ${host}`)), 300)
     }
     let r: Awaited<ReturnType<typeof ensureDaemon>>
     try {
@@ -158,7 +160,11 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     // Pinned to the address the daemon proved itself on: `localhost` has more than one.
     const address = this.probe?.probe.proven ? this.probe.probe.peer?.address : undefined
     return httpClient({
-      baseUrl: this.baseUrl, key, userAgent: `kb/${this.config.version}`, unreachableHint: this.unreachableHint(), serverLabel: this.local ? 'kb daemon' : 'kb server',
+      baseUrl: this.baseUrl,
+      key,
+      userAgent: `kb/${this.config.version}`,
+      unreachableHint: this.unreachableHint(),
+      serverLabel: this.local ? 'kb daemon' : 'kb server',
       ...(address ? {address} : {}),
     })
   }
@@ -167,7 +173,10 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     await this.ensureServer()
     this.credential = await resolveCredential(this.baseUrl, this.local)
     if (this.local && this.credential.daemonDataDir) await this.requireDaemonOf(this.credential.daemonDataDir)
-    if (this.credential.problem) this.note(`warning: ${this.credential.problem}; using ${this.credential.source === 'none' ? 'no credential' : this.credential.location}`)
+    if (this.credential.problem)
+      this.note(
+        `warning: ${this.credential.problem}; using ${this.credential.source === 'none' ? 'no credential' : this.credential.location}`,
+      )
     const oauth = this.credential.kind === 'oauth' && this.credential.oauth ? this.credential.oauth : null
     // OAuth tokens from `kb auth login --web`: refreshed before use when expired, and once more if the
     // server still calls the token invalid (revoked early, or clocks that disagree).
@@ -233,9 +242,25 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   protected async enqueue(draft: WriteDraft, because: KbError, key: string = crypto.randomUUID()): Promise<QueuedWrite> {
     const {Outbox} = await import('./outbox/queue.js')
     this.queuedBecause = because
-    const item: OutboxItem = {key, base_url: this.baseUrl, queued_at: new Date().toISOString(), ...stripUndefined(draft), attempts: 1, last_error: because.message}
+    const item: OutboxItem = {
+      key,
+      base_url: this.baseUrl,
+      queued_at: new Date().toISOString(),
+      ...stripUndefined(draft),
+      attempts: 1,
+      last_error: because.message,
+    }
     const waiting = await Outbox.forServer(this.baseUrl, this.outboxOptions).append(item)
-    const queued: QueuedWrite = {queued: true, key, command: item.command, label: item.label, base_url: item.base_url, queued_at: item.queued_at, reason: because.message, waiting}
+    const queued: QueuedWrite = {
+      queued: true,
+      key,
+      command: item.command,
+      label: item.label,
+      base_url: item.base_url,
+      queued_at: item.queued_at,
+      reason: because.message,
+      waiting,
+    }
     if (!this.quietQueue && !this.jsonEnabled()) {
       const why = oneLine(because.message.split(';')[0]!)
       process.stderr.write(`kb: queued ${item.command} "${oneLine(item.label)}" for \`kb sync\` (${waiting} waiting): ${why}\n`)
@@ -245,7 +270,9 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
 
   /** How the outbox tells of a file it had to set aside. */
   protected get outboxOptions(): OutboxOptions {
-    return {onSetAside: (path, why) => this.warnLine(`the outbox could not be read (${why}); it was moved to ${path}, nothing in it was sent`)}
+    return {
+      onSetAside: (path, why) => this.warnLine(`the outbox could not be read (${why}); it was moved to ${path}, nothing in it was sent`),
+    }
   }
 
   /** Whether `e` is a failure to reach the server that `write` would queue (for commands that read before they write). */
@@ -269,11 +296,20 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
 
   private async sendQueuedInBackground(): Promise<void> {
     try {
-      const [{Outbox}, {sendQueued}, {syncLine}] = await Promise.all([import('./outbox/queue.js'), import('./outbox/sync.js'), import('./outbox/report.js')])
-      const report = await sendQueued(Outbox.forServer(this.baseUrl, this.outboxOptions), await this.client(), {lockWaitMs: 0, deadline: Date.now() + BACKGROUND_SEND_MS})
+      const [{Outbox}, {sendQueued}, {syncLine}] = await Promise.all([
+        import('./outbox/queue.js'),
+        import('./outbox/sync.js'),
+        import('./outbox/report.js'),
+      ])
+      const report = await sendQueued(Outbox.forServer(this.baseUrl, this.outboxOptions), await this.client(), {
+        lockWaitMs: 0,
+        deadline: Date.now() + BACKGROUND_SEND_MS,
+      })
       const done = report.items.filter((i) => i.status !== 'waiting')
       if (done.length === 0 || this.quietQueue) return
-      this.note(`sent ${done.length} queued write(s)${report.remaining ? `; ${report.remaining} still waiting (\`kb sync --status\`)` : ''}`)
+      this.note(
+        `sent ${done.length} queued write(s)${report.remaining ? `; ${report.remaining} still waiting (\`kb sync --status\`)` : ''}`,
+      )
       for (const i of done) if (i.status === 'forked' || i.status === 'refused') this.note(`  ${syncLine(i)}`)
     } catch {
       // The queue stays as it was, for `kb sync`.
@@ -305,8 +341,11 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     if (err instanceof KbError) {
       code = err.code
       exit = err.exitCode
-      const hint = isServerError(err) ? hintFor(err.code, 'cli') : undefined
-      if (hint) message = `${message}; ${hint.replace('<command>', (this.id ?? '').split(':').join(' '))}`
+      const command = (this.id ?? '').split(':').join(' ')
+      const hint = isServerError(err)
+        ? hintFor(err.code, 'cli', command, err.errors?.length === 1 ? err.errors[0]!.path : undefined)
+        : undefined
+      if (hint) message = `${message}; ${hint.replace('<command>', command)}`
       if (err.code === 'rate_limited' && err.headers?.['retry-after']) message = `${err.message}; retry in ${err.headers['retry-after']} s`
     } else if (err.oclif?.exit !== undefined) {
       // oclif's own errors: parse errors (unknown flag, missing argument, bad option value) exit 2.
@@ -316,7 +355,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
         return undefined
       }
       code = exit === 2 ? 'usage' : null
-      message = message.replace(/\nSee more help with --help$/, ' (see --help)')
+      message = usageLine(message)
     } else {
       exit = 1
     }
@@ -324,7 +363,14 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     if (this.jsonEnabled()) {
       const e = err instanceof KbError ? err : undefined
       // A problem's extension members (a sensitive_content refusal's findings) go along for scripts to read.
-      const error = {code: code ?? 'error', message, exit, ...(e?.status ? {status: e.status} : {}), ...(e?.errors ? {errors: e.errors} : {}), ...(e?.extra ?? {})}
+      const error = {
+        code: code ?? 'error',
+        message,
+        exit,
+        ...(e?.status ? {status: e.status} : {}),
+        ...(e?.errors ? {errors: e.errors} : {}),
+        ...(e?.extra ?? {}),
+      }
       process.stdout.write(`${jsonText({error})}\n`)
     }
     // The message may echo the server's words (a problem's detail): never raw to the terminal. --json keeps them exact.

@@ -17,9 +17,15 @@ export function scopeFlag(description: string): OptionFlag<Scope | undefined> {
   return Flags.option({options: SCOPES, description})()
 }
 export const statusFlag = Flags.option({options: STATUSES, description: 'only open or only resolved entries'})
-export const detailFlag = Flags.option({options: DETAILS, description: 'how much of each entry: summary, standard or full (config default_detail)'})
+export const detailFlag = Flags.option({
+  options: DETAILS,
+  description: 'how much of each entry: summary, standard or full (config default_detail)',
+})
 /** `--no-pager` for the commands whose output is paged on a terminal (KbCommand.pager). */
-export const noPagerFlag = Flags.boolean({description: 'print everything at once instead of through $KB_PAGER, $PAGER or less', default: false})
+export const noPagerFlag = Flags.boolean({
+  description: 'print everything at once instead of through $KB_PAGER, $PAGER or less',
+  default: false,
+})
 export const commentTypeFlag = Flags.option({options: COMMENT_TYPES, description: 'kind of comment', default: COMMENT_TYPE_DEFAULT})
 
 /** `--detail`, else config `default_detail`, else the command's default. */
@@ -37,7 +43,10 @@ export function limitOr(flag: number | undefined, fallback: number): number {
 /** `--tag a --tag b,c` → [a, b, c]. */
 export function tagsFrom(values: string[] | undefined): string[] | undefined {
   if (!values) return undefined
-  return values.flatMap((v) => v.split(',')).map((t) => t.trim()).filter((t) => t !== '')
+  return values
+    .flatMap((v) => v.split(','))
+    .map((t) => t.trim())
+    .filter((t) => t !== '')
 }
 
 const THOUGHT_PREFIX = new RegExp(`^\\s*(${THOUGHT_KINDS.join('|')})\\s*:\\s*(.*)$`, 'is')
@@ -53,7 +62,8 @@ export function thoughtsFrom(values: string[] | undefined): {thought: string; ki
 
 /** `--no-queue`, on every command that writes: fail (exit 6) instead of queueing when the server cannot be reached. */
 export const noQueueFlag = Flags.boolean({
-  description: 'fail (exit 6) instead of queueing the write for `kb sync` when the server cannot be reached (env KB_NO_QUEUE=1, config queue_writes false)',
+  description:
+    'fail (exit 6) instead of queueing the write for `kb sync` when the server cannot be reached (env KB_NO_QUEUE=1, config queue_writes false)',
 })
 
 export const THOUGHT_HELP = `a step of the reasoning, in order (repeatable); prefix a kind: ${THOUGHT_KINDS.join(', ')} (default ${THOUGHT_KIND_DEFAULT})`
@@ -79,7 +89,7 @@ export async function bodyFrom(flags: {body?: string; 'body-file'?: string}, edi
 }
 
 /** Lines starting with `#kb:` in an editor template are instructions, not content. */
-export function stripComments(text: string): string {
+function stripComments(text: string): string {
   return text
     .split('\n')
     .filter((l) => !l.startsWith('#kb:'))

@@ -25,7 +25,7 @@ export async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-export function editorCommand(env: NodeJS.ProcessEnv = process.env): string {
+function editorCommand(env: NodeJS.ProcessEnv = process.env): string {
   const configured = readConfig(env).editor
   return (typeof configured === 'string' && configured) || env.VISUAL || env.EDITOR || 'vi'
 }
@@ -39,7 +39,11 @@ export function editText(initial: string, env: NodeJS.ProcessEnv = process.env, 
     const editor = editorCommand(env)
     // Through sh, so EDITOR may carry arguments ("code --wait").
     const r = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'sh', file], {stdio: 'inherit'})
-    if (r.error || r.status !== 0) throw new KbError('usage', `the editor "${editor}" failed (${r.error?.message ?? `exit ${r.status}`}); set EDITOR or \`kb config set editor <command>\``)
+    if (r.error || r.status !== 0)
+      throw new KbError(
+        'usage',
+        `the editor "${editor}" failed (${r.error?.message ?? `exit ${r.status}`}); set EDITOR or \`kb config set editor <command>\``,
+      )
     return readFileSync(file, 'utf8')
   } finally {
     rmSync(dir, {recursive: true, force: true})

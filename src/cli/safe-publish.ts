@@ -16,7 +16,9 @@ import {safeText} from './output/safe-text.js'
 export const sensitiveFlags = {
   redact: Flags.boolean({description: 'replace secrets and personal data found with [REDACTED:<kind>] (docs/cli.md, "Safe publish")'}),
   acknowledge: Flags.string({
-    description: 'finding ids to keep as written, comma-separated or repeated; recorded on the entry', multiple: true, helpValue: '<ids>',
+    description: 'finding ids to keep as written, comma-separated or repeated; recorded on the entry',
+    multiple: true,
+    helpValue: '<ids>',
   }),
 }
 
@@ -29,15 +31,27 @@ const FINDING_ID = new RegExp(FINDING_ID_PATTERN)
 
 /** The choice the flags make; a malformed id is a usage error. */
 export function choiceFrom(flags: {redact?: boolean; acknowledge?: string[]}): SensitiveChoice {
-  const ids = (flags.acknowledge ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '')
+  const ids = (flags.acknowledge ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '')
   const bad = ids.find((id) => !FINDING_ID.test(id))
-  if (bad !== undefined) throw new KbError('usage', `--acknowledge takes finding ids (16 hex digits, as listed when a write is refused), not "${safeText(bad, {newlines: false})}"`)
+  if (bad !== undefined) {
+    throw new KbError(
+      'usage',
+      `--acknowledge takes finding ids (16 hex digits, as listed when a write is refused), not "${safeText(bad, {newlines: false})}"`,
+    )
+  }
   return {...(flags.redact ? {redact: true} : {}), ...(ids.length > 0 ? {acknowledge: ids} : {})}
 }
 
 function reportOf(e: KbError): SensitiveReport {
   const x = e.extra ?? {}
-  return {findings: Array.isArray(x.findings) ? x.findings : [], findings_total: typeof x.findings_total === 'number' ? x.findings_total : 0, diff: Array.isArray(x.diff) ? x.diff : []}
+  return {
+    findings: Array.isArray(x.findings) ? x.findings : [],
+    findings_total: typeof x.findings_total === 'number' ? x.findings_total : 0,
+    diff: Array.isArray(x.diff) ? x.diff : [],
+  }
 }
 
 const one = (s: string): string => safeText(s, {newlines: false, tabs: false})
@@ -48,12 +62,15 @@ export function renderReport(r: SensitiveReport, mode: OutputMode): string {
   const where = r.findings.map((f) => `${f.field}, line ${f.line}`)
   const labelWidth = Math.max(...r.findings.map((f) => f.label.length))
   const whereWidth = Math.max(...where.map((w) => w.length))
-  r.findings.forEach((f, i) => out.push(`  ${dim(mode, f.id)}  ${f.label.padEnd(labelWidth)}  ${where[i]!.padEnd(whereWidth)}  ${one(f.excerpt)}`))
+  r.findings.forEach((f, i) =>
+    out.push(`  ${dim(mode, f.id)}  ${f.label.padEnd(labelWidth)}  ${where[i]!.padEnd(whereWidth)}  ${one(f.excerpt)}`),
+  )
   if (r.findings_total > r.findings.length) out.push(`  … and ${r.findings_total - r.findings.length} more`)
   if (r.diff.length > 0) {
     out.push('', bold(mode, 'Redaction would change:'))
     for (const d of r.diff) {
-      out.push(`  ${dim(mode, `${d.field}, line ${d.line}`)}`, `  ${red(mode, `- ${one(d.before)}`)}`, `  ${green(mode, d.after === null ? '+ (removed)' : `+ ${one(d.after)}`)}`)
+      const after = d.after === null ? '+ (removed)' : `+ ${one(d.after)}`
+      out.push(`  ${dim(mode, `${d.field}, line ${d.line}`)}`, `  ${red(mode, `- ${one(d.before)}`)}`, `  ${green(mode, after)}`)
     }
   }
   return `${out.join('\n')}\n`
@@ -62,11 +79,12 @@ export function renderReport(r: SensitiveReport, mode: OutputMode): string {
 /** The refusal as the command reports it: what to run instead, with the ids to acknowledge. */
 function refusal(e: KbError, r: SensitiveReport, what: string): KbError {
   const ids = r.findings.map((f) => f.id).join(',')
-  const keep = r.findings_total > r.findings.length ? '' : `, or --acknowledge ${ids} to keep ${r.findings_total === 1 ? 'it' : 'them'} as written (recorded on the entry)`
+  const it = r.findings_total === 1 ? 'it' : 'them'
+  const keep = r.findings_total > r.findings.length ? '' : `, or --acknowledge ${ids} to keep ${it} as written (recorded on the entry)`
   return new KbError(
     'sensitive_content',
     `${what} would expose ${r.findings_total === 1 ? 'a secret or personal data' : `${r.findings_total} secrets or pieces of personal data`}; ` +
-      `re-run with --redact to replace ${r.findings_total === 1 ? 'it' : 'them'} with [REDACTED:<kind>]${keep}`,
+      `re-run with --redact to replace ${it} with [REDACTED:<kind>]${keep}`,
     {status: e.status, ...(e.extra ? {extra: e.extra} : {})},
   )
 }
@@ -83,7 +101,11 @@ export interface ClearOptions {
  * Runs `write` with the flags' choice. Refused for sensitive content: shows the report, then asks on a
  * terminal (and writes again as chosen) or fails with exit 5.
  */
-export async function clearSensitive<T>(choice: SensitiveChoice, o: ClearOptions, write: (choice: SensitiveChoice) => Promise<T>): Promise<T> {
+export async function clearSensitive<T>(
+  choice: SensitiveChoice,
+  o: ClearOptions,
+  write: (choice: SensitiveChoice) => Promise<T>,
+): Promise<T> {
   let r: SensitiveReport
   try {
     return await write(choice)
@@ -99,7 +121,8 @@ export async function clearSensitive<T>(choice: SensitiveChoice, o: ClearOptions
     all ? (['r', 'k', 's'] as const) : (['r', 's'] as const),
   )
   if (answer === 's') throw new KbError('sensitive_content', 'stopped: nothing was changed')
-  const next: SensitiveChoice = answer === 'r' ? {...choice, redact: true} : {...choice, acknowledge: [...(choice.acknowledge ?? []), ...r.findings.map((f) => f.id)]}
+  const next: SensitiveChoice =
+    answer === 'r' ? {...choice, redact: true} : {...choice, acknowledge: [...(choice.acknowledge ?? []), ...r.findings.map((f) => f.id)]}
   try {
     return await write(next)
   } catch (e) {

@@ -7,10 +7,31 @@
 import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from './errors.js'
 // The inputs are the request schemas' own types: type-only, so the CLI does not load TypeBox to use them.
 import type {
-  CommentBody, CreateApiKeyBody, CreateEntryBody, ForkBody, JoinProjectBody, ListQuery, PatchEntryBody, PublishBody, ResolveBody, SearchQuery,
+  CommentBody,
+  CreateApiKeyBody,
+  CreateEntryBody,
+  ForkBody,
+  JoinProjectBody,
+  ListQuery,
+  PatchEntryBody,
+  PublishBody,
+  ResolveBody,
+  SearchQuery,
 } from './schemas.js'
 import type {
-  ApiKeyRecord, Comment, Detail, EntryFull, EntryView, Grant, Health, JoinResult, Page, Project, PublishPreview, Scope, SearchResult,
+  ApiKeyRecord,
+  Comment,
+  Detail,
+  EntryFull,
+  EntryView,
+  Grant,
+  Health,
+  JoinResult,
+  Page,
+  Project,
+  PublishPreview,
+  Scope,
+  SearchResult,
 } from './types.js'
 
 /** Response headers as node:http and fastify's `inject` both give them (lower-case names). */
@@ -75,7 +96,12 @@ const entryPath = (id: string, tail = ''): string => `/knowledge/${encodeURIComp
 
 export const writeRequests = {
   createEntry: (input: CreateEntryBody): WriteRequest => ({method: 'POST', path: '/knowledge', body: input}),
-  patchEntry: (id: string, input: PatchEntryBody, ifMatch?: string): WriteRequest => ({method: 'PATCH', path: entryPath(id), body: input, ...(ifMatch ? {ifMatch} : {})}),
+  patchEntry: (id: string, input: PatchEntryBody, ifMatch?: string): WriteRequest => ({
+    method: 'PATCH',
+    path: entryPath(id),
+    body: input,
+    ...(ifMatch ? {ifMatch} : {}),
+  }),
   resolve: (id: string, input: ResolveBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/resolve'), body: input}),
   comment: (id: string, input: CommentBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/comments'), body: input}),
   publish: (id: string, input: PublishBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/publish'), body: input}),
@@ -106,7 +132,11 @@ export class ApiClient {
   async request<T>(method: string, path: string, init: RequestInit = {}): Promise<ApiResponse<T>> {
     const url = new URL(this.baseUrl + path)
     for (const [k, v] of Object.entries(init.query ?? {})) if (v !== undefined && v !== null) url.searchParams.set(k, String(v))
-    const headers: Record<string, string> = {accept: 'application/json, application/problem+json', 'user-agent': this.userAgent, ...init.headers}
+    const headers: Record<string, string> = {
+      accept: 'application/json, application/problem+json',
+      'user-agent': this.userAgent,
+      ...init.headers,
+    }
     if (this.key) headers.authorization = `Bearer ${this.key}`
     let payload: string | undefined
     if (init.body !== undefined) {
@@ -132,7 +162,10 @@ export class ApiClient {
       try {
         body = JSON.parse(res.text)
       } catch {
-        throw new KbError('internal', `${this.origin()} answered ${method} ${url.pathname} with malformed JSON (status ${res.status}); is --base-url a kb server?`)
+        throw new KbError(
+          'internal',
+          `${this.origin()} answered ${method} ${url.pathname} with malformed JSON (status ${res.status}); is --base-url a kb server?`,
+        )
       }
     }
     if (res.status >= 400) throw problemToError(res.status, body, res.headers, `${method} ${url.pathname}`)
@@ -253,15 +286,24 @@ export function isServerError(e: KbError): boolean {
 export function problemToError(status: number, body: unknown, headers: Headers, what: string): KbError {
   const p = (typeof body === 'object' && body !== null ? body : {}) as {code?: unknown; detail?: unknown; title?: unknown; errors?: unknown}
   const code = isErrorCode(p.code) ? p.code : codeForStatus(status)
-  let detail = typeof p.detail === 'string' && p.detail !== '' ? p.detail : typeof p.title === 'string' ? p.title : `${what} failed with HTTP ${status}`
+  let detail =
+    typeof p.detail === 'string' && p.detail !== ''
+      ? p.detail
+      : typeof p.title === 'string'
+        ? p.title
+        : `${what} failed with HTTP ${status}`
   const errors = Array.isArray(p.errors) ? (p.errors as FieldError[]).filter((e) => e && typeof e.path === 'string') : undefined
-  if (errors && errors.length > 0 && !errors.every((e) => detail.includes(e.message))) detail += ` (${errors.map((e) => `${e.path}: ${e.message}`).join('; ')})`
+  if (errors && errors.length > 0 && !errors.every((e) => detail.includes(e.message)))
+    detail += ` (${errors.map((e) => `${e.path}: ${e.message}`).join('; ')})`
   const h: Record<string, string> = {}
   for (const k of ['retry-after', 'www-authenticate', 'etag']) if (typeof headers[k] === 'string') h[k] = headers[k] as string
   // Extension members (RFC 9457, section 3.2) travel on: a sensitive_content problem's findings, for one.
   const extra = Object.fromEntries(Object.entries(p).filter(([k]) => !PROBLEM_MEMBERS.has(k)))
   const err = new KbError(code, detail, {
-    ...(errors ? {errors} : {}), headers: h, ...(Object.keys(extra).length > 0 ? {extra} : {}), ...(status !== ERROR_CODES[code].status && status >= 400 ? {status} : {}),
+    ...(errors ? {errors} : {}),
+    headers: h,
+    ...(Object.keys(extra).length > 0 ? {extra} : {}),
+    ...(status !== ERROR_CODES[code].status && status >= 400 ? {status} : {}),
   })
   fromServer.add(err)
   return err

@@ -8,6 +8,8 @@ export const ERROR_CODES = {
   forbidden: {status: 403, title: 'Forbidden', exit: 4},
   not_found: {status: 404, title: 'Not Found', exit: 3},
   method_not_allowed: {status: 405, title: 'Method Not Allowed', exit: 1},
+  // POST /mcp whose Accept lacks application/json and text/event-stream (docs/mcp.md).
+  not_acceptable: {status: 406, title: 'Not Acceptable', exit: 1},
   conflict: {status: 409, title: 'Conflict', exit: 5},
   // 409 when publishing an entry; 422 when a create, edit or fork brings the content (docs/api.md, "Safe publish").
   sensitive_content: {status: 409, title: 'Conflict', exit: 5},

@@ -7,7 +7,11 @@ import type {ErrorCode} from './errors.js'
 
 export type Audience = 'cli' | 'tui' | 'agent'
 
-type Hint = Partial<Record<Audience, string>>
+/**
+ * Per audience; `commands` overrides the CLI's words for the commands (by id, `api-key revoke`) whose fix
+ * differs, and `fields` for an error about one field (`project_id`), whatever the command.
+ */
+type Hint = Partial<Record<Audience, string>> & {commands?: Record<string, string>; fields?: Record<string, string>}
 
 const HINTS: Partial<Record<ErrorCode, Hint>> = {
   bad_request: {cli: 'check the arguments (`kb help <command>`)', agent: 'fix the arguments named above'},
@@ -18,29 +22,48 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
     agent: 'the kb credential was refused: sign in again (`kb auth login --web`, or reconnect the MCP server) or set KB_API_KEY',
   },
   forbidden: {
-    cli: 'only the author or the owner may do that; `kb auth status` shows who you are',
+    // The server's message already says who may ("only the author … or the owner may edit it"); this says what to do.
+    cli: '`kb auth status` shows who you are',
     agent: 'only the author (or the owner) may do that; use comment_on_knowledge or fork_knowledge instead',
   },
   not_found: {
     cli: 'check the id (`kb list`, `kb search`)',
+    fields: {project_id: 'join it with `kb project join` in its checkout (`kb project list` shows yours), or check --project / KB_PROJECT'},
+    commands: {'api-key revoke': 'check the key id (`kb api-key list`)', 'auth revoke-grant': 'check the grant id (`kb auth grants`)'},
     tui: 'it may have been deleted meanwhile; the list is refreshed',
     agent: 'check the id: search_knowledge finds entries (entries you may not see look missing too)',
   },
-  conflict: {cli: '`kb show <id>` shows its current state', tui: 'it is already so; the view is refreshed', agent: "get_knowledge shows the entry's current state"},
+  conflict: {
+    cli: '`kb show <id>` shows its current state',
+    tui: 'it is already so; the view is refreshed',
+    agent: "get_knowledge shows the entry's current state",
+  },
   precondition_failed: {
     cli: 'it changed since it was read; run the command again',
     tui: 'it changed meanwhile; try again',
     agent: 'it changed meanwhile; read it again with get_knowledge and retry',
   },
-  payload_too_large: {cli: 'send less (a body holds at most 100,000 characters)', agent: 'send less: a body holds at most 100,000 characters'},
+  payload_too_large: {
+    cli: 'send less (a body holds at most 100,000 characters)',
+    agent: 'send less: a body holds at most 100,000 characters',
+  },
   unsupported_media_type: {cli: 'this CLI and the server disagree; update kb'},
   method_not_allowed: {cli: 'this CLI and the server disagree; update kb'},
   rate_limited: {tui: 'wait a moment and try again', agent: 'wait a little and retry'},
   unreachable: {agent: 'the kb daemon is not running: start it with `kb daemon start`, then retry'},
   unavailable: {cli: 'retry in a moment', agent: 'the kb daemon is shutting down or busy; retry in a moment'},
-  bad_gateway: {cli: 'the proxy in front of the kb server could not reach it; retry in a moment', agent: 'the kb server is not reachable behind its proxy; retry in a moment'},
-  gateway_timeout: {cli: 'the proxy in front of the kb server got no answer from it; retry in a moment', agent: 'the kb server did not answer its proxy; retry in a moment'},
-  idempotency_key_in_use: {cli: 'the same write is still being processed; `kb sync` in a moment gets its answer', agent: 'the same request is still being processed; retry in a moment'},
+  bad_gateway: {
+    cli: 'the proxy in front of the kb server could not reach it; retry in a moment',
+    agent: 'the kb server is not reachable behind its proxy; retry in a moment',
+  },
+  gateway_timeout: {
+    cli: 'the proxy in front of the kb server got no answer from it; retry in a moment',
+    agent: 'the kb server did not answer its proxy; retry in a moment',
+  },
+  idempotency_key_in_use: {
+    cli: 'the same write is still being processed; `kb sync` in a moment gets its answer',
+    agent: 'the same request is still being processed; retry in a moment',
+  },
   internal: {
     cli: 'retry; if it persists, look at the server log (`kb daemon logs` for the local daemon)',
     tui: 'retry; if it persists, see `kb daemon logs`',
@@ -48,8 +71,10 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
   },
 }
 
-/** The fix to show `audience` for an error of this code, if there is one. */
-export function hintFor(code: ErrorCode, audience: Audience): string | undefined {
+/** The fix to show `audience` for an error of this code, if there is one; `command` (`api-key revoke`) and `field` for the CLI's own words. */
+export function hintFor(code: ErrorCode, audience: Audience, command?: string, field?: string): string | undefined {
   const h = HINTS[code]
+  if (audience === 'cli' && field && h?.fields?.[field]) return h.fields[field]
+  if (audience === 'cli' && command && h?.commands?.[command]) return h.commands[command]
   return audience === 'tui' ? (h?.tui ?? h?.cli) : h?.[audience]
 }

@@ -90,7 +90,7 @@ function listMarkers(s: string): string {
   }
   let out = ''
   let copied = 0
-  for (let p = 0; p < s.length; ) {
+  for (let p = 0; p < s.length;) {
     let end = p === 0 ? marker(0) : -1
     let keep = ''
     if (end < 0 && spaceAt(s, p)) {

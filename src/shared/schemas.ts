@@ -6,15 +6,46 @@
  */
 import {Type, type Static, type TInteger, type TLiteral, type TUnion} from '@sinclair/typebox'
 import {
-  API_KEY_DAYS_MAX, BODY_MAX, COMMENT_MAX, COMMENTS_IN_FULL, COMMENT_TYPES, CURSOR_MAX, DETAILS, FINDING_CATEGORIES, FINDING_ID_PATTERN, FINDINGS_MAX,
-  LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX, NAME_MAX, NOTE_MAX,
-  PRINCIPAL_NAME_MAX, PRINCIPAL_NAME_PATTERN, PROJECT_ROLES, QUERY_MAX, REMOTE_MAX, SCOPES, STATUSES, TAG_MAX, TAG_PATTERN, TAGS_MAX, THOUGHT_KIND_DEFAULT,
-  THOUGHT_KINDS, THOUGHTS_MAX, TITLE_INPUT_MAX, TITLE_MAX, URL_MAX, UUID_PATTERN,
+  API_KEY_DAYS_MAX,
+  BODY_MAX,
+  COMMENT_MAX,
+  COMMENTS_IN_FULL,
+  COMMENT_TYPES,
+  CURSOR_MAX,
+  DETAILS,
+  FINDING_CATEGORIES,
+  FINDING_ID_PATTERN,
+  FINDINGS_MAX,
+  LIMIT_DEFAULT,
+  LIMIT_MAX,
+  MAX_TOKENS_MAX,
+  NAME_MAX,
+  NOTE_MAX,
+  PRINCIPAL_NAME_MAX,
+  PRINCIPAL_NAME_PATTERN,
+  PROJECT_ROLES,
+  QUERY_MAX,
+  REMOTE_MAX,
+  SCOPES,
+  STATUSES,
+  TAG_MAX,
+  TAG_PATTERN,
+  TAGS_MAX,
+  THOUGHT_KIND_DEFAULT,
+  THOUGHT_KINDS,
+  THOUGHTS_MAX,
+  TITLE_INPUT_MAX,
+  TITLE_MAX,
+  URL_MAX,
+  UUID_PATTERN,
 } from './contract.js'
 
 /** One of a contract enum's values (JSON Schema `anyOf` of `const`s). */
 function oneOf<T extends string>(values: readonly T[], description?: string): TUnion<TLiteral<T>[]> {
-  return Type.Union(values.map((v) => Type.Literal(v)), description === undefined ? {} : {description})
+  return Type.Union(
+    values.map((v) => Type.Literal(v)),
+    description === undefined ? {} : {description},
+  )
 }
 
 export const Uuid = Type.String({pattern: UUID_PATTERN, description: 'A UUID', examples: ['0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980']})
@@ -26,7 +57,10 @@ const ThoughtKindSchema = oneOf(THOUGHT_KINDS, `Default ${THOUGHT_KIND_DEFAULT}`
 
 const Title = Type.String({minLength: 1, maxLength: TITLE_INPUT_MAX, description: `1–${TITLE_MAX} characters after trimming`})
 const Body = Type.String({minLength: 1, maxLength: BODY_MAX, description: 'Markdown'})
-const Tags = Type.Array(Type.String({pattern: TAG_PATTERN}), {maxItems: TAGS_MAX, description: 'Lower-cased and de-duplicated by the server'})
+const Tags = Type.Array(Type.String({pattern: TAG_PATTERN}), {
+  maxItems: TAGS_MAX,
+  description: 'Lower-cased and de-duplicated by the server',
+})
 export const Url = Type.Union([Type.String({maxLength: URL_MAX, description: 'An absolute http(s) URL'}), Type.Null()])
 const ThoughtStepIn = Type.Object(
   {
@@ -42,12 +76,20 @@ export const Note = Type.Union([Type.String({maxLength: NOTE_MAX}), Type.Null()]
 export const Remote = Type.String({minLength: 1, maxLength: REMOTE_MAX, description: 'A git remote URL in any form git accepts'})
 export const ProjectName = Type.String({minLength: 1, maxLength: NAME_MAX})
 export const ProjectRoleSchema = oneOf(PROJECT_ROLES)
-const FindingId = Type.String({pattern: FINDING_ID_PATTERN, description: 'A finding id, from a sensitive_content problem or the publish preview'})
+const FindingId = Type.String({
+  pattern: FINDING_ID_PATTERN,
+  description: 'A finding id, from a sensitive_content problem or the publish preview',
+})
 /** The two ways past a sensitive_content refusal (docs/api.md, "Safe publish"). */
 const sensitiveChoice = {
-  redact: Type.Optional(Type.Boolean({description: 'Replace every finding not acknowledged with [REDACTED:<kind>] before the change is stored'})),
+  redact: Type.Optional(
+    Type.Boolean({description: 'Replace every finding not acknowledged with [REDACTED:<kind>] before the change is stored'}),
+  ),
   acknowledge: Type.Optional(
-    Type.Array(FindingId, {maxItems: FINDINGS_MAX, description: 'Findings to let through as they are; recorded on the entry as a comment by the caller'}),
+    Type.Array(FindingId, {
+      maxItems: FINDINGS_MAX,
+      description: 'Findings to let through as they are; recorded on the entry as a comment by the caller',
+    }),
   ),
 }
 
@@ -80,10 +122,7 @@ export const PatchEntryBody = Type.Object(
 )
 export type PatchEntryBody = Static<typeof PatchEntryBody>
 
-export const ResolveBody = Type.Object(
-  {note: Type.Optional(Note), url: Type.Optional(Url)},
-  {additionalProperties: false},
-)
+export const ResolveBody = Type.Object({note: Type.Optional(Note), url: Type.Optional(Url)}, {additionalProperties: false})
 export type ResolveBody = Static<typeof ResolveBody>
 
 export const CommentBody = Type.Object(
@@ -115,7 +154,9 @@ export const CreateApiKeyBody = Type.Object(
     name: Type.Optional(Type.String({minLength: 1, maxLength: NAME_MAX})),
     expires_in_days: Type.Optional(Type.Union([Type.Integer({minimum: 1, maximum: API_KEY_DAYS_MAX}), Type.Null()])),
     project_id: Type.Optional(NullableUuid),
-    principal: Type.Optional(Type.String({pattern: PRINCIPAL_NAME_PATTERN, description: 'Owner only: mint the key for this principal, creating it if needed'})),
+    principal: Type.Optional(
+      Type.String({pattern: PRINCIPAL_NAME_PATTERN, description: 'Owner only: mint the key for this principal, creating it if needed'}),
+    ),
   },
   {additionalProperties: false},
 )
@@ -160,10 +201,16 @@ export const SearchQuery = Type.Object({
 })
 export type SearchQuery = Static<typeof SearchQuery>
 
-export const ProjectsQuery = Type.Object({limit: Type.Optional(Limit(LIMIT_DEFAULT.projects)), cursor: Type.Optional(Type.String({maxLength: CURSOR_MAX}))})
+export const ProjectsQuery = Type.Object({
+  limit: Type.Optional(Limit(LIMIT_DEFAULT.projects)),
+  cursor: Type.Optional(Type.String({maxLength: CURSOR_MAX})),
+})
 export type ProjectsQuery = Static<typeof ProjectsQuery>
 
-export const CommentsQuery = Type.Object({limit: Type.Optional(Limit(LIMIT_DEFAULT.comments)), cursor: Type.Optional(Type.String({maxLength: CURSOR_MAX}))})
+export const CommentsQuery = Type.Object({
+  limit: Type.Optional(Limit(LIMIT_DEFAULT.comments)),
+  cursor: Type.Optional(Type.String({maxLength: CURSOR_MAX})),
+})
 export type CommentsQuery = Static<typeof CommentsQuery>
 
 // ---- responses: the OpenAPI document's, and the wire types of types.ts (the handlers build them from typed records) ----
@@ -171,7 +218,10 @@ export type CommentsQuery = Static<typeof CommentsQuery>
 const Time = Type.String({format: 'date-time'})
 const NullableString = Type.Union([Type.String(), Type.Null()])
 export const AuthorRefSchema = Type.Object({id: Uuid, name: Type.String()})
-export const CommentSchema = Type.Object({id: Uuid, body: Type.String(), type: CommentTypeSchema, author: AuthorRefSchema, created_at: Time}, {$id: 'Comment'})
+export const CommentSchema = Type.Object(
+  {id: Uuid, body: Type.String(), type: CommentTypeSchema, author: AuthorRefSchema, created_at: Time},
+  {$id: 'Comment'},
+)
 export const ThoughtStepSchema = Type.Object({step: Type.Integer(), thought: Type.String(), kind: oneOf(THOUGHT_KINDS)})
 export const BranchSchema = Type.Object({id: Uuid, title: Type.String(), scope: ScopeSchema, author: AuthorRefSchema, created_at: Time})
 export const ResolutionSchema = Type.Object({note: NullableString, url: NullableString, resolved_by: AuthorRefSchema, resolved_at: Time})
@@ -185,12 +235,24 @@ const summaryFields = {
   score: Type.Optional(Type.Number({description: 'Search only: higher is better'})),
 }
 const standardFields = {
-  tags: Type.Array(Type.String()), scope: ScopeSchema, url: NullableString, project_id: NullableUuid, author: AuthorRefSchema, forked_from: NullableUuid,
-  created_at: Time, updated_at: Time, version: Type.Integer(), comment_count: Type.Integer(),
+  tags: Type.Array(Type.String()),
+  scope: ScopeSchema,
+  url: NullableString,
+  project_id: NullableUuid,
+  author: AuthorRefSchema,
+  forked_from: NullableUuid,
+  created_at: Time,
+  updated_at: Time,
+  version: Type.Integer(),
+  comment_count: Type.Integer(),
 }
 const fullFields = {
-  comments: Type.Array(Type.Unsafe<Static<typeof CommentSchema>>(Type.Ref('Comment')), {description: `The newest comments (at most ${COMMENTS_IN_FULL}), oldest first`}),
-  comments_truncated: Type.Boolean({description: 'Older comments exist than those in `comments`: page them all with GET /knowledge/{id}/comments'}),
+  comments: Type.Array(Type.Unsafe<Static<typeof CommentSchema>>(Type.Ref('Comment')), {
+    description: `The newest comments (at most ${COMMENTS_IN_FULL}), oldest first`,
+  }),
+  comments_truncated: Type.Boolean({
+    description: 'Older comments exist than those in `comments`: page them all with GET /knowledge/{id}/comments',
+  }),
   thought_chain: Type.Array(ThoughtStepSchema),
   branches: Type.Array(BranchSchema),
   resolution: Type.Union([ResolutionSchema, Type.Null()]),
@@ -207,12 +269,20 @@ export const ProjectSchema = Type.Object(
   {id: Uuid, name: Type.String(), remote: Type.String(), created_at: Time, role: ProjectRoleSchema},
   {$id: 'Project'},
 )
-export const JoinResultSchema = Type.Object({project: Type.Unsafe<Static<typeof ProjectSchema>>(Type.Ref('Project')), created: Type.Boolean()})
+export const JoinResultSchema = Type.Object({
+  project: Type.Unsafe<Static<typeof ProjectSchema>>(Type.Ref('Project')),
+  created: Type.Boolean(),
+})
 export const ApiKeySchema = Type.Object(
   {
-    id: Uuid, name: Type.String(), prefix: Type.String(), created_at: Time,
-    expires_at: Type.Union([Time, Type.Null()]), last_used_at: Type.Union([Time, Type.Null()]),
-    project_id: NullableUuid, principal: AuthorRefSchema,
+    id: Uuid,
+    name: Type.String(),
+    prefix: Type.String(),
+    created_at: Time,
+    expires_at: Type.Union([Time, Type.Null()]),
+    last_used_at: Type.Union([Time, Type.Null()]),
+    project_id: NullableUuid,
+    principal: AuthorRefSchema,
     key: Type.Optional(Type.String({description: 'The secret, returned once at creation'})),
   },
   {$id: 'ApiKey'},
@@ -235,7 +305,11 @@ export type GrantIdParams = Static<typeof GrantIdParams>
 export const HealthSchema = Type.Object({
   status: Type.Literal('ok'),
   version: Type.String(),
-  proof: Type.Optional(Type.String({description: 'Only when asked with a Kb-Challenge header: the daemon proves it owns its data directory (docs/security.md)'})),
+  proof: Type.Optional(
+    Type.String({
+      description: 'Only when asked with a Kb-Challenge header: the daemon proves it owns its data directory (docs/security.md)',
+    }),
+  ),
 })
 
 // ---- safe publish (docs/api.md, "Safe publish") ----
@@ -243,7 +317,9 @@ export const HealthSchema = Type.Object({
 export const FindingSchema = Type.Object(
   {
     id: Type.String({description: 'Stable while the entry is unchanged: a hash of field, kind, position and the text found'}),
-    field: Type.String({description: 'title, body, url, tags/<i>, thought_chain/<i>/thought, resolution/note or comments/<comment id>/body'}),
+    field: Type.String({
+      description: 'title, body, url, tags/<i>, thought_chain/<i>/thought, resolution/note or comments/<comment id>/body',
+    }),
     kind: Type.String({description: 'The rule that found it, e.g. aws-access-token, github-pat, private-key, email (docs/security.md)'}),
     label: Type.String({description: 'The kind in words'}),
     category: oneOf(FINDING_CATEGORIES),
@@ -262,7 +338,9 @@ export const RedactionLineSchema = Type.Object(
     field: Type.String(),
     line: Type.Integer(),
     before: Type.String({description: 'The line as it is, every finding masked'}),
-    after: Type.Union([Type.String(), Type.Null()], {description: 'The line as redaction would leave it; null when the field goes (a tag, a URL no longer valid)'}),
+    after: Type.Union([Type.String(), Type.Null()], {
+      description: 'The line as redaction would leave it; null when the field goes (a tag, a URL no longer valid)',
+    }),
   },
   {$id: 'RedactionLine'},
 )
@@ -288,7 +366,11 @@ export type PublishPreview = Omit<Static<typeof PublishPreviewSchema>, 'findings
 
 export const ProblemSchema = Type.Object(
   {
-    type: Type.String(), title: Type.String(), status: Type.Integer(), code: Type.String(), detail: Type.Optional(Type.String()),
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    code: Type.String(),
+    detail: Type.Optional(Type.String()),
     errors: Type.Optional(Type.Array(Type.Object({path: Type.String(), message: Type.String()}))),
     findings: Type.Optional(sensitiveReport.findings),
     findings_total: Type.Optional(sensitiveReport.findings_total),

@@ -25,7 +25,10 @@ const SENTENCE_END = new Set(['.', '!', '?'])
 
 /** Tokens of a summary item as served, with room for the longest status and a search score; counted up to the budget. */
 function itemTokens(id: string | null, title: string, body: string): number {
-  return countUpTo(JSON.stringify({id: id ?? PLACEHOLDER_ID, title, body, status: 'resolved', score: PLACEHOLDER_SCORE}), SUMMARY_TOKEN_BUDGET)
+  return countUpTo(
+    JSON.stringify({id: id ?? PLACEHOLDER_ID, title, body, status: 'resolved', score: PLACEHOLDER_SCORE}),
+    SUMMARY_TOKEN_BUDGET,
+  )
 }
 
 export interface SummaryForm {

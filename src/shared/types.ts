@@ -5,8 +5,21 @@
 import type {Static} from '@sinclair/typebox'
 import type {COMMENT_TYPES, DETAILS, PROJECT_ROLES, SCOPES, STATUSES, THOUGHT_KINDS} from './contract.js'
 import type {
-  ApiKeySchema, AuthorRefSchema, BranchSchema, CommentSchema, EntryFullSchema, EntryStandardSchema, EntrySummarySchema, Finding, GrantSchema,
-  HealthSchema, JoinResultSchema, ProjectSchema, RedactionLine, ResolutionSchema, ThoughtStepSchema,
+  ApiKeySchema,
+  AuthorRefSchema,
+  BranchSchema,
+  CommentSchema,
+  EntryFullSchema,
+  EntryStandardSchema,
+  EntrySummarySchema,
+  Finding,
+  GrantSchema,
+  HealthSchema,
+  JoinResultSchema,
+  ProjectSchema,
+  RedactionLine,
+  ResolutionSchema,
+  ThoughtStepSchema,
 } from './schemas.js'
 
 export type Scope = (typeof SCOPES)[number]

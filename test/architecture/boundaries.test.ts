@@ -29,7 +29,13 @@ function importsOf(file: string): string[] {
 }
 
 function violations(from: string[], forbidden: (target: string) => boolean, allow: (file: string) => boolean = () => false): string[] {
-  return from.filter((f) => !allow(f)).flatMap((f) => importsOf(f).filter(forbidden).map((t) => `${f} → ${t}`))
+  return from
+    .filter((f) => !allow(f))
+    .flatMap((f) =>
+      importsOf(f)
+        .filter(forbidden)
+        .map((t) => `${f} → ${t}`),
+    )
 }
 
 const under = (prefix: string) => (p: string) => p.startsWith(prefix)

@@ -36,7 +36,10 @@ requireSystem('chromium').describe('kb auth login --web without a sign-in', () =
   it('times out with a clear message; without a display it prints the URL; stray requests are ignored; a client the server forgot is registered again', async () => {
     // A client cached by an earlier login that the server has since swept.
     mkdirSync(join(user.env.XDG_CONFIG_HOME!, 'kb'), {recursive: true})
-    writeFileSync(configFile('oauth-clients.json'), JSON.stringify({version: 1, clients: {[d.url]: {client_id: FORGOTTEN, issuer: d.url, registered_at: '2026-01-01T00:00:00.000Z'}}}))
+    writeFileSync(
+      configFile('oauth-clients.json'),
+      JSON.stringify({version: 1, clients: {[d.url]: {client_id: FORGOTTEN, issuer: d.url, registered_at: '2026-01-01T00:00:00.000Z'}}}),
+    )
     // No --no-browser: with DISPLAY and WAYLAND_DISPLAY empty there is no browser to open.
     const login = startLogin(user, ['--timeout', '2'])
     const url = new URL(await login.url)

@@ -32,7 +32,8 @@ async function waitForFile(path: string, pattern: RegExp, timeoutMs = 30_000): P
   for (;;) {
     const m = existsSync(path) ? pattern.exec(readFileSync(path, 'utf8')) : null
     if (m) return m
-    if (Date.now() > deadline) throw new Error(`${path} never matched ${pattern}:\n${existsSync(path) ? readFileSync(path, 'utf8') : '(missing)'}`)
+    if (Date.now() > deadline)
+      throw new Error(`${path} never matched ${pattern}:\n${existsSync(path) ? readFileSync(path, 'utf8') : '(missing)'}`)
     await new Promise((r) => setTimeout(r, 100))
   }
 }
@@ -43,9 +44,12 @@ requireSystem('chromium', 'secret-service').describe('kb auth login --web with a
     const out = user.root
     const kbCmd = `"${process.execPath}" "${KB_BIN}"`
     // Reads or rewrites the keychain item from inside the same D-Bus session.
-    const keyring = (js: string): string => `"${process.execPath}" -e 'const {Entry} = require("${ROOT}/node_modules/@napi-rs/keyring"); const e = new Entry("kb", process.env.KB_BASE_URL); ${js}'`
+    const keyring = (js: string): string =>
+      `"${process.execPath}" -e 'const {Entry} = require("${ROOT}/node_modules/@napi-rs/keyring"); const e = new Entry("kb", process.env.KB_BASE_URL); ${js}'`
     const script = join(out, 'session.sh')
-    writeFileSync(script, `set -e
+    writeFileSync(
+      script,
+      `set -e
 echo kb-test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
 ${kbCmd} auth login --web --no-browser --json > "$OUT/login.json" 2> "$OUT/login.err"
 ${kbCmd} auth status --json > "$OUT/status.json"
@@ -56,7 +60,8 @@ ${keyring('process.stdout.write(e.getPassword())')} > "$OUT/refreshed.json"
 cp "$XDG_CONFIG_HOME/kb/credentials.json" "$OUT/credentials.json"
 ${kbCmd} auth logout --json > "$OUT/logout.json"
 ${keyring('process.stdout.write(String(e.getPassword() ?? "gone"))')} > "$OUT/after.txt" 2>&1 || echo gone > "$OUT/after.txt"
-`)
+`,
+    )
     const session = run('dbus-run-session', ['--', 'sh', script], user, {env: {OUT: out}, timeoutMs: 60_000})
     const url = (await waitForFile(join(out, 'login.err'), /^\s+(http:\/\/\S+\/oauth\/authorize\?\S+)$/m))[1]!
     expect((await consent(browser, url, bob, 'approve')).title).toBe('Signed in to kb')
@@ -65,7 +70,13 @@ ${keyring('process.stdout.write(String(e.getPassword() ?? "gone"))')} > "$OUT/af
 
     const read = (f: string): any => JSON.parse(readFileSync(join(out, f), 'utf8'))
     expect(read('login.json')).toMatchObject({kind: 'oauth', store: 'keychain', principal: {name: 'bob'}})
-    expect(read('status.json')).toMatchObject({source: 'keychain', kind: 'oauth', stored_in: 'keychain', authenticated: true, principal: {name: 'bob'}})
+    expect(read('status.json')).toMatchObject({
+      source: 'keychain',
+      kind: 'oauth',
+      stored_in: 'keychain',
+      authenticated: true,
+      principal: {name: 'bob'},
+    })
     const first = read('first.json')
     expect(first.access_token).toMatch(/^kbat_/)
     expect(first.refresh_token).toMatch(/^kbrt_/)
@@ -78,7 +89,8 @@ ${keyring('process.stdout.write(String(e.getPassword() ?? "gone"))')} > "$OUT/af
     expect(refreshed.access_token).not.toBe(first.access_token)
     expect(refreshed.refresh_token).not.toBe(first.refresh_token)
     expect(Date.parse(refreshed.expires_at)).toBeGreaterThan(Date.now() + 3500_000)
-    for (const t of [first.access_token, first.refresh_token, refreshed.access_token, refreshed.refresh_token]) expect(credText).not.toContain(t)
+    for (const t of [first.access_token, first.refresh_token, refreshed.access_token, refreshed.refresh_token])
+      expect(credText).not.toContain(t)
 
     expect(read('logout.json')).toEqual({base_url: d.url, removed: true, store: 'keychain', kind: 'oauth', revoked: true})
     expect(readFileSync(join(out, 'after.txt'), 'utf8')).toContain('gone')

@@ -10,7 +10,16 @@ import {KB_BIN, startChildDaemon, tempDir, type ChildDaemon} from '../helpers/da
 import {findSystem} from '../helpers/system.js'
 import {cleanup, makeUser, type KbEnv, type RunResult} from './helpers.js'
 
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 /** What every `kb auth login --web` test needs: a child daemon, a headless chromium and a kb user of its own. */
 export interface AuthWebFixture {
@@ -24,7 +33,10 @@ export interface AuthWebFixture {
 export async function startAuthWebFixture(prefix: string, env: Record<string, string>): Promise<AuthWebFixture> {
   const daemonDir = tempDir(prefix)
   const user = makeUser({KB_NO_AUTOSTART: '1', DISPLAY: '', WAYLAND_DISPLAY: '', ...env})
-  const [dr, br] = await Promise.allSettled([startChildDaemon({dataDir: daemonDir}), chromium.launch({executablePath: findSystem('chromium').path ?? 'chromium', args: CHROMIUM_ARGS})])
+  const [dr, br] = await Promise.allSettled([
+    startChildDaemon({dataDir: daemonDir}),
+    chromium.launch({executablePath: findSystem('chromium').path ?? 'chromium', args: CHROMIUM_ARGS}),
+  ])
   const stop = async (): Promise<void> => {
     if (br.status === 'fulfilled') await br.value.close()
     if (dr.status === 'fulfilled') await dr.value.stop()
@@ -51,7 +63,11 @@ export interface Login {
 /** Starts `kb auth login --web` and hands out the URL it prints as soon as it appears. */
 export function startLogin(user: KbEnv, args: string[] = ['--no-browser']): Login {
   const started = Date.now()
-  const child = spawn(process.execPath, [KB_BIN, 'auth', 'login', '--web', '--json', ...args], {cwd: user.home, env: user.env, stdio: ['ignore', 'pipe', 'pipe']})
+  const child = spawn(process.execPath, [KB_BIN, 'auth', 'login', '--web', '--json', ...args], {
+    cwd: user.home,
+    env: user.env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   let found: (u: string) => void
@@ -64,11 +80,13 @@ export function startLogin(user: KbEnv, args: string[] = ['--no-browser']): Logi
     if (m) found(m[1]!)
   })
   const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
-  const done = new Promise<RunResult>((resolve) => child.on('close', (code) => {
-    clearTimeout(timer)
-    missing(new Error(`kb exited (${code}) without printing an authorize URL:\n${stderr}`))
-    resolve({code, stdout, stderr, ms: Date.now() - started})
-  }))
+  const done = new Promise<RunResult>((resolve) =>
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      missing(new Error(`kb exited (${code}) without printing an authorize URL:\n${stderr}`))
+      resolve({code, stdout, stderr, ms: Date.now() - started})
+    }),
+  )
   return {url, done}
 }
 
@@ -82,7 +100,12 @@ async function inBrowser<T>(browser: Browser, fn: (page: Page) => Promise<T>): P
 }
 
 /** Opens the consent page kb printed, pastes `key`, presses `decision`; returns the loopback page's text. */
-export async function consent(browser: Browser, url: string, key: string, decision: 'approve' | 'deny'): Promise<{title: string; body: string; landed: URL}> {
+export async function consent(
+  browser: Browser,
+  url: string,
+  key: string,
+  decision: 'approve' | 'deny',
+): Promise<{title: string; body: string; landed: URL}> {
   return inBrowser(browser, async (page) => {
     expect((await page.goto(url))!.status()).toBe(200)
     expect(await page.textContent('#client-name')).toMatch(/^kb CLI on /)

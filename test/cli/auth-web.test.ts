@@ -103,15 +103,30 @@ system.describe('kb auth login --web', () => {
     expect(statSync(clientFile()).mode & 0o777).toBe(0o600)
     expect(readJson(clientFile()).clients[d.url]).toMatchObject({client_id: result.client_id, issuer: d.url})
     firstTokens = stored()
-    expect(firstTokens).toMatchObject({client_id: result.client_id, issuer: d.url, resource: d.url, token_endpoint: `${d.url}/oauth/token`, revocation_endpoint: `${d.url}/oauth/revoke`})
+    expect(firstTokens).toMatchObject({
+      client_id: result.client_id,
+      issuer: d.url,
+      resource: d.url,
+      token_endpoint: `${d.url}/oauth/token`,
+      revocation_endpoint: `${d.url}/oauth/revoke`,
+    })
     expect(firstTokens.refresh_token).toMatch(/^kbrt_/)
     expect((await apiStatus(firstTokens.access_token)).status).toBe(200)
 
     const status = JSON.parse((await ok(['auth', 'status', '--json'])).stdout)
-    expect(status).toMatchObject({source: 'file', kind: 'oauth', stored_in: 'file', authenticated: true, principal: {name: 'alice'}, expires_at: firstTokens.expires_at})
+    expect(status).toMatchObject({
+      source: 'file',
+      kind: 'oauth',
+      stored_in: 'file',
+      authenticated: true,
+      principal: {name: 'alice'},
+      expires_at: firstTokens.expires_at,
+    })
 
     // The entry is alice's: the OAuth token was sent, not some other key.
-    const added = JSON.parse((await ok(['add', 'Loopback redirect port already taken', '--body', 'kb picks a free port for the OAuth redirect', '--json'])).stdout)
+    const added = JSON.parse(
+      (await ok(['add', 'Loopback redirect port already taken', '--body', 'kb picks a free port for the OAuth redirect', '--json'])).stdout,
+    )
     expect(added.author.name).toBe('alice')
     const id = added.id as string
     expect((await ok(['search', 'loopback', 'redirect'])).stdout.split('\t')[0]).toBe(id)
@@ -155,7 +170,10 @@ system.describe('kb auth login --web', () => {
     const old = stored()
     const db = openDb(d)
     try {
-      db.prepare('UPDATE oauth_tokens SET expires_at = ? WHERE hash = ?').run(new Date(Date.now() - 1000).toISOString(), sha256Hex(old.access_token))
+      db.prepare('UPDATE oauth_tokens SET expires_at = ? WHERE hash = ?').run(
+        new Date(Date.now() - 1000).toISOString(),
+        sha256Hex(old.access_token),
+      )
     } finally {
       db.close()
     }
@@ -166,7 +184,12 @@ system.describe('kb auth login --web', () => {
     expect(now.access_token).not.toBe(old.access_token)
     expect(now.refresh_token).not.toBe(old.refresh_token)
     const status = JSON.parse((await ok(['auth', 'status', '--json'])).stdout)
-    expect(status).toMatchObject({kind: 'oauth', authenticated: true, principal: {name: 'alice'}, key_prefix: now.access_token.slice(0, 11)})
+    expect(status).toMatchObject({
+      kind: 'oauth',
+      authenticated: true,
+      principal: {name: 'alice'},
+      key_prefix: now.access_token.slice(0, 11),
+    })
   })
 
   it('logout revokes both tokens at the server, then forgets them', async () => {
@@ -190,12 +213,19 @@ system.describe('kb auth login --web', () => {
     writeFileSync(credFile(), beforeLogout)
     const r = await kb(user, ['search', 'loopback'])
     expect(r.code, r.stderr).toBe(4)
-    expect(r.stderr).toMatch(/^kb: the OAuth sign-in for .* could not be refreshed \(invalid_grant: .*\); run `kb auth login --web` again\n$/)
+    expect(r.stderr).toMatch(
+      /^kb: the OAuth sign-in for .* could not be refreshed \(invalid_grant: .*\); run `kb auth login --web` again\n$/,
+    )
     // The same when kb sees the expiry itself; `kb auth status` reports it rather than failing.
     editStored((o) => (o.expires_at = new Date(Date.now() - 60_000).toISOString()))
     const status = await kb(user, ['auth', 'status', '--json'])
     expect(status.code).toBe(4)
-    expect(JSON.parse(status.stdout)).toMatchObject({source: 'file', kind: 'oauth', authenticated: false, error: expect.stringMatching(/could not be refreshed \(invalid_grant: .*kb auth login --web/)})
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      source: 'file',
+      kind: 'oauth',
+      authenticated: false,
+      error: expect.stringMatching(/could not be refreshed \(invalid_grant: .*kb auth login --web/),
+    })
     // Logout still works: revoking a revoked token is a success (RFC 7009).
     expect((await ok(['auth', 'logout'])).stdout).toBe('removed\tfile\trevoked\n')
   })

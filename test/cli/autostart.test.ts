@@ -30,7 +30,13 @@ describe('autostart', () => {
 
     const status = await kb(user, ['daemon', 'status', '--json'])
     expect(status.code, status.stderr).toBe(0)
-    expect(JSON.parse(status.stdout)).toMatchObject({running: true, version: '0.1.0', cli_version: '0.1.0', pid: info.pid, data_dir: user.dataDir})
+    expect(JSON.parse(status.stdout)).toMatchObject({
+      running: true,
+      version: '0.1.0',
+      cli_version: '0.1.0',
+      pid: info.pid,
+      data_dir: user.dataDir,
+    })
 
     const logs = await kb(user, ['daemon', 'logs', '-n', '200'])
     expect(logs.code, logs.stderr).toBe(0)
@@ -65,7 +71,9 @@ describe('autostart', () => {
     users.push(user)
     const port = await freePort()
     user.env.KB_BASE_URL = `http://127.0.0.1:${port}/api/v1`
-    const old = spawn(process.execPath, [join(import.meta.dirname, 'fixtures', 'old-daemon.mjs'), String(port), user.dataDir], {stdio: ['ignore', 'pipe', 'inherit']})
+    const old = spawn(process.execPath, [join(import.meta.dirname, 'fixtures', 'old-daemon.mjs'), String(port), user.dataDir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     const exited = new Promise<number | null>((r) => old.on('exit', (code) => r(code)))
     await new Promise<void>((r) => old.stdout!.once('data', () => r()))
 

@@ -51,14 +51,15 @@ printf '%s\\n' "\${COMPREPLY[@]}"`
 })
 
 zsh.describe('zsh', () => {
-  it('offers a topic\'s subcommands on Tab in a real zsh', async () => {
+  it("offers a topic's subcommands on Tab in a real zsh", async () => {
     const socket = join(user.root, 'tmux.sock')
     const zdot = join(user.root, 'zdot')
     mkdirSync(zdot)
     const setup = (await kb(user, ['autocomplete', 'script', 'zsh'])).stdout.trim()
     writeFileSync(join(zdot, '.zshrc'), `PS1='%% '\n${setup}\n`)
     const env = {...user.env, ZDOTDIR: zdot, TERM: 'xterm-256color'}
-    const tmux = async (...args: string[]): Promise<string> => (await exec(zsh.paths.tmux!, ['-S', socket, '-f', '/dev/null', ...args], {env})).stdout
+    const tmux = async (...args: string[]): Promise<string> =>
+      (await exec(zsh.paths.tmux!, ['-S', socket, '-f', '/dev/null', ...args], {env})).stdout
     try {
       await tmux('new-session', '-d', '-x', '120', '-y', '20', '-s', 'zsh', zsh.paths.zsh!, '-i')
       let screen = ''
@@ -90,7 +91,10 @@ fish.describe('fish', () => {
     const complete = async (line: string): Promise<string[]> => {
       const r = await run(fish.paths.fish!, ['--no-config', '-c', `source ${file}; complete -C ${JSON.stringify(line)}`], user)
       expect(r.stderr).toBe('')
-      return r.stdout.split('\n').filter((l) => l !== '').map((l) => l.split('\t')[0]!)
+      return r.stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => l.split('\t')[0]!)
     }
     const top = await complete('kb ')
     for (const c of ['add', 'search', 'show', 'api-key', 'autocomplete']) expect(top).toContain(c)

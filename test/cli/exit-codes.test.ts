@@ -23,7 +23,10 @@ afterAll(async () => {
 
 /** One line on stderr, prefixed `kb:`, that says what to do (a command, a flag or a variable). */
 function expectOneFixLine(stderr: string): void {
-  const lines = stderr.trim().split('\n').filter((l) => !l.startsWith('    '))
+  const lines = stderr
+    .trim()
+    .split('\n')
+    .filter((l) => !l.startsWith('    '))
   expect(lines).toHaveLength(1)
   expect(lines[0]).toMatch(/^kb: /)
   expect(lines[0]).toMatch(/`kb [a-z-]+|--[a-z-]+|KB_[A-Z_]+|check the id/)
@@ -44,7 +47,14 @@ describe('exit codes', () => {
   })
 
   it('2: usage — unknown flag, missing argument, bad option value, refusing to prompt, bad id form', async () => {
-    for (const args of [['list', '--bogus'], ['show'], ['list', '--scope', 'galaxy'], ['delete', entryId], ['add', 'No body'], ['show', 'not-a-uuid']]) {
+    for (const args of [
+      ['list', '--bogus'],
+      ['show'],
+      ['list', '--scope', 'galaxy'],
+      ['delete', entryId],
+      ['add', 'No body'],
+      ['show', 'not-a-uuid'],
+    ]) {
       const r = await kb(user, args)
       expect(r.code, args.join(' ')).toBe(2)
       expect(r.stderr, args.join(' ')).toMatch(/^kb: /)
@@ -85,7 +95,9 @@ describe('exit codes', () => {
     const port = await freePort()
     const r = await kb(user, ['list'], {env: {KB_BASE_URL: `http://127.0.0.1:${port}/api/v1`, KB_NO_AUTOSTART: '1'}})
     expect(r.code, r.stderr).toBe(6)
-    expect(r.stderr.trim()).toBe(`kb: kb daemon at http://127.0.0.1:${port} is not reachable (connection refused); start it with \`kb daemon start\` (autostart is off: KB_NO_AUTOSTART is set) or check --base-url`)
+    expect(r.stderr.trim()).toBe(
+      `kb: kb daemon at http://127.0.0.1:${port} is not reachable (connection refused); start it with \`kb daemon start\` (autostart is off: KB_NO_AUTOSTART is set) or check --base-url`,
+    )
     const remote = await kb(user, ['list', '--base-url', 'http://kb.invalid/api/v1'])
     expect(remote.code, remote.stderr).toBe(6)
     expect(remote.stderr).toContain('check --base-url')
@@ -105,7 +117,12 @@ describe('--json', () => {
     expect(Object.keys(list).sort()).toEqual(['items', 'next_cursor'])
     expect(list.items[0]).toMatchObject({id: entryId, title: 'Global note', scope: 'global', status: 'open', tags: [], version: 1})
     const created = JSON.parse((await kb(user, ['api-key', 'create', '--name', 'ci', '--json'])).stdout)
-    expect(created).toMatchObject({name: 'ci', key: expect.stringMatching(/^kb_[A-Za-z0-9]{43}$/), prefix: expect.any(String), principal: {name: expect.any(String)}})
+    expect(created).toMatchObject({
+      name: 'ci',
+      key: expect.stringMatching(/^kb_[A-Za-z0-9]{43}$/),
+      prefix: expect.any(String),
+      principal: {name: expect.any(String)},
+    })
     const keys = JSON.parse((await kb(user, ['api-key', 'list', '--json'])).stdout)
     expect(keys.items.map((k: {id: string}) => k.id)).toContain(created.id)
     expect(JSON.stringify(keys)).not.toContain(created.key)

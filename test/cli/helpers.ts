@@ -23,7 +23,16 @@ export function makeUser(extra: Record<string, string> = {}): KbEnv {
   mkdirSync(home, {recursive: true})
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k.startsWith('KB_') || k === 'CI' || k === 'NO_COLOR' || k.startsWith('GIT_') || k === 'DBUS_SESSION_BUS_ADDRESS' || k.startsWith('XDG_')) continue
+    if (
+      v === undefined ||
+      k.startsWith('KB_') ||
+      k === 'CI' ||
+      k === 'NO_COLOR' ||
+      k.startsWith('GIT_') ||
+      k === 'DBUS_SESSION_BUS_ADDRESS' ||
+      k.startsWith('XDG_')
+    )
+      continue
     env[k] = v
   }
   Object.assign(env, {
@@ -51,14 +60,27 @@ export interface RunResult {
 }
 
 /** Runs `node bin/run.js …args` (stdin: `input`, or /dev/null). */
-export function kb(user: KbEnv, args: string[], o: {cwd?: string; input?: string; env?: Record<string, string>; timeoutMs?: number} = {}): Promise<RunResult> {
+export function kb(
+  user: KbEnv,
+  args: string[],
+  o: {cwd?: string; input?: string; env?: Record<string, string>; timeoutMs?: number} = {},
+): Promise<RunResult> {
   return run(process.execPath, [KB_BIN, ...args], user, o)
 }
 
-export function run(cmd: string, args: string[], user: KbEnv, o: {cwd?: string; input?: string; env?: Record<string, string>; timeoutMs?: number} = {}): Promise<RunResult> {
+export function run(
+  cmd: string,
+  args: string[],
+  user: KbEnv,
+  o: {cwd?: string; input?: string; env?: Record<string, string>; timeoutMs?: number} = {},
+): Promise<RunResult> {
   const started = Date.now()
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, {cwd: o.cwd ?? user.home, env: {...user.env, ...o.env}, stdio: [o.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']})
+    const child = spawn(cmd, args, {
+      cwd: o.cwd ?? user.home,
+      env: {...user.env, ...o.env},
+      stdio: [o.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
@@ -117,7 +139,7 @@ function alive(pid: number): boolean {
 }
 
 /** Stops a daemon the CLI autostarted for this data directory (SIGTERM, then SIGKILL), and waits. */
-export async function killDaemonOf(dataDir: string): Promise<void> {
+async function killDaemonOf(dataDir: string): Promise<void> {
   const pids = new Set<number>()
   for (const f of ['daemon.json', 'daemon.lock']) {
     const p = join(dataDir, f)
@@ -149,7 +171,9 @@ const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
  * back with the terminal's \r\n turned into \n.
  */
 export async function kbTty(
-  user: KbEnv, args: string[], o: {cwd?: string; input?: string; env?: Record<string, string>; cols?: number; rows?: number} = {},
+  user: KbEnv,
+  args: string[],
+  o: {cwd?: string; input?: string; env?: Record<string, string>; cols?: number; rows?: number} = {},
 ): Promise<RunResult> {
   // A wide terminal by default, so tables are not cut to the 80-column default.
   const cmd = `stty cols ${o.cols ?? 160} rows ${o.rows ?? 40} 2>/dev/null; ${[process.execPath, KB_BIN, ...args].map(shq).join(' ')}`
@@ -157,7 +181,6 @@ export async function kbTty(
   return {...r, stdout: r.stdout.replace(/\r\n/g, '\n')}
 }
 
-// eslint-disable-next-line no-control-regex
 export const ANSI_RE = /\u001B\[[0-9;]*m/
 
 /** A user of its own with a child daemon on that user's data dir, and KB_BASE_URL pointing at it. */

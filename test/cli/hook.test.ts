@@ -28,7 +28,12 @@ async function newEntry(title: string): Promise<string> {
 
 /** `git commit`, returning its exit code and stderr (where the hook writes). */
 function commit(cwd: string, message: string, env: Record<string, string> = {}): {code: number | null; stderr: string} {
-  const r = spawnSync('git', ['commit', '-q', '--allow-empty', '-m', message], {cwd, env: {...user.env, ...env}, encoding: 'utf8', timeout: 60_000})
+  const r = spawnSync('git', ['commit', '-q', '--allow-empty', '-m', message], {
+    cwd,
+    env: {...user.env, ...env},
+    encoding: 'utf8',
+    timeout: 60_000,
+  })
   return {code: r.status, stderr: r.stderr}
 }
 
@@ -48,7 +53,10 @@ describe('kb hook', () => {
     const sha = git(user, repo, 'rev-parse', 'HEAD')
     const e = (await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body
     expect(e.status).toBe('resolved')
-    expect(e.resolution).toMatchObject({note: `Resolved by commit ${sha.slice(0, 7)}: Retry on EADDRINUSE`, url: `https://github.com/acme/api/commit/${sha}`})
+    expect(e.resolution).toMatchObject({
+      note: `Resolved by commit ${sha.slice(0, 7)}: Retry on EADDRINUSE`,
+      url: `https://github.com/acme/api/commit/${sha}`,
+    })
 
     // two trailers, one of them unknown: the known one is resolved, the commit still succeeds
     const id2 = await newEntry('Second problem')
@@ -78,7 +86,9 @@ describe('kb hook', () => {
     expect(queued.code, queued.stderr).toBe(0)
     expect(queued.stderr).toBe('')
     const waiting = JSON.parse((await kb(user, ['sync', '--status', '--json'], {env: offline})).stdout)
-    expect(waiting.items.map((i: {command: string; base_url: string}) => [i.command, i.base_url])).toEqual([['hook resolve', offline.KB_BASE_URL]])
+    expect(waiting.items.map((i: {command: string; base_url: string}) => [i.command, i.base_url])).toEqual([
+      ['hook resolve', offline.KB_BASE_URL],
+    ])
 
     // kb gone: the recorded binary is missing and there is no kb on PATH
     const hook = join(repo, '.git', 'hooks', 'post-commit')
@@ -97,7 +107,9 @@ describe('kb hook', () => {
     const id = await newEntry('Lab issue')
     expect(commit(repo, `Lab fix\n\nResolves-KB: ${id}`).code).toBe(0)
     const sha = git(user, repo, 'rev-parse', 'HEAD')
-    expect((await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body.resolution.url).toBe(`https://gitlab.com/group/sub/lab/-/commit/${sha}`)
+    expect((await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body.resolution.url).toBe(
+      `https://gitlab.com/group/sub/lab/-/commit/${sha}`,
+    )
   })
 
   it('does not overwrite a foreign hook: says what to add, or chains with --chain', async () => {

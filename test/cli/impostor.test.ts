@@ -17,7 +17,10 @@ interface Seen {
 }
 
 /** An HTTP server on 127.0.0.1:port that records every request; `/health` answers like kb (or as `health` says). */
-async function impostor(port: number, health: (h: IncomingHttpHeaders) => Promise<string>): Promise<{seen: Seen[]; close: () => Promise<void>}> {
+async function impostor(
+  port: number,
+  health: (h: IncomingHttpHeaders) => Promise<string>,
+): Promise<{seen: Seen[]; close: () => Promise<void>}> {
   const seen: Seen[] = []
   const server: Server = createServer((req, res) => {
     seen.push({method: req.method!, url: req.url!, headers: req.headers})
@@ -35,11 +38,14 @@ function relay(port: number) {
   return (h: IncomingHttpHeaders): Promise<string> =>
     new Promise((resolve, reject) => {
       const challenge = h['kb-challenge']
-      const req = httpRequest({host: '127.0.0.1', port, path: '/api/v1/health', headers: challenge ? {'kb-challenge': String(challenge)} : {}}, (res) => {
-        let text = ''
-        res.on('data', (c: Buffer) => (text += c.toString()))
-        res.on('end', () => resolve(text))
-      })
+      const req = httpRequest(
+        {host: '127.0.0.1', port, path: '/api/v1/health', headers: challenge ? {'kb-challenge': String(challenge)} : {}},
+        (res) => {
+          let text = ''
+          res.on('data', (c: Buffer) => (text += c.toString()))
+          res.on('end', () => resolve(text))
+        },
+      )
       req.on('error', reject)
       req.end()
     })

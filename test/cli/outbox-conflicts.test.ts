@@ -65,7 +65,13 @@ describe('a queued edit whose entry changed meanwhile', () => {
     expect(original.comments.map((c: {body: string}) => c.body)).toEqual([expect.stringContaining(forkId)])
     expect(original.branches.map((b: {id: string}) => b.id)).toEqual([forkId])
     const fork = await full(forkId)
-    expect(fork).toMatchObject({forked_from: e.id, title: 'Port clash on CI', body: 'changed meanwhile', tags: ['daemon', 'ci'], scope: 'private'})
+    expect(fork).toMatchObject({
+      forked_from: e.id,
+      title: 'Port clash on CI',
+      body: 'changed meanwhile',
+      tags: ['daemon', 'ci'],
+      scope: 'private',
+    })
     // The edit that met no change is simply applied.
     expect((await full(untouched.id)).body).toBe('edited offline')
 
@@ -88,7 +94,9 @@ describe('a queued edit whose entry changed meanwhile', () => {
       expect(proxy.cut).toBe(1)
       expect(edit.code, edit.stderr).toBe(0)
       expect(JSON.parse(edit.stdout)).toMatchObject({queued: true, command: 'edit'})
-      expect((await d.request('PATCH', `/knowledge/${e.id}`, {body: {tags: ['cron']}, headers: {'if-match': `"${e.version}"`}})).status).toBe(200)
+      expect(
+        (await d.request('PATCH', `/knowledge/${e.id}`, {body: {tags: ['cron']}, headers: {'if-match': `"${e.version}"`}})).status,
+      ).toBe(200)
       const report = await syncJson(env)
       expect(report.items).toMatchObject([{command: 'edit', status: 'forked', fork_id: expect.any(String)}])
       const original = await full(e.id)
@@ -142,6 +150,10 @@ describe('two kb sync at once', () => {
     expect(new Set(all).size).toBe(5)
     expect(a.items.some((i: {replayed: boolean}) => i.replayed) || b.items.some((i: {replayed: boolean}) => i.replayed)).toBe(false)
     const listed = (await d.request('GET', '/knowledge', {query: {limit: 100}})).body.items as Array<{title: string}>
-    for (const t of titles) expect(listed.filter((e) => e.title === t), t).toHaveLength(1)
+    for (const t of titles)
+      expect(
+        listed.filter((e) => e.title === t),
+        t,
+      ).toHaveLength(1)
   }, 180_000)
 })

@@ -33,7 +33,12 @@ afterAll(async () => {
 
 const stateDir = (): string => join(user.home, '.local', 'state', 'kb')
 /** The queue files (one per server); none when nothing waits. */
-const queueFiles = (): string[] => (existsSync(stateDir()) ? readdirSync(stateDir()).filter((n) => /^outbox-.*\.json$/.test(n)).map((n) => join(stateDir(), n)) : [])
+const queueFiles = (): string[] =>
+  existsSync(stateDir())
+    ? readdirSync(stateDir())
+        .filter((n) => /^outbox-.*\.json$/.test(n))
+        .map((n) => join(stateDir(), n))
+    : []
 
 /** Every entry the owner sees, by title. */
 async function titled(title: string): Promise<Array<Record<string, any>>> {
@@ -58,17 +63,27 @@ async function restart(): Promise<void> {
 describe('a session whose daemon stops mid-way', () => {
   it('queues each write, and one sync after the restart sends each exactly once, in order', async () => {
     const shared = (await d.request('POST', '/knowledge', {body: {title: 'Before the outage', body: 'b', scope: 'global'}})).body
-    const mine = (await d.request('POST', '/knowledge', {body: {title: 'Private before', body: 'b', scope: 'private', tags: ['daemon']}})).body
+    const mine = (await d.request('POST', '/knowledge', {body: {title: 'Private before', body: 'b', scope: 'private', tags: ['daemon']}}))
+      .body
     await d.stop()
 
     const add = await kb(user, ['add', 'Written offline', '--body', 'on a train'], {env: OFF})
     expect(add.code, add.stderr).toBe(0)
     expect(add.stdout).toBe('')
-    expect(add.stderr).toMatch(/^kb: queued add "Written offline" for `kb sync` \(1 waiting\): kb daemon at http:\/\/127\.0\.0\.1:\d+ is not reachable \(connection refused\)\n$/)
+    expect(add.stderr).toMatch(
+      /^kb: queued add "Written offline" for `kb sync` \(1 waiting\): kb daemon at http:\/\/127\.0\.0\.1:\d+ is not reachable \(connection refused\)\n$/,
+    )
     const json = await kb(user, ['add', 'Offline JSON', '--body', 'x', '--json'], {env: OFF})
     expect(json.code, json.stderr).toBe(0)
     expect(json.stderr).toBe('')
-    expect(JSON.parse(json.stdout)).toMatchObject({queued: true, key: expect.stringMatching(UUID_RE), command: 'add', label: 'Offline JSON', base_url: d.url, waiting: 2})
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      queued: true,
+      key: expect.stringMatching(UUID_RE),
+      command: 'add',
+      label: 'Offline JSON',
+      base_url: d.url,
+      waiting: 2,
+    })
     for (const args of [
       ['comment', shared.id, 'said offline'],
       ['resolve', shared.id, '--note', 'fixed offline'],
@@ -106,7 +121,13 @@ describe('a session whose daemon stops mid-way', () => {
     expect(sync.code, sync.stderr).toBe(0)
     const report = JSON.parse(sync.stdout)
     expect(report.items.map((i: {command: string; status: string}) => `${i.command} ${i.status}`)).toEqual([
-      'add sent', 'add sent', 'comment sent', 'resolve sent', 'publish sent', 'fork sent', 'edit sent',
+      'add sent',
+      'add sent',
+      'comment sent',
+      'resolve sent',
+      'publish sent',
+      'fork sent',
+      'edit sent',
     ])
     expect(report.items.map((i: {key: string}) => i.key)).toEqual(status.items.map((i: {key: string}) => i.key))
     expect(report.remaining).toBe(0)
@@ -145,7 +166,10 @@ describe('a session whose daemon stops mid-way', () => {
       const r = await kb(user, ['add', 'Answer lost', '--body', 'b', '--json'], {env})
       expect(proxy.dropped).toBe(1)
       expect(r.code, r.stderr).toBe(0)
-      expect(JSON.parse(r.stdout)).toMatchObject({queued: true, reason: expect.stringMatching(/not reachable \((ECONNRESET|socket hang up)/)})
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        queued: true,
+        reason: expect.stringMatching(/not reachable \((ECONNRESET|socket hang up)/),
+      })
       // The daemon did create it: the client just never heard.
       const [created] = await titled('Answer lost')
       expect(await titled('Answer lost')).toHaveLength(1)
@@ -165,7 +189,11 @@ describe('the git hook and the background send', () => {
     expect((await kb(user, ['hook', 'install'], {cwd: repo})).code).toBe(0)
     const target = (await d.request('POST', '/knowledge', {body: {title: 'Fixed by a commit', body: 'b', scope: 'global'}})).body
     await d.stop()
-    const c = spawnSync('git', ['commit', '-q', '--allow-empty', '-m', `Fix it\n\nResolves-KB: ${target.id}`], {cwd: repo, env: {...user.env, ...OFF}, encoding: 'utf8'})
+    const c = spawnSync('git', ['commit', '-q', '--allow-empty', '-m', `Fix it\n\nResolves-KB: ${target.id}`], {
+      cwd: repo,
+      env: {...user.env, ...OFF},
+      encoding: 'utf8',
+    })
     expect(c.status, c.stderr).toBe(0)
     expect(c.stderr).toBe('')
     const status = JSON.parse((await kb(user, ['sync', '--status', '--json'], {env: OFF})).stdout)
@@ -200,7 +228,11 @@ describe('the local daemon', () => {
       const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api/v1`
       const r = await kb(user, ['add', 'Cannot start', '--body', 'b', '--json'], {env: {KB_BASE_URL: url}})
       expect(r.code, r.stderr).toBe(0)
-      expect(JSON.parse(r.stdout)).toMatchObject({queued: true, base_url: url, reason: expect.stringContaining('could not start the kb daemon')})
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        queued: true,
+        base_url: url,
+        reason: expect.stringContaining('could not start the kb daemon'),
+      })
       const waiting = JSON.parse((await kb(user, ['sync', '--status', '--json'])).stdout).items
       expect(waiting.map((i: {label: string; base_url: string}) => [i.label, i.base_url])).toEqual([['Cannot start', url]])
       const drop = await kb(user, ['sync', '--drop', waiting[0].key.slice(0, 8)])

@@ -15,8 +15,13 @@ const ids: string[] = []
 
 beforeAll(async () => {
   ;({user, d} = await userWithDaemon({TERM: 'xterm'}))
-  for (const [title, scope] of [['SQLite database is locked', 'global'], ['Daemon port already in use', 'private']] as const) {
-    ids.push((await d.request('POST', '/knowledge', {body: {title, body: `${title}: what happened and the fix.`, scope, tags: ['ops']}})).body.id)
+  for (const [title, scope] of [
+    ['SQLite database is locked', 'global'],
+    ['Daemon port already in use', 'private'],
+  ] as const) {
+    ids.push(
+      (await d.request('POST', '/knowledge', {body: {title, body: `${title}: what happened and the fix.`, scope, tags: ['ops']}})).body.id,
+    )
   }
 })
 
@@ -60,7 +65,11 @@ describe('on a terminal', () => {
 
   it('edits in $EDITOR', async () => {
     const editor = join(user.root, 'editor.sh')
-    writeFileSync(editor, '#!/bin/sh\nsed -i -e "s/^title: .*/title: SQLite says database is locked/" -e "s/^tags: .*/tags: ops, sqlite/" "$1"\n', {mode: 0o755})
+    writeFileSync(
+      editor,
+      '#!/bin/sh\nsed -i -e "s/^title: .*/title: SQLite says database is locked/" -e "s/^tags: .*/tags: ops, sqlite/" "$1"\n',
+      {mode: 0o755},
+    )
     const r = await kbTty(user, ['edit', ids[0]!], {env: {EDITOR: editor}})
     expect(r.code, r.stderr).toBe(0)
     const e = (await d.request('GET', `/knowledge/${ids[0]}`)).body
@@ -74,7 +83,10 @@ describe('piped', () => {
     const r = await kb(user, ['search', 'database', 'locked'], {env: {FORCE_COLOR: '1'}})
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).not.toMatch(ANSI_RE)
-    const rows = r.stdout.trimEnd().split('\n').map((l) => l.split('\t'))
+    const rows = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => l.split('\t'))
     expect(rows[0]![0]).toBe(ids[0])
     expect(rows[0]).toHaveLength(4)
     expect(rows.some((row) => row[0] === 'ID')).toBe(false)

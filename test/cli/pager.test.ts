@@ -55,14 +55,17 @@ beforeAll(async () => {
   ;({user, d} = await userWithDaemon({TERM: 'xterm-256color'}))
   record = join(user.root, 'paged.json')
   recorder = join(user.root, 'pager.mjs')
-  writeFileSync(recorder, `import {writeFileSync} from 'node:fs'
+  writeFileSync(
+    recorder,
+    `import {writeFileSync} from 'node:fs'
 let text = ''
 process.stdin.on('data', (c) => (text += c))
 process.stdin.on('end', () => {
   writeFileSync(${JSON.stringify(record)}, JSON.stringify({argv: process.argv.slice(2), text, less: process.env.LESS}))
   process.stdout.write('PAGED\\n')
 })
-`)
+`,
+  )
   const body = Array.from({length: 80}, (_, i) => `line ${i + 1} of a long body`).join('\n')
   longId = (await d.request('POST', '/knowledge', {body: {title: 'A long entry', body, scope: 'global'}})).body.id
   shortId = (await d.request('POST', '/knowledge', {body: {title: 'A short entry', body: 'one line', scope: 'global'}})).body.id

@@ -36,7 +36,7 @@ afterAll(async () => {
 })
 
 describe('on a terminal', () => {
-  it('kb import shows entries and bytes sent against the file size, then the server\'s work, and clears the line', async () => {
+  it("kb import shows entries and bytes sent against the file size, then the server's work, and clears the line", async () => {
     const r = await kbTty(user, ['import', file, '--dry-run'])
     expect(r.code, r.stdout).toBe(0)
     expect(r.stdout).toMatch(/kb import {2}[\d,]+ entries · [\d.]+ (B|KiB|MiB) of [\d.]+ (KiB|MiB)/) // from 0 on: a fast upload may show no other count

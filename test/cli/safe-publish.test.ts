@@ -3,6 +3,8 @@
  * project|global` list the findings and the redaction diff; piped they fail with exit 5 naming --redact and
  * --acknowledge; on a terminal (util-linux `script`) they ask, and redact, keep (recorded) or stop as told.
  */
+import {writeFileSync} from 'node:fs'
+import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {ChildDaemon} from '../helpers/daemon.js'
 import {fakeCorpus} from '../server/scan/fake-corpus.js'
@@ -49,7 +51,9 @@ describe('kb publish, piped', () => {
     expect(r.stderr).toContain('+ aws_access_key_id = [REDACTED:aws-access-token]')
     const ids = [...r.stderr.matchAll(/^ {2}([0-9a-f]{16}) /gm)].map((m) => m[1])
     expect(ids).toHaveLength(2)
-    expect(r.stderr).toContain(`re-run with --redact to replace them with [REDACTED:<kind>], or --acknowledge ${ids.join(',')} to keep them`)
+    expect(r.stderr).toContain(
+      `re-run with --redact to replace them with [REDACTED:<kind>], or --acknowledge ${ids.join(',')} to keep them`,
+    )
     expectNoSecret(r.stderr)
     expect(await scopeOf(id)).toBe('private')
   })
@@ -109,6 +113,26 @@ describe('kb add into a shared scope', () => {
     expect(e.body).toContain('[REDACTED:aws-access-token]')
     const mine = await kb(user, ['add', 'Key in the log', '--body', BODY, '--scope', 'private'])
     expect(mine.code, mine.stderr).toBe(0)
+  })
+})
+
+describe('kb import into a shared scope', () => {
+  it('rejects an entry with findings (exit 1) and imports it with --redact or --acknowledge', async () => {
+    const file = join(user.root, 'leak.jsonl')
+    const entry = (id: string): string => JSON.stringify({kind: 'entry', id, title: 'Imported leak', body: BODY, scope: 'global'})
+    writeFileSync(file, `${JSON.stringify({kind: 'kb-export', version: 1})}\n${entry('01930000-0000-7000-8000-00000000c001')}\n`)
+    const r = await kb(user, ['import', file])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/line 2: sensitive content for global scope: AWS access key in body, line 2/)
+    expect(r.stderr).toContain('kb import --redact')
+    expectNoSecret(r.stderr)
+    const ids = /acknowledge=([0-9a-f,]+)/.exec(r.stderr)![1]!
+    const acked = await kb(user, ['import', file, '--acknowledge', ids])
+    expect(acked.code, acked.stderr).toBe(0)
+    writeFileSync(file, `${JSON.stringify({kind: 'kb-export', version: 1})}\n${entry('01930000-0000-7000-8000-00000000c002')}\n`)
+    const red = await kb(user, ['import', file, '--redact'])
+    expect(red.code, red.stderr).toBe(0)
+    expect((await d.request('GET', '/knowledge/01930000-0000-7000-8000-00000000c002')).body.body).toContain('[REDACTED:aws-access-token]')
   })
 })
 

@@ -31,7 +31,10 @@ describe('kb search --max-tokens', () => {
     expect(out.tokens_used).toBeGreaterThan(0)
     expect(out.tokens_used).toBeLessThanOrEqual(300)
     expect(out.truncated).toBe(true)
-    const roomy = JSON.parse((await kb(user, ['search', 'deploy', 'rollback', '--max-tokens', '100000', '--json'])).stdout) as {items: unknown[]; truncated: boolean}
+    const roomy = JSON.parse((await kb(user, ['search', 'deploy', 'rollback', '--max-tokens', '100000', '--json'])).stdout) as {
+      items: unknown[]
+      truncated: boolean
+    }
     expect(roomy.items).toHaveLength(2)
     expect(roomy.truncated).toBe(false)
   })

@@ -59,13 +59,34 @@ describe('a session in a git checkout', () => {
 
   it('adds an entry with its body piped on stdin and prints the bare id', async () => {
     const body = 'Another kb daemon already listens on 7411.\n\nStop it with `kb daemon stop` or pass --port.'
-    const r = await kb(user, ['add', 'Port 7411 already in use', '--tag', 'daemon', '--tag', 'Ports', '--thought', 'observation: EADDRINUSE on start', '--thought', 'conclusion: a stale daemon'], {cwd: repo, input: body})
+    const r = await kb(
+      user,
+      [
+        'add',
+        'Port 7411 already in use',
+        '--tag',
+        'daemon',
+        '--tag',
+        'Ports',
+        '--thought',
+        'observation: EADDRINUSE on start',
+        '--thought',
+        'conclusion: a stale daemon',
+      ],
+      {cwd: repo, input: body},
+    )
     expect(r.stderr).toBe('')
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(/^[0-9a-f-]{36}\n$/)
     entryId = r.stdout.trim()
     const stored = await d.request('GET', `/knowledge/${entryId}`, {query: {detail: 'full'}})
-    expect(stored.body).toMatchObject({title: 'Port 7411 already in use', body, scope: 'project', project_id: projectId, tags: ['daemon', 'ports']})
+    expect(stored.body).toMatchObject({
+      title: 'Port 7411 already in use',
+      body,
+      scope: 'project',
+      project_id: projectId,
+      tags: ['daemon', 'ports'],
+    })
     expect(stored.body.thought_chain).toEqual([
       {step: 1, kind: 'observation', thought: 'EADDRINUSE on start'},
       {step: 2, kind: 'conclusion', thought: 'a stale daemon'},
@@ -104,7 +125,9 @@ describe('a session in a git checkout', () => {
     const piped = await kb(user, ['comment', entryId], {cwd: repo, input: 'A question from a pipe?'})
     expect(piped.code, piped.stderr).toBe(0)
 
-    const r = await kb(user, ['resolve', entryId, '--note', 'Stopped the stale daemon', '--url', 'https://github.com/acme/api/pull/7'], {cwd: repo})
+    const r = await kb(user, ['resolve', entryId, '--note', 'Stopped the stale daemon', '--url', 'https://github.com/acme/api/pull/7'], {
+      cwd: repo,
+    })
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toBe(`${entryId}\tresolved\n`)
 
@@ -137,7 +160,10 @@ describe('a session in a git checkout', () => {
   it('lists entries piped as tab-separated rows, id first, no header', async () => {
     const r = await kb(user, ['list'], {cwd: repo})
     expect(r.code, r.stderr).toBe(0)
-    const rows = r.stdout.trim().split('\n').map((l) => l.split('\t'))
+    const rows = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'))
     expect(rows.map((x) => x[0]).sort()).toEqual([entryId, forkId].sort())
     expect(rows.every((x) => x.length === 5)).toBe(true)
     const resolved = await kb(user, ['list', '--status', 'open', '--json'], {cwd: repo})

@@ -13,7 +13,8 @@ import {startDropProxy} from '../helpers/drop-proxy.js'
 import {cleanup, gitRepo, kb, run, type KbEnv, userWithDaemon} from './helpers.js'
 
 const RECORDER = join(import.meta.dirname, 'fixtures', 'record-modules.mjs')
-const HEAVY = /\/node_modules\/(ink|react|react-reconciler|fastify|better-sqlite3|gpt-tokenizer|@sinclair\/typebox|undici|conf|simple-git|oauth4webapi|@modelcontextprotocol\/sdk|@napi-rs\/keyring[^/]*|lowdb|steno)\/|\/dist\/server\//
+const HEAVY =
+  /\/node_modules\/(ink|react|react-reconciler|fastify|better-sqlite3|gpt-tokenizer|@sinclair\/typebox|undici|conf|simple-git|oauth4webapi|@modelcontextprotocol\/sdk|@napi-rs\/keyring[^/]*|lowdb|steno)\/|\/dist\/server\//
 
 /** Ours to load only when needed (oclif's own, nested string-width@4 is not this one). */
 const LAZY = new RegExp(`^${ROOT}/node_modules/(string-width|cli-progress|@oclif/plugin-autocomplete)/`)

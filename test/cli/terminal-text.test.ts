@@ -21,8 +21,10 @@ const KB_SGR = new RegExp(ANSI_RE.source, 'g')
 /** The controls left in `out` once kb's own colour sequences (SGR, only on a terminal) are set aside. */
 function controls(out: string, tty: boolean): string[] {
   const rest = tty ? out.replace(KB_SGR, '') : out
-  // eslint-disable-next-line no-control-regex -- finding control characters is the point
-  return [...rest.matchAll(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g)].map((m) => `U+${m[0].codePointAt(0)!.toString(16).padStart(4, '0')} at ${m.index}`)
+
+  return [...rest.matchAll(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g)].map(
+    (m) => `U+${m[0].codePointAt(0)!.toString(16).padStart(4, '0')} at ${m.index}`,
+  )
 }
 
 let d: ChildDaemon
@@ -43,14 +45,29 @@ beforeAll(async () => {
   const mallory = await newPrincipal(d, 'mallory') // principal names are [A-Za-z0-9._-]: nothing to smuggle there
   const created = await d.request('POST', '/knowledge', {
     key: mallory,
-    body: {title: `Title ${EVIL}`, body: `Body ${EVIL}\nsecond line`, scope: 'global', tags: ['ops'], thought_chain: [{thought: `Thought ${EVIL}`, kind: 'observation'}]},
+    body: {
+      title: `Title ${EVIL}`,
+      body: `Body ${EVIL}\nsecond line`,
+      scope: 'global',
+      tags: ['ops'],
+      thought_chain: [{thought: `Thought ${EVIL}`, kind: 'observation'}],
+    },
   })
   expect(created.status, created.text).toBe(201)
   id = created.body.id
-  expect((await d.request('POST', `/knowledge/${id}/comments`, {key: mallory, body: {body: `Comment ${EVIL}`, type: 'note'}})).status).toBe(201)
-  expect((await d.request('POST', `/knowledge/${id}/fork`, {key: mallory, body: {title: `Branch ${EVIL}`, scope: 'global'}})).status).toBe(201)
+  expect((await d.request('POST', `/knowledge/${id}/comments`, {key: mallory, body: {body: `Comment ${EVIL}`, type: 'note'}})).status).toBe(
+    201,
+  )
+  expect((await d.request('POST', `/knowledge/${id}/fork`, {key: mallory, body: {title: `Branch ${EVIL}`, scope: 'global'}})).status).toBe(
+    201,
+  )
   expect((await d.request('POST', `/knowledge/${id}/resolve`, {key: mallory, body: {note: `Note ${EVIL}`}})).status).toBe(200)
-  const project = await d.request('POST', '/projects/join', {body: {remote: 'git@github.com:acme/evil.git', name: `Project zebra ${ESC}]52;c;eA==${BEL}${ESC}]8;;https://evil.example${ESC}\\x${ESC}[2J\u009b31m`}}) // names: ≤ 100 characters
+  const project = await d.request('POST', '/projects/join', {
+    body: {
+      remote: 'git@github.com:acme/evil.git',
+      name: `Project zebra ${ESC}]52;c;eA==${BEL}${ESC}]8;;https://evil.example${ESC}\\x${ESC}[2J\u009b31m`,
+    },
+  }) // names: ≤ 100 characters
   expect(project.status, project.text).toBe(201)
   for (const title of ['数据库被锁定：两个进程同时打开了存储', 'Deploy 🚀 failed 👍🏽 again 👨‍👩‍👧', 'Café crème brûlée with combining marks']) {
     const r = await d.request('POST', '/knowledge', {body: {title, body: 'width', scope: 'global'}})
@@ -74,14 +91,29 @@ describe.each([
     const r = await run(['show', id, '--detail', 'full', '--no-pager'])
     expect(r.code, r.stderr).toBe(0)
     expect(controls(r.stdout, tty)).toEqual([])
-    for (const part of ['Title zebra', 'Body zebra', 'Thought zebra', 'Comment zebra', 'Note zebra', 'Branch zebra', 'mallory', 'click', 'end']) expect(r.stdout).toContain(part)
+    for (const part of [
+      'Title zebra',
+      'Body zebra',
+      'Thought zebra',
+      'Comment zebra',
+      'Note zebra',
+      'Branch zebra',
+      'mallory',
+      'click',
+      'end',
+    ])
+      expect(r.stdout).toContain(part)
     expect(r.stdout).not.toContain('52;c;')
     expect(r.stdout).not.toContain('evil.example')
     if (tty) expect(r.stdout).toMatch(ANSI_RE) // kb's own colours stay
   })
 
-  it('kb list, kb search and kb project list: rows without the entry\'s escapes', async () => {
-    for (const args of [['list', '--no-pager'], ['search', 'zebra'], ['project', 'list']]) {
+  it("kb list, kb search and kb project list: rows without the entry's escapes", async () => {
+    for (const args of [
+      ['list', '--no-pager'],
+      ['search', 'zebra'],
+      ['project', 'list'],
+    ]) {
       const r = await run(args)
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0)
       expect(controls(r.stdout, tty), args.join(' ')).toEqual([])
@@ -89,7 +121,7 @@ describe.each([
     }
   })
 
-  it('an error that echoes the server\'s words prints them safely', async () => {
+  it("an error that echoes the server's words prints them safely", async () => {
     const r = await (tty ? kbTty : kb)(user, ['show', id], {env: {KB_BASE_URL: hostile, KB_API_KEY: 'kb_any', KB_NO_AUTOSTART: '1'}})
     expect(r.code).toBe(3)
     const said = tty ? r.stdout + r.stderr : r.stderr

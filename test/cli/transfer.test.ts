@@ -22,8 +22,13 @@ beforeAll(async () => {
   ;[src, dst] = await Promise.all([startChildDaemon({dataDir: user.dataDir}), startChildDaemon({dataDir: dstDir})])
   toSrc = {KB_BASE_URL: src.url, KB_API_KEY: src.ownerKey}
   toDst = {KB_BASE_URL: dst.url, KB_API_KEY: dst.ownerKey}
-  for (const [title, scope] of [['Daemon port clash', 'global'], ['My private note', 'private']]) {
-    const r = await kb(user, ['add', title, '--body', `about ${title}`, '--scope', scope, '--thought', 'hypothesis: a stale daemon'], {env: toSrc})
+  for (const [title, scope] of [
+    ['Daemon port clash', 'global'],
+    ['My private note', 'private'],
+  ]) {
+    const r = await kb(user, ['add', title, '--body', `about ${title}`, '--scope', scope, '--thought', 'hypothesis: a stale daemon'], {
+      env: toSrc,
+    })
     expect(r.code, r.stderr).toBe(0)
   }
 }, 60_000)
@@ -40,9 +45,17 @@ describe('kb export / kb import', () => {
     const exp = await kb(user, ['export', '-o', file], {env: toSrc})
     expect(exp.code, exp.stderr).toBe(0)
     expect(existsSync(`${file}.partial`)).toBe(false)
-    const recs = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const recs = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(recs[0]).toMatchObject({kind: 'kb-export', version: 1})
-    expect(recs.filter((r) => r.kind === 'entry').map((r) => r.title).sort()).toEqual(['Daemon port clash', 'My private note'])
+    expect(
+      recs
+        .filter((r) => r.kind === 'entry')
+        .map((r) => r.title)
+        .sort(),
+    ).toEqual(['Daemon port clash', 'My private note'])
 
     // To stdout, the same records.
     const out = await kb(user, ['export'], {env: toSrc})
@@ -64,7 +77,10 @@ describe('kb export / kb import', () => {
 
   it('a file with a bad line imports nothing, lists the line and exits 1', async () => {
     const file = join(user.root, 'bad.jsonl')
-    writeFileSync(file, `{"kind":"kb-export","version":1}\n{"kind":"entry","id":"0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7901","title":"ok","body":"b"}\nnot json\n`)
+    writeFileSync(
+      file,
+      `{"kind":"kb-export","version":1}\n{"kind":"entry","id":"0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7901","title":"ok","body":"b"}\nnot json\n`,
+    )
     const r = await kb(user, ['import', file], {env: toDst})
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/nothing was imported; 1 line\(s\) rejected:\n {2}line 3: not valid JSON/)
@@ -85,7 +101,7 @@ describe('kb backup', () => {
     const db = new Database(file, {readonly: true})
     try {
       expect(db.pragma('integrity_check', {simple: true})).toBe('ok')
-      expect((db.prepare('SELECT title FROM entries ORDER BY title').pluck().all())).toEqual(['Daemon port clash', 'My private note'])
+      expect(db.prepare('SELECT title FROM entries ORDER BY title').pluck().all()).toEqual(['Daemon port clash', 'My private note'])
     } finally {
       db.close()
     }

@@ -60,7 +60,9 @@ function makeRequest(url: string, defaultKey: string): TestDaemon['request'] {
 }
 
 /** Starts the daemon in this process (real HTTP on 127.0.0.1, port 0). */
-export async function startInProcessDaemon(options: {dataDir?: string; /** pino level; default silent */ logLevel?: string} = {}): Promise<TestDaemon> {
+export async function startInProcessDaemon(
+  options: {dataDir?: string; /** pino level; default silent */ logLevel?: string} = {},
+): Promise<TestDaemon> {
   const {startDaemon} = await import('../../server/daemon.js')
   const dataDir = options.dataDir ?? tempDir()
   const daemon = await startDaemon({dataDir, host: '127.0.0.1', port: 0, version: 'test', logLevel: options.logLevel ?? 'silent'})
@@ -85,12 +87,18 @@ export interface ChildDaemon extends TestDaemon {
 }
 
 /** Starts `kb daemon run` as a child process (the built binary), waiting until it listens. */
-export async function startChildDaemon(options: {dataDir?: string; env?: Record<string, string>; args?: string[]; /** default 0: any free one */ port?: number} = {}): Promise<ChildDaemon> {
+export async function startChildDaemon(
+  options: {dataDir?: string; env?: Record<string, string>; args?: string[]; /** default 0: any free one */ port?: number} = {},
+): Promise<ChildDaemon> {
   const dataDir = options.dataDir ?? tempDir()
-  const child = spawn(process.execPath, [KB_BIN, 'daemon', 'run', '--port', String(options.port ?? 0), '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])], {
-    env: {...process.env, ...options.env},
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    [KB_BIN, 'daemon', 'run', '--port', String(options.port ?? 0), '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])],
+    {
+      env: {...process.env, ...options.env},
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString()
@@ -100,7 +108,9 @@ export async function startChildDaemon(options: {dataDir?: string; env?: Record<
   const url = await new Promise<string>((res, rej) => {
     const timer = setTimeout(() => rej(new Error(`daemon did not start in 20 s:\n${stderr}`)), 20_000)
     const check = (): void => {
-      const m = /"msg":"kb daemon listening"/.test(stderr) ? /"url":"([^"]+)"/.exec(stderr.split('\n').find((l) => l.includes('kb daemon listening')) ?? '') : null
+      const m = /"msg":"kb daemon listening"/.test(stderr)
+        ? /"url":"([^"]+)"/.exec(stderr.split('\n').find((l) => l.includes('kb daemon listening')) ?? '')
+        : null
       if (m) {
         clearTimeout(timer)
         res(m[1]!)
@@ -115,7 +125,11 @@ export async function startChildDaemon(options: {dataDir?: string; env?: Record<
   const ownerKeyPath = join(dataDir, 'owner.key')
   const ownerKey = existsSync(ownerKeyPath) ? readFileSync(ownerKeyPath, 'utf8').trim() : ''
   return {
-    url, dataDir, ownerKey, child, exited,
+    url,
+    dataDir,
+    ownerKey,
+    child,
+    exited,
     stderr: () => stderr,
     request: makeRequest(url, ownerKey),
     stop: async () => {
@@ -127,7 +141,9 @@ export async function startChildDaemon(options: {dataDir?: string; env?: Record<
 
 /** Creates a principal with its own key (minted by the owner), optionally bound to a project. */
 export async function newPrincipal(d: TestDaemon, name: string, projectId?: string): Promise<string> {
-  const res = await d.request('POST', '/api-keys', {body: {principal: name, name: `${name} key`, ...(projectId ? {project_id: projectId} : {})}})
+  const res = await d.request('POST', '/api-keys', {
+    body: {principal: name, name: `${name} key`, ...(projectId ? {project_id: projectId} : {})},
+  })
   if (res.status !== 201) throw new Error(`could not mint a key for ${name}: ${res.status} ${res.text}`)
   return res.body.key as string
 }

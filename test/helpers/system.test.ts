@@ -46,7 +46,9 @@ describe('findSystem', () => {
 
   it('counts a part as missing when KB_TEST_HIDE_SYSTEM names it (or says all)', () => {
     const some = bin('hide', 'tmux', 'chromium')
-    expect(findSystem('tmux', {PATH: some, KB_TEST_HIDE_SYSTEM: 'chromium, tmux'}).missing).toBe('tmux not installed (hidden by KB_TEST_HIDE_SYSTEM)')
+    expect(findSystem('tmux', {PATH: some, KB_TEST_HIDE_SYSTEM: 'chromium, tmux'}).missing).toBe(
+      'tmux not installed (hidden by KB_TEST_HIDE_SYSTEM)',
+    )
     expect(findSystem('chromium', {PATH: some, KB_TEST_HIDE_SYSTEM: 'tmux'}).path).toBe(join(some, 'chromium'))
     expect(findSystem('chromium', {PATH: some, KB_TEST_HIDE_SYSTEM: 'all'}).path).toBeNull()
   })

@@ -24,7 +24,10 @@ export interface SystemFound {
 const PARTS: Record<SystemPart, {programs: string[][]; what: string}> = {
   // One of these names (Debian: chromium; Ubuntu's deb: chromium-browser; Google's builds).
   chromium: {programs: [['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome']], what: 'chromium'},
-  'secret-service': {programs: [['dbus-run-session'], ['gnome-keyring-daemon']], what: 'a Secret Service (dbus-run-session and gnome-keyring-daemon)'},
+  'secret-service': {
+    programs: [['dbus-run-session'], ['gnome-keyring-daemon']],
+    what: 'a Secret Service (dbus-run-session and gnome-keyring-daemon)',
+  },
   tmux: {programs: [['tmux']], what: 'tmux'},
   postgres: {programs: [['initdb'], ['pg_ctl']], what: 'PostgreSQL (initdb and pg_ctl)'},
   // The shells whose completion scripts are tried for real (bash is always there).
@@ -50,14 +53,19 @@ function which(names: string[], dirs: string[]): string | null {
 /** Debian installs PostgreSQL's server programs off the PATH, one directory per major version (newest first). */
 function postgresDirs(root = '/usr/lib/postgresql'): string[] {
   try {
-    return readdirSync(root).sort((a, b) => Number(b) - Number(a)).map((v) => join(root, v, 'bin'))
+    return readdirSync(root)
+      .sort((a, b) => Number(b) - Number(a))
+      .map((v) => join(root, v, 'bin'))
   } catch {
     return []
   }
 }
 
 function hidden(env: NodeJS.ProcessEnv): Set<string> {
-  const list = (env.KB_TEST_HIDE_SYSTEM ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '')
+  const list = (env.KB_TEST_HIDE_SYSTEM ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
   return new Set(list.includes('all') ? SYSTEM_PARTS : list)
 }
 
@@ -71,7 +79,8 @@ export function findSystem(part: SystemPart, env: NodeJS.ProcessEnv = process.en
   const candidates = part === 'postgres' ? [onPath, ...postgresDirs().map((d) => [d])] : [onPath]
   for (const dirs of candidates) {
     const found = spec.programs.map((names) => which(names, dirs))
-    if (found.every((p) => p !== null)) return {part, path: part === 'postgres' ? found[0]!.slice(0, found[0]!.lastIndexOf('/')) : found[0]!, missing: null}
+    if (found.every((p) => p !== null))
+      return {part, path: part === 'postgres' ? found[0]!.slice(0, found[0]!.lastIndexOf('/')) : found[0]!, missing: null}
   }
   return {part, path: null, missing}
 }

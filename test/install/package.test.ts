@@ -33,7 +33,10 @@ let files: string[]
 let prefix: string
 
 /** npm as a person runs it (their cache and settings), not under the test user's empty HOME. */
-const npm = (args: string[], o: {cwd?: string; env?: Record<string, string>; timeout?: number} = {}): Promise<{stdout: string; stderr: string}> =>
+const npm = (
+  args: string[],
+  o: {cwd?: string; env?: Record<string, string>; timeout?: number} = {},
+): Promise<{stdout: string; stderr: string}> =>
   exec('npm', args, {cwd: o.cwd ?? ROOT, env: {...process.env, ...o.env}, timeout: o.timeout ?? 150_000, maxBuffer: 16 * 1024 * 1024})
 
 beforeAll(async () => {
@@ -41,7 +44,9 @@ beforeAll(async () => {
   const out = join(user.root, 'pack')
   mkdirSync(out)
   // --ignore-scripts: `prepare` would rebuild dist/ under the other test files running now.
-  const packed = JSON.parse((await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', out])).stdout) as [{filename: string; files: {path: string}[]}]
+  const packed = JSON.parse((await npm(['pack', '--json', '--ignore-scripts', '--pack-destination', out])).stdout) as [
+    {filename: string; files: {path: string}[]},
+  ]
   tarball = join(out, packed[0].filename)
   files = packed[0].files.map((f) => f.path).sort()
   prefix = join(user.root, 'prefix')
@@ -60,13 +65,17 @@ describe('the packed tarball', () => {
   })
 
   it('is built from a clean dist/: every file has its source, and the manifest names only shipped commands', () => {
-    const stale = files.filter((f) => f.startsWith('dist/')).filter((f) => {
-      const src = join(ROOT, f.slice('dist/'.length).replace(/\.js$/, ''))
-      return !existsSync(`${src}.ts`) && !existsSync(`${src}.tsx`)
-    })
+    const stale = files
+      .filter((f) => f.startsWith('dist/'))
+      .filter((f) => {
+        const src = join(ROOT, f.slice('dist/'.length).replace(/\.js$/, ''))
+        return !existsSync(`${src}.ts`) && !existsSync(`${src}.tsx`)
+      })
     expect(stale).toEqual([])
     const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
-    const shipped = files.filter((f) => f.startsWith('dist/commands/')).map((f) => f.slice('dist/commands/'.length, -'.js'.length).replace(/\//g, ':'))
+    const shipped = files
+      .filter((f) => f.startsWith('dist/commands/'))
+      .map((f) => f.slice('dist/commands/'.length, -'.js'.length).replace(/\//g, ':'))
     expect(Object.keys(manifest.commands).sort()).toEqual(shipped.sort())
   })
 
@@ -75,12 +84,18 @@ describe('the packed tarball', () => {
     for (const f of files.filter((p) => p.endsWith('.js'))) {
       const text = readFileSync(join(ROOT, f), 'utf8')
       // Static imports and re-exports at the start of a line, side-effect imports, dynamic import('…') of a literal.
-      for (const re of [/^(?:import|export)\s[^;'"]*?\sfrom\s*['"]([^'"]+)['"]/gm, /^import\s*['"]([^'"]+)['"]/gm, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g]) {
+      for (const re of [
+        /^(?:import|export)\s[^;'"]*?\sfrom\s*['"]([^'"]+)['"]/gm,
+        /^import\s*['"]([^'"]+)['"]/gm,
+        /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+      ]) {
         for (const m of text.matchAll(re)) if (!m[1]!.startsWith('.')) bare.add(m[1]!)
       }
     }
     const packageOf = (s: string): string => (s.startsWith('@') ? s.split('/').slice(0, 2).join('/') : s.split('/')[0]!)
-    const foreign = [...bare].map(packageOf).filter((p) => !p.startsWith('node:') && !builtinModules.includes(p) && !(p in pkg.dependencies))
+    const foreign = [...bare]
+      .map(packageOf)
+      .filter((p) => !p.startsWith('node:') && !builtinModules.includes(p) && !(p in pkg.dependencies))
     expect([...new Set(foreign)]).toEqual([])
     expect(bare.size).toBeGreaterThan(5) // the scan does see imports
   })
@@ -95,10 +110,13 @@ describe('installed with --omit=dev', () => {
     mkdirSync(prebuilds)
     const name = `better-sqlite3-v${sqliteVersion}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`
     await exec('tar', ['-czf', join(prebuilds, name), '-C', sqlite, 'build/Release/better_sqlite3.node'])
-    await npm(['install', '-g', '--prefix', prefix, tarball, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
-      cwd: user.root,
-      env: {npm_config_better_sqlite3_local_prebuilds: prebuilds},
-    })
+    await npm(
+      ['install', '-g', '--prefix', prefix, tarball, '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'],
+      {
+        cwd: user.root,
+        env: {npm_config_better_sqlite3_local_prebuilds: prebuilds},
+      },
+    )
     const installed = join(prefix, 'lib', 'node_modules', ...pkg.name.split('/'))
     const deps = readdirSync(join(installed, 'node_modules'))
     for (const dev of Object.keys(pkg.devDependencies).map((d) => d.split('/')[0]!)) expect(deps, `${dev} installed`).not.toContain(dev)
@@ -108,7 +126,10 @@ describe('installed with --omit=dev', () => {
     const env = {KB_BASE_URL: `http://127.0.0.1:${port}/api/v1`}
     const version = await run(bin, ['--version'], user, {env})
     expect(version.stdout).toMatch(new RegExp(`^kb/${pkg.version.replace(/\./g, '\\.')} `))
-    const add = await run(bin, ['add', 'Installed from the tarball', '--body', 'kb runs without devDependencies'], user, {env, timeoutMs: 60_000})
+    const add = await run(bin, ['add', 'Installed from the tarball', '--body', 'kb runs without devDependencies'], user, {
+      env,
+      timeoutMs: 60_000,
+    })
     expect(add.code, add.stderr).toBe(0)
     expect(add.stdout.trim()).toMatch(/^[0-9a-f-]{36}$/)
     const search = await run(bin, ['search', 'tarball'], user, {env})

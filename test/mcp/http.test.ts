@@ -11,7 +11,17 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../helpers/daemon.js'
 import {obtainTokens} from '../server/oauth/support.js'
 
-const TOOL_NAMES = ['search_knowledge', 'get_knowledge', 'add_knowledge', 'update_knowledge', 'comment_on_knowledge', 'resolve_knowledge', 'publish_knowledge', 'fork_knowledge', 'join_project']
+const TOOL_NAMES = [
+  'search_knowledge',
+  'get_knowledge',
+  'add_knowledge',
+  'update_knowledge',
+  'comment_on_knowledge',
+  'resolve_knowledge',
+  'publish_knowledge',
+  'fork_knowledge',
+  'join_project',
+]
 const tokens = (s: string): number => countTokens(s, {disallowedSpecial: new Set()})
 
 let d: TestDaemon
@@ -73,15 +83,29 @@ describe('MCP over Streamable HTTP on the daemon', () => {
     const projectId = join.project.id as string
     expect((await d.request('GET', '/projects')).body.items.map((p: {id: string}) => p.id)).toContain(projectId)
 
-    const added = ok(await call(client, 'add_knowledge', {
-      title: 'SQLITE_BUSY when two daemons share a data dir',
-      body: 'Two daemons opened the same kb.sqlite.\n\nThe lock file prevents it now.',
-      tags: ['sqlite', 'Daemon'], url: 'https://github.com/acme/mcp/issues/1', scope: 'project', project_id: projectId,
-      thought_chain: [{thought: 'the error appears only with two daemons', kind: 'observation'}, {thought: 'both open the same file', kind: 'hypothesis'}, {thought: 'a lock file fixes it', kind: 'conclusion'}],
-    }))
+    const added = ok(
+      await call(client, 'add_knowledge', {
+        title: 'SQLITE_BUSY when two daemons share a data dir',
+        body: 'Two daemons opened the same kb.sqlite.\n\nThe lock file prevents it now.',
+        tags: ['sqlite', 'Daemon'],
+        url: 'https://github.com/acme/mcp/issues/1',
+        scope: 'project',
+        project_id: projectId,
+        thought_chain: [
+          {thought: 'the error appears only with two daemons', kind: 'observation'},
+          {thought: 'both open the same file', kind: 'hypothesis'},
+          {thought: 'a lock file fixes it', kind: 'conclusion'},
+        ],
+      }),
+    )
     const id = added.entry.id as string
     const rest = (await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body
-    expect(rest).toMatchObject({scope: 'project', project_id: projectId, tags: ['sqlite', 'daemon'], url: 'https://github.com/acme/mcp/issues/1'})
+    expect(rest).toMatchObject({
+      scope: 'project',
+      project_id: projectId,
+      tags: ['sqlite', 'daemon'],
+      url: 'https://github.com/acme/mcp/issues/1',
+    })
     expect(rest.thought_chain.map((t: {kind: string}) => t.kind)).toEqual(['observation', 'hypothesis', 'conclusion'])
     expect(Object.keys(added.entry).sort()).toEqual(['body', 'id', 'status', 'title'])
 
@@ -99,11 +123,16 @@ describe('MCP over Streamable HTTP on the daemon', () => {
     const commented = ok(await call(client, 'comment_on_knowledge', {id, body: 'Also seen on macOS.', type: 'supplement'}))
     expect(commented.comment.type).toBe('supplement')
     const withComments = (await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body
-    expect(withComments.comments.map((c: {body: string; type: string}) => [c.type, c.body])).toEqual([['supplement', 'Also seen on macOS.']])
+    expect(withComments.comments.map((c: {body: string; type: string}) => [c.type, c.body])).toEqual([
+      ['supplement', 'Also seen on macOS.'],
+    ])
 
     const resolved = ok(await call(client, 'resolve_knowledge', {id, note: 'lock file', url: 'https://github.com/acme/mcp/pull/2'}))
     expect(resolved.entry.status).toBe('resolved')
-    expect((await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body.resolution).toMatchObject({note: 'lock file', url: 'https://github.com/acme/mcp/pull/2'})
+    expect((await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body.resolution).toMatchObject({
+      note: 'lock file',
+      url: 'https://github.com/acme/mcp/pull/2',
+    })
 
     const forked = ok(await call(client, 'fork_knowledge', {id, title: 'SQLITE_BUSY on NFS'}))
     const forkId = forked.entry.id as string
@@ -182,7 +211,9 @@ describe('MCP over Streamable HTTP on the daemon', () => {
   })
 
   it('summary answers stay within 100 tokens; search stays within max_tokens', async () => {
-    const long = Array.from({length: 400}, (_, i) => `Sentence ${i} explains how the flaky connection pool leaks sockets under load.`).join(' ')
+    const long = Array.from({length: 400}, (_, i) => `Sentence ${i} explains how the flaky connection pool leaks sockets under load.`).join(
+      ' ',
+    )
     const ids: string[] = []
     for (let i = 0; i < 8; i++) {
       const title = `Connection pool leak variant ${i} with a rather long descriptive title about sockets and timeouts under load`
@@ -219,7 +250,12 @@ describe('MCP over Streamable HTTP on the daemon', () => {
       const res = await fetch(`${d.url}/mcp`, {
         method: 'POST',
         headers: {authorization: `Bearer ${d.ownerKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream'},
-        body: JSON.stringify({jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: v, capabilities: {}, clientInfo: {name: 'raw', version: '1'}}}),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {protocolVersion: v, capabilities: {}, clientInfo: {name: 'raw', version: '1'}},
+        }),
       })
       expect(res.status).toBe(200)
       const body = await res.json()
@@ -229,7 +265,12 @@ describe('MCP over Streamable HTTP on the daemon', () => {
       expect(res.headers.get('x-request-id')).toBeTruthy()
       const list = await fetch(`${d.url}/mcp`, {
         method: 'POST',
-        headers: {authorization: `Bearer ${d.ownerKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': v},
+        headers: {
+          authorization: `Bearer ${d.ownerKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': v,
+        },
         body: JSON.stringify({jsonrpc: '2.0', id: 2, method: 'tools/list'}),
       })
       expect((await list.json()).result.tools).toHaveLength(TOOL_NAMES.length)
@@ -237,11 +278,21 @@ describe('MCP over Streamable HTTP on the daemon', () => {
   })
 
   it('without a credential: 401 with the challenge pointing at the MCP resource metadata', async () => {
-    const init = {jsonrpc: '2.0', id: 1, method: 'initialize', params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'raw', version: '1'}}}
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'raw', version: '1'}},
+    }
     for (const auth of [undefined, 'Bearer kb_wrongwrongwrong']) {
       const res = await fetch(`${d.url}/mcp`, {
-        method: 'POST', body: JSON.stringify(init),
-        headers: {'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(auth ? {authorization: auth} : {})},
+        method: 'POST',
+        body: JSON.stringify(init),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(auth ? {authorization: auth} : {}),
+        },
       })
       expect(res.status).toBe(401)
       expect(res.headers.get('content-type')).toMatch(/application\/problem\+json/)
@@ -266,9 +317,41 @@ describe('MCP over Streamable HTTP on the daemon', () => {
       expect(res.headers.get('allow')).toBe('POST')
       expect(res.body.code).toBe('method_not_allowed')
     }
-    const pre = await fetch(`${d.url}/mcp`, {method: 'OPTIONS', headers: {origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, mcp-protocol-version'}})
+    const pre = await fetch(`${d.url}/mcp`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'http://localhost:6274',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, mcp-protocol-version',
+      },
+    })
     expect(pre.status).toBe(204)
     expect(pre.headers.get('access-control-allow-headers')).toMatch(/MCP-Protocol-Version/)
+  })
+
+  it('a POST without the Accept MCP wants is 406, and one that is not JSON 415, both problem+json', async () => {
+    const body = JSON.stringify({jsonrpc: '2.0', id: 1, method: 'tools/list'})
+    const auth = {authorization: `Bearer ${d.ownerKey}`}
+    const wrongAccept = await fetch(`${d.url}/mcp`, {
+      method: 'POST',
+      body,
+      headers: {...auth, 'content-type': 'application/json', accept: 'application/json'},
+    })
+    expect(wrongAccept.status).toBe(406)
+    expect(wrongAccept.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+    expect(await wrongAccept.json()).toMatchObject({
+      status: 406,
+      code: 'not_acceptable',
+      detail: expect.stringMatching(/text\/event-stream/),
+    })
+    const notJson = await fetch(`${d.url}/mcp`, {
+      method: 'POST',
+      body,
+      headers: {...auth, 'content-type': 'text/plain', accept: 'application/json, text/event-stream'},
+    })
+    expect(notJson.status).toBe(415)
+    expect(notJson.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+    expect((await notJson.json()).code).toBe('unsupported_media_type')
   })
 
   it('an OAuth access token from the OAuth flow works, for the resource {base}/mcp and for {base}', async () => {
@@ -282,8 +365,20 @@ describe('MCP over Streamable HTTP on the daemon', () => {
     }
     // A revoked token is refused with invalid_token.
     const {client: oc, tokens: t} = await obtainTokens(d, d.ownerKey, {resource: `${d.url}/mcp`})
-    await fetch(`${d.url}/oauth/revoke`, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: new URLSearchParams({token: t.access_token, client_id: oc.client_id})})
-    const res = await fetch(`${d.url}/mcp`, {method: 'POST', headers: {authorization: `Bearer ${t.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream'}, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'})
+    await fetch(`${d.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: {'content-type': 'application/x-www-form-urlencoded'},
+      body: new URLSearchParams({token: t.access_token, client_id: oc.client_id}),
+    })
+    const res = await fetch(`${d.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t.access_token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+    })
     expect(res.status).toBe(401)
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"')
   })

@@ -20,7 +20,13 @@ function textOf(r: CallToolResult): string {
 }
 
 async function spawnMcp(cwd: string, env: Record<string, string> = {}): Promise<{client: Client; stderr: () => string}> {
-  const transport = new StdioClientTransport({command: process.execPath, args: [KB_BIN, 'mcp'], cwd, env: {...user.env, ...env}, stderr: 'pipe'})
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [KB_BIN, 'mcp'],
+    cwd,
+    env: {...user.env, ...env},
+    stderr: 'pipe',
+  })
   let stderr = ''
   transport.stderr?.on('data', (b: Buffer) => {
     stderr += b.toString()
@@ -46,37 +52,57 @@ afterAll(async () => {
 })
 
 describe('kb mcp over stdio', () => {
-  it('adds with a thought chain (in the repository\'s project), searches and resolves', async () => {
+  it("adds with a thought chain (in the repository's project), searches and resolves", async () => {
     const {client, stderr} = await spawnMcp(repo)
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('search_knowledge')
-      const added = (await client.callTool({name: 'add_knowledge', arguments: {
-        title: 'Vitest hangs after the last test',
-        body: 'An open keep-alive socket keeps the worker alive.\n\nClose the agent in afterAll.',
-        tags: ['vitest'],
-        thought_chain: [{thought: 'the run ends but the process stays', kind: 'observation'}, {thought: 'a socket is left open', kind: 'hypothesis'}, {thought: 'closing the agent fixes it', kind: 'conclusion'}],
-      }})) as CallToolResult
+      const added = (await client.callTool({
+        name: 'add_knowledge',
+        arguments: {
+          title: 'Vitest hangs after the last test',
+          body: 'An open keep-alive socket keeps the worker alive.\n\nClose the agent in afterAll.',
+          tags: ['vitest'],
+          thought_chain: [
+            {thought: 'the run ends but the process stays', kind: 'observation'},
+            {thought: 'a socket is left open', kind: 'hypothesis'},
+            {thought: 'closing the agent fixes it', kind: 'conclusion'},
+          ],
+        },
+      })) as CallToolResult
       expect(added.isError, textOf(added) + stderr()).toBeFalsy()
       const id = (added.structuredContent as {entry: {id: string}}).entry.id
       expect(textOf(added)).toMatch(/Added \(project, 3 thought steps\)/)
       const rest = (await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body
       expect(rest).toMatchObject({scope: 'project', project_id: projectId, tags: ['vitest']})
-      expect(rest.thought_chain.map((t: {thought: string}) => t.thought)).toEqual(['the run ends but the process stays', 'a socket is left open', 'closing the agent fixes it'])
+      expect(rest.thought_chain.map((t: {thought: string}) => t.thought)).toEqual([
+        'the run ends but the process stays',
+        'a socket is left open',
+        'closing the agent fixes it',
+      ])
 
       const found = (await client.callTool({name: 'search_knowledge', arguments: {query: 'vitest hangs'}})) as CallToolResult
       expect(found.isError, textOf(found)).toBeFalsy()
       expect((found.structuredContent as {items: {id: string}[]}).items[0]!.id).toBe(id)
       expect(textOf(found)).toContain(id)
 
-      const resolved = (await client.callTool({name: 'resolve_knowledge', arguments: {id, note: 'close the agent', url: 'https://github.com/acme/stdio/pull/7'}})) as CallToolResult
+      const resolved = (await client.callTool({
+        name: 'resolve_knowledge',
+        arguments: {id, note: 'close the agent', url: 'https://github.com/acme/stdio/pull/7'},
+      })) as CallToolResult
       expect(resolved.isError, textOf(resolved)).toBeFalsy()
-      expect((await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body).toMatchObject({status: 'resolved', resolution: {note: 'close the agent', url: 'https://github.com/acme/stdio/pull/7'}})
+      expect((await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body).toMatchObject({
+        status: 'resolved',
+        resolution: {note: 'close the agent', url: 'https://github.com/acme/stdio/pull/7'},
+      })
 
       // Bad arguments are tool errors; the server keeps running.
       const bad = (await client.callTool({name: 'resolve_knowledge', arguments: {id: 'nope'}})) as CallToolResult
       expect(bad.isError).toBe(true)
       expect(textOf(bad)).toMatch(/id must match pattern/)
-      const missing = (await client.callTool({name: 'get_knowledge', arguments: {id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980'}})) as CallToolResult
+      const missing = (await client.callTool({
+        name: 'get_knowledge',
+        arguments: {id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980'},
+      })) as CallToolResult
       expect(missing.isError).toBe(true)
       expect(textOf(missing)).toMatch(/not_found/)
       expect((await client.listTools()).tools).toHaveLength(9)
@@ -89,7 +115,10 @@ describe('kb mcp over stdio', () => {
     const elsewhere = gitRepo(user, 'other', {origin: 'git@github.com:acme/not-joined.git'})
     const {client} = await spawnMcp(elsewhere)
     try {
-      const added = (await client.callTool({name: 'add_knowledge', arguments: {title: 'Scratch note', body: 'only mine'}})) as CallToolResult
+      const added = (await client.callTool({
+        name: 'add_knowledge',
+        arguments: {title: 'Scratch note', body: 'only mine'},
+      })) as CallToolResult
       expect(added.isError, textOf(added)).toBeFalsy()
       const id = (added.structuredContent as {entry: {id: string}}).entry.id
       expect((await d.request('GET', `/knowledge/${id}`)).body).toMatchObject({scope: 'private', project_id: null})
@@ -100,7 +129,10 @@ describe('kb mcp over stdio', () => {
     const clone = gitRepo(user, 'clone', {origin: 'https://github.com/Acme/stdio.git'})
     const inClone = await spawnMcp(clone)
     try {
-      const added = (await inClone.client.callTool({name: 'add_knowledge', arguments: {title: 'From a clone', body: 'project by remote'}})) as CallToolResult
+      const added = (await inClone.client.callTool({
+        name: 'add_knowledge',
+        arguments: {title: 'From a clone', body: 'project by remote'},
+      })) as CallToolResult
       expect(added.isError, textOf(added)).toBeFalsy()
       const id = (added.structuredContent as {entry: {id: string}}).entry.id
       expect((await d.request('GET', `/knowledge/${id}`)).body).toMatchObject({scope: 'project', project_id: projectId})

@@ -8,7 +8,17 @@ import {describe, expect, it} from 'vitest'
 import {DETAILS, TITLE_MAX} from '../../src/shared/contract.js'
 import {TOOLS} from '../../src/shared/mcp/tools.js'
 import {
-  CommentBody, CreateEntryBody, DetailSchema, ForkBody, IdParams, JoinProjectBody, PatchEntryBody, PublishBody, ResolveBody, SearchQuery, Uuid,
+  CommentBody,
+  CreateEntryBody,
+  DetailSchema,
+  ForkBody,
+  IdParams,
+  JoinProjectBody,
+  PatchEntryBody,
+  PublishBody,
+  ResolveBody,
+  SearchQuery,
+  Uuid,
 } from '../../src/shared/schemas.js'
 import {createValidator} from '../../src/shared/validator.js'
 
@@ -43,7 +53,23 @@ const UUID = '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980'
 
 /** Values at and around every bound, pattern and enum of the schemas, plus values of each JSON type. */
 function probes(...schemas: unknown[]): unknown[] {
-  const out: unknown[] = [null, true, 0, -1, 1.5, '', 'x', {}, [], UUID, UUID.toUpperCase(), 'not-a-uuid', 'sqlite', 'no spaces', ...DETAILS]
+  const out: unknown[] = [
+    null,
+    true,
+    0,
+    -1,
+    1.5,
+    '',
+    'x',
+    {},
+    [],
+    UUID,
+    UUID.toUpperCase(),
+    'not-a-uuid',
+    'sqlite',
+    'no spaces',
+    ...DETAILS,
+  ]
   const walk = (s: unknown): void => {
     if (Array.isArray(s)) return s.forEach(walk)
     if (s === null || typeof s !== 'object') return
@@ -79,7 +105,10 @@ describe('MCP tool arguments', () => {
         const differing = probes(schema, apiSchema).filter((v) => mine({v: structuredClone(v)}) !== theirs({v: structuredClone(v)}))
         if (key in NARROWED) {
           expect(differing.length, `${key} is listed as narrowed but is not`).toBeGreaterThan(0)
-          expect(differing.every((v) => !mine({v: structuredClone(v)})), `${key} accepts what the API refuses`).toBe(true)
+          expect(
+            differing.every((v) => !mine({v: structuredClone(v)})),
+            `${key} accepts what the API refuses`,
+          ).toBe(true)
         } else {
           expect(differing, key).toEqual([])
         }

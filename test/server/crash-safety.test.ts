@@ -40,7 +40,11 @@ function payload(round: number, i: number): Sent {
 }
 
 /** Fires the round's creates with bounded concurrency and SIGKILLs the daemon after `killAfter` answers. */
-async function burst(d: ChildDaemon, round: number, killAfter: number): Promise<{created: Created[]; unknown: Sent[]; refusedAfterKill: number}> {
+async function burst(
+  d: ChildDaemon,
+  round: number,
+  killAfter: number,
+): Promise<{created: Created[]; unknown: Sent[]; refusedAfterKill: number}> {
   const queue = Array.from({length: PER_ROUND}, (_, i) => payload(round, i))
   const created: Created[] = []
   const unknown: Sent[] = []

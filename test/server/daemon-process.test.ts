@@ -30,11 +30,14 @@ function runKb(args: string[]): Promise<{code: number | null; stdout: string; st
 function getWithHost(d: ChildDaemon, path: string, host: string): Promise<{status: number; type: string; body: any}> {
   const u = new URL(d.url)
   return new Promise((resolve, reject) => {
-    const req = httpRequest({host: u.hostname, port: u.port, path: u.pathname + path, headers: {host, authorization: `Bearer ${d.ownerKey}`}}, (res) => {
-      let text = ''
-      res.on('data', (c: Buffer) => (text += c.toString()))
-      res.on('end', () => resolve({status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: JSON.parse(text)}))
-    })
+    const req = httpRequest(
+      {host: u.hostname, port: u.port, path: u.pathname + path, headers: {host, authorization: `Bearer ${d.ownerKey}`}},
+      (res) => {
+        let text = ''
+        res.on('data', (c: Buffer) => (text += c.toString()))
+        res.on('end', () => resolve({status: res.statusCode ?? 0, type: String(res.headers['content-type']), body: JSON.parse(text)}))
+      },
+    )
     req.on('error', reject)
     req.end()
   })
@@ -177,9 +180,21 @@ describe('kb daemon run, as a process', () => {
       expect((await getWithHost(a, '/api-keys', host)).status, host).toBe(200)
     }
     const refused = [
-      'evil.example', `evil.example:${port}`, '192.168.1.10', `127.0.0.1.evil.example:${port}`, 'localhost.evil.example', '[::2]',
+      'evil.example',
+      `evil.example:${port}`,
+      '192.168.1.10',
+      `127.0.0.1.evil.example:${port}`,
+      'localhost.evil.example',
+      '[::2]',
       // near misses: other loopback spellings and names a DNS server or a browser may resolve elsewhere
-      `kb.localhost:${port}`, 'localhost.', `127.1.2.3:${port}`, '127.0.0.01', '0.0.0.0', '[::ffff:127.0.0.1]', '[0:0:0:0:0:0:0:1]', '[::1',
+      `kb.localhost:${port}`,
+      'localhost.',
+      `127.1.2.3:${port}`,
+      '127.0.0.01',
+      '0.0.0.0',
+      '[::ffff:127.0.0.1]',
+      '[0:0:0:0:0:0:0:1]',
+      '[::1',
     ]
     for (const host of refused) {
       const res = await getWithHost(a, '/health', host)
@@ -192,7 +207,10 @@ describe('kb daemon run, as a process', () => {
   it('logs JSON lines on stderr, one per request', async () => {
     await a.request('GET', '/knowledge', {headers: {'x-request-id': 'log-check-1'}})
     await until(() => a.stderr().includes('log-check-1'), 'the request log line')
-    const lines = a.stderr().split('\n').filter((l) => l.trim() !== '')
+    const lines = a
+      .stderr()
+      .split('\n')
+      .filter((l) => l.trim() !== '')
     expect(lines.length).toBeGreaterThan(3)
     const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
     for (const r of records) {
@@ -217,8 +235,14 @@ describe('kb daemon run, as a process', () => {
     dirs.push(dir)
     const dead = await deadPid()
     writeFileSync(join(dir, 'daemon.lock'), `${dead}\n`)
-    writeFileSync(join(dir, 'daemon.json'), JSON.stringify({pid: dead, url: 'http://127.0.0.1:1/api/v1', version: '0.0.0', started_at: '2020-01-01T00:00:00.000Z'}))
-    const b = await startChildDaemon({dataDir: dir, args: ['--allow-host', 'kb.example.com', '--public-url', 'https://kb.team.example/api/v1']})
+    writeFileSync(
+      join(dir, 'daemon.json'),
+      JSON.stringify({pid: dead, url: 'http://127.0.0.1:1/api/v1', version: '0.0.0', started_at: '2020-01-01T00:00:00.000Z'}),
+    )
+    const b = await startChildDaemon({
+      dataDir: dir,
+      args: ['--allow-host', 'kb.example.com', '--public-url', 'https://kb.team.example/api/v1'],
+    })
     try {
       expect(Number(readFileSync(join(dir, 'daemon.lock'), 'utf8'))).toBe(b.child.pid)
       expect(JSON.parse(readFileSync(join(dir, 'daemon.json'), 'utf8')).pid).toBe(b.child.pid)

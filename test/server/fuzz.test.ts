@@ -109,7 +109,8 @@ function check(label: string, method: string, res: Raw, oauth = false): void {
   const type = String(res.headers['content-type'] ?? '')
   if (oauth) {
     // OAuth's own error shapes: JSON {error}, or the consent page's HTML for a person to read.
-    if (type.includes('json')) expect(JSON.parse(res.text), ctx).toHaveProperty(typeof JSON.parse(res.text).code === 'string' ? 'code' : 'error')
+    if (type.includes('json'))
+      expect(JSON.parse(res.text), ctx).toHaveProperty(typeof JSON.parse(res.text).code === 'string' ? 'code' : 'error')
     return
   }
   expect(type, ctx).toMatch(/^application\/problem\+json/)
@@ -133,14 +134,50 @@ const nastyString = fc.oneof(
   fc.string({maxLength: 40}),
   fc.string({unit: 'grapheme', maxLength: 40}),
   fc.string({unit: 'binary', maxLength: 40}),
-  fc.constantFrom('', ' ', '\u0000', '\ud800', '\udfff', '\u202e', '﻿', '<script>alert(1)</script>', "'; DROP TABLE entries; --", '../../etc/passwd',
-    '%00', '${7*7}', '{{7*7}}', '<|endoftext|>', 'NaN', '-0', '1e309', 'null', 'true', '[]', '{}', ...PROTO_KEYS, 'a'.repeat(5000), '😀'.repeat(3000),
-    'kb_' + 'A'.repeat(43), '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', 'https://example.com/x', 'javascript:alert(1)', 'private', 'project', 'global', 'open', 'resolved'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\ud800',
+    '\udfff',
+    '\u202e',
+    '﻿',
+    '<script>alert(1)</script>',
+    "'; DROP TABLE entries; --",
+    '../../etc/passwd',
+    '%00',
+    '${7*7}',
+    '{{7*7}}',
+    '<|endoftext|>',
+    'NaN',
+    '-0',
+    '1e309',
+    'null',
+    'true',
+    '[]',
+    '{}',
+    ...PROTO_KEYS,
+    'a'.repeat(5000),
+    '😀'.repeat(3000),
+    'kb_' + 'A'.repeat(43),
+    '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
+    'https://example.com/x',
+    'javascript:alert(1)',
+    'private',
+    'project',
+    'global',
+    'open',
+    'resolved',
+  ),
 )
 const wildValue: fc.Arbitrary<unknown> = fc.letrec<{v: unknown}>((tie) => ({
   v: fc.oneof(
     {depthSize: 'small', withCrossShrink: true},
-    fc.constant(null), fc.boolean(), fc.integer(), fc.double(), fc.constantFrom(0, -1, 2 ** 53, -(2 ** 63), 1e308, 3.14, 101, 1_000_000),
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer(),
+    fc.double(),
+    fc.constantFrom(0, -1, 2 ** 53, -(2 ** 63), 1e308, 3.14, 101, 1_000_000),
     nastyString,
     fc.array(tie('v'), {maxLength: 5}),
     fc.dictionary(fc.oneof(fc.string({maxLength: 10}), fc.constantFrom(...PROTO_KEYS)), tie('v'), {maxKeys: 5}),
@@ -156,13 +193,47 @@ function plausible(schema: SchemaLike | undefined, name: string): fc.Arbitrary<u
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type
   switch (type) {
     case 'string':
-      if (/id$/.test(name)) return fc.oneof({weight: 4, arbitrary: fc.constantFrom(projectId, entryIds[0]!)}, {weight: 1, arbitrary: fc.uuid()}, {weight: 1, arbitrary: nastyString})
+      if (/id$/.test(name))
+        return fc.oneof(
+          {weight: 4, arbitrary: fc.constantFrom(projectId, entryIds[0]!)},
+          {weight: 1, arbitrary: fc.uuid()},
+          {weight: 1, arbitrary: nastyString},
+        )
       if (name === 'url') return fc.oneof({weight: 4, arbitrary: fc.webUrl()}, {weight: 1, arbitrary: nastyString})
-      if (name === 'remote') return fc.oneof({weight: 2, arbitrary: fc.webUrl()}, {weight: 2, arbitrary: fc.constant('git@github.com:acme/api.git')}, {weight: 1, arbitrary: nastyString})
-      if (name === 'principal') return fc.oneof({weight: 4, arbitrary: fc.constantFrom('alice', 'bob', 'owner', 'fuzz.bot')}, {weight: 1, arbitrary: nastyString})
-      if (name === 'tags' || name === 'tag') return fc.oneof({weight: 8, arbitrary: fc.constantFrom('fuzz', 'port', 'Daemon', 'a.b-c_d')}, {weight: 1, arbitrary: nastyString})
-      if (name === 'q') return fc.oneof({weight: 8, arbitrary: fc.constantFrom('daemon', 'port crashes', 'fixture', 'taken 7411', 'crash*', 'NEAR(a b)', '"port', 'title:x', 'a OR b', '-')}, {weight: 1, arbitrary: nastyString})
-      return fc.oneof({weight: 8, arbitrary: fc.lorem({maxCount: 12})}, {weight: 1, arbitrary: fc.string({minLength: 1, maxLength: 60})}, {weight: 1, arbitrary: nastyString})
+      if (name === 'remote')
+        return fc.oneof(
+          {weight: 2, arbitrary: fc.webUrl()},
+          {weight: 2, arbitrary: fc.constant('git@github.com:acme/api.git')},
+          {weight: 1, arbitrary: nastyString},
+        )
+      if (name === 'principal')
+        return fc.oneof({weight: 4, arbitrary: fc.constantFrom('alice', 'bob', 'owner', 'fuzz.bot')}, {weight: 1, arbitrary: nastyString})
+      if (name === 'tags' || name === 'tag')
+        return fc.oneof({weight: 8, arbitrary: fc.constantFrom('fuzz', 'port', 'Daemon', 'a.b-c_d')}, {weight: 1, arbitrary: nastyString})
+      if (name === 'q')
+        return fc.oneof(
+          {
+            weight: 8,
+            arbitrary: fc.constantFrom(
+              'daemon',
+              'port crashes',
+              'fixture',
+              'taken 7411',
+              'crash*',
+              'NEAR(a b)',
+              '"port',
+              'title:x',
+              'a OR b',
+              '-',
+            ),
+          },
+          {weight: 1, arbitrary: nastyString},
+        )
+      return fc.oneof(
+        {weight: 8, arbitrary: fc.lorem({maxCount: 12})},
+        {weight: 1, arbitrary: fc.string({minLength: 1, maxLength: 60})},
+        {weight: 1, arbitrary: nastyString},
+      )
     case 'integer':
       return fc.oneof(
         {weight: 3, arbitrary: fc.integer({min: schema.minimum ?? 0, max: Math.min(schema.maximum ?? 100, 100)})},
@@ -175,7 +246,9 @@ function plausible(schema: SchemaLike | undefined, name: string): fc.Arbitrary<u
     case 'array':
       return fc.array(plausible(schema.items, name), {maxLength: 25})
     case 'object':
-      return fc.record(Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, s]) => [k, plausible(s, k)])), {requiredKeys: (schema.required ?? []).filter((k) => k in (schema.properties ?? {}))})
+      return fc.record(Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, s]) => [k, plausible(s, k)])), {
+        requiredKeys: (schema.required ?? []).filter((k) => k in (schema.properties ?? {})),
+      })
     case 'null':
       return fc.constant(null)
     default:
@@ -194,7 +267,15 @@ function bodyText(op: Operation): fc.Arbitrary<string | undefined> {
   const plausibleRecord = fc.record(Object.fromEntries(props.map(([k, s]) => [k, plausible(s, k)])), {requiredKeys: op.bodyRequired})
   const record = fc.oneof(
     {weight: 2, arbitrary: plausibleRecord},
-    {weight: 1, arbitrary: fc.record(Object.fromEntries(props.map(([k, s]) => [k, fc.oneof({weight: 3, arbitrary: plausible(s, k)}, {weight: 1, arbitrary: wildValue})])), {requiredKeys: []})},
+    {
+      weight: 1,
+      arbitrary: fc.record(
+        Object.fromEntries(
+          props.map(([k, s]) => [k, fc.oneof({weight: 3, arbitrary: plausible(s, k)}, {weight: 1, arbitrary: wildValue})]),
+        ),
+        {requiredKeys: []},
+      ),
+    },
   )
   const withExtra = fc.tuple(record, fc.constantFrom(...PROTO_KEYS, 'extra', ''), wildValue).map(([r, k, v]) => {
     const json = JSON.stringify(r)
@@ -209,9 +290,31 @@ function bodyText(op: Operation): fc.Arbitrary<string | undefined> {
     '{"__proto__":[]}',
     '[{"__proto__":{"polluted":"yes"}}]',
   )
-  const notJson = fc.constantFrom('', ' ', 'null', 'true', '0', '"str"', '[]', '{', '{"a":', "{'a':1}", '{"a":1,}', 'NaN', '\ufeff{}', '{"a":"\\ud800"}', '{"a":"\\u0000"}',
-    '{"title":"x"}{"title":"y"}', '\u0000', '{"a":1e999999}', '{"a":-0}', '{"a":"' + '\\'.repeat(3) + '"}')
-  const nesting = fc.tuple(fc.integer({min: 1, max: 20_000}), fc.constantFrom('array' as const, 'object' as const)).map(([n, k]) => deep(n, k))
+  const notJson = fc.constantFrom(
+    '',
+    ' ',
+    'null',
+    'true',
+    '0',
+    '"str"',
+    '[]',
+    '{',
+    '{"a":',
+    "{'a':1}",
+    '{"a":1,}',
+    'NaN',
+    '\ufeff{}',
+    '{"a":"\\ud800"}',
+    '{"a":"\\u0000"}',
+    '{"title":"x"}{"title":"y"}',
+    '\u0000',
+    '{"a":1e999999}',
+    '{"a":-0}',
+    '{"a":"' + '\\'.repeat(3) + '"}',
+  )
+  const nesting = fc
+    .tuple(fc.integer({min: 1, max: 20_000}), fc.constantFrom('array' as const, 'object' as const))
+    .map(([n, k]) => deep(n, k))
   return fc.oneof(
     {weight: 12, arbitrary: record.map((r) => JSON.stringify(r))},
     {weight: 2, arbitrary: withExtra},
@@ -225,29 +328,91 @@ function bodyText(op: Operation): fc.Arbitrary<string | undefined> {
 
 const contentType = fc.oneof(
   {weight: 16, arbitrary: fc.constant('application/json')},
-  {weight: 4, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'APPLICATION/JSON', 'application/merge-patch+json', 'application/problem+json',
-    'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/x-ndjson', 'application/json; charset=latin1',
-    'application/jsonx', 'json', '', '*/*', 'application/json;;;', 'application/json, text/plain')},
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      'application/json; charset=utf-8',
+      'APPLICATION/JSON',
+      'application/merge-patch+json',
+      'application/problem+json',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/x-ndjson',
+      'application/json; charset=latin1',
+      'application/jsonx',
+      'json',
+      '',
+      '*/*',
+      'application/json;;;',
+      'application/json, text/plain',
+    ),
+  },
   {weight: 1, arbitrary: fc.constant(null)},
 )
 
 /** One query-string piece: percent-encoded or raw, with odd encodings. */
 const queryPart = fc.oneof(
   {weight: 3, arbitrary: nastyString.map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, 'x')))},
-  {weight: 2, arbitrary: fc.constantFrom('%', '%zz', '%C0%80', '%00', '%FF', '%ED%A0%80', '+', '++', ';', '=', '==', '&', '%2B', '%26', '%3D', '\xe9', '%E2%80%AE', '1', '0', '-1', '101', 'abc', 'true', '1e3', '0x10', '[]', '%5B%5D')},
-  {weight: 2, arbitrary: fc.constantFrom('summary', 'standard', 'full', 'private', 'project', 'global', 'open', 'resolved', 'crash', 'port+in+use')},
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '%',
+      '%zz',
+      '%C0%80',
+      '%00',
+      '%FF',
+      '%ED%A0%80',
+      '+',
+      '++',
+      ';',
+      '=',
+      '==',
+      '&',
+      '%2B',
+      '%26',
+      '%3D',
+      '\xe9',
+      '%E2%80%AE',
+      '1',
+      '0',
+      '-1',
+      '101',
+      'abc',
+      'true',
+      '1e3',
+      '0x10',
+      '[]',
+      '%5B%5D',
+    ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom('summary', 'standard', 'full', 'private', 'project', 'global', 'open', 'resolved', 'crash', 'port+in+use'),
+  },
 )
 
 function queryString(op: Operation): fc.Arbitrary<string> {
   const known = Object.keys(op.queryParams)
-  const key = fc.oneof({weight: 4, arbitrary: known.length > 0 ? fc.constantFrom(...known) : fc.constant('q')}, {weight: 1, arbitrary: fc.constantFrom('q', 'limit', 'detail', 'cursor', 'x', 'q[]', 'limit[0]', '__proto__', 'constructor', '')})
-  const pair = fc.oneof({weight: 5, arbitrary: fc.tuple(key, queryPart).map(([k, v]) => `${k}=${v}`)}, {weight: 1, arbitrary: key}, {weight: 1, arbitrary: queryPart})
+  const key = fc.oneof(
+    {weight: 4, arbitrary: known.length > 0 ? fc.constantFrom(...known) : fc.constant('q')},
+    {weight: 1, arbitrary: fc.constantFrom('q', 'limit', 'detail', 'cursor', 'x', 'q[]', 'limit[0]', '__proto__', 'constructor', '')},
+  )
+  const pair = fc.oneof(
+    {weight: 5, arbitrary: fc.tuple(key, queryPart).map(([k, v]) => `${k}=${v}`)},
+    {weight: 1, arbitrary: key},
+    {weight: 1, arbitrary: queryPart},
+  )
   const wild = fc.array(pair, {maxLength: 8}).map((ps) => (ps.length === 0 ? '' : `?${ps.join('&')}`))
   // Plausible queries: the required parameters and some optional ones, with values of their type.
   const encode = (v: unknown): string => encodeURIComponent(String(v).replace(/[\ud800-\udfff]/g, 'x'))
   const plausibleQuery = fc
     .record(Object.fromEntries(Object.entries(op.queryParams).map(([k, sch]) => [k, plausible(sch, k)])), {requiredKeys: op.queryRequired})
-    .map((q) => Object.entries(q).map(([k, v]) => `${k}=${encode(v)}`).join('&'))
+    .map((q) =>
+      Object.entries(q)
+        .map(([k, v]) => `${k}=${encode(v)}`)
+        .join('&'),
+    )
     .map((qs) => (qs === '' ? '' : `?${qs}`))
   return fc.oneof(plausibleQuery, wild)
 }
@@ -257,18 +422,55 @@ const pathId = fc.oneof(
   {weight: 4, arbitrary: fc.nat({max: 3}).map((i) => entryIds[i % entryIds.length]!)},
   {weight: 1, arbitrary: fc.nat({max: 3}).map((i) => entryIds[i % entryIds.length]!.toUpperCase())},
   {weight: 2, arbitrary: fc.uuid()},
-  {weight: 3, arbitrary: fc.oneof(
-    nastyString.map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, 'x'))),
-    fc.constantFrom('', '..', '.', '%2F', '%2e%2e', '%', '%zz', 'null', 'undefined', '0', '-1', 'a'.repeat(600), `${'0'.repeat(8)}-${'0'.repeat(4)}-${'0'.repeat(4)}-${'0'.repeat(4)}-${'0'.repeat(12)}`, '{id}', ':id', '%00', '\xe9', 'x?y'),
-  )},
+  {
+    weight: 3,
+    arbitrary: fc.oneof(
+      nastyString.map((s) => encodeURIComponent(s.replace(/[\ud800-\udfff]/g, 'x'))),
+      fc.constantFrom(
+        '',
+        '..',
+        '.',
+        '%2F',
+        '%2e%2e',
+        '%',
+        '%zz',
+        'null',
+        'undefined',
+        '0',
+        '-1',
+        'a'.repeat(600),
+        `${'0'.repeat(8)}-${'0'.repeat(4)}-${'0'.repeat(4)}-${'0'.repeat(4)}-${'0'.repeat(12)}`,
+        '{id}',
+        ':id',
+        '%00',
+        '\xe9',
+        'x?y',
+      ),
+    ),
+  },
 )
 
 const authHeader = fc.oneof(
   {weight: 5, arbitrary: fc.constant('owner')},
   {weight: 2, arbitrary: fc.constant('member')},
   {weight: 2, arbitrary: fc.constant(null)},
-  {weight: 2, arbitrary: fc.constantFrom('revoked', 'Bearer', 'Bearer ', 'bearer kb_nope', 'Basic dXNlcjpwdw==', 'Bearer kb_' + 'A'.repeat(43), 'Bearer ' + 'x'.repeat(5000),
-    'Bearer kb_\u00e9', 'Token abc', 'Bearer a b', ' Bearer  kb_x ', 'Bearer eyJhbGciOiJub25lIn0.e30.')},
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'revoked',
+      'Bearer',
+      'Bearer ',
+      'bearer kb_nope',
+      'Basic dXNlcjpwdw==',
+      'Bearer kb_' + 'A'.repeat(43),
+      'Bearer ' + 'x'.repeat(5000),
+      'Bearer kb_\u00e9',
+      'Token abc',
+      'Bearer a b',
+      ' Bearer  kb_x ',
+      'Bearer eyJhbGciOiJub25lIn0.e30.',
+    ),
+  },
 )
 
 const extraHeaders = fc.record(
@@ -294,53 +496,118 @@ function resolvePath(op: Operation, id: string): string {
   return (op.root ? '' : prefix) + op.path.replace('{id}', id)
 }
 
-const OAUTH_PARAMS = ['grant_type', 'code', 'code_verifier', 'redirect_uri', 'client_id', 'client_secret', 'refresh_token', 'resource', 'token',
-  'token_type_hint', 'response_type', 'code_challenge', 'code_challenge_method', 'state', 'scope', 'api_key', 'decision', 'csrf', 'request_id']
+const OAUTH_PARAMS = [
+  'grant_type',
+  'code',
+  'code_verifier',
+  'redirect_uri',
+  'client_id',
+  'client_secret',
+  'refresh_token',
+  'resource',
+  'token',
+  'token_type_hint',
+  'response_type',
+  'code_challenge',
+  'code_challenge_method',
+  'state',
+  'scope',
+  'api_key',
+  'decision',
+  'csrf',
+  'request_id',
+]
 const oauthValue = fc.oneof(
-  fc.constantFrom('authorization_code', 'refresh_token', 'client_credentials', 'password', 'code', 'S256', 'plain', 'approve', 'deny',
-    'http://127.0.0.1:8765/callback', 'http://[::1]/cb', 'https://evil.example/cb', 'kb_' + 'A'.repeat(43)),
+  fc.constantFrom(
+    'authorization_code',
+    'refresh_token',
+    'client_credentials',
+    'password',
+    'code',
+    'S256',
+    'plain',
+    'approve',
+    'deny',
+    'http://127.0.0.1:8765/callback',
+    'http://[::1]/cb',
+    'https://evil.example/cb',
+    'kb_' + 'A'.repeat(43),
+  ),
   fc.string({maxLength: 60}),
   nastyString,
 )
 /** OAuth form bodies (application/x-www-form-urlencoded), sometimes repeated or oddly encoded. */
 const oauthForm: fc.Arbitrary<string> = fc
   .array(fc.tuple(fc.oneof(fc.constantFrom(...OAUTH_PARAMS), fc.string({maxLength: 8})), oauthValue, fc.boolean()), {maxLength: 10})
-  .map((pairs) => pairs.map(([k, v, raw]) => `${encodeURIComponent(k)}=${raw ? v.replace(/[&=\s]/g, '') : encodeURIComponent(v.replace(/[\ud800-\udfff]/g, 'x'))}`).join('&'))
+  .map((pairs) =>
+    pairs
+      .map(
+        ([k, v, raw]) =>
+          `${encodeURIComponent(k)}=${raw ? v.replace(/[&=\s]/g, '') : encodeURIComponent(v.replace(/[\ud800-\udfff]/g, 'x'))}`,
+      )
+      .join('&'),
+  )
 /** RFC 7591 registration metadata. */
 const registration: fc.Arbitrary<string> = fc
-  .record({
-    client_name: oauthValue,
-    redirect_uris: fc.oneof(fc.array(oauthValue, {maxLength: 4}), wildValue),
-    grant_types: fc.oneof(fc.array(fc.constantFrom('authorization_code', 'refresh_token', 'implicit', 'x'), {maxLength: 3}), wildValue),
-    response_types: fc.oneof(fc.array(fc.constantFrom('code', 'token'), {maxLength: 2}), wildValue),
-    token_endpoint_auth_method: fc.oneof(fc.constantFrom('none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'), wildValue),
-    scope: oauthValue,
-    __proto__x: wildValue,
-  }, {requiredKeys: []})
+  .record(
+    {
+      client_name: oauthValue,
+      redirect_uris: fc.oneof(fc.array(oauthValue, {maxLength: 4}), wildValue),
+      grant_types: fc.oneof(fc.array(fc.constantFrom('authorization_code', 'refresh_token', 'implicit', 'x'), {maxLength: 3}), wildValue),
+      response_types: fc.oneof(fc.array(fc.constantFrom('code', 'token'), {maxLength: 2}), wildValue),
+      token_endpoint_auth_method: fc.oneof(
+        fc.constantFrom('none', 'client_secret_basic', 'client_secret_post', 'private_key_jwt'),
+        wildValue,
+      ),
+      scope: oauthValue,
+      __proto__x: wildValue,
+    },
+    {requiredKeys: []},
+  )
   .map((r) => JSON.stringify(r).replace('"__proto__x"', '"__proto__"'))
 
 /** The OAuth endpoints and discovery documents, which the OpenAPI document does not list. */
 function oauthOperations(): Operation[] {
   const op = (method: string, path: string, root = false): Operation => ({
-    method, path, bodyProps: {}, bodyRequired: [], queryParams: Object.fromEntries(OAUTH_PARAMS.map((p) => [p, {type: 'string'}])), queryRequired: [], oauth: true, root,
+    method,
+    path,
+    bodyProps: {},
+    bodyRequired: [],
+    queryParams: Object.fromEntries(OAUTH_PARAMS.map((p) => [p, {type: 'string'}])),
+    queryRequired: [],
+    oauth: true,
+    root,
   })
   return [
-    op('POST', '/oauth/register'), op('GET', '/oauth/authorize'), op('POST', '/oauth/authorize'), op('POST', '/oauth/token'), op('POST', '/oauth/revoke'),
-    op('GET', '/.well-known/oauth-protected-resource'), op('GET', '/.well-known/oauth-authorization-server'),
-    op('GET', '/.well-known/oauth-protected-resource/api/v1', true), op('GET', '/.well-known/oauth-authorization-server', true),
+    op('POST', '/oauth/register'),
+    op('GET', '/oauth/authorize'),
+    op('POST', '/oauth/authorize'),
+    op('POST', '/oauth/token'),
+    op('POST', '/oauth/revoke'),
+    op('GET', '/.well-known/oauth-protected-resource'),
+    op('GET', '/.well-known/oauth-authorization-server'),
+    op('GET', '/.well-known/oauth-protected-resource/api/v1', true),
+    op('GET', '/.well-known/oauth-authorization-server', true),
     op('GET', '/.well-known/oauth-authorization-server/api/v1', true),
   ]
 }
 
 /** A request for one operation, with any method (mostly its own). */
-function requestFor(op: Operation): fc.Arbitrary<{method: string; target: string; headers: Record<string, string>; body: string | undefined; label: string}> {
+function requestFor(
+  op: Operation,
+): fc.Arbitrary<{method: string; target: string; headers: Record<string, string>; body: string | undefined; label: string}> {
   return fc
     .record({
       method: fc.oneof({weight: 6, arbitrary: fc.constant(op.method)}, {weight: 1, arbitrary: fc.constantFrom(...METHODS)}),
       id: pathId,
       query: queryString(op),
       body: op.oauth ? fc.oneof(op.path.endsWith('/register') ? registration : oauthForm, bodyText(op)) : bodyText(op),
-      type: op.oauth ? fc.oneof({weight: 3, arbitrary: fc.constant(op.path.endsWith('/register') ? 'application/json' : 'application/x-www-form-urlencoded')}, {weight: 1, arbitrary: contentType}) : contentType,
+      type: op.oauth
+        ? fc.oneof(
+            {weight: 3, arbitrary: fc.constant(op.path.endsWith('/register') ? 'application/json' : 'application/x-www-form-urlencoded')},
+            {weight: 1, arbitrary: contentType},
+          )
+        : contentType,
       auth: authHeader,
       extra: extraHeaders,
     })
@@ -352,7 +619,13 @@ function requestFor(op: Operation): fc.Arbitrary<{method: string; target: string
       const sendBody = body !== undefined && method !== 'HEAD'
       if (sendBody && type !== null) headers['content-type'] = type
       const target = resolvePath(op, id) + query
-      return {method, target, headers, body: sendBody ? body : undefined, label: `${method} ${target.slice(0, 200)} [${type}] ${auth} ${String(body).slice(0, 200)}`}
+      return {
+        method,
+        target,
+        headers,
+        body: sendBody ? body : undefined,
+        label: `${method} ${target.slice(0, 200)} [${type}] ${auth} ${String(body).slice(0, 200)}`,
+      }
     })
 }
 
@@ -365,7 +638,9 @@ async function replenish(method: string, target: string, status: number): Promis
 }
 
 async function createEntry(title: string): Promise<string> {
-  const res = await d.request('POST', '/knowledge', {body: {title, body: `Fixture **${title}**: the daemon crashes when port 7411 is taken.`, project_id: projectId, tags: ['fuzz']}})
+  const res = await d.request('POST', '/knowledge', {
+    body: {title, body: `Fixture **${title}**: the daemon crashes when port 7411 is taken.`, project_id: projectId, tags: ['fuzz']},
+  })
   if (res.status !== 201) throw new Error(`fixture: ${res.status} ${res.text}`)
   return res.body.id as string
 }
@@ -388,7 +663,16 @@ beforeAll(async () => {
   for (let i = 0; i < 4; i++) entryIds.push(await createEntry(`fixture ${i}`))
 
   const doc = (await d.request('GET', '/openapi.json', {key: null})).body as {
-    paths: Record<string, Record<string, {requestBody?: {content: Record<string, {schema: SchemaLike}>}; parameters?: Array<{name: string; in: string; required?: boolean; schema: SchemaLike}>}>>
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          requestBody?: {content: Record<string, {schema: SchemaLike}>}
+          parameters?: Array<{name: string; in: string; required?: boolean; schema: SchemaLike}>
+        }
+      >
+    >
     components?: {schemas?: Record<string, SchemaLike>}
   }
   for (const [path, ops] of Object.entries(doc.paths)) {
@@ -396,12 +680,18 @@ beforeAll(async () => {
       const schema = op.requestBody ? Object.values(op.requestBody.content)[0]?.schema : undefined
       const query = (op.parameters ?? []).filter((p) => p.in === 'query')
       operations.push({
-        method: method.toUpperCase(), path, bodyProps: schema?.properties ?? {}, bodyRequired: schema?.required ?? [],
-        queryParams: Object.fromEntries(query.map((p) => [p.name, p.schema])), queryRequired: query.filter((p) => p.required).map((p) => p.name), oauth: path.includes('oauth'),
+        method: method.toUpperCase(),
+        path,
+        bodyProps: schema?.properties ?? {},
+        bodyRequired: schema?.required ?? [],
+        queryParams: Object.fromEntries(query.map((p) => [p.name, p.schema])),
+        queryRequired: query.filter((p) => p.required).map((p) => p.name),
+        oauth: path.includes('oauth'),
       })
     }
   }
-  for (const op of oauthOperations()) if (!operations.some((o) => o.method === op.method && o.path === op.path && !o.root && !op.root)) operations.push(op)
+  for (const op of oauthOperations())
+    if (!operations.some((o) => o.method === op.method && o.path === op.path && !o.root && !op.root)) operations.push(op)
 }, 60_000)
 
 afterAll(async () => {
@@ -412,9 +702,26 @@ afterAll(async () => {
 describe('fuzzing every endpoint of the OpenAPI document', () => {
   it('finds the endpoints to fuzz', () => {
     const names = operations.map((o) => `${o.method} ${o.path}`)
-    for (const must of ['POST /knowledge', 'GET /knowledge', 'GET /knowledge/{id}', 'PATCH /knowledge/{id}', 'DELETE /knowledge/{id}', 'POST /knowledge/{id}/resolve',
-      'POST /knowledge/{id}/comments', 'POST /knowledge/{id}/publish', 'POST /knowledge/{id}/fork', 'GET /search', 'POST /projects/join', 'GET /projects',
-      'POST /api-keys', 'GET /api-keys', 'DELETE /api-keys', 'GET /health', 'GET /openapi.json']) expect(names).toContain(must)
+    for (const must of [
+      'POST /knowledge',
+      'GET /knowledge',
+      'GET /knowledge/{id}',
+      'PATCH /knowledge/{id}',
+      'DELETE /knowledge/{id}',
+      'POST /knowledge/{id}/resolve',
+      'POST /knowledge/{id}/comments',
+      'POST /knowledge/{id}/publish',
+      'POST /knowledge/{id}/fork',
+      'GET /search',
+      'POST /projects/join',
+      'GET /projects',
+      'POST /api-keys',
+      'GET /api-keys',
+      'DELETE /api-keys',
+      'GET /health',
+      'GET /openapi.json',
+    ])
+      expect(names).toContain(must)
   })
 
   it('answers generated requests to each endpoint without a 5xx, errors as problem+json', async () => {
@@ -459,16 +766,43 @@ describe('fuzzing every endpoint of the OpenAPI document', () => {
 
   it('answers malformed HTTP and odd request targets with problem+json', async () => {
     const targets = [
-      `${prefix}/knowledge/%zz`, `${prefix}/knowledge/%`, `${prefix}/knowledge/%00`, `${prefix}/knowledge/%C0%AE%C0%AE`, `${prefix}/../../etc/passwd`,
-      `/${prefix}/health`, `${prefix}//knowledge`, `${prefix}/knowledge/`, `${prefix}/knowledge?`, `${prefix}/knowledge?&&&`, `${prefix}/search?q=%`,
-      `${prefix}/search?q=a&q=b`, `${prefix}/search?q[]=a`, `${prefix}/search?q=${'a'.repeat(501)}`, `${prefix}/search?q=%F0%9F%98`, `${prefix}/knowledge?limit=1&limit=2`,
-      `${prefix}/knowledge?limit=%31`, `${prefix}/knowledge?cursor=${'%FF'.repeat(100)}`, `${prefix}/knowledge/${'a'.repeat(10_000)}`, `${prefix}/${'x/'.repeat(2000)}`,
-      '/', '/api', '/api/v2/health', `${prefix}/HEALTH`, `${prefix}/health;x=1`, `${prefix}/health%2F`, '*',
+      `${prefix}/knowledge/%zz`,
+      `${prefix}/knowledge/%`,
+      `${prefix}/knowledge/%00`,
+      `${prefix}/knowledge/%C0%AE%C0%AE`,
+      `${prefix}/../../etc/passwd`,
+      `/${prefix}/health`,
+      `${prefix}//knowledge`,
+      `${prefix}/knowledge/`,
+      `${prefix}/knowledge?`,
+      `${prefix}/knowledge?&&&`,
+      `${prefix}/search?q=%`,
+      `${prefix}/search?q=a&q=b`,
+      `${prefix}/search?q[]=a`,
+      `${prefix}/search?q=${'a'.repeat(501)}`,
+      `${prefix}/search?q=%F0%9F%98`,
+      `${prefix}/knowledge?limit=1&limit=2`,
+      `${prefix}/knowledge?limit=%31`,
+      `${prefix}/knowledge?cursor=${'%FF'.repeat(100)}`,
+      `${prefix}/knowledge/${'a'.repeat(10_000)}`,
+      `${prefix}/${'x/'.repeat(2000)}`,
+      '/',
+      '/api',
+      '/api/v2/health',
+      `${prefix}/HEALTH`,
+      `${prefix}/health;x=1`,
+      `${prefix}/health%2F`,
+      '*',
     ]
     for (const t of targets) {
       for (const auth of [`Bearer ${d.ownerKey}`, undefined]) {
         const headers: Record<string, string> = auth ? {authorization: auth} : {}
-        const res = await sendBytes(Buffer.from(`GET ${t} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth ? `Authorization: ${auth}\r\n` : ''}Connection: close\r\n\r\n`, 'latin1'))
+        const res = await sendBytes(
+          Buffer.from(
+            `GET ${t} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth ? `Authorization: ${auth}\r\n` : ''}Connection: close\r\n\r\n`,
+            'latin1',
+          ),
+        )
         check(`raw GET ${t.slice(0, 120)}`, 'GET', res)
         void headers
       }
@@ -480,9 +814,18 @@ describe('fuzzing every endpoint of the OpenAPI document', () => {
       ['TRACE', `TRACE ${prefix}/knowledge HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`],
       ['raw UTF-8 in the target', `GET ${prefix}/knowledge/\u00e9\u00e8 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, 400],
       ['bad header line', `GET ${prefix}/health HTTP/1.1\r\nHost: 127.0.0.1\r\nBroken header\r\n\r\n`, 400],
-      ['Content-Length mismatch (short)', `POST ${prefix}/knowledge HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer KEY\r\nContent-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n{"title":"t","body":"b"}`],
-      ['both Content-Length and chunked', `POST ${prefix}/knowledge HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`],
-      ['bad chunk', `POST ${prefix}/knowledge HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`],
+      [
+        'Content-Length mismatch (short)',
+        `POST ${prefix}/knowledge HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer KEY\r\nContent-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n{"title":"t","body":"b"}`,
+      ],
+      [
+        'both Content-Length and chunked',
+        `POST ${prefix}/knowledge HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n`,
+      ],
+      [
+        'bad chunk',
+        `POST ${prefix}/knowledge HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+      ],
       ['HTTP/0.9', `GET ${prefix}/health\r\n\r\n`],
       ['no Host (HTTP/1.0)', `GET ${prefix}/health HTTP/1.0\r\n\r\n`],
       ['evil Host', `GET ${prefix}/health HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`, 403],

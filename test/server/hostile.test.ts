@@ -7,9 +7,10 @@
  * An import also stays all-or-nothing while other requests go on: reads see none of it until it commits,
  * writes wait for it.
  */
+import {randomUUID} from 'node:crypto'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {whileProbing} from '../../bench/health-probe.js'
-import {call, corpusImport, HOSTILE_SHAPES, type Target} from '../../bench/hostile-shapes.js'
+import {call, corpusImport, HOSTILE_SHAPES, type Target, warmUp} from '../../bench/hostile-shapes.js'
 import {startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
 
 /** The longest `/health` may wait while a hostile request runs, on a loaded machine (the goal is 100 ms). */
@@ -21,14 +22,17 @@ let t: Target
 beforeAll(async () => {
   d = await startChildDaemon()
   t = {base: d.url, key: d.ownerKey}
-})
+  // A daemon's first requests load and compile code: not what is measured here.
+  await warmUp(t)
+}, 120_000)
 
 afterAll(async () => {
   await d?.stop()
 })
 
 describe('every hostile shape finishes and /health keeps answering', () => {
-  for (const group of [...new Set(HOSTILE_SHAPES.map((s) => s.group))]) {
+  // The baseline (nothing sent, an ordinary create) is the benchmark's reference, not an attack.
+  for (const group of [...new Set(HOSTILE_SHAPES.map((s) => s.group))].filter((g) => g !== 'baseline')) {
     it(group, {timeout: 300_000}, async () => {
       for (const shape of HOSTILE_SHAPES.filter((s) => s.group === group)) {
         const prepared = shape.prepare ? await shape.prepare(t) : undefined
@@ -77,7 +81,10 @@ describe('an import is all or nothing while other requests go on', () => {
     expect(report).toMatchObject({created: SIZE, rejected: []})
     const seen = await reads
     expect(seen.length).toBeGreaterThan(2)
-    expect(seen.filter((n) => n !== 0 && n !== SIZE), 'a read saw part of the import').toEqual([])
+    expect(
+      seen.filter((n) => n !== 0 && n !== SIZE),
+      'a read saw part of the import',
+    ).toEqual([])
     expect(await marked(mark)).toBe(SIZE)
     const written = await during
     expect(written.status).toBe(201)
@@ -93,8 +100,12 @@ describe('an import is all or nothing while other requests go on', () => {
     expect([...new Set(seen)]).toEqual([0])
     expect(await marked(mark)).toBe(0)
     // The last line names a project nobody has: found only when it is applied, after all the others were.
-    const broken = `${corpusImport(SIZE - 1, mark)}${JSON.stringify({kind: 'entry', id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7999', title: `${mark} orphan`, body: 'b', scope: 'project', project_id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7000'})}\n`
-    const rejected = JSON.parse((await call(t, 'POST', '/import', broken, 'application/x-ndjson')).text) as {created: number; rejected: Array<{line: number}>}
+    const orphan = {kind: 'entry', id: randomUUID(), title: `${mark} orphan`, body: 'b', scope: 'project', project_id: randomUUID()}
+    const broken = `${corpusImport(SIZE - 1, mark)}${JSON.stringify(orphan)}\n`
+    const rejected = JSON.parse((await call(t, 'POST', '/import', broken, 'application/x-ndjson')).text) as {
+      created: number
+      rejected: Array<{line: number}>
+    }
     expect(rejected.created).toBe(0)
     expect(rejected.rejected.map((r) => r.line)).toEqual([SIZE + 1])
     expect(await marked(mark)).toBe(0)

@@ -5,6 +5,7 @@
  * and one it accepts is not).
  */
 import {oauthOpenApiPaths} from '../../server/oauth/openapi-paths.js'
+import {mcpOpenApiPaths} from '../../server/routes/mcp.js'
 import {Validator} from '@seriousme/openapi-schema-validator'
 import {Ajv} from 'ajv'
 import {rmSync} from 'node:fs'
@@ -21,7 +22,14 @@ let base: string
 let ownerKey: string
 let doc: any
 
-type Operation = {operationId: string; parameters?: any[]; requestBody?: any; responses: Record<string, any>; security?: unknown[]; tags?: string[]}
+type Operation = {
+  operationId: string
+  parameters?: any[]
+  requestBody?: any
+  responses: Record<string, any>
+  security?: unknown[]
+  tags?: string[]
+}
 
 beforeAll(async () => {
   dir = tempDir('kb-openapi-')
@@ -76,26 +84,58 @@ describe('the document', () => {
 
   it('lists every route buildApp registers, and nothing else', () => {
     const fromRoutes = kb.routes.map((r) => `${r.method} ${openApiPath(r.path)}`).sort()
-    const oauth = new Set(Object.entries(oauthOpenApiPaths()).flatMap(([p, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`)))
-    const fromDoc = operations().map((o) => `${o.method} ${o.path}`).filter((o) => !oauth.has(o)).sort()
+    const oauth = new Set(
+      Object.entries({...oauthOpenApiPaths(), ...mcpOpenApiPaths()}).flatMap(([p, item]) =>
+        Object.keys(item).map((m) => `${m.toUpperCase()} ${p}`),
+      ),
+    )
+    const fromDoc = operations()
+      .map((o) => `${o.method} ${o.path}`)
+      .filter((o) => !oauth.has(o))
+      .sort()
     expect(fromDoc).toEqual(fromRoutes)
     expect(new Set(fromRoutes).size).toBe(fromRoutes.length)
     // And every one of them is really served.
     for (const r of kb.routes) expect(kb.app.hasRoute({method: r.method, url: `/api/v1${r.path}`}), `${r.method} ${r.path}`).toBe(true)
     // The endpoints of docs/api.md this app serves through its route table (OAuth has its own scope).
     for (const required of [
-      'POST /knowledge', 'GET /knowledge', 'GET /knowledge/{id}', 'PATCH /knowledge/{id}', 'DELETE /knowledge/{id}', 'GET /search',
-      'POST /knowledge/{id}/resolve', 'POST /knowledge/{id}/comments', 'POST /knowledge/{id}/publish', 'POST /knowledge/{id}/fork',
-      'POST /projects/join', 'GET /projects', 'POST /api-keys', 'GET /api-keys', 'DELETE /api-keys', 'GET /health', 'GET /openapi.json',
-    ]) expect(fromDoc).toContain(required)
+      'POST /knowledge',
+      'GET /knowledge',
+      'GET /knowledge/{id}',
+      'PATCH /knowledge/{id}',
+      'DELETE /knowledge/{id}',
+      'GET /search',
+      'POST /knowledge/{id}/resolve',
+      'POST /knowledge/{id}/comments',
+      'POST /knowledge/{id}/publish',
+      'POST /knowledge/{id}/fork',
+      'POST /projects/join',
+      'GET /projects',
+      'POST /api-keys',
+      'GET /api-keys',
+      'DELETE /api-keys',
+      'GET /health',
+      'GET /openapi.json',
+    ])
+      expect(fromDoc).toContain(required)
+    // MCP is served by its transport, outside the route table, and documented all the same.
+    expect(operations().map((o) => `${o.method} ${o.path}`)).toContain('POST /mcp')
+    expect(kb.app.hasRoute({method: 'POST', url: '/api/v1/mcp'})).toBe(true)
   })
 
   it('describes the OAuth endpoints of the spec, each of which is really served', () => {
     for (const [path, item] of Object.entries(oauthOpenApiPaths())) {
       expect(doc.paths[path], path).toBeDefined()
-      for (const method of Object.keys(item)) expect(kb.app.hasRoute({method: method.toUpperCase(), url: `/api/v1${path}`}), `${method} ${path}`).toBe(true)
+      for (const method of Object.keys(item))
+        expect(kb.app.hasRoute({method: method.toUpperCase(), url: `/api/v1${path}`}), `${method} ${path}`).toBe(true)
     }
-    for (const required of ['POST /oauth/register', 'GET /oauth/authorize', 'POST /oauth/token', 'GET /.well-known/oauth-protected-resource', 'GET /.well-known/oauth-authorization-server']) {
+    for (const required of [
+      'POST /oauth/register',
+      'GET /oauth/authorize',
+      'POST /oauth/token',
+      'GET /.well-known/oauth-protected-resource',
+      'GET /.well-known/oauth-authorization-server',
+    ]) {
       const [method, path] = required.split(' ')
       expect(doc.paths[path!]?.[method!.toLowerCase()], required).toBeDefined()
     }
@@ -104,15 +144,21 @@ describe('the document', () => {
   it('documents each operation fully: unique ids, path parameters, success and error responses, security', () => {
     const ids = operations().map((o) => o.op.operationId)
     expect(new Set(ids).size).toBe(ids.length)
-    for (const {path, method, op} of operations().filter((o) => !o.op.tags?.includes('oauth'))) {
+    for (const {path, method, op} of operations().filter((o) => !o.op.tags?.some((t) => t === 'oauth' || t === 'mcp'))) {
       const route = kb.routes.find((r) => r.method === method && openApiPath(r.path) === path)!
       const where = `${method} ${path}`
       expect(op.operationId, where).toBe(route.operationId)
       for (const name of [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])) {
-        expect(op.parameters?.find((p) => p.in === 'path' && p.name === name), `${where} documents {${name}}`).toMatchObject({required: true})
+        expect(
+          op.parameters?.find((p) => p.in === 'path' && p.name === name),
+          `${where} documents {${name}}`,
+        ).toMatchObject({required: true})
       }
       const statuses = Object.keys(op.responses)
-      expect(statuses.some((s) => s.startsWith('2')), where).toBe(true)
+      expect(
+        statuses.some((s) => s.startsWith('2')),
+        where,
+      ).toBe(true)
       if (route.auth) {
         expect(op.security, where).toEqual([{bearer: []}])
         expect(statuses, where).toContain('401')
@@ -142,14 +188,17 @@ describe('the document', () => {
     expect(refs.size).toBeGreaterThan(0)
     for (const ref of refs) {
       expect(ref.startsWith('#/')).toBe(true)
-      const target = ref.slice(2).split('/').reduce<any>((o, k) => o?.[k], doc)
+      const target = ref
+        .slice(2)
+        .split('/')
+        .reduce<any>((o, k) => o?.[k], doc)
       expect(target, ref).toBeDefined()
     }
   })
 })
 
 describe('request schemas are the ones the daemon validates with', () => {
-  it('each body and query schema in the document equals the route definition\'s', () => {
+  it("each body and query schema in the document equals the route definition's", () => {
     for (const r of kb.routes) {
       const op = doc.paths[openApiPath(r.path)][r.method.toLowerCase()] as Operation
       if (r.body) {
@@ -158,8 +207,11 @@ describe('request schemas are the ones the daemon validates with', () => {
       } else {
         expect(op.requestBody, r.operationId).toBeUndefined()
       }
-      for (const [where, schema] of [['query', r.query], ['path', r.params]] as const) {
-        const props = (json(schema ?? {}) as {properties?: Record<string, unknown>; required?: string[]})
+      for (const [where, schema] of [
+        ['query', r.query],
+        ['path', r.params],
+      ] as const) {
+        const props = json(schema ?? {}) as {properties?: Record<string, unknown>; required?: string[]}
         const documented = (op.parameters ?? []).filter((p) => p.in === where)
         expect(documented.map((p) => p.name).sort(), `${r.operationId} ${where}`).toEqual(Object.keys(props.properties ?? {}).sort())
         for (const p of documented) {
@@ -176,7 +228,8 @@ describe('request schemas are the ones the daemon validates with', () => {
   let entryId = ''
   beforeAll(async () => {
     const res = await fetch(`${base}/knowledge`, {
-      method: 'POST', headers: {authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json'},
+      method: 'POST',
+      headers: {authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json'},
       body: JSON.stringify({title: 'Schema target', body: 'b', scope: 'private'}),
     })
     entryId = ((await res.json()) as {id: string}).id
@@ -186,24 +239,74 @@ describe('request schemas are the ones the daemon validates with', () => {
     createEntry: {
       path: () => '/knowledge',
       samples: [
-        {title: 't', body: 'b'}, {title: 't', body: 'b', tags: ['A.b', 'c-d'], url: null, thought_chain: [{thought: 'x', step: 9}]},
-        {title: 't', body: 'b', scope: 'global', project_id: null}, {}, {title: 't'}, {title: 1, body: 'b'}, {title: 't', body: 'b', extra: 1},
-        {title: 't', body: 'b', tags: ['a b']}, {title: 't', body: 'b', scope: 'team'}, {title: 't', body: 'b', project_id: 'x'},
-        {title: 't', body: 'b', thought_chain: [{thought: 'x', kind: 'bad'}]}, {title: '', body: 'b'}, {title: 't', body: 'b', tags: 'a'}, [], 'text',
+        {title: 't', body: 'b'},
+        {title: 't', body: 'b', tags: ['A.b', 'c-d'], url: null, thought_chain: [{thought: 'x', step: 9}]},
+        {title: 't', body: 'b', scope: 'global', project_id: null},
+        {},
+        {title: 't'},
+        {title: 1, body: 'b'},
+        {title: 't', body: 'b', extra: 1},
+        {title: 't', body: 'b', tags: ['a b']},
+        {title: 't', body: 'b', scope: 'team'},
+        {title: 't', body: 'b', project_id: 'x'},
+        {title: 't', body: 'b', thought_chain: [{thought: 'x', kind: 'bad'}]},
+        {title: '', body: 'b'},
+        {title: 't', body: 'b', tags: 'a'},
+        [],
+        'text',
       ],
     },
     updateEntry: {
       path: () => `/knowledge/${id()}`,
-      samples: [{title: 'new'}, {status: 'open'}, {tags: []}, {scope: 'global'}, {status: 'done'}, {url: 5}, {title: ''}, {thought_chain: {}}],
+      samples: [
+        {title: 'new'},
+        {status: 'open'},
+        {tags: []},
+        {scope: 'global'},
+        {status: 'done'},
+        {url: 5},
+        {title: ''},
+        {thought_chain: {}},
+      ],
     },
-    addComment: {path: () => `/knowledge/${id()}/comments`, samples: [{body: 'c'}, {body: 'c', type: 'question'}, {}, {body: ''}, {body: 'c', type: 'x'}, {body: 'c', id: MISSING_ID}]},
-    resolveEntry: {path: () => `/knowledge/${id()}/resolve`, samples: [{note: null}, {note: 'n', url: 'https://e.x/'}, {note: 1}, {when: 'now'}]},
-    publishEntry: {path: () => `/knowledge/${id()}/publish`, samples: [{}, {scope: 'global'}, {scope: 'all'}, {scope: null}, {project: 'x'}]},
-    forkEntry: {path: () => `/knowledge/${id()}/fork`, samples: [{}, {title: 'f', scope: 'private', project_id: null}, {title: ''}, {project_id: 'x'}, {forked_from: MISSING_ID}]},
-    joinProject: {path: () => '/projects/join', samples: [{remote: 'https://github.com/a/b'}, {remote: 'git@github.com:a/c.git', name: 'c'}, {}, {remote: 5}, {remote: 'x', name: ''}, {remote: 'https://github.com/a/b', x: 1}]},
+    addComment: {
+      path: () => `/knowledge/${id()}/comments`,
+      samples: [{body: 'c'}, {body: 'c', type: 'question'}, {}, {body: ''}, {body: 'c', type: 'x'}, {body: 'c', id: MISSING_ID}],
+    },
+    resolveEntry: {
+      path: () => `/knowledge/${id()}/resolve`,
+      samples: [{note: null}, {note: 'n', url: 'https://e.x/'}, {note: 1}, {when: 'now'}],
+    },
+    publishEntry: {
+      path: () => `/knowledge/${id()}/publish`,
+      samples: [{}, {scope: 'global'}, {scope: 'all'}, {scope: null}, {project: 'x'}],
+    },
+    forkEntry: {
+      path: () => `/knowledge/${id()}/fork`,
+      samples: [{}, {title: 'f', scope: 'private', project_id: null}, {title: ''}, {project_id: 'x'}, {forked_from: MISSING_ID}],
+    },
+    joinProject: {
+      path: () => '/projects/join',
+      samples: [
+        {remote: 'https://github.com/a/b'},
+        {remote: 'git@github.com:a/c.git', name: 'c'},
+        {},
+        {remote: 5},
+        {remote: 'x', name: ''},
+        {remote: 'https://github.com/a/b', x: 1},
+      ],
+    },
     createApiKey: {
       path: () => '/api-keys',
-      samples: [{name: 'k'}, {expires_in_days: 3650}, {expires_in_days: null}, {expires_in_days: 0}, {principal: 'no spaces please'}, {name: 5}, {prefix: 'kb_'}],
+      samples: [
+        {name: 'k'},
+        {expires_in_days: 3650},
+        {expires_in_days: null},
+        {expires_in_days: 0},
+        {principal: 'no spaces please'},
+        {name: 5},
+        {prefix: 'kb_'},
+      ],
     },
     revokeApiKey: {path: () => '/api-keys', samples: [{id: MISSING_ID}, {id: 'abc'}, {id: MISSING_ID, x: 1}, {id: 5}]},
   })
@@ -221,7 +324,10 @@ describe('request schemas are the ones the daemon validates with', () => {
       for (const sample of table!.samples) {
         const docSays = validate(structuredClone(sample))
         const status = await call(r.method, table!.path(), {body: sample})
-        expect(status === 422, `${r.operationId} ${JSON.stringify(sample)}: document says ${docSays ? 'valid' : 'invalid'}, daemon answered ${status}`).toBe(!docSays)
+        expect(
+          status === 422,
+          `${r.operationId} ${JSON.stringify(sample)}: document says ${docSays ? 'valid' : 'invalid'}, daemon answered ${status}`,
+        ).toBe(!docSays)
         if (docSays) accepted++
         else rejected++
       }
@@ -234,20 +340,59 @@ describe('request schemas are the ones the daemon validates with', () => {
   it('query parameters the document rejects are a 400, and ones it accepts are not', async () => {
     const ajv = new Ajv({allErrors: true, strict: false, coerceTypes: true})
     const cases: Array<[string, string, Array<Record<string, string>>]> = [
-      ['listEntries', '/knowledge', [{}, {limit: '100'}, {limit: '0'}, {limit: 'abc'}, {limit: '1.5'}, {detail: 'full'}, {detail: 'all'}, {scope: 'global'}, {scope: 'x'}, {project_id: MISSING_ID}, {project_id: 'x'}, {status: 'open'}, {status: 'x'}]],
-      ['search', '/search', [{q: 'x'}, {}, {q: ''}, {q: 'a'.repeat(500)}, {q: 'a'.repeat(501)}, {q: 'x', explain: 'true'}, {q: 'x', explain: 'maybe'}, {q: 'x', max_tokens: '50'}, {q: 'x', max_tokens: '0'}, {q: 'x', limit: '101'}]],
+      [
+        'listEntries',
+        '/knowledge',
+        [
+          {},
+          {limit: '100'},
+          {limit: '0'},
+          {limit: 'abc'},
+          {limit: '1.5'},
+          {detail: 'full'},
+          {detail: 'all'},
+          {scope: 'global'},
+          {scope: 'x'},
+          {project_id: MISSING_ID},
+          {project_id: 'x'},
+          {status: 'open'},
+          {status: 'x'},
+        ],
+      ],
+      [
+        'search',
+        '/search',
+        [
+          {q: 'x'},
+          {},
+          {q: ''},
+          {q: 'a'.repeat(500)},
+          {q: 'a'.repeat(501)},
+          {q: 'x', explain: 'true'},
+          {q: 'x', explain: 'maybe'},
+          {q: 'x', max_tokens: '50'},
+          {q: 'x', max_tokens: '0'},
+          {q: 'x', limit: '101'},
+        ],
+      ],
       ['getEntry', `/knowledge/${MISSING_ID}`, [{detail: 'summary'}, {detail: 'SUMMARY'}]],
       ['listProjects', '/projects', [{limit: '10'}, {limit: '-3'}]],
     ]
     for (const [operationId, path, samples] of cases) {
       const {op} = operations().find((o) => o.op.operationId === operationId)!
       const query = (op.parameters ?? []).filter((p) => p.in === 'query')
-      const schema = {type: 'object', properties: Object.fromEntries(query.map((p) => [p.name, p.schema])), required: query.filter((p) => p.required).map((p) => p.name)}
+      const schema = {
+        type: 'object',
+        properties: Object.fromEntries(query.map((p) => [p.name, p.schema])),
+        required: query.filter((p) => p.required).map((p) => p.name),
+      }
       const validate = ajv.compile(schema)
       for (const sample of samples) {
         const docSays = validate({...sample})
         const status = await call('GET', path, {query: sample})
-        expect(status === 400, `${operationId} ${JSON.stringify(sample).slice(0, 80)}: document ${docSays}, daemon ${status}`).toBe(!docSays)
+        expect(status === 400, `${operationId} ${JSON.stringify(sample).slice(0, 80)}: document ${docSays}, daemon ${status}`).toBe(
+          !docSays,
+        )
       }
     }
   })

@@ -11,7 +11,9 @@ describe('daemon smoke', () => {
   })
 
   it('creates, reads back and finds an entry', async () => {
-    const created = await d.request('POST', '/knowledge', {body: {title: 'EADDRINUSE on start', body: 'The daemon crashes when port 7411 is taken.'}})
+    const created = await d.request('POST', '/knowledge', {
+      body: {title: 'EADDRINUSE on start', body: 'The daemon crashes when port 7411 is taken.'},
+    })
     expect(created.status).toBe(201)
     expect(created.headers.get('etag')).toBe('"1"')
     const got = await d.request('GET', `/knowledge/${created.body.id}`)

@@ -37,11 +37,25 @@ const cjk = fc.string({unit: fc.integer({min: 0x4e00, max: 0x9fff}).map((c) => S
 const emoji = fc.string({unit: fc.constantFrom('😀', '🚀', '👩‍💻', '🏳️‍🌈', '🇯🇵', '🧪', '❤️', '👍🏽'), minLength: 1, maxLength: 20})
 const special = fc.constantFrom(...SPECIAL_LIKE)
 const digits = fc.bigInt({min: 0n, max: 10n ** 40n}).map(String)
-const longWord = fc.tuple(fc.constantFrom('a', 'x', 'ab', 'Zq', '0', '😀', '字'), fc.integer({min: 50, max: 4000})).map(([c, n]) => c.repeat(n))
+const longWord = fc
+  .tuple(fc.constantFrom('a', 'x', 'ab', 'Zq', '0', '😀', '字'), fc.integer({min: 50, max: 4000}))
+  .map(([c, n]) => c.repeat(n))
 
 /** Titles of 1–200 characters after trimming: any unicode, emoji, CJK, special-token-like text. */
 const titleArb: fc.Arbitrary<string> = fc
-  .array(fc.oneof(word, cjk, emoji, special, digits, fc.string({unit: 'grapheme', minLength: 1, maxLength: 30}), fc.string({unit: 'binary', minLength: 1, maxLength: 30}), longWord), {minLength: 1, maxLength: 30})
+  .array(
+    fc.oneof(
+      word,
+      cjk,
+      emoji,
+      special,
+      digits,
+      fc.string({unit: 'grapheme', minLength: 1, maxLength: 30}),
+      fc.string({unit: 'binary', minLength: 1, maxLength: 30}),
+      longWord,
+    ),
+    {minLength: 1, maxLength: 30},
+  )
   .map((pieces) => clip(pieces.join(' '), 200).trim())
   .filter((t) => t.length >= 1 && !/^\s|\s$/.test(t))
 
@@ -57,7 +71,12 @@ const inline: fc.Arbitrary<Inline> = fc.oneof(
   {weight: 1, arbitrary: word.map((w) => ({md: `_${w}_`, plain: w}))},
   {weight: 1, arbitrary: word.map((w) => ({md: `~~${w}~~`, plain: w}))},
   {weight: 1, arbitrary: word.map((w) => ({md: `\`${w}\``, plain: w}))},
-  {weight: 1, arbitrary: fc.tuple(word, word, word).map(([a, b, u]) => ({md: `[${a} ${b}](https://example.com/${u}?q=${u}#frag)`, plain: `${a} ${b}`}))},
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(word, word, word)
+      .map(([a, b, u]) => ({md: `[${a} ${b}](https://example.com/${u}?q=${u}#frag)`, plain: `${a} ${b}`})),
+  },
   {weight: 1, arbitrary: fc.tuple(word, word).map(([a, u]) => ({md: `![${a}](https://img.example.com/${u}.png "t")`, plain: ''}))},
   {weight: 1, arbitrary: word.map((w) => ({md: `<https://example.com/${w}>`, plain: `https://example.com/${w}`}))},
   {weight: 1, arbitrary: word.map((w) => ({md: `<b>${w}</b>`, plain: w}))},
@@ -72,14 +91,25 @@ const paragraph = fc
   .filter(([pieces]) => pieces.some((p) => p.plain !== ''))
   .map(([pieces, breaks]) => ({
     md: pieces.map((p, i) => (i === 0 ? '' : breaks[i] && i % 7 === 0 ? '\n' : ' ') + p.md).join(''),
-    plain: pieces.map((p) => p.plain).filter((p) => p !== '').join(' '),
+    plain: pieces
+      .map((p) => p.plain)
+      .filter((p) => p !== '')
+      .join(' '),
   }))
 
-const heading = fc.tuple(fc.integer({min: 1, max: 6}), fc.array(word, {minLength: 1, maxLength: 8})).map(([n, ws]) => `${'#'.repeat(n)} ${ws.join(' ')}`)
-const fence = fc.tuple(fc.constantFrom('```', '~~~', '````'), fc.constantFrom('', 'ts', 'sh'), fc.array(fc.string({maxLength: 60}), {maxLength: 6}))
+const heading = fc
+  .tuple(fc.integer({min: 1, max: 6}), fc.array(word, {minLength: 1, maxLength: 8}))
+  .map(([n, ws]) => `${'#'.repeat(n)} ${ws.join(' ')}`)
+const fence = fc
+  .tuple(fc.constantFrom('```', '~~~', '````'), fc.constantFrom('', 'ts', 'sh'), fc.array(fc.string({maxLength: 60}), {maxLength: 6}))
   .map(([f, lang, lines]) => `${f}${lang}\n${lines.filter((l) => !l.trimStart().startsWith(f.slice(0, 3))).join('\n')}\n${f}`)
 const imageLine = fc.tuple(word, word).map(([a, u]) => `![${a}](https://img.example.com/${u}.png)`)
-const filler = fc.tuple(fc.constantFrom('lorem ipsum ', 'x', '字', '😀 ', '# h\n\n', '```\ncode\n```\n\n', '[a](http://b) '), fc.integer({min: 0, max: 60_000})).map(([s, n]) => s.repeat(n))
+const filler = fc
+  .tuple(
+    fc.constantFrom('lorem ipsum ', 'x', '字', '😀 ', '# h\n\n', '```\ncode\n```\n\n', '[a](http://b) '),
+    fc.integer({min: 0, max: 60_000}),
+  )
+  .map(([s, n]) => s.repeat(n))
 
 interface Doc {
   md: string
@@ -88,7 +118,19 @@ interface Doc {
 }
 /** A Markdown body: headings, fences or images may precede the first paragraph; anything may follow. */
 const markdownDoc: fc.Arbitrary<Doc> = fc
-  .tuple(fc.array(fc.oneof(heading, fence, imageLine, fc.constant('---')), {maxLength: 4}), paragraph, fc.array(fc.oneof(paragraph.map((p) => p.md), heading, fence), {maxLength: 3}), filler)
+  .tuple(
+    fc.array(fc.oneof(heading, fence, imageLine, fc.constant('---')), {maxLength: 4}),
+    paragraph,
+    fc.array(
+      fc.oneof(
+        paragraph.map((p) => p.md),
+        heading,
+        fence,
+      ),
+      {maxLength: 3},
+    ),
+    filler,
+  )
   .map(([before, p, after, fill]) => ({md: clip([...before, p.md, ...after, fill].join('\n\n'), 100_000), plain: p.plain}))
 
 /** Any body up to 100,000 characters: Markdown-ish, unicode, or one long word without spaces. */
@@ -144,26 +186,37 @@ describe('summarize: properties', () => {
 
   it('shows the first paragraph as plain text, whole or cut at a word with "…"', () => {
     fc.assert(
-      fc.property(uuid, fc.oneof(word, fc.array(word, {minLength: 1, maxLength: 12}).map((w) => w.join(' '))), markdownDoc, (id, title, doc) => {
-        const s = summarize(id, title, doc.md)
-        expect(s.title).toBe(title)
-        if (s.body === doc.plain) return // whole: nothing was cut
-        expect(s.body.endsWith(ELLIPSIS)).toBe(true)
-        const kept = keptPrefix(s.body)
-        expect(doc.plain.startsWith(kept)).toBe(true)
-        // A cut falls at a word boundary whenever one fits: always when the first word is short, and
-        // whenever the kept text spans a space (a char-level cut happens only inside the first word)…
-        if (/\s/.test(kept) || /^[a-z]{1,10}(\s|$)/.test(doc.plain)) expect(atWordBoundary(doc.plain, kept)).toBe(true)
-        // …and, when every word is short, not long before the budget runs out.
-        if (/^[a-z ]+$/.test(doc.plain)) expect(tokens(JSON.stringify(item(id, s, 'resolved', 12.3456)))).toBeGreaterThan(BUDGET - 25)
-      }),
+      fc.property(
+        uuid,
+        fc.oneof(
+          word,
+          fc.array(word, {minLength: 1, maxLength: 12}).map((w) => w.join(' ')),
+        ),
+        markdownDoc,
+        (id, title, doc) => {
+          const s = summarize(id, title, doc.md)
+          expect(s.title).toBe(title)
+          if (s.body === doc.plain) return // whole: nothing was cut
+          expect(s.body.endsWith(ELLIPSIS)).toBe(true)
+          const kept = keptPrefix(s.body)
+          expect(doc.plain.startsWith(kept)).toBe(true)
+          // A cut falls at a word boundary whenever one fits: always when the first word is short, and
+          // whenever the kept text spans a space (a char-level cut happens only inside the first word)…
+          if (/\s/.test(kept) || /^[a-z]{1,10}(\s|$)/.test(doc.plain)) expect(atWordBoundary(doc.plain, kept)).toBe(true)
+          // …and, when every word is short, not long before the budget runs out.
+          if (/^[a-z ]+$/.test(doc.plain)) expect(tokens(JSON.stringify(item(id, s, 'resolved', 12.3456)))).toBeGreaterThan(BUDGET - 25)
+        },
+      ),
       {numRuns: 200},
     )
   })
 
   it('strips heading marks, emphasis, link URLs, images and code fences', () => {
     const cases: Array<[string, string]> = [
-      ['# Port 7411 in use\n\nThe **daemon** fails: see [the issue](https://github.com/acme/kb/issues/1).', 'The daemon fails: see the issue.'],
+      [
+        '# Port 7411 in use\n\nThe **daemon** fails: see [the issue](https://github.com/acme/kb/issues/1).',
+        'The daemon fails: see the issue.',
+      ],
       ['## Only a heading ##', 'Only a heading'],
       ['```sh\nkb daemon run\n```\n\nRun *it* with `--port 0` ![shot](https://x.example/s.png) now.', 'Run it with --port 0 now.'],
       ['Setext heading\n==============\n\n_Body_ text', 'Body text'],
@@ -224,7 +277,16 @@ describe('summary items served over HTTP', () => {
       {title: `${MARK} ${'字'.repeat(180)}`, body: 'x'.repeat(100_000)},
       {title: `${MARK} ${'a'.repeat(189)}`, body: `# ${'h'.repeat(5000)}\n\n${'**b** '.repeat(15_000)}`},
     ]
-    const generated = fc.sample(fc.tuple(titleArb, fc.oneof(markdownDoc, anyBody.map((md) => ({md, plain: ''})))), 24)
+    const generated = fc.sample(
+      fc.tuple(
+        titleArb,
+        fc.oneof(
+          markdownDoc,
+          anyBody.map((md) => ({md, plain: ''})),
+        ),
+      ),
+      24,
+    )
     const inputs = [
       ...fixed.map((f) => ({title: f.title, body: f.body})),
       ...generated.map(([t, doc]) => ({title: clip(`${MARK} ${t}`, 200).trim(), body: doc.md, doc: doc.plain === '' ? undefined : doc})),
@@ -263,7 +325,9 @@ describe('summary items served over HTTP', () => {
 
   it('recomputes the summary when the title or body changes', async () => {
     const {id} = created[0]!
-    const patched = await d.request('PATCH', `/knowledge/${id}`, {body: {title: 'Short now', body: '## Heading\n\nA *new* [first](https://x.example) paragraph.'}})
+    const patched = await d.request('PATCH', `/knowledge/${id}`, {
+      body: {title: 'Short now', body: '## Heading\n\nA *new* [first](https://x.example) paragraph.'},
+    })
     expect(patched.status).toBe(200)
     const got = await d.request('GET', `/knowledge/${id}`, {query: {detail: 'summary'}})
     expect(got.body).toEqual({id, title: 'Short now', body: 'A new first paragraph.', status: 'open'})

@@ -61,7 +61,10 @@ async function make(author: Who, scope: Scope, project: string | null): Promise<
 
 async function fork(author: Who, parent: Made, scope: Scope, project: string | null): Promise<Made> {
   const marker = `m${entries.length}q`
-  const res = await d.request('POST', `/knowledge/${parent.id}/fork`, {key: key[author], body: {title: `${author} fork ${marker}`, scope, project_id: project}})
+  const res = await d.request('POST', `/knowledge/${parent.id}/fork`, {
+    key: key[author],
+    body: {title: `${author} fork ${marker}`, scope, project_id: project},
+  })
   if (res.status !== 201) throw new Error(`${author} could not fork: ${res.status} ${res.text}`)
   // The fork copies the parent's body; give it its own marker so searches can tell them apart.
   const patched = await d.request('PATCH', `/knowledge/${res.body.id}`, {key: key[author], body: {body: `Zebra fork ${marker}.`}})
@@ -158,7 +161,9 @@ describe('visibility matrix', () => {
         const visible = entries.filter((e) => canSee(reader, e))
         expect((await listAll(d, {}, key[reader])).map((e) => e.id).sort()).toEqual(ids(visible))
         for (const scope of SCOPES) {
-          expect((await listAll(d, {scope}, key[reader])).map((e) => e.id).sort(), scope).toEqual(ids(visible.filter((e) => e.scope === scope)))
+          expect((await listAll(d, {scope}, key[reader])).map((e) => e.id).sort(), scope).toEqual(
+            ids(visible.filter((e) => e.scope === scope)),
+          )
         }
         for (const project of [p1, p2]) {
           const inView = visible.filter((e) => inProjectView(reader, e, project))
@@ -188,7 +193,8 @@ describe('visibility matrix', () => {
           const got = await search({project_id: project})
           expect(got.ids).toEqual(ids(inView))
           expect(got.total).toBe(inView.length)
-          for (const scope of SCOPES) expect((await search({project_id: project, scope})).ids).toEqual(ids(inView.filter((e) => e.scope === scope)))
+          for (const scope of SCOPES)
+            expect((await search({project_id: project, scope})).ids).toEqual(ids(inView.filter((e) => e.scope === scope)))
         }
         // A hidden entry's unique words find nothing at all, not even a count.
         for (const e of entries.filter((x) => !canSee(reader, x))) {
@@ -201,14 +207,27 @@ describe('visibility matrix', () => {
         for (const parent of entries.filter((e) => canSee(reader, e))) {
           const res = await d.request('GET', `/knowledge/${parent.id}`, {key: key[reader], query: {detail: 'full'}})
           const expected = entries.filter((e) => e.forkedFrom === parent.id && canSee(reader, e)).map((e) => e.id)
-          expect(res.body.branches.map((b: {id: string}) => b.id), `${reader} branches of ${parent.author}/${parent.scope}`).toEqual(expected)
+          expect(
+            res.body.branches.map((b: {id: string}) => b.id),
+            `${reader} branches of ${parent.author}/${parent.scope}`,
+          ).toEqual(expected)
           for (const b of res.body.branches) {
             const made = entries.find((e) => e.id === b.id)!
             expect(b).toMatchObject({scope: made.scope, author: {name: made.author}})
           }
         }
         // The matrix has hidden forks to hide.
-        expect(entries.some((f) => f.forkedFrom && canSee(reader, entries.find((p) => p.id === f.forkedFrom)!) && !canSee(reader, f))).toBe(true)
+        expect(
+          entries.some(
+            (f) =>
+              f.forkedFrom &&
+              canSee(
+                reader,
+                entries.find((p) => p.id === f.forkedFrom)!,
+              ) &&
+              !canSee(reader, f),
+          ),
+        ).toBe(true)
       })
 
       it('forking or commenting on an entry it cannot see is 404', async () => {
@@ -225,8 +244,13 @@ describe('permissions', () => {
   it('private means private, even for the owner', async () => {
     const annPrivate = find('ann', 'private', p1)
     for (const [method, suffix, body] of [
-      ['GET', '', undefined], ['PATCH', '', {title: 'moderated'}], ['DELETE', '', undefined], ['POST', '/resolve', undefined],
-      ['POST', '/publish', undefined], ['POST', '/comments', {body: 'x'}], ['POST', '/fork', undefined],
+      ['GET', '', undefined],
+      ['PATCH', '', {title: 'moderated'}],
+      ['DELETE', '', undefined],
+      ['POST', '/resolve', undefined],
+      ['POST', '/publish', undefined],
+      ['POST', '/comments', {body: 'x'}],
+      ['POST', '/fork', undefined],
     ] as Array<[string, string, unknown]>) {
       expectProblem(await d.request(method, `/knowledge/${annPrivate.id}${suffix}`, body === undefined ? {} : {body}), 404)
     }
@@ -235,7 +259,11 @@ describe('permissions', () => {
   })
 
   it('others get 403 on visible entries they do not own, and 404 on hidden ones', async () => {
-    const cases: Array<[Who, Made]> = [['ben', find('ann', 'global', null)], ['ann', find('owner', 'project', p1)], ['ben', find('ann', 'project', p2)]]
+    const cases: Array<[Who, Made]> = [
+      ['ben', find('ann', 'global', null)],
+      ['ann', find('owner', 'project', p1)],
+      ['ben', find('ann', 'project', p2)],
+    ]
     for (const [who, e] of cases) {
       expectProblem(await d.request('PATCH', `/knowledge/${e.id}`, {key: key[who], body: {title: 'not yours'}}), 403)
       expectProblem(await d.request('DELETE', `/knowledge/${e.id}`, {key: key[who]}), 403)

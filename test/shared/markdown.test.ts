@@ -13,46 +13,136 @@ import {legacyFirstParagraph, legacyStripInline} from './markdown-legacy.js'
 // Every character the expressions treat specially, white space of each kind, letters of several scripts,
 // astral characters and lone surrogates: random strings over it reach the corners of every pass.
 const TRICKY = [
-  '*', '**', '_', '__', '~', '~~', '`', '```', '[', ']', '(', ')', '!', '![', '<', '>', '/', '#', '-', '=', '+', '.', ':',
-  '<http://', '<https://', '<a', '</b', '1.', '12)', '1234567890.', ' ', '  ', '   ', '    ', '\t', '\n', '\r', '\r\n', '\u00a0',
-  '\u2028', '\u2029', '\u3000', 'a', 'B', 'z9', 'é', '字', 'ß', '٣', '😀', '𝐀', '\ud800', '\udc00', 'http', 's', '|',
+  '*',
+  '**',
+  '_',
+  '__',
+  '~',
+  '~~',
+  '`',
+  '```',
+  '[',
+  ']',
+  '(',
+  ')',
+  '!',
+  '![',
+  '<',
+  '>',
+  '/',
+  '#',
+  '-',
+  '=',
+  '+',
+  '.',
+  ':',
+  '<http://',
+  '<https://',
+  '<a',
+  '</b',
+  '1.',
+  '12)',
+  '1234567890.',
+  ' ',
+  '  ',
+  '   ',
+  '    ',
+  '\t',
+  '\n',
+  '\r',
+  '\r\n',
+  '\u00a0',
+  '\u2028',
+  '\u2029',
+  '\u3000',
+  'a',
+  'B',
+  'z9',
+  'é',
+  '字',
+  'ß',
+  '٣',
+  '😀',
+  '𝐀',
+  '\ud800',
+  '\udc00',
+  'http',
+  's',
+  '|',
 ]
 const tricky = fc.array(fc.constantFrom(...TRICKY), {maxLength: 60}).map((parts) => parts.join(''))
 /** Lines that look like Markdown blocks, so the block scanner's branches are all taken. */
 const blockLine = fc.oneof(
   tricky,
-  fc.tuple(fc.constantFrom('', ' ', '   ', '    ', '\t'), fc.constantFrom('#', '##', '######', '#######', '>', '> >', '```', '~~~', '---', '***', '___', '===', '- - -', '* * *x'), tricky)
+  fc
+    .tuple(
+      fc.constantFrom('', ' ', '   ', '    ', '\t'),
+      fc.constantFrom('#', '##', '######', '#######', '>', '> >', '```', '~~~', '---', '***', '___', '===', '- - -', '* * *x'),
+      tricky,
+    )
     .map(([indent, mark, rest]) => indent + mark + rest),
 )
 const blocks = fc.array(blockLine, {maxLength: 8}).map((lines) => lines.join('\n'))
 
 describe('the linear scanner gives what the regular expressions gave', () => {
   it('stripInline, on any string over the special characters', () => {
-    fc.assert(fc.property(tricky, (s) => {
-      expect(stripInline(s)).toBe(legacyStripInline(s))
-    }), {numRuns: 20_000})
+    fc.assert(
+      fc.property(tricky, (s) => {
+        expect(stripInline(s)).toBe(legacyStripInline(s))
+      }),
+      {numRuns: 20_000},
+    )
   })
 
   it('firstParagraph, on any sequence of block-like lines', () => {
-    fc.assert(fc.property(blocks, (s) => {
-      expect(firstParagraph(s)).toBe(legacyFirstParagraph(s))
-    }), {numRuns: 20_000})
+    fc.assert(
+      fc.property(blocks, (s) => {
+        expect(firstParagraph(s)).toBe(legacyFirstParagraph(s))
+      }),
+      {numRuns: 20_000},
+    )
   })
 
   it('firstParagraph, on any unicode text', () => {
-    fc.assert(fc.property(fc.string({unit: 'binary', maxLength: 200}), (s) => {
-      expect(firstParagraph(s)).toBe(legacyFirstParagraph(s))
-    }), {numRuns: 5000})
+    fc.assert(
+      fc.property(fc.string({unit: 'binary', maxLength: 200}), (s) => {
+        expect(firstParagraph(s)).toBe(legacyFirstParagraph(s))
+      }),
+      {numRuns: 5000},
+    )
   })
 
   it('fixed cases from the summary tests and CommonMark corners', () => {
     const cases = [
       '# Port 7411 in use\n\nThe **daemon** fails: see [the issue](https://github.com/acme/kb/issues/1).',
-      '## Only a heading ##', '#  #', '# a \u2028b', '# foo #bar', '# foo ##  ', '####### seven', '   # indented', '    # code',
-      'Setext heading\n==============\n\n_Body_ text', '> quoted **bold** line\n> more', '- one\n- two __strong__',
-      '<p>html <em>tags</em> go</p>', 'Raise max_idle_conns, not _pool_size_; call __init__ once', '<|im_start|> _a_ <|endoftext|>',
-      '***a***', '**a**b**', '*a*b*', '_a_b_', '``a``', '``', '`a', 'a ``b', '[a](b) ![c](d) [e][f] ![g][h] <http://x> <https://y z>',
-      '1. one 2) two 1234567890. ten - - a', '\u2028> q', '😀_a_😀', '字__b__字', '\ud800__c__',
+      '## Only a heading ##',
+      '#  #',
+      '# a \u2028b',
+      '# foo #bar',
+      '# foo ##  ',
+      '####### seven',
+      '   # indented',
+      '    # code',
+      'Setext heading\n==============\n\n_Body_ text',
+      '> quoted **bold** line\n> more',
+      '- one\n- two __strong__',
+      '<p>html <em>tags</em> go</p>',
+      'Raise max_idle_conns, not _pool_size_; call __init__ once',
+      '<|im_start|> _a_ <|endoftext|>',
+      '***a***',
+      '**a**b**',
+      '*a*b*',
+      '_a_b_',
+      '``a``',
+      '``',
+      '`a',
+      'a ``b',
+      '[a](b) ![c](d) [e][f] ![g][h] <http://x> <https://y z>',
+      '1. one 2) two 1234567890. ten - - a',
+      '\u2028> q',
+      '😀_a_😀',
+      '字__b__字',
+      '\ud800__c__',
     ]
     for (const c of cases) expect(firstParagraph(c), JSON.stringify(c)).toBe(legacyFirstParagraph(c))
   })

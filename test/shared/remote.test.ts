@@ -57,9 +57,24 @@ describe('canonicalRemote: the forms of docs/api.md, "Canonical remotes"', () =>
   })
 
   const notRemotes = [
-    '', '   ', 'api', '/home/me/src/api', './api', '../api', 'file:///home/me/src/api', 'C:\\src\\api', 'C:/src/api',
-    'https://github.com', 'https://github.com/', 'git@github.com:', 'git@github.com:.git', 'https:///acme/api',
-    'https://github.com/acme/../api', 'https://github.com/acme/my repo', 'https://evil@@/x/y', 'ssh://[::1/owner/repo',
+    '',
+    '   ',
+    'api',
+    '/home/me/src/api',
+    './api',
+    '../api',
+    'file:///home/me/src/api',
+    'C:\\src\\api',
+    'C:/src/api',
+    'https://github.com',
+    'https://github.com/',
+    'git@github.com:',
+    'git@github.com:.git',
+    'https:///acme/api',
+    'https://github.com/acme/../api',
+    'https://github.com/acme/my repo',
+    'https://evil@@/x/y',
+    'ssh://[::1/owner/repo',
   ]
   it.each(notRemotes)('%j is not a remote', (input) => {
     expect(canonicalRemote(input)).toBeNull()
@@ -82,7 +97,10 @@ const hostArb = fc.oneof(
 )
 // Repository path parts as forges allow them: letters, digits, '-', '_' and inner dots.
 const partArb = fc
-  .tuple(fc.string({unit: nameChar, minLength: 1, maxLength: 12}), fc.option(fc.string({unit: nameChar, minLength: 1, maxLength: 6}), {nil: undefined}))
+  .tuple(
+    fc.string({unit: nameChar, minLength: 1, maxLength: 12}),
+    fc.option(fc.string({unit: nameChar, minLength: 1, maxLength: 6}), {nil: undefined}),
+  )
   .map(([a, b]) => (b === undefined ? a : `${a}.${b}`))
   .filter((p) => !/\.git$/i.test(p))
 const pathArb = fc.array(partArb, {minLength: 1, maxLength: 4})
@@ -131,7 +149,12 @@ describe('canonicalRemote: properties', () => {
   })
 
   it('is idempotent: the canonical form read back as an https URL gives itself', () => {
-    const anyInput = fc.oneof(spelling.map((s) => s.url), fc.string({maxLength: 80}), fc.string({unit: 'grapheme', maxLength: 40}), urlish())
+    const anyInput = fc.oneof(
+      spelling.map((s) => s.url),
+      fc.string({maxLength: 80}),
+      fc.string({unit: 'grapheme', maxLength: 40}),
+      urlish(),
+    )
     fc.assert(
       fc.property(anyInput, (input) => {
         const c = canonicalRemote(input)
@@ -147,7 +170,12 @@ describe('canonicalRemote: properties', () => {
   })
 
   it('never throws, and what it returns has no scheme, user, port, .git or upper case', () => {
-    const anyInput = fc.oneof(fc.string({maxLength: 120}), fc.string({unit: 'binary', maxLength: 60}), urlish(), spelling.map((s) => s.url))
+    const anyInput = fc.oneof(
+      fc.string({maxLength: 120}),
+      fc.string({unit: 'binary', maxLength: 60}),
+      urlish(),
+      spelling.map((s) => s.url),
+    )
     fc.assert(
       fc.property(anyInput, (input) => {
         const c = canonicalRemote(input)
@@ -156,7 +184,9 @@ describe('canonicalRemote: properties', () => {
         expect(c).not.toMatch(/^[a-z][a-z0-9+.-]*:\/\//)
         expect(c).not.toMatch(/\.git$/)
         expect(c).not.toMatch(/\s/)
-        const [host, ...rest] = c.startsWith('[') ? [c.slice(0, c.indexOf(']') + 1), ...c.slice(c.indexOf(']') + 2).split('/')] : c.split('/')
+        const [host, ...rest] = c.startsWith('[')
+          ? [c.slice(0, c.indexOf(']') + 1), ...c.slice(c.indexOf(']') + 2).split('/')]
+          : c.split('/')
         expect(host).not.toBe('')
         expect(host).not.toMatch(/[@/?#]/)
         if (!host!.startsWith('[')) expect(host).not.toContain(':')
@@ -169,7 +199,15 @@ describe('canonicalRemote: properties', () => {
 
   it('takes linear time on the longest remote the API accepts (2,048 characters)', () => {
     canonicalRemote('github.com/acme/api') // compiles the expressions
-    for (const remote of ['a.'.repeat(1024), `${'a.'.repeat(1023)}/`, `h.io/${'.git'.repeat(510)}x`, `git@h:${'/'.repeat(2040)}`, '['.repeat(2048), `ssh://[${':'.repeat(2030)}x]/a/b`, `[${':'.repeat(2030)}x]:a/b`]) {
+    for (const remote of [
+      'a.'.repeat(1024),
+      `${'a.'.repeat(1023)}/`,
+      `h.io/${'.git'.repeat(510)}x`,
+      `git@h:${'/'.repeat(2040)}`,
+      '['.repeat(2048),
+      `ssh://[${':'.repeat(2030)}x]/a/b`,
+      `[${':'.repeat(2030)}x]:a/b`,
+    ]) {
       const started = performance.now()
       canonicalRemote(remote)
       // The host expression backtracked quadratically on `a.a.a.…` (about 10 ms here, more on a loaded machine).
@@ -181,9 +219,48 @@ describe('canonicalRemote: properties', () => {
 /** Strings built from URL punctuation, so the parser's corners get visited. */
 function urlish(): fc.Arbitrary<string> {
   const piece = fc.constantFrom(
-    'https://', 'ssh://', 'git://', 'file://', '://', 'git@', '@', ':', '::', '[', ']', '[::1]', '/', '//', '.', '..', '.git', '.GIT',
-    '?', '#', '%', '%2F', '%2e', '%25', '%3F', '%zz', '%00', '\\', ' ', 'github.com', 'GitHub.COM', 'acme', 'api', '22', '443', 'é', '😀',
-    'C:', '~', '+', '\u0000', '\u007f',
+    'https://',
+    'ssh://',
+    'git://',
+    'file://',
+    '://',
+    'git@',
+    '@',
+    ':',
+    '::',
+    '[',
+    ']',
+    '[::1]',
+    '/',
+    '//',
+    '.',
+    '..',
+    '.git',
+    '.GIT',
+    '?',
+    '#',
+    '%',
+    '%2F',
+    '%2e',
+    '%25',
+    '%3F',
+    '%zz',
+    '%00',
+    '\\',
+    ' ',
+    'github.com',
+    'GitHub.COM',
+    'acme',
+    'api',
+    '22',
+    '443',
+    'é',
+    '😀',
+    'C:',
+    '~',
+    '+',
+    '\u0000',
+    '\u007f',
   )
   return fc.array(piece, {minLength: 1, maxLength: 10}).map((xs) => xs.join(''))
 }

@@ -7,14 +7,38 @@ import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
 import {countTokens, tokensWithin} from '../../src/shared/tokens.js'
 
-const words = ['the', 'daemon', 'crashed', 'postmortem', 'ECONNRESET', 'max_idle_conns', '10.0.3.17:5432', 'https://github.com/acme/api/issues/4711', '<|endoftext|>', '字文', '😀', 'é', '\n', '\t', '  ', '"', '\\', '{', '}', ':', ',']
+const words = [
+  'the',
+  'daemon',
+  'crashed',
+  'postmortem',
+  'ECONNRESET',
+  'max_idle_conns',
+  '10.0.3.17:5432',
+  'https://github.com/acme/api/issues/4711',
+  '<|endoftext|>',
+  '字文',
+  '😀',
+  'é',
+  '\n',
+  '\t',
+  '  ',
+  '"',
+  '\\',
+  '{',
+  '}',
+  ':',
+  ',',
+]
 /** Text like entries hold: words, identifiers, URLs, numbers, CJK, emoji, JSON punctuation, special-token look-alikes. */
 const ordinary = fc.array(fc.constantFrom(...words), {maxLength: 400}).map((ws) => ws.join(' '))
 /** Text with pieces of every length, including ones past the exact-count limits. */
 const anyText = fc.oneof(
   ordinary,
   fc.string({unit: 'binary', maxLength: 300}),
-  fc.tuple(fc.constantFrom('x', 'ab', '字', '[', ' ', '😀', 'Q'), fc.integer({min: 1, max: 1500}), ordinary).map(([u, n, t]) => `${t}${u.repeat(n)}${t}`),
+  fc
+    .tuple(fc.constantFrom('x', 'ab', '字', '[', ' ', '😀', 'Q'), fc.integer({min: 1, max: 1500}), ordinary)
+    .map(([u, n, t]) => `${t}${u.repeat(n)}${t}`),
 )
 
 describe('tokensWithin', () => {
@@ -41,8 +65,17 @@ describe('tokensWithin', () => {
   })
 
   it('counts JSON items of search hits exactly, up to 16,384 characters of prose', () => {
-    const body = Array.from({length: 300}, (_, i) => `Under load the connection pool of worker ${i} leaked sockets until it was restarted.`).join('\n')
-    const item = JSON.stringify({id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', title: 'Pool leak', body: body.slice(0, 16_000), status: 'open', score: 1.5})
+    const body = Array.from(
+      {length: 300},
+      (_, i) => `Under load the connection pool of worker ${i} leaked sockets until it was restarted.`,
+    ).join('\n')
+    const item = JSON.stringify({
+      id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
+      title: 'Pool leak',
+      body: body.slice(0, 16_000),
+      status: 'open',
+      score: 1.5,
+    })
     expect(item.length).toBeGreaterThan(16_000)
     expect(tokensWithin(item, 1_000_000)).toBe(countTokens(item))
     // Past that, an upper estimate: more than exact, at most a token per byte.
@@ -50,14 +83,15 @@ describe('tokensWithin', () => {
     expect(tokensWithin(long, 1_000_000)).toBeGreaterThan(countTokens(long))
   })
 
+  const word8 = (i: number): string => Array.from({length: 8}, (_, j) => String.fromCharCode(97 + ((i * 31 + j * 7919) % 26))).join('')
   const SHAPES: Record<string, string> = {
     'one 99,000-letter word': 'a'.repeat(99_000),
     'random letters': Array.from({length: 100_000}, (_, i) => String.fromCharCode(97 + ((i * 7919) % 26))).join(''),
-    'random 8-letter words': Array.from({length: 11_000}, (_, i) => Array.from({length: 8}, (_, j) => String.fromCharCode(97 + ((i * 31 + j * 7919) % 26))).join('')).join(' '),
+    'random 8-letter words': Array.from({length: 11_000}, (_, i) => word8(i)).join(' '),
     '99,999 [': '['.repeat(99_999),
     '100,000 spaces': ' '.repeat(100_000),
-    'CJK': '字文中日本語漢'.repeat(14_000),
-    'emoji': '😀🚀'.repeat(25_000),
+    CJK: '字文中日本語漢'.repeat(14_000),
+    emoji: '😀🚀'.repeat(25_000),
     'a a a': 'a '.repeat(50_000),
   }
 

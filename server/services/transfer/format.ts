@@ -6,7 +6,17 @@ import {Type, type Static} from '@sinclair/typebox'
 import {COMMENT_MAX, PRINCIPAL_NAME_PATTERN} from '../../../src/shared/contract.js'
 import {KbError} from '../../../src/shared/errors.js'
 import {
-  CommentTypeSchema, CreateEntryBody, Note, NullableUuid, ProjectName, ProjectRoleSchema, Remote, ScopeSchema, StatusSchema, Url, Uuid,
+  CommentTypeSchema,
+  CreateEntryBody,
+  Note,
+  NullableUuid,
+  ProjectName,
+  ProjectRoleSchema,
+  Remote,
+  ScopeSchema,
+  StatusSchema,
+  Url,
+  Uuid,
 } from '../../../src/shared/schemas.js'
 import {createValidator} from '../../../src/shared/validator.js'
 
@@ -46,7 +56,12 @@ export const ProjectLine = Type.Object(
     created_at: Type.Optional(Time),
     created_by: Type.Optional(AuthorIn),
     members: Type.Optional(
-      Type.Array(Type.Object({id: Uuid, name: Type.String({pattern: PRINCIPAL_NAME_PATTERN}), role: ProjectRoleSchema}, {additionalProperties: false})),
+      Type.Array(
+        Type.Object(
+          {id: Uuid, name: Type.String({pattern: PRINCIPAL_NAME_PATTERN}), role: ProjectRoleSchema},
+          {additionalProperties: false},
+        ),
+      ),
     ),
   },
   {additionalProperties: false},
@@ -77,10 +92,7 @@ export const EntryLine = Type.Object(
     status: Type.Optional(StatusSchema),
     resolution: Type.Optional(
       Type.Union([
-        Type.Object(
-          {note: Note, url: Url, resolved_by: AuthorIn, resolved_at: Time},
-          {additionalProperties: false},
-        ),
+        Type.Object({note: Note, url: Url, resolved_by: AuthorIn, resolved_at: Time}, {additionalProperties: false}),
         Type.Null(),
       ]),
     ),
@@ -104,8 +116,12 @@ export const checkProject = ajv.compile(ProjectLine)
 export const checkEntry = ajv.compile(EntryLine)
 
 export function tooLarge(): KbError {
-  return new KbError('payload_too_large', `an import body holds at most ${IMPORT_BODY_LIMIT / 1024 / 1024} MiB; split the export (e.g. kb export --project)`, {
-    // The rest of the body is not read: the connection cannot carry another request after it.
-    headers: {Connection: 'close'},
-  })
+  return new KbError(
+    'payload_too_large',
+    `an import body holds at most ${IMPORT_BODY_LIMIT / 1024 / 1024} MiB; split the export (e.g. kb export --project)`,
+    {
+      // The rest of the body is not read: the connection cannot carry another request after it.
+      headers: {Connection: 'close'},
+    },
+  )
 }

@@ -5,14 +5,30 @@
 import {COMMENT_TYPE_DEFAULT} from '../../../src/shared/contract.js'
 import {canonicalRemote} from '../../../src/shared/remote.js'
 import {summarize} from '../../../src/shared/summary.js'
-import type {AuthorRef, Scope} from '../../../src/shared/types.js'
+import type {AuthorRef} from '../../../src/shared/types.js'
 import {fieldErrors} from '../../http/problem.js'
 import {nowIso} from '../../lib/ids.js'
 import type {EntryExport, ImportRecord, ProjectExport} from '../../store/transfer-store.js'
 import {type Caller, isOwner} from '../context.js'
-import {FieldErrors, lowerUuid, newEntryScope, normalizeBody, normalizeTags, normalizeThoughts, normalizeTitle, normalizeUrl} from '../validate.js'
 import {
-  checkEntry, checkHeader, checkProject, EXPORT_KIND, EXPORT_VERSION, type EntryLine, type HeaderLine, type ProjectLine,
+  FieldErrors,
+  lowerUuid,
+  newEntryScope,
+  normalizeBody,
+  normalizeTags,
+  normalizeThoughts,
+  normalizeTitle,
+  normalizeUrl,
+} from '../validate.js'
+import {
+  checkEntry,
+  checkHeader,
+  checkProject,
+  EXPORT_KIND,
+  EXPORT_VERSION,
+  type EntryLine,
+  type HeaderLine,
+  type ProjectLine,
 } from './format.js'
 
 /** A line the validation refused, with the reason the report gives. */
@@ -43,9 +59,11 @@ export function validateLine(ctx: ImportContext, lineNo: number, text: string): 
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new LineError('not a JSON object')
   const kind = (value as {kind?: unknown}).kind
   if (!ctx.headerSeen) {
-    if (kind !== EXPORT_KIND) throw new LineError(`the first line must be the header {"kind":"${EXPORT_KIND}","version":${EXPORT_VERSION}} (is this a kb export?)`)
+    if (kind !== EXPORT_KIND)
+      throw new LineError(`the first line must be the header {"kind":"${EXPORT_KIND}","version":${EXPORT_VERSION}} (is this a kb export?)`)
     const version = (value as {version?: unknown}).version
-    if (version !== EXPORT_VERSION) throw new LineError(`export format version ${JSON.stringify(version)} is not supported; this server reads version ${EXPORT_VERSION}`)
+    if (version !== EXPORT_VERSION)
+      throw new LineError(`export format version ${JSON.stringify(version)} is not supported; this server reads version ${EXPORT_VERSION}`)
     if (!checkHeader(value)) throw new LineError(describe(checkHeader.errors))
     return value as HeaderLine
   }
@@ -76,7 +94,10 @@ function projectRecord(ctx: ImportContext, p: ProjectLine): ProjectExport {
   const name = p.name.trim()
   if (name === '') throw new LineError('name: must not be blank')
   const project: ProjectExport = {
-    id: lowerUuid(p.id), name, remote, created_at: time(p.created_at) ?? nowIso(),
+    id: lowerUuid(p.id),
+    name,
+    remote,
+    created_at: time(p.created_at) ?? nowIso(),
     created_by: p.created_by ? ref(p.created_by) : {id: caller.principal.id, name: caller.principal.name},
   }
   if (p.members) project.members = p.members.map((m) => ({...ref(m), role: m.role}))
@@ -102,10 +123,15 @@ function entryRecord(ctx: ImportContext, e: EntryLine): EntryExport & {summary: 
   const author = e.author ? ref(e.author) : me
   const createdAt = time(e.created_at) ?? nowIso()
   const updatedAt = time(e.updated_at) ?? createdAt
-  let resolution = e.resolution ? {...e.resolution, resolved_by: ref(e.resolution.resolved_by), resolved_at: time(e.resolution.resolved_at)!} : null
+  let resolution = e.resolution
+    ? {...e.resolution, resolved_by: ref(e.resolution.resolved_by), resolved_at: time(e.resolution.resolved_at)!}
+    : null
   if (resolution && resolution.url !== null) resolution.url = normalizeUrl(resolution.url, errors, 'resolution/url')
   if (resolution && foreign(resolution.resolved_by)) {
-    errors.add('resolution/resolved_by', `${resolution.resolved_by.name} is not you; only the owner may import resolutions of other principals`)
+    errors.add(
+      'resolution/resolved_by',
+      `${resolution.resolved_by.name} is not you; only the owner may import resolutions of other principals`,
+    )
   }
   const status = e.status ?? (resolution ? 'resolved' : 'open')
   if (status === 'open' && resolution) errors.add('resolution', 'must be null for an open entry')
@@ -123,9 +149,24 @@ function entryRecord(ctx: ImportContext, e: EntryLine): EntryExport & {summary: 
   if (errors.list.length > 0) throw new LineError(errors.list.map((x) => `${x.path}: ${x.message}`).join('; '))
   const s = summarize(id, title, body)
   return {
-    id, title, body, scope, project_id: projectId, tags: normalizeTags(e.tags ?? []), url, status, resolution, thought_chain: thoughts,
-    forked_from: e.forked_from ? lowerUuid(e.forked_from) : null, author, created_at: createdAt, updated_at: updatedAt,
-    version: e.version ?? 1, comments, summary: s.body, summary_title: s.title,
+    id,
+    title,
+    body,
+    scope,
+    project_id: projectId,
+    tags: normalizeTags(e.tags ?? []),
+    url,
+    status,
+    resolution,
+    thought_chain: thoughts,
+    forked_from: e.forked_from ? lowerUuid(e.forked_from) : null,
+    author,
+    created_at: createdAt,
+    updated_at: updatedAt,
+    version: e.version ?? 1,
+    comments,
+    summary: s.body,
+    summary_title: s.title,
   }
 }
 
@@ -146,5 +187,7 @@ function time(value: string | undefined): string | undefined {
 }
 
 function describe(errors: Parameters<typeof fieldErrors>[0] | null | undefined): string {
-  return fieldErrors(errors ?? []).map((e) => `${e.path}: ${e.message}`).join('; ')
+  return fieldErrors(errors ?? [])
+    .map((e) => `${e.path}: ${e.message}`)
+    .join('; ')
 }

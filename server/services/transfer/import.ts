@@ -46,7 +46,9 @@ export async function importBody(store: Store, caller: Caller, body: Readable, r
     const empty: ImportReport = {created: 0, updated: 0, skipped: 0, principals_created: 0, rejected, dry_run: request.dryRun}
     if (rejected.length > 0) return empty
     const outcome = await store.transfer.applyImport(readSpool(spool), {
-      onConflict: request.onConflict, dryRun: request.dryRun, at: nowIso(),
+      onConflict: request.onConflict,
+      dryRun: request.dryRun,
+      at: nowIso(),
       importer: {id: caller.principal.id, name: caller.principal.name, owner: isOwner(caller)},
     })
     if (outcome.rejected.length > 0) return {...empty, rejected: outcome.rejected}
@@ -58,7 +60,11 @@ export async function importBody(store: Store, caller: Caller, body: Readable, r
 
 /** Splits the body into lines, validates each, and writes the normalised records to `spool`; returns the rejections. */
 async function validateAndSpool(
-  store: Store, caller: Caller, body: Readable, spool: string, sensitive: SensitiveChoice,
+  store: Store,
+  caller: Caller,
+  body: Readable,
+  spool: string,
+  sensitive: SensitiveChoice,
 ): Promise<Array<{line: number; reason: string}>> {
   const out = await open(spool, 'wx', 0o600)
   const rejected: Array<{line: number; reason: string}> = []
@@ -147,7 +153,10 @@ async function validateAndSpool(
     await out.close()
   }
   if (lineNo === 0 || (!ctx.headerSeen && rejected.length === 0)) {
-    reject(1, `the body is empty; an import is a kb export: a first line {"kind":"${EXPORT_KIND}","version":${EXPORT_VERSION}}, then project and entry lines`)
+    reject(
+      1,
+      `the body is empty; an import is a kb export: a first line {"kind":"${EXPORT_KIND}","version":${EXPORT_VERSION}}, then project and entry lines`,
+    )
   }
   return rejected
 }

@@ -12,7 +12,10 @@ import {exportLines} from './export.js'
 import {importBody, type ImportReport, type ImportRequest} from './import.js'
 
 export class TransferService {
-  constructor(private readonly store: Store, private readonly version: string) {}
+  constructor(
+    private readonly store: Store,
+    private readonly version: string,
+  ) {}
 
   /** The lines of an export of what the caller may see (everything, for the owner), each ending in a newline. */
   exportLines(caller: Caller, q: {scope?: Scope; project_id?: string}): AsyncGenerator<string> {
@@ -29,7 +32,8 @@ export class TransferService {
 
   /** A consistent copy of the whole store, for the owner only. */
   async snapshot(caller: Caller): Promise<StoreSnapshot> {
-    if (!isOwner(caller)) throw new KbError('forbidden', 'only the owner may take a backup of the whole store; `kb export` exports what you may see')
+    if (!isOwner(caller))
+      throw new KbError('forbidden', 'only the owner may take a backup of the whole store; `kb export` exports what you may see')
     return this.store.transfer.snapshot()
   }
 }

@@ -21,7 +21,7 @@ export class ExportCounter {
 
   feed(chunk: Buffer): void {
     this.bytes += chunk.length
-    for (let i = 0; i < chunk.length; ) {
+    for (let i = 0; i < chunk.length;) {
       if (this.lines === 0) {
         i = this.readHeader(chunk, i)
         continue

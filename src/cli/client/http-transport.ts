@@ -48,14 +48,24 @@ export function httpTransport(o: HttpTransportOptions = {}): Transport {
   const hint = o.unreachableHint ?? 'check --base-url'
   const label = o.serverLabel ?? 'kb server'
   const unreachable = (url: URL, e: Error & {code?: string}): KbError => {
-    const why = e.code === 'ECONNREFUSED' ? 'connection refused' : e.code === 'ENOTFOUND' ? 'unknown host' : e.code === 'ETIMEDOUT' ? e.message : (e.code ?? e.message)
+    const why =
+      e.code === 'ECONNREFUSED'
+        ? 'connection refused'
+        : e.code === 'ENOTFOUND'
+          ? 'unknown host'
+          : e.code === 'ETIMEDOUT'
+            ? e.message
+            : (e.code ?? e.message)
     return new KbError('unreachable', `${label} at ${url.origin} is not reachable (${why}); ${hint}`, {cause: e})
   }
   return {
     async send(r: TransportRequest): Promise<TransportResponse> {
       const https = r.url.protocol === 'https:'
       if (!https && r.url.protocol !== 'http:') {
-        throw new KbError('usage', `base URL ${r.url.origin} must start with http:// or https://; fix --base-url, KB_BASE_URL or \`kb config set base_url\``)
+        throw new KbError(
+          'usage',
+          `base URL ${r.url.origin} must start with http:// or https://; fix --base-url, KB_BASE_URL or \`kb config set base_url\``,
+        )
       }
       const request = https ? (await import('node:https')).request : httpRequest
       const options: RequestOptions = {method: r.method, headers: r.headers, agent: await agentFor(r.url, o.address)}
@@ -65,10 +75,14 @@ export function httpTransport(o: HttpTransportOptions = {}): Transport {
           res.on('data', (c: Buffer) => chunks.push(c))
           const {remoteAddress, remotePort} = res.socket
           const peer = remoteAddress && remotePort ? {peer: {address: remoteAddress, port: remotePort}} : {}
-          res.on('end', () => resolve({status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), ...peer}))
+          res.on('end', () =>
+            resolve({status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8'), ...peer}),
+          )
           res.on('error', (e) => reject(unreachable(r.url, e)))
         })
-        req.setTimeout(r.timeoutMs, () => req.destroy(Object.assign(new Error(`no answer within ${Math.round(r.timeoutMs / 1000)} s`), {code: 'ETIMEDOUT'})))
+        req.setTimeout(r.timeoutMs, () =>
+          req.destroy(Object.assign(new Error(`no answer within ${Math.round(r.timeoutMs / 1000)} s`), {code: 'ETIMEDOUT'})),
+        )
         req.on('error', (e) => reject(unreachable(r.url, e)))
         req.end(r.body)
       })

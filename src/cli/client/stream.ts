@@ -27,7 +27,9 @@ export async function streamRequest(client: ApiClient, r: StreamRequest): Promis
   const request = url.protocol === 'https:' ? (await import('node:https')).request : httpRequest
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
     const req = request(url, {method: r.method, headers}, resolve)
-    req.on('error', (e: NodeJS.ErrnoException) => reject(new KbError('unreachable', `the kb server at ${url.origin} is not reachable (${e.code ?? e.message})`, {cause: e})))
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      reject(new KbError('unreachable', `the kb server at ${url.origin} is not reachable (${e.code ?? e.message})`, {cause: e})),
+    )
     if (r.body) {
       r.body.on('error', (e) => req.destroy(e))
       r.body.pipe(req)

@@ -61,7 +61,7 @@ export function fishCompletion(bin: string, commands: CompletionCommand[], topic
     '  set -l cmd',
     '  for w in $words',
     "    string match -q -- '-*' $w; and continue",
-    '    set -l next (string join \' \' -- $cmd $w)',
+    "    set -l next (string join ' ' -- $cmd $w)",
     '    contains -- $next $known; or break',
     '    set cmd $cmd $w',
     '  end',
@@ -88,11 +88,14 @@ export function fishCompletion(bin: string, commands: CompletionCommand[], topic
     }
   }
   for (const [prefix, options] of [...next].sort(([a], [b]) => a.localeCompare(b))) {
-    for (const [word, text] of options) lines.push(`complete -c ${bin} -n ${quote(`${at} ${quote(prefix)}`)} -a ${quote(word)} -d ${quote(text)}`)
+    for (const [word, text] of options)
+      lines.push(`complete -c ${bin} -n ${quote(`${at} ${quote(prefix)}`)} -a ${quote(word)} -d ${quote(text)}`)
   }
   for (const c of visible) {
     const cond = quote(`${at} ${quote(words(c.id))}`)
-    for (const f of Object.values(c.flags).filter((x) => !x.hidden).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const f of Object.values(c.flags)
+      .filter((x) => !x.hidden)
+      .sort((a, b) => a.name.localeCompare(b.name))) {
       let line = `complete -c ${bin} -n ${cond} -l ${f.name}`
       if (f.char) line += ` -s ${f.char}`
       // An option with choices offers them; one without takes any value, a file name included.

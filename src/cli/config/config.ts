@@ -16,7 +16,7 @@ export function configDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(env.HOME || homedir(), '.config', 'kb')
 }
 
-export const CONFIG_FILE = 'config.json'
+const CONFIG_FILE = 'config.json'
 
 export interface ConfigKey {
   description: string
@@ -42,7 +42,8 @@ export const CONFIG_KEYS: Record<string, ConfigKey> = {
     description: `how many entries \`kb list\` and \`kb search\` return when --limit is not given (1–${LIMIT_MAX})`,
     parse: (v) => {
       const n = Number(v)
-      if (!Number.isInteger(n) || n < 1 || n > LIMIT_MAX) throw new KbError('usage', `default_limit must be a whole number from 1 to ${LIMIT_MAX}`)
+      if (!Number.isInteger(n) || n < 1 || n > LIMIT_MAX)
+        throw new KbError('usage', `default_limit must be a whole number from 1 to ${LIMIT_MAX}`)
       return n
     },
   },
@@ -51,7 +52,8 @@ export const CONFIG_KEYS: Record<string, ConfigKey> = {
     parse: (v) => v,
   },
   queue_writes: {
-    description: 'queue writes for `kb sync` when the server cannot be reached (true, default), or fail with exit 6 (false; also KB_NO_QUEUE=1 or --no-queue)',
+    description:
+      'queue writes for `kb sync` when the server cannot be reached (true, default), or fail with exit 6 (false; also KB_NO_QUEUE=1 or --no-queue)',
     parse: (v) => {
       if (v !== 'true' && v !== 'false') throw new KbError('usage', 'queue_writes must be true or false')
       return v === 'true'
@@ -86,14 +88,20 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Record<string,
 }
 
 /** `conf` for writes, loaded only by `kb config set|unset` and friends. */
-export async function openConfigStore(env: NodeJS.ProcessEnv = process.env): Promise<{get(k: string): unknown; set(k: string, v: unknown): void; delete(k: string): void; store: Record<string, unknown>; path: string}> {
+export async function openConfigStore(env: NodeJS.ProcessEnv = process.env): Promise<{
+  get(k: string): unknown
+  set(k: string, v: unknown): void
+  delete(k: string): void
+  store: Record<string, unknown>
+  path: string
+}> {
   const {default: Conf} = await import('conf')
   cached = undefined
   return new Conf<Record<string, unknown>>({projectName: 'kb', cwd: configDir(env), configName: 'config', projectSuffix: ''}) as never
 }
 
 /** Trims and checks a base URL: http(s), no query; a trailing slash is dropped. */
-export function normalizeBaseUrl(value: string): string {
+function normalizeBaseUrl(value: string): string {
   let u: URL
   try {
     u = new URL(value.trim())
@@ -106,7 +114,10 @@ export function normalizeBaseUrl(value: string): string {
 }
 
 /** `--base-url`, else KB_BASE_URL, else config `base_url`, else the local default. */
-export function resolveBaseUrl(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): {url: string; source: 'flag' | 'env' | 'config' | 'default'} {
+export function resolveBaseUrl(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+): {url: string; source: 'flag' | 'env' | 'config' | 'default'} {
   if (flag) return {url: normalizeBaseUrl(flag), source: 'flag'}
   if (env.KB_BASE_URL) return {url: normalizeBaseUrl(env.KB_BASE_URL), source: 'env'}
   const configured = readConfig(env).base_url

@@ -51,13 +51,15 @@ export interface ResolvedCredential {
 }
 
 /** `data_dir`: the data directory whose daemon proved itself at login (see `daemonDataDir`). */
-type StoredEntry = ({store: 'keychain'; kind?: CredentialKind} | {store: 'file'; key: string} | {store: 'file'; kind: 'oauth'; oauth: OAuthCredential}) & {data_dir?: string}
+type StoredEntry = (
+  {store: 'keychain'; kind?: CredentialKind} | {store: 'file'; key: string} | {store: 'file'; kind: 'oauth'; oauth: OAuthCredential}
+) & {data_dir?: string}
 interface CredentialFile {
   version: 1
   credentials: Record<string, StoredEntry>
 }
 
-export function credentialFilePath(env: NodeJS.ProcessEnv = process.env): string {
+function credentialFilePath(env: NodeJS.ProcessEnv = process.env): string {
   return join(configDir(env), 'credentials.json')
 }
 
@@ -96,7 +98,8 @@ function fromKeychainValue(value: string, baseUrl: string): ResolvedCredential {
   if (value.startsWith('{')) {
     try {
       const oauth = JSON.parse(value) as OAuthCredential
-      if (typeof oauth.access_token === 'string') return {key: oauth.access_token, source: 'keychain', kind: 'oauth', location: keychainLocation(baseUrl), oauth}
+      if (typeof oauth.access_token === 'string')
+        return {key: oauth.access_token, source: 'keychain', kind: 'oauth', location: keychainLocation(baseUrl), oauth}
     } catch {
       // not JSON after all: treat it like any other key and let the server judge it
     }
@@ -109,11 +112,18 @@ function bound(c: ResolvedCredential, stored: StoredEntry): ResolvedCredential {
 }
 
 /** The credential stored for a base URL by `kb auth login`, ignoring KB_API_KEY and owner.key; null when none. */
-export async function readStoredCredential(baseUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedCredential | {problem: string} | null> {
+export async function readStoredCredential(
+  baseUrl: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ResolvedCredential | {problem: string} | null> {
   const stored = readFile(env).credentials[baseUrl]
   if (!stored) return null
   if (stored.store === 'file') {
-    if ('oauth' in stored) return bound({key: stored.oauth.access_token, source: 'file', kind: 'oauth', location: credentialFilePath(env), oauth: stored.oauth}, stored)
+    if ('oauth' in stored)
+      return bound(
+        {key: stored.oauth.access_token, source: 'file', kind: 'oauth', location: credentialFilePath(env), oauth: stored.oauth},
+        stored,
+      )
     return bound({key: stored.key, source: 'file', kind: 'api-key', location: credentialFilePath(env)}, stored)
   }
   const r = await keychainCall('get', baseUrl)
@@ -133,18 +143,29 @@ function readOwnerKey(path: string): string | null {
  * The credential to send. A key given in KB_API_KEY goes where the base URL points — unless it is the
  * local owner key, which, like owner.key itself, only goes to the daemon that proves it owns the data directory.
  */
-export async function resolveCredential(baseUrl: string, local: boolean, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedCredential> {
+export async function resolveCredential(
+  baseUrl: string,
+  local: boolean,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ResolvedCredential> {
   const dir = dataDir(env)
   const ownerKeyPath = dataFiles(dir).ownerKey
   if (env.KB_API_KEY) {
     const key = env.KB_API_KEY.trim()
-    return {key, source: 'env', kind: 'api-key', location: 'KB_API_KEY', ...(local && key === readOwnerKey(ownerKeyPath) ? {daemonDataDir: dir} : {})}
+    return {
+      key,
+      source: 'env',
+      kind: 'api-key',
+      location: 'KB_API_KEY',
+      ...(local && key === readOwnerKey(ownerKeyPath) ? {daemonDataDir: dir} : {}),
+    }
   }
   const stored = await readStoredCredential(baseUrl, env)
   if (stored && 'source' in stored) return stored
   const problem = stored?.problem
   const ownerKey = local ? readOwnerKey(ownerKeyPath) : null
-  if (ownerKey) return {key: ownerKey, source: 'owner-key', kind: 'api-key', location: ownerKeyPath, daemonDataDir: dir, ...(problem ? {problem} : {})}
+  if (ownerKey)
+    return {key: ownerKey, source: 'owner-key', kind: 'api-key', location: ownerKeyPath, daemonDataDir: dir, ...(problem ? {problem} : {})}
   return {key: null, source: 'none', kind: null, location: null, ...(problem ? {problem} : {})}
 }
 
@@ -159,7 +180,13 @@ export interface StoreOutcome {
  * `boundTo`: the data directory whose daemon the credential may only go to (`daemonDataDir`).
  */
 async function storeSecret(
-  baseUrl: string, secret: string, kind: CredentialKind, fileEntry: StoredEntry, env: NodeJS.ProcessEnv, tryKeychain: boolean, boundTo: string | null,
+  baseUrl: string,
+  secret: string,
+  kind: CredentialKind,
+  fileEntry: StoredEntry,
+  env: NodeJS.ProcessEnv,
+  tryKeychain: boolean,
+  boundTo: string | null,
 ): Promise<StoreOutcome> {
   const file = readFile(env)
   const binding = boundTo ? {data_dir: boundTo} : {}
@@ -185,7 +212,12 @@ async function storeSecret(
 }
 
 /** Stores a key for a base URL: in the keychain when one answers, else in the 0600 file. */
-export async function storeCredential(baseUrl: string, key: string, boundTo: string | null, env: NodeJS.ProcessEnv = process.env): Promise<StoreOutcome> {
+export async function storeCredential(
+  baseUrl: string,
+  key: string,
+  boundTo: string | null,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<StoreOutcome> {
   return storeSecret(baseUrl, key, 'api-key', {store: 'file', key}, env, true, boundTo)
 }
 
@@ -194,13 +226,20 @@ export async function storeCredential(baseUrl: string, key: string, boundTo: str
  * were, so a refresh never waits on a keychain that was not used at login.
  */
 export async function storeOAuthCredential(
-  baseUrl: string, oauth: OAuthCredential, boundTo: string | null, sameStoreAs: 'keychain' | 'file' | null = null, env: NodeJS.ProcessEnv = process.env,
+  baseUrl: string,
+  oauth: OAuthCredential,
+  boundTo: string | null,
+  sameStoreAs: 'keychain' | 'file' | null = null,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<StoreOutcome> {
   return storeSecret(baseUrl, JSON.stringify(oauth), 'oauth', {store: 'file', kind: 'oauth', oauth}, env, sameStoreAs !== 'file', boundTo)
 }
 
 /** Forgets the stored credential of a base URL (keychain item and file entry). */
-export async function removeCredential(baseUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<{removed: boolean; store: 'keychain' | 'file' | null}> {
+export async function removeCredential(
+  baseUrl: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{removed: boolean; store: 'keychain' | 'file' | null}> {
   const file = readFile(env)
   const stored = file.credentials[baseUrl]
   if (!stored) return {removed: false, store: null}

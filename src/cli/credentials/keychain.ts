@@ -6,19 +6,27 @@
 import {spawn} from 'node:child_process'
 import {fileURLToPath} from 'node:url'
 
-export const KEYCHAIN_SERVICE = 'kb'
+const KEYCHAIN_SERVICE = 'kb'
 
 export type KeychainResult = {ok: true; value: string | null | boolean} | {ok: false; reason: string}
 
-export function keychainTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+function keychainTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   const n = Number(env.KB_KEYCHAIN_TIMEOUT_MS)
   return Number.isFinite(n) && n > 0 ? n : 3000
 }
 
 /** One keychain operation for `account` (a base URL) in service "kb"; never throws, never hangs. */
-export function keychainCall(op: 'get' | 'set' | 'delete', account: string, password?: string, timeoutMs = keychainTimeoutMs()): Promise<KeychainResult> {
+export function keychainCall(
+  op: 'get' | 'set' | 'delete',
+  account: string,
+  password?: string,
+  timeoutMs = keychainTimeoutMs(),
+): Promise<KeychainResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [fileURLToPath(new URL('./keychain-worker.js', import.meta.url))], {stdio: ['pipe', 'pipe', 'ignore'], windowsHide: true})
+    const child = spawn(process.execPath, [fileURLToPath(new URL('./keychain-worker.js', import.meta.url))], {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      windowsHide: true,
+    })
     let out = ''
     let settled = false
     const done = (r: KeychainResult): void => {

@@ -87,17 +87,21 @@ export function logTail(path: string, lines = 20): string[] {
     const len = Math.min(size, 64 * 1024)
     const buf = Buffer.alloc(len)
     readSync(fd, buf, 0, len, size - len)
-    return buf.toString('utf8').split('\n').filter((l) => l.trim() !== '').slice(-lines)
+    return buf
+      .toString('utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .slice(-lines)
   } finally {
     closeSync(fd)
   }
 }
 
 /** A JSON log line's `msg` (pino), or the line itself. */
-export function logMessage(line: string): string {
+function logMessage(line: string): string {
   try {
     const o = JSON.parse(line) as {msg?: string; err?: {message?: string}}
-    return o.err?.message ? `${o.msg ?? ''}: ${o.err.message}` : o.msg ?? line
+    return o.err?.message ? `${o.msg ?? ''}: ${o.err.message}` : (o.msg ?? line)
   } catch {
     return line
   }
@@ -124,11 +128,15 @@ export async function spawnDaemon(o: StartOptions): Promise<DaemonProbe> {
   mkdirSync(dir, {recursive: true, mode: 0o700})
   const log = openSync(files.log, 'a', 0o600)
   const startedAt = Date.now()
-  const child = spawn(process.execPath, [join(o.root, 'bin', 'run.js'), 'daemon', 'run', '--port', port, '--host', host, '--data-dir', dir], {
-    detached: true,
-    stdio: ['ignore', log, log],
-    env: {...env, KB_NO_AUTOSTART: '1'},
-  })
+  const child = spawn(
+    process.execPath,
+    [join(o.root, 'bin', 'run.js'), 'daemon', 'run', '--port', port, '--host', host, '--data-dir', dir],
+    {
+      detached: true,
+      stdio: ['ignore', log, log],
+      env: {...env, KB_NO_AUTOSTART: '1'},
+    },
+  )
   closeSync(log)
   let exitCode: number | null | undefined
   child.once('exit', (code, signal) => {
@@ -151,7 +159,10 @@ export async function spawnDaemon(o: StartOptions): Promise<DaemonProbe> {
     }
     await sleep(50)
   }
-  throw new KbError('unreachable', `the kb daemon started for ${u.host} did not answer within ${Math.round(startTimeoutMs(env) / 1000)} s; see \`kb daemon logs\` (${files.log})`)
+  throw new KbError(
+    'unreachable',
+    `the kb daemon started for ${u.host} did not answer within ${Math.round(startTimeoutMs(env) / 1000)} s; see \`kb daemon logs\` (${files.log})`,
+  )
 }
 
 async function waitForHealth(baseUrl: string, dir: string, until: number): Promise<DaemonProbe | null> {
@@ -180,7 +191,8 @@ export async function stopDaemon(dir: string = dataDir()): Promise<{stopped: boo
   process.kill(pid, 'SIGTERM')
   const deadline = Date.now() + 10_000
   while (isAlive(pid) && Date.now() < deadline) await sleep(50)
-  if (isAlive(pid)) throw new KbError('internal', `the kb daemon (pid ${pid}) did not stop within 10 s after SIGTERM; stop it with \`kill -9 ${pid}\``)
+  if (isAlive(pid))
+    throw new KbError('internal', `the kb daemon (pid ${pid}) did not stop within 10 s after SIGTERM; stop it with \`kill -9 ${pid}\``)
   return {stopped: true, pid, info}
 }
 
@@ -189,7 +201,9 @@ export async function stopDaemon(dir: string = dataDir()): Promise<{stopped: boo
  * to print when an other-version daemon that we did not start had to be left alone, and the last
  * challenged `/health` answer (whether the daemon proved it owns the data directory).
  */
-export async function ensureDaemon(o: StartOptions & {cliVersion: string; onStart?: () => void}): Promise<{started: boolean; warning?: string; probe: DaemonProbe}> {
+export async function ensureDaemon(
+  o: StartOptions & {cliVersion: string; onStart?: () => void},
+): Promise<{started: boolean; warning?: string; probe: DaemonProbe}> {
   const env = o.env ?? process.env
   const dir = dataDir(env)
   const p = await probeDaemonIfUp(o.baseUrl, dir, 2000)
@@ -199,7 +213,11 @@ export async function ensureDaemon(o: StartOptions & {cliVersion: string; onStar
     const info = readDaemonInfo(dir)
     // Never our own parent: a program (or test runner) that embeds the daemon and runs kb under it.
     if (!info || !sameServer(info.url, o.baseUrl) || !isAlive(info.pid) || info.pid === process.ppid) {
-      return {started: false, probe: p, warning: `the daemon at ${new URL(o.baseUrl).host} runs kb ${p.health.version}, this CLI is ${o.cliVersion}; it was not started from ${dir}, so it was left running`}
+      return {
+        started: false,
+        probe: p,
+        warning: `the daemon at ${new URL(o.baseUrl).host} runs kb ${p.health.version}, this CLI is ${o.cliVersion}; it was not started from ${dir}, so it was left running`,
+      }
     }
     await stopDaemon(dir)
   }

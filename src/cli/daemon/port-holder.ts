@@ -16,7 +16,13 @@ function read(path: string): string {
 /** An IPv4 address as /proc/net/tcp writes it (little-endian hex), e.g. 127.0.0.1 → 0100007F. */
 function procAddress(address: string): string | null {
   const m = /^(?:::ffff:)?(\d+)\.(\d+)\.(\d+)\.(\d+)$/i.exec(address)
-  return m ? m.slice(1).reverse().map((n) => Number(n).toString(16).toUpperCase().padStart(2, '0')).join('') : null
+  return m
+    ? m
+        .slice(1)
+        .reverse()
+        .map((n) => Number(n).toString(16).toUpperCase().padStart(2, '0'))
+        .join('')
+    : null
 }
 
 /**

@@ -58,10 +58,21 @@ function proofMatches(secret: Buffer, challenge: string, peer: {address: string;
  * `/health` of a base URL with a challenge, checked against the secret of data directory `dir`. Nothing
  * answering is `KbError('unreachable')` worded by `transport`.
  */
-export async function probeDaemon(baseUrl: string, dir: string, timeoutMs = 2000, transport: HttpTransportOptions = {}): Promise<DaemonProbe> {
+export async function probeDaemon(
+  baseUrl: string,
+  dir: string,
+  timeoutMs = 2000,
+  transport: HttpTransportOptions = {},
+): Promise<DaemonProbe> {
   const challenge = await nonce()
   const url = new URL(`${baseUrl.replace(/\/+$/, '')}/health`)
-  const res = await httpTransport(transport).send({method: 'GET', url, headers: {accept: 'application/json', [CHALLENGE_HEADER]: challenge}, body: undefined, timeoutMs})
+  const res = await httpTransport(transport).send({
+    method: 'GET',
+    url,
+    headers: {accept: 'application/json', [CHALLENGE_HEADER]: challenge},
+    body: undefined,
+    timeoutMs,
+  })
   let h: (Health & {proof?: unknown}) | null = null
   try {
     h = res.status === 200 ? (JSON.parse(res.text) as Health & {proof?: unknown}) : null

@@ -10,8 +10,8 @@ import {KbError} from '../../shared/errors.js'
 import {canonicalRemote} from '../../shared/remote.js'
 import {git, listRemotes} from '../project/project.js'
 
-export const HOOK_NAME = 'post-commit'
-export const MARKER = '# kb-hook v1'
+const HOOK_NAME = 'post-commit'
+const MARKER = '# kb-hook v1'
 const CHAIN_FILE = 'kb-post-commit'
 const BLOCK_BEGIN = '# >>> kb hook >>>'
 const BLOCK_END = '# <<< kb hook <<<'
@@ -19,7 +19,7 @@ const BLOCK_END = '# <<< kb hook <<<'
 const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
 
 /** The hook script; `node` and `bin` are the kb that installed it, with `kb` on PATH as the fallback. */
-export function hookScript(node: string, bin: string): string {
+function hookScript(node: string, bin: string): string {
   return `#!/bin/sh
 ${MARKER}: resolves knowledge entries named in "Resolves-KB: <id>" commit trailers.
 # Installed by \`kb hook install\`, removed by \`kb hook uninstall\`. It never blocks or fails a commit.
@@ -38,18 +38,18 @@ exit 0
 }
 
 /** The line to add to someone else's hook so it also runs kb's. */
-export function chainLine(): string {
+function chainLine(): string {
   return `"$(dirname "$0")/${CHAIN_FILE}" || true`
 }
 
 /** The hooks directory git uses here (core.hooksPath honoured). */
-export async function hooksDir(cwd = process.cwd()): Promise<string> {
+async function hooksDir(cwd = process.cwd()): Promise<string> {
   const p = await git(['rev-parse', '--git-path', 'hooks'], cwd)
   if (p === null) throw new KbError('usage', 'not in a git repository: run `kb hook install` inside a checkout')
   return resolve(cwd, p)
 }
 
-export type InstallOutcome = 'installed' | 'updated' | 'chained' | 'already-chained'
+type InstallOutcome = 'installed' | 'updated' | 'chained' | 'already-chained'
 
 export interface HookInstall {
   hook: string
@@ -84,7 +84,9 @@ export async function installHook(o: {node: string; bin: string; chain: boolean;
   // kb's own script goes beside it either way, so the one line to add works at once.
   writeExecutable(chained, script)
   if (!o.chain || !isShellScript(existing)) {
-    const how = isShellScript(existing) ? 'rerun with `kb hook install --chain` to append it, or add it yourself' : 'it is not a shell script, so make it run this yourself'
+    const how = isShellScript(existing)
+      ? 'rerun with `kb hook install --chain` to append it, or add it yourself'
+      : 'it is not a shell script, so make it run this yourself'
     throw new KbError('conflict', `${hook} already exists and was not written by kb; ${how}:\n  ${chainLine()}`)
   }
   const sep = existing.endsWith('\n') ? '' : '\n'
@@ -141,7 +143,14 @@ export async function headCommit(cwd?: string): Promise<CommitInfo | null> {
   const out = await git(['log', '-1', '--format=%H%n%h%n%s%n%(trailers:key=Resolves-KB,valueonly,separator=%x2C)', 'HEAD'], cwd)
   if (out === null) return null
   const [sha = '', short = '', subject = '', trailers = ''] = out.split('\n')
-  const ids = [...new Set(trailers.split(/[,\s]+/).map((s) => s.trim().toLowerCase()).filter(Boolean))]
+  const ids = [
+    ...new Set(
+      trailers
+        .split(/[,\s]+/)
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  ]
   return {sha, short, subject, ids}
 }
 

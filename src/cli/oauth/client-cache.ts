@@ -19,7 +19,7 @@ interface ClientFile {
   clients: Record<string, CachedClient>
 }
 
-export function clientCachePath(env: NodeJS.ProcessEnv = process.env): string {
+function clientCachePath(env: NodeJS.ProcessEnv = process.env): string {
   return join(configDir(env), 'oauth-clients.json')
 }
 

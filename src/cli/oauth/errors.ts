@@ -10,8 +10,17 @@ export const RELOGIN = 'run `kb auth login --web` again'
 export function unreachable(e: unknown, url: string): KbError | null {
   if (!(e instanceof TypeError) || !/fetch failed/i.test(e.message)) return null
   const cause = (e as {cause?: {code?: string; message?: string}}).cause
-  const why = cause?.code === 'ECONNREFUSED' ? 'connection refused' : cause?.code === 'ENOTFOUND' ? 'unknown host' : cause?.code ?? cause?.message ?? e.message
-  return new KbError('unreachable', `the kb server at ${new URL(url).origin} is not reachable (${why}); check --base-url and that the server is running`, {cause: e})
+  const why =
+    cause?.code === 'ECONNREFUSED'
+      ? 'connection refused'
+      : cause?.code === 'ENOTFOUND'
+        ? 'unknown host'
+        : (cause?.code ?? cause?.message ?? e.message)
+  return new KbError(
+    'unreachable',
+    `the kb server at ${new URL(url).origin} is not reachable (${why}); check --base-url and that the server is running`,
+    {cause: e},
+  )
 }
 
 /** An OAuth error answer (`{error, error_description}`) or a non-conforming response, as one readable phrase. */

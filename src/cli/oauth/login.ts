@@ -52,7 +52,14 @@ export async function webLogin(o: WebLoginOptions): Promise<WebLoginResult> {
       return await fn()
     } catch (e) {
       if (e instanceof KbError) throw e
-      throw unreachable(e, url) ?? new KbError('unauthenticated', `${what} failed at ${url} (${describeOAuthError(e)}); is ${o.baseUrl} a kb server that supports OAuth?`, {cause: e})
+      throw (
+        unreachable(e, url) ??
+        new KbError(
+          'unauthenticated',
+          `${what} failed at ${url} (${describeOAuthError(e)}); is ${o.baseUrl} a kb server that supports OAuth?`,
+          {cause: e},
+        )
+      )
     }
   }
 
@@ -61,24 +68,36 @@ export async function webLogin(o: WebLoginOptions): Promise<WebLoginResult> {
     const probe = await fetch(`${o.baseUrl}/knowledge`, {headers: {...headers, accept: 'application/json'}, redirect: 'manual'})
     await probe.body?.cancel()
     const pointer = /resource_metadata="([^"]+)"/.exec(probe.headers.get('www-authenticate') ?? '')?.[1]
-    const res = pointer ? await fetch(pointer, {headers, redirect: 'manual'}) : await oauth.resourceDiscoveryRequest(base, {...insecure, headers})
+    const res = pointer
+      ? await fetch(pointer, {headers, redirect: 'manual'})
+      : await oauth.resourceDiscoveryRequest(base, {...insecure, headers})
     try {
       return await oauth.processResourceDiscoveryResponse(base, res)
     } catch (e) {
       if (e instanceof oauth.OperationProcessingError && e.code === oauth.JSON_ATTRIBUTE_COMPARISON) {
         const resource = (e.cause as {body?: {resource?: unknown}})?.body?.resource
-        throw new KbError('usage', `the server calls itself ${String(resource)}, not ${o.baseUrl}; log in with --base-url ${String(resource)}`)
+        throw new KbError(
+          'usage',
+          `the server calls itself ${String(resource)}, not ${o.baseUrl}; log in with --base-url ${String(resource)}`,
+        )
       }
       throw e
     }
   })
   const issuerUrl = prm.authorization_servers?.[0]
-  if (!issuerUrl) throw new KbError('unauthenticated', `${o.baseUrl} names no OAuth authorization server; log in with an API key instead (\`kb auth login --with-token\`)`)
+  if (!issuerUrl)
+    throw new KbError(
+      'unauthenticated',
+      `${o.baseUrl} names no OAuth authorization server; log in with an API key instead (\`kb auth login --with-token\`)`,
+    )
   const issuer = new URL(issuerUrl)
   const as = await guard(issuerUrl, 'authorization server discovery', async () =>
-    oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, {algorithm: 'oauth2', ...insecure, headers})))
-  if (!as.authorization_endpoint || !as.token_endpoint) throw new KbError('unauthenticated', `the authorization server ${as.issuer} has no authorization or token endpoint`)
-  if (!as.code_challenge_methods_supported?.includes('S256')) throw new KbError('unauthenticated', `the authorization server ${as.issuer} does not support PKCE with S256, which kb requires`)
+    oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, {algorithm: 'oauth2', ...insecure, headers})),
+  )
+  if (!as.authorization_endpoint || !as.token_endpoint)
+    throw new KbError('unauthenticated', `the authorization server ${as.issuer} has no authorization or token endpoint`)
+  if (!as.code_challenge_methods_supported?.includes('S256'))
+    throw new KbError('unauthenticated', `the authorization server ${as.issuer} does not support PKCE with S256, which kb requires`)
   const resource = prm.resource
 
   // The listener first: the redirect URI names its port.
@@ -92,15 +111,27 @@ export async function webLogin(o: WebLoginOptions): Promise<WebLoginResult> {
     // client with a valid redirect is *redirected* (with invalid_request, as no PKCE was sent).
     if (clientId && !(await clientKnown(as.authorization_endpoint, clientId, redirectUri, headers))) clientId = null
     if (!clientId) {
-      if (!as.registration_endpoint) throw new KbError('unauthenticated', `the authorization server ${as.issuer} offers no client registration; log in with an API key (\`kb auth login --with-token\`)`)
-      const reg = await guard(as.registration_endpoint, 'client registration', async () => oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, {
-        client_name: `kb CLI on ${hostname()}`,
-        redirect_uris: [REGISTERED_REDIRECT],
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        token_endpoint_auth_method: 'none',
-        software_id: 'kb-cli',
-      }, {...insecure, headers})))
+      if (!as.registration_endpoint)
+        throw new KbError(
+          'unauthenticated',
+          `the authorization server ${as.issuer} offers no client registration; log in with an API key (\`kb auth login --with-token\`)`,
+        )
+      const reg = await guard(as.registration_endpoint, 'client registration', async () =>
+        oauth.processDynamicClientRegistrationResponse(
+          await oauth.dynamicClientRegistrationRequest(
+            as,
+            {
+              client_name: `kb CLI on ${hostname()}`,
+              redirect_uris: [REGISTERED_REDIRECT],
+              grant_types: ['authorization_code', 'refresh_token'],
+              response_types: ['code'],
+              token_endpoint_auth_method: 'none',
+              software_id: 'kb-cli',
+            },
+            {...insecure, headers},
+          ),
+        ),
+      )
       clientId = reg.client_id
       registered = true
       saveClient(o.baseUrl, {client_id: clientId, issuer: as.issuer, registered_at: new Date().toISOString()}, env)
@@ -120,7 +151,14 @@ export async function webLogin(o: WebLoginOptions): Promise<WebLoginResult> {
 
     // The code is exchanged before the browser gets its answer, so the page tells the real outcome.
     const outcome = listener.handle(async (callback) => {
-      if (callback.searchParams.get('state') !== state) return {status: 400, ok: false, title: 'Not the sign-in kb is waiting for', message: 'This link does not belong to the sign-in started in your terminal (its state does not match), so kb ignored it.', done: false}
+      if (callback.searchParams.get('state') !== state)
+        return {
+          status: 400,
+          ok: false,
+          title: 'Not the sign-in kb is waiting for',
+          message: 'This link does not belong to the sign-in started in your terminal (its state does not match), so kb ignored it.',
+          done: false,
+        }
       let params: URLSearchParams
       try {
         params = oauth.validateAuthResponse(as, client, callback, state)
@@ -129,18 +167,40 @@ export async function webLogin(o: WebLoginOptions): Promise<WebLoginResult> {
         const error = denied
           ? new KbError('unauthenticated', `the sign-in was denied in the browser; nothing was stored. To sign in, ${RELOGIN} and approve`)
           : new KbError('unauthenticated', `the authorization server refused the sign-in (${describeOAuthError(e)}); ${RELOGIN}`)
-        return {status: denied ? 200 : 400, ok: false, title: denied ? 'Sign-in denied' : 'Sign-in failed', message: denied ? 'You denied kb access. Nothing was stored.' : `The sign-in failed: ${describeOAuthError(e)}.`, error}
+        return {
+          status: denied ? 200 : 400,
+          ok: false,
+          title: denied ? 'Sign-in denied' : 'Sign-in failed',
+          message: denied ? 'You denied kb access. Nothing was stored.' : `The sign-in failed: ${describeOAuthError(e)}.`,
+          error,
+        }
       }
       try {
-        const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, {...insecure, headers, additionalParameters: {resource}})
+        const res = await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, {
+          ...insecure,
+          headers,
+          additionalParameters: {resource},
+        })
         const tokens = await oauth.processAuthorizationCodeResponse(as, client, res)
         const credential = credentialFrom(tokens, {
-          client_id: clientId!, issuer: as.issuer, token_endpoint: as.token_endpoint!, revocation_endpoint: as.revocation_endpoint ?? null, resource,
+          client_id: clientId!,
+          issuer: as.issuer,
+          token_endpoint: as.token_endpoint!,
+          revocation_endpoint: as.revocation_endpoint ?? null,
+          resource,
         })
         return {status: 200, ok: true, title: 'Signed in to kb', message: `The kb CLI is signed in to ${o.baseUrl}.`, credential}
       } catch (e) {
-        const error = unreachable(e, as.token_endpoint!) ?? new KbError('unauthenticated', `the code exchange failed (${describeOAuthError(e)}); ${RELOGIN}`, {cause: e})
-        return {status: 400, ok: false, title: 'Sign-in failed', message: `kb could not exchange the code for tokens: ${describeOAuthError(e)}.`, error}
+        const error =
+          unreachable(e, as.token_endpoint!) ??
+          new KbError('unauthenticated', `the code exchange failed (${describeOAuthError(e)}); ${RELOGIN}`, {cause: e})
+        return {
+          status: 400,
+          ok: false,
+          title: 'Sign-in failed',
+          message: `kb could not exchange the code for tokens: ${describeOAuthError(e)}.`,
+          error,
+        }
       }
     })
 
@@ -155,7 +215,13 @@ export async function webLogin(o: WebLoginOptions): Promise<WebLoginResult> {
 
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new KbError('unauthenticated', `no sign-in arrived from the browser within ${wait}; ${RELOGIN} (--timeout gives more time)`)), o.timeoutMs)
+      timer = setTimeout(
+        () =>
+          reject(
+            new KbError('unauthenticated', `no sign-in arrived from the browser within ${wait}; ${RELOGIN} (--timeout gives more time)`),
+          ),
+        o.timeoutMs,
+      )
     })
     try {
       const credential = await Promise.race([outcome, timeout])
@@ -169,7 +235,12 @@ export async function webLogin(o: WebLoginOptions): Promise<WebLoginResult> {
 }
 
 /** Whether the authorization endpoint knows this client and accepts the redirect (a redirect back, not an error page). */
-async function clientKnown(authorizationEndpoint: string, clientId: string, redirectUri: string, headers: Record<string, string>): Promise<boolean> {
+async function clientKnown(
+  authorizationEndpoint: string,
+  clientId: string,
+  redirectUri: string,
+  headers: Record<string, string>,
+): Promise<boolean> {
   const u = new URL(authorizationEndpoint)
   u.searchParams.set('response_type', 'code')
   u.searchParams.set('client_id', clientId)
@@ -223,22 +294,30 @@ async function listen(): Promise<Listener> {
       return
     }
     busy = true
-    void handler(url).catch((e: unknown): Answer => {
-      const message = e instanceof Error ? e.message : String(e)
-      return {status: 500, ok: false, title: 'Sign-in failed', message, error: e instanceof KbError ? e : new KbError('internal', `the sign-in failed unexpectedly (${message})`)}
-    }).then((a) => {
-      busy = false
-      if (a.done === false) {
-        page(a.status, a.ok, a.title, a.message)
-        return
-      }
-      finished = true
-      // Settled once the page is on its way: closing the listener must not cut it off.
-      page(a.status, a.ok, a.title, a.message, () => {
-        if (a.credential) settle?.resolve(a.credential)
-        else settle?.reject(a.error ?? new KbError('unauthenticated', `the sign-in failed; ${RELOGIN}`))
+    void handler(url)
+      .catch((e: unknown): Answer => {
+        const message = e instanceof Error ? e.message : String(e)
+        return {
+          status: 500,
+          ok: false,
+          title: 'Sign-in failed',
+          message,
+          error: e instanceof KbError ? e : new KbError('internal', `the sign-in failed unexpectedly (${message})`),
+        }
       })
-    })
+      .then((a) => {
+        busy = false
+        if (a.done === false) {
+          page(a.status, a.ok, a.title, a.message)
+          return
+        }
+        finished = true
+        // Settled once the page is on its way: closing the listener must not cut it off.
+        page(a.status, a.ok, a.title, a.message, () => {
+          if (a.credential) settle?.resolve(a.credential)
+          else settle?.reject(a.error ?? new KbError('unauthenticated', `the sign-in failed; ${RELOGIN}`))
+        })
+      })
   })
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -251,9 +330,10 @@ async function listen(): Promise<Listener> {
       handler = fn
       return new Promise((resolve, reject) => (settle = {resolve, reject}))
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

@@ -10,7 +10,11 @@ import * as oauth from 'oauth4webapi'
 import {KbError} from '../../shared/errors.js'
 import {configDir} from '../config/config.js'
 import {
-  oauthExpired, readStoredCredential, storeOAuthCredential, type OAuthCredential, type ResolvedCredential,
+  oauthExpired,
+  readStoredCredential,
+  storeOAuthCredential,
+  type OAuthCredential,
+  type ResolvedCredential,
 } from '../credentials/credentials.js'
 import {describeOAuthError, RELOGIN, unreachable} from './errors.js'
 
@@ -18,17 +22,28 @@ const LOCK_STALE_MS = 30_000
 const LOCK_WAIT_MS = 15_000
 
 function serverOf(c: OAuthCredential): oauth.AuthorizationServer {
-  return {issuer: c.issuer, token_endpoint: c.token_endpoint, ...(c.revocation_endpoint ? {revocation_endpoint: c.revocation_endpoint} : {})}
+  return {
+    issuer: c.issuer,
+    token_endpoint: c.token_endpoint,
+    ...(c.revocation_endpoint ? {revocation_endpoint: c.revocation_endpoint} : {}),
+  }
 }
 
 function requestOptions(c: OAuthCredential, userAgent: string): {[oauth.allowInsecureRequests]?: boolean; headers: Record<string, string>} {
   // Plain http is what the person chose as base URL (the local daemon is always http); the tokens travel
   // exactly where the API calls already go.
-  return {headers: {'user-agent': userAgent}, ...(new URL(c.token_endpoint).protocol === 'http:' ? {[oauth.allowInsecureRequests]: true} : {})}
+  return {
+    headers: {'user-agent': userAgent},
+    ...(new URL(c.token_endpoint).protocol === 'http:' ? {[oauth.allowInsecureRequests]: true} : {}),
+  }
 }
 
 /** The tokens of a token endpoint answer, as the credential kb stores. */
-export function credentialFrom(tokens: oauth.TokenEndpointResponse, base: Omit<OAuthCredential, 'access_token' | 'refresh_token' | 'expires_at' | 'obtained_at'>, previousRefresh: string | null = null): OAuthCredential {
+export function credentialFrom(
+  tokens: oauth.TokenEndpointResponse,
+  base: Omit<OAuthCredential, 'access_token' | 'refresh_token' | 'expires_at' | 'obtained_at'>,
+  previousRefresh: string | null = null,
+): OAuthCredential {
   const now = Date.now()
   return {
     ...base,
@@ -49,7 +64,7 @@ async function withLock<T>(fn: () => Promise<T>, env: NodeJS.ProcessEnv): Promis
       writeSync(fd, String(process.pid))
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e
-      let age = 0
+      let age: number
       try {
         age = Date.now() - statSync(path).mtimeMs
       } catch {
@@ -83,29 +98,49 @@ async function withLock<T>(fn: () => Promise<T>, env: NodeJS.ProcessEnv): Promis
  * Fresh tokens for `baseUrl`, given the credential in hand (expired, or just refused with
  * invalid_token): another kb process may have refreshed already, in which case its tokens are used.
  */
-export async function refreshOAuthCredential(baseUrl: string, current: ResolvedCredential, userAgent: string, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedCredential> {
+export async function refreshOAuthCredential(
+  baseUrl: string,
+  current: ResolvedCredential,
+  userAgent: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ResolvedCredential> {
   return withLock(async () => {
     const latest = await readStoredCredential(baseUrl, env)
     if (latest && 'source' in latest && latest.oauth && latest.key !== current.key && !oauthExpired(latest.oauth)) return latest
     const c = latest && 'source' in latest && latest.oauth ? latest.oauth : current.oauth
     if (!c) throw new KbError('unauthenticated', `no OAuth sign-in is stored for ${baseUrl}; ${RELOGIN}`)
-    if (!c.refresh_token) throw new KbError('unauthenticated', `the OAuth sign-in for ${baseUrl} has expired and cannot be refreshed; ${RELOGIN}`)
+    if (!c.refresh_token)
+      throw new KbError('unauthenticated', `the OAuth sign-in for ${baseUrl} has expired and cannot be refreshed; ${RELOGIN}`)
     const as = serverOf(c)
     const client: oauth.Client = {client_id: c.client_id, token_endpoint_auth_method: 'none'}
     let tokens: oauth.TokenEndpointResponse
     try {
-      const res = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), c.refresh_token, {...requestOptions(c, userAgent), additionalParameters: {resource: c.resource}})
+      const res = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), c.refresh_token, {
+        ...requestOptions(c, userAgent),
+        additionalParameters: {resource: c.resource},
+      })
       tokens = await oauth.processRefreshTokenResponse(as, client, res)
     } catch (e) {
       const down = unreachable(e, c.token_endpoint)
       if (down) throw down
-      throw new KbError('unauthenticated', `the OAuth sign-in for ${baseUrl} could not be refreshed (${describeOAuthError(e)}); ${RELOGIN}`, {cause: e})
+      throw new KbError(
+        'unauthenticated',
+        `the OAuth sign-in for ${baseUrl} could not be refreshed (${describeOAuthError(e)}); ${RELOGIN}`,
+        {cause: e},
+      )
     }
     const next = credentialFrom(tokens, c, c.refresh_token)
     const where = latest && 'source' in latest ? latest.source : current.source
     const boundTo = (latest && 'source' in latest ? latest : current).daemonDataDir ?? null
     const stored = await storeOAuthCredential(baseUrl, next, boundTo, where === 'file' ? 'file' : 'keychain', env)
-    return {key: next.access_token, source: stored.store, kind: 'oauth', location: stored.location, oauth: next, ...(boundTo ? {daemonDataDir: boundTo} : {})}
+    return {
+      key: next.access_token,
+      source: stored.store,
+      kind: 'oauth',
+      location: stored.location,
+      oauth: next,
+      ...(boundTo ? {daemonDataDir: boundTo} : {}),
+    }
   }, env)
 }
 
@@ -118,10 +153,16 @@ export async function revokeOAuthCredential(c: OAuthCredential, userAgent: strin
   const as = serverOf(c)
   const client: oauth.Client = {client_id: c.client_id, token_endpoint_auth_method: 'none'}
   const problems: string[] = []
-  for (const [token, hint] of [[c.refresh_token, 'refresh_token'], [c.access_token, 'access_token']] as const) {
+  for (const [token, hint] of [
+    [c.refresh_token, 'refresh_token'],
+    [c.access_token, 'access_token'],
+  ] as const) {
     if (!token) continue
     try {
-      const res = await oauth.revocationRequest(as, client, oauth.None(), token, {...requestOptions(c, userAgent), additionalParameters: {token_type_hint: hint}})
+      const res = await oauth.revocationRequest(as, client, oauth.None(), token, {
+        ...requestOptions(c, userAgent),
+        additionalParameters: {token_type_hint: hint},
+      })
       await oauth.processRevocationResponse(res)
     } catch (e) {
       const down = unreachable(e, c.revocation_endpoint)

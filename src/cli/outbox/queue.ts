@@ -34,7 +34,8 @@ class PrivateJsonFile implements Adapter<OutboxData> {
       throw e
     }
     const data = JSON.parse(text) as OutboxData
-    if (data?.version !== 1 || !Array.isArray(data.items) || !data.items.every(isItem)) throw new SyntaxError('not an outbox (version 1 with items)')
+    if (data?.version !== 1 || !Array.isArray(data.items) || !data.items.every(isItem))
+      throw new SyntaxError('not an outbox (version 1 with items)')
     return data
   }
 
@@ -55,8 +56,15 @@ class PrivateJsonFile implements Adapter<OutboxData> {
 
 function isItem(v: unknown): v is OutboxItem {
   const i = v as OutboxItem
-  return typeof i === 'object' && i !== null && typeof i.key === 'string' && typeof i.base_url === 'string' && typeof i.command === 'string'
-    && typeof i.queued_at === 'string' && (i.request === undefined || (typeof i.request === 'object' && typeof i.request?.path === 'string'))
+  return (
+    typeof i === 'object' &&
+    i !== null &&
+    typeof i.key === 'string' &&
+    typeof i.base_url === 'string' &&
+    typeof i.command === 'string' &&
+    typeof i.queued_at === 'string' &&
+    (i.request === undefined || (typeof i.request === 'object' && typeof i.request?.path === 'string'))
+  )
 }
 
 export interface OutboxOptions {
@@ -85,13 +93,19 @@ export class Outbox {
   /** The queue of every server something waits for. */
   static every(options: OutboxOptions = {}): Outbox[] {
     const dir = stateDir(options.env)
-    return listDir(dir).filter((n) => n.startsWith(OUTBOX_PREFIX) && n.endsWith('.json')).sort().map((n) => new Outbox(join(dir, n), options))
+    return listDir(dir)
+      .filter((n) => n.startsWith(OUTBOX_PREFIX) && n.endsWith('.json'))
+      .sort()
+      .map((n) => new Outbox(join(dir, n), options))
   }
 
   /** Queue files that could not be read, set aside with their contents, oldest first. */
   static setAside(env?: NodeJS.ProcessEnv): string[] {
     const dir = stateDir(env)
-    return listDir(dir).filter((n) => n.startsWith(OUTBOX_PREFIX) && n.includes(`.json${CORRUPT_SUFFIX}`)).sort().map((n) => join(dir, n))
+    return listDir(dir)
+      .filter((n) => n.startsWith(OUTBOX_PREFIX) && n.includes(`.json${CORRUPT_SUFFIX}`))
+      .sort()
+      .map((n) => join(dir, n))
   }
 
   /** Runs `change` on the items under the file lock and saves what it leaves (no file when nothing is left). */
@@ -153,7 +167,9 @@ export class Outbox {
   /** Takes an item off the queue into the refused file, with why: the server said no, or a person dropped it. */
   async refuse(item: OutboxItem, why: {code: string; message: string}): Promise<void> {
     mkdirSync(dirname(this.file), {recursive: true, mode: 0o700})
-    appendFileSync(refusedFile(this.options.env), `${JSON.stringify({refused_at: new Date().toISOString(), ...why, item})}\n`, {mode: 0o600})
+    appendFileSync(refusedFile(this.options.env), `${JSON.stringify({refused_at: new Date().toISOString(), ...why, item})}\n`, {
+      mode: 0o600,
+    })
     await this.remove(item.key)
   }
 

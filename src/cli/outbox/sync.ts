@@ -12,7 +12,7 @@ import {patchFor} from './edit-intent.js'
 import type {Outbox} from './queue.js'
 import {isUnreachable, type OutboxItem} from './state.js'
 
-export type SyncOutcome =
+type SyncOutcome =
   /** Done; `replayed`: an earlier attempt had arrived, and this is its answer. */
   | {status: 'sent'; replayed: boolean; id: string | null}
   /** An edit whose entry changed meanwhile, applied to a new fork instead. */
@@ -61,7 +61,8 @@ export async function sendQueued(outbox: Outbox, client: ApiClient, o: SyncOptio
       }
       const timeoutMs = o.deadline === undefined ? o.timeoutMs : Math.max(250, Math.min(o.timeoutMs ?? Infinity, o.deadline - Date.now()))
       const {outcome, version} = await sendOne(outbox, client, item, timeoutMs)
-      if (outcome.status === 'sent' || outcome.status === 'forked') await rebaseLaterEdits(outbox, client, item, items.slice(at + 1), version)
+      if (outcome.status === 'sent' || outcome.status === 'forked')
+        await rebaseLaterEdits(outbox, client, item, items.slice(at + 1), version)
       const line: SyncItemReport = {key: item.key, command: item.command, label: item.label, queued_at: item.queued_at, ...outcome}
       report.items.push(line)
       o.onItem?.(line)
@@ -92,7 +93,13 @@ function entryOf(item: OutboxItem): string | null {
  * Our own queued writes are no change "made meanwhile": once one has changed an entry, the edits of it queued
  * after it and not yet settled are based on the version it left (taken from its answer, else read).
  */
-async function rebaseLaterEdits(outbox: Outbox, client: ApiClient, item: OutboxItem, later: OutboxItem[], version: number | undefined): Promise<void> {
+async function rebaseLaterEdits(
+  outbox: Outbox,
+  client: ApiClient,
+  item: OutboxItem,
+  later: OutboxItem[],
+  version: number | undefined,
+): Promise<void> {
   const id = entryOf(item)
   const edits = later.filter((i) => i.edit && !i.request && !i.edit.conflict && i.edit.entry_id === id)
   if (id === null || edits.length === 0) return
@@ -112,7 +119,12 @@ async function rebaseLaterEdits(outbox: Outbox, client: ApiClient, item: OutboxI
   }
 }
 
-async function sendOne(outbox: Outbox, client: ApiClient, item: OutboxItem, timeoutMs: number | undefined): Promise<{outcome: SyncOutcome; version?: number}> {
+async function sendOne(
+  outbox: Outbox,
+  client: ApiClient,
+  item: OutboxItem,
+  timeoutMs: number | undefined,
+): Promise<{outcome: SyncOutcome; version?: number}> {
   const persist = (): Promise<boolean> =>
     outbox.update(item.key, (i) => {
       if (item.request) i.request = item.request
@@ -129,11 +141,16 @@ async function sendOne(outbox: Outbox, client: ApiClient, item: OutboxItem, time
       await persist()
       delete item.project_ref
     }
-    const res = await client.write<{id?: unknown; version?: unknown}>(item.request, {idempotencyKey: item.key, ...(timeoutMs ? {timeoutMs} : {})})
+    const res = await client.write<{id?: unknown; version?: unknown}>(item.request, {
+      idempotencyKey: item.key,
+      ...(timeoutMs ? {timeoutMs} : {}),
+    })
     return sent(res, entryOf(item))
   } catch (e) {
     if (isUnreachable(e) || !(e instanceof KbError) || WAIT_CODES.has(e.code)) {
-      return {outcome: {status: 'waiting', code: e instanceof KbError ? e.code : 'error', message: e instanceof Error ? e.message : String(e)}}
+      return {
+        outcome: {status: 'waiting', code: e instanceof KbError ? e.code : 'error', message: e instanceof Error ? e.message : String(e)},
+      }
     }
     return {outcome: {status: 'refused', code: e.code, message: e.message}}
   }
@@ -150,7 +167,12 @@ function sent(res: ApiResponse<{id?: unknown; version?: unknown}>, target: strin
  * An edit: settled against the entry on its first send (with If-Match on the version it was applied to); if the
  * entry changed after the edit was made, or changes before the PATCH lands (412), it goes to a fork instead.
  */
-async function sendEdit(client: ApiClient, item: OutboxItem, persist: () => Promise<boolean>, timeoutMs: number | undefined): Promise<{outcome: SyncOutcome; version?: number}> {
+async function sendEdit(
+  client: ApiClient,
+  item: OutboxItem,
+  persist: () => Promise<boolean>,
+  timeoutMs: number | undefined,
+): Promise<{outcome: SyncOutcome; version?: number}> {
   const intent = item.edit!
   const t = timeoutMs ? {timeoutMs} : {}
   if (!item.request && !intent.conflict) {
@@ -172,7 +194,10 @@ async function sendEdit(client: ApiClient, item: OutboxItem, persist: () => Prom
   }
   // Each step under a key of its own, derived from the item's: a pass cut short and run again repeats none of them.
   const fork = (await client.write<EntryFull>(writeRequests.fork(intent.entry_id, {}), {idempotencyKey: `${item.key}.fork`, ...t})).body
-  await client.write(writeRequests.patchEntry(fork.id, patchFor(fork, intent), `"${fork.version}"`), {idempotencyKey: `${item.key}.fork-edit`, ...t})
+  await client.write(writeRequests.patchEntry(fork.id, patchFor(fork, intent), `"${fork.version}"`), {
+    idempotencyKey: `${item.key}.fork-edit`,
+    ...t,
+  })
   const note = `An edit made while this server was out of reach (queued ${item.queued_at}) met a change made here meanwhile, so it was applied to a fork instead of overwriting: ${fork.id}`
   await client.write(writeRequests.comment(intent.entry_id, {body: note, type: 'note'}), {idempotencyKey: `${item.key}.fork-note`, ...t})
   return {outcome: {status: 'forked', fork_id: fork.id}}

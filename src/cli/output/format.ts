@@ -24,13 +24,16 @@ export function outputMode(stream: NodeJS.WriteStream = process.stdout, env: Nod
 }
 
 const ESC = '\u001B['
-const wrap = (open: number, close: number) => (mode: OutputMode, s: string): string => (mode.color ? `${ESC}${open}m${s}${ESC}${close}m` : s)
+const wrap =
+  (open: number, close: number) =>
+  (mode: OutputMode, s: string): string =>
+    mode.color ? `${ESC}${open}m${s}${ESC}${close}m` : s
 export const bold = wrap(1, 22)
 export const dim = wrap(2, 22)
 export const red = wrap(31, 39)
 export const green = wrap(32, 39)
 export const yellow = wrap(33, 39)
-export const cyan = wrap(36, 39)
+const cyan = wrap(36, 39)
 
 let stringWidth: ((s: string) => number) | undefined
 
@@ -80,7 +83,10 @@ export function oneLine(text: string): string {
  * same text once parsed.
  */
 export function jsonText(value: unknown): string {
-  return (JSON.stringify(value, null, 2) ?? 'null').replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return (JSON.stringify(value, null, 2) ?? 'null').replace(
+    /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
 }
 
 /** One cell of a table, on a terminal or piped: tabs and newlines would break the row format, so they become spaces. */
@@ -120,12 +126,17 @@ export function renderTable(columns: Column[], rows: unknown[][], mode: OutputMo
       })
       .join('  ')
       .trimEnd()
-  const out = [line(columns.map((c) => c.header), (_, s) => bold(mode, s))]
+  const out = [
+    line(
+      columns.map((c) => c.header),
+      (_, s) => bold(mode, s),
+    ),
+  ]
   for (const r of cells) out.push(line(r, (i, s) => (columns[i]!.color ? columns[i]!.color!(mode, s) : s)))
   return out.join('\n') + '\n'
 }
 
-export const statusColor = (mode: OutputMode, s: string): string => (s.trim() === 'resolved' ? green(mode, s) : yellow(mode, s))
+const statusColor = (mode: OutputMode, s: string): string => (s.trim() === 'resolved' ? green(mode, s) : yellow(mode, s))
 
 /** `2026-11-21 20:00` on a terminal (local readers), the exact RFC 3339 time in pipes. */
 export function time(value: string | null | undefined, mode: OutputMode): string {
@@ -140,7 +151,13 @@ export function time(value: string | null | undefined, mode: OutputMode): string
 export function entryRows(items: EntryView[], mode: OutputMode): string {
   const std = (e: EntryView): Partial<EntryStandard> => e as Partial<EntryStandard>
   return renderTable(
-    [{header: 'ID', color: dim}, {header: 'STATUS', color: statusColor}, {header: 'SCOPE'}, {header: 'TITLE', flex: true}, {header: 'UPDATED'}],
+    [
+      {header: 'ID', color: dim},
+      {header: 'STATUS', color: statusColor},
+      {header: 'SCOPE'},
+      {header: 'TITLE', flex: true},
+      {header: 'UPDATED'},
+    ],
     items.map((e) => [e.id, e.status, std(e).scope ?? '', e.title, time(std(e).updated_at, mode)]),
     mode,
   )
@@ -164,8 +181,22 @@ export function projectRows(items: Project[], mode: OutputMode, current?: string
 
 export function apiKeyRows(items: ApiKeyRecord[], mode: OutputMode): string {
   return renderTable(
-    [{header: 'ID', color: dim}, {header: 'NAME', flex: true}, {header: 'PREFIX'}, {header: 'CREATED'}, {header: 'EXPIRES'}, {header: 'LAST USED'}],
-    items.map((k) => [k.id, k.name, k.prefix, time(k.created_at, mode), time(k.expires_at, mode) || 'never', time(k.last_used_at, mode) || 'never']),
+    [
+      {header: 'ID', color: dim},
+      {header: 'NAME', flex: true},
+      {header: 'PREFIX'},
+      {header: 'CREATED'},
+      {header: 'EXPIRES'},
+      {header: 'LAST USED'},
+    ],
+    items.map((k) => [
+      k.id,
+      k.name,
+      k.prefix,
+      time(k.created_at, mode),
+      time(k.expires_at, mode) || 'never',
+      time(k.last_used_at, mode) || 'never',
+    ]),
     mode,
   )
 }
@@ -174,7 +205,13 @@ export function apiKeyRows(items: ApiKeyRecord[], mode: OutputMode): string {
 export function grantRows(items: Grant[], mode: OutputMode): string {
   return renderTable(
     [{header: 'ID', color: dim}, {header: 'APPLICATION', flex: true}, {header: 'CREATED'}, {header: 'LAST USED'}, {header: 'ENDS'}],
-    items.map((g) => [g.id, g.client_name ?? `(unnamed) ${g.client_id}`, time(g.created_at, mode), time(g.last_used_at, mode) || 'never', time(g.expires_at, mode)]),
+    items.map((g) => [
+      g.id,
+      g.client_name ?? `(unnamed) ${g.client_id}`,
+      time(g.created_at, mode),
+      time(g.last_used_at, mode) || 'never',
+      time(g.expires_at, mode),
+    ]),
     mode,
   )
 }
@@ -229,13 +266,17 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
   if (s.branches && s.branches.length > 0) {
     out.push('', mode.tty ? bold(mode, 'Branches') : '-- branches')
     for (const b of s.branches) {
-      out.push(mode.tty ? `${dim(mode, oneLine(b.id))}  ${oneLine(b.title)} (${oneLine(b.scope)}, ${oneLine(b.author.name)})` : [b.id, b.title, b.scope, b.author.name].map(cell).join('\t'))
+      out.push(
+        mode.tty
+          ? `${dim(mode, oneLine(b.id))}  ${oneLine(b.title)} (${oneLine(b.scope)}, ${oneLine(b.author.name)})`
+          : [b.id, b.title, b.scope, b.author.name].map(cell).join('\t'),
+      )
     }
   }
   return out.join('\n') + '\n'
 }
 
-export function renderComment(c: Comment, mode: OutputMode): string {
+function renderComment(c: Comment, mode: OutputMode): string {
   const head = `${oneLine(c.author.name)} · ${oneLine(c.type)} · ${oneLine(time(c.created_at, mode))}`
   const body = safeText(c.body.trimEnd())
   return mode.tty ? `${cyan(mode, head)}\n${body}\n` : `${head}\n${body}\n`

@@ -65,7 +65,9 @@ export async function page(text: string, cmd: string, env: NodeJS.ProcessEnv = p
   const argv = splitCommand(cmd)
   // As git does: less and lv show colours and quit on a short text unless the user configured them.
   const childEnv = {...env, LESS: env.LESS ?? 'FRX', LV: env.LV ?? '-c'}
-  const child = argv ? spawn(argv[0]!, argv.slice(1), {stdio: ['pipe', 'inherit', 'inherit'], env: childEnv}) : spawn('/bin/sh', ['-c', cmd], {stdio: ['pipe', 'inherit', 'inherit'], env: childEnv})
+  const child = argv
+    ? spawn(argv[0]!, argv.slice(1), {stdio: ['pipe', 'inherit', 'inherit'], env: childEnv})
+    : spawn('/bin/sh', ['-c', cmd], {stdio: ['pipe', 'inherit', 'inherit'], env: childEnv})
   // Ctrl-C belongs to the pager (less uses it to stop a search); kb waits for it to exit.
   const ignore = (): void => undefined
   process.on('SIGINT', ignore)

@@ -82,7 +82,11 @@ export interface ProjectRef {
 }
 
 /** Where the project comes from, before asking the server anything. Null outside a joined repository. */
-export async function projectRef(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<ProjectRef | null> {
+export async function projectRef(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): Promise<ProjectRef | null> {
   if (flag) return {ref: flag.trim(), source: 'flag'}
   if (env.KB_PROJECT) return {ref: env.KB_PROJECT.trim(), source: 'env'}
   const gitDir = findGitDir(cwd, env)
@@ -100,7 +104,8 @@ export async function resolveProjectId(ref: ProjectRef, client: ApiClient): Prom
   const from = ref.source === 'flag' ? '--project' : ref.source === 'env' ? 'KB_PROJECT' : 'git config kb.project'
   if (!canonical) throw new KbError('usage', `${from} "${ref.ref}" is neither a project id nor a git remote (like github.com/acme/api)`)
   const match = (await client.listProjects()).find((p) => p.remote === canonical)
-  if (!match) throw new KbError('not_found', `you are not a member of a project for ${canonical}; run \`kb project join --remote ${ref.ref}\``)
+  if (!match)
+    throw new KbError('not_found', `you are not a member of a project for ${canonical}; run \`kb project join --remote ${ref.ref}\``)
   return match.id
 }
 
@@ -130,7 +135,10 @@ export async function inGitRepo(cwd = process.cwd()): Promise<boolean> {
  * The remote `kb project join` uses: `--remote` as a remote name of this repository or as a URL; else
  * the first remote in gh's order whose URL has a canonical form.
  */
-export async function pickRemote(option: string | undefined, cwd = process.cwd()): Promise<{url: string; canonical: string; name: string | null}> {
+export async function pickRemote(
+  option: string | undefined,
+  cwd = process.cwd(),
+): Promise<{url: string; canonical: string; name: string | null}> {
   const inRepo = await inGitRepo(cwd)
   const remotes = inRepo ? await listRemotes(cwd) : []
   if (option) {
@@ -148,5 +156,8 @@ export async function pickRemote(option: string | undefined, cwd = process.cwd()
     const canonical = canonicalRemote(r.url)
     if (canonical) return {url: r.url, canonical, name: r.name}
   }
-  throw new KbError('usage', 'this repository has no remote with a host and path; add one (`git remote add origin <url>`) or pass --remote <url>')
+  throw new KbError(
+    'usage',
+    'this repository has no remote with a host and path; add one (`git remote add origin <url>`) or pass --remote <url>',
+  )
 }

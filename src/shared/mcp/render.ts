@@ -2,9 +2,10 @@
  * @module The MCP tools' answers as text: an entry cut to its detail level's token budget, and search hits
  * trimmed until the whole answer fits in `max_tokens` (docs/mcp.md).
  */
+import {KbError} from '../errors.js'
 import {cutToFit, SUMMARY_TOKEN_BUDGET} from '../summary.js'
 import {countTokens, tokensWithin} from '../tokens.js'
-import type {Detail, EntryFull, EntryView, SearchResult} from '../types.js'
+import type {Detail, EntryFull, EntryView, Finding, SearchResult} from '../types.js'
 
 /** What a tool returns: structured content and the text an agent reads. */
 export interface ToolAnswer {
@@ -17,13 +18,22 @@ const budgetOf = (d: Detail): number | null => (d === 'summary' ? SUMMARY_TOKEN_
 /** One entry as compact text: a header line, then the body, then what the level adds. */
 function renderEntry(e: EntryView, lead = ''): {head: string; body: string; tail: string} {
   const s = e as Partial<EntryFull>
-  const meta = [e.status, s.scope, s.tags && s.tags.length > 0 ? `tags ${s.tags.join(',')}` : undefined, s.url ?? undefined].filter(Boolean).join(' · ')
+  const meta = [e.status, s.scope, s.tags && s.tags.length > 0 ? `tags ${s.tags.join(',')}` : undefined, s.url ?? undefined]
+    .filter(Boolean)
+    .join(' · ')
   const head = `${lead}${e.id} — ${e.title} [${meta}]`
   const tail: string[] = []
-  if (s.thought_chain && s.thought_chain.length > 0) tail.push('Thought chain:', ...s.thought_chain.map((t) => `${t.step}. (${t.kind}) ${t.thought}`))
-  if (s.resolution) tail.push(`Resolved by ${s.resolution.resolved_by.name}${s.resolution.note ? `: ${s.resolution.note}` : ''}${s.resolution.url ? ` (${s.resolution.url})` : ''}`)
+  if (s.thought_chain && s.thought_chain.length > 0)
+    tail.push('Thought chain:', ...s.thought_chain.map((t) => `${t.step}. (${t.kind}) ${t.thought}`))
+  if (s.resolution)
+    tail.push(
+      `Resolved by ${s.resolution.resolved_by.name}${s.resolution.note ? `: ${s.resolution.note}` : ''}${s.resolution.url ? ` (${s.resolution.url})` : ''}`,
+    )
   if (s.comments && s.comments.length > 0) {
-    tail.push(s.comments_truncated ? `Comments (newest ${s.comments.length} of ${s.comment_count}):` : 'Comments:', ...s.comments.map((c) => `- [${c.type}] ${c.author.name}: ${c.body}`))
+    tail.push(
+      s.comments_truncated ? `Comments (newest ${s.comments.length} of ${s.comment_count}):` : 'Comments:',
+      ...s.comments.map((c) => `- [${c.type}] ${c.author.name}: ${c.body}`),
+    )
   }
   if (s.branches && s.branches.length > 0) tail.push('Forks:', ...s.branches.map((b) => `- ${b.id} — ${b.title} (${b.scope})`))
   return {head, body: e.body, tail: tail.join('\n')}
@@ -38,38 +48,64 @@ export function entryText(e: EntryView, level: Detail, lead = ''): string {
   return join(cutToFit(body, (b) => countTokens(join(b)) <= budget))
 }
 
-/** Search hits as text and structure, trimmed from the end until both fit in `maxTokens`. */
-export function searchAnswer(result: SearchResult, query: string, maxTokens: number | undefined): ToolAnswer {
-  const items = [...result.items]
+/**
+ * Search hits as text and structure, trimmed from the end until both fit in `maxTokens`. Each hit is
+ * rendered once, and the trimming takes turns with other work (an answer can be megabytes).
+ */
+export async function searchAnswer(result: SearchResult, query: string, maxTokens: number | undefined): Promise<ToolAnswer> {
+  // With max_tokens the API may have stepped a hit down a level; each is rendered at its own.
+  const lines = result.items.map((e, i) => entryText(e, 'comments' in e ? 'full' : 'tags' in e ? 'standard' : 'summary', `${i + 1}. `))
   let truncated = result.truncated ?? false
-  const build = (): ToolAnswer => {
-    const structured: Record<string, unknown> = {items, total: result.total}
-    if (maxTokens !== undefined) Object.assign(structured, {truncated})
-    // With max_tokens the API may have stepped a hit down a level; each is rendered at its own.
-    const lines = items.map((e, i) => entryText(e, 'comments' in e ? 'full' : 'tags' in e ? 'standard' : 'summary', `${i + 1}. `))
-    const more = result.total > items.length ? `\n(${items.length} of ${result.total} matches${truncated ? ', cut to fit max_tokens' : ''}; get_knowledge <id> reads one)` : ''
-    const text = items.length === 0
-      ? result.total === 0 ? `Nothing matches "${query}". Nothing recorded yet? add_knowledge once you have solved it.` : `${result.total} matches, none fits in max_tokens ${maxTokens}; raise max_tokens.`
-      : lines.join('\n\n') + more
-    return {structured, text}
+  const textOf = (n: number): string => {
+    const more =
+      result.total > n
+        ? `\n(${n} of ${result.total} matches${truncated ? ', cut to fit max_tokens' : ''}; get_knowledge <id> reads one)`
+        : ''
+    if (n > 0) return lines.slice(0, n).join('\n\n') + more
+    return result.total === 0
+      ? `Nothing matches "${query}". Nothing recorded yet? add_knowledge once you have solved it.`
+      : `${result.total} matches, none fits in max_tokens ${maxTokens}; raise max_tokens.`
   }
-  const answer = build()
-  if (maxTokens === undefined) return answer
-  const fits = (a: ToolAnswer): boolean => tokensWithin(a.text, maxTokens) !== null && tokensWithin(JSON.stringify(a.structured), maxTokens) !== null
-  if (fits(answer)) return answer
+  const answer = (n: number): ToolAnswer => {
+    const structured: Record<string, unknown> = {items: result.items.slice(0, n), total: result.total}
+    if (maxTokens !== undefined) structured.truncated = truncated
+    return {structured, text: textOf(n)}
+  }
+  if (maxTokens === undefined) return answer(result.items.length)
+  // The structure as JSON.stringify writes it, from each hit's JSON made once.
+  const json = result.items.map((e) => JSON.stringify(e))
+  const jsonOf = (n: number): string => `{"items":[${json.slice(0, n).join(',')}],"total":${result.total},"truncated":${truncated}}`
+  const fits = (n: number): boolean => tokensWithin(textOf(n), maxTokens) !== null && tokensWithin(jsonOf(n), maxTokens) !== null
+  if (fits(result.items.length)) return answer(result.items.length)
   // The most hits that fit, by bisection: counting is bounded per call, but not 100 calls in a row.
-  const all = [...items]
-  const keep = (n: number): ToolAnswer => {
-    items.splice(0, items.length, ...all.slice(0, n))
-    return build()
-  }
   truncated = true
   let lo = 0
-  let hi = all.length - 1
+  let hi = result.items.length - 1
   while (lo < hi) {
+    await new Promise((resolve) => setImmediate(resolve))
     const mid = (lo + hi + 1) >> 1
-    if (fits(keep(mid))) lo = mid
+    if (fits(mid)) lo = mid
     else hi = mid - 1
   }
-  return keep(lo)
+  return answer(lo)
+}
+
+/**
+ * Rethrows a sensitive_content refusal (docs/mcp.md, "Safe publish") as an agent should read it: every
+ * finding with its id and masked excerpt, and the two ways on; any other error as it is.
+ */
+export function explainRefusal(e: unknown): never {
+  if (!(e instanceof KbError) || e.code !== 'sensitive_content' || !Array.isArray(e.extra?.findings)) throw e
+  const findings = e.extra.findings as Finding[]
+  const total = typeof e.extra.findings_total === 'number' ? e.extra.findings_total : findings.length
+  const lines = findings.map((f) => `- ${f.id}: ${f.label} in ${f.field}, line ${f.line}: ${f.excerpt}`)
+  if (total > findings.length) lines.push(`- and ${total - findings.length} more`)
+  const ids = findings.map((f) => `"${f.id}"`).join(', ')
+  throw new KbError(
+    'sensitive_content',
+    `it would share secrets or personal data with more readers than now:\n${lines.join('\n')}\n` +
+      'Call the tool again with redact: true to replace them with [REDACTED:<kind>] (right for credentials: a token or password never needs sharing)' +
+      `${total > findings.length ? '' : `, or with acknowledge: [${ids}] only if they are meant to be read as written (recorded on the entry)`}.`,
+    {status: e.status, extra: e.extra},
+  )
 }

@@ -30,9 +30,12 @@ function describeErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? [])
     .map((e) => {
       const at = e.instancePath.replace(/^\//, '').replace(/\//g, '.')
-      if (e.keyword === 'additionalProperties') return `unknown argument "${[at, (e.params as {additionalProperty: string}).additionalProperty].filter(Boolean).join('.')}"`
-      if (e.keyword === 'required') return `missing argument "${[at, (e.params as {missingProperty: string}).missingProperty].filter(Boolean).join('.')}"`
-      if (e.keyword === 'enum') return `${at || 'arguments'} must be one of ${(e.params as {allowedValues: unknown[]}).allowedValues.map((x) => JSON.stringify(x)).join(', ')}`
+      if (e.keyword === 'additionalProperties')
+        return `unknown argument "${[at, (e.params as {additionalProperty: string}).additionalProperty].filter(Boolean).join('.')}"`
+      if (e.keyword === 'required')
+        return `missing argument "${[at, (e.params as {missingProperty: string}).missingProperty].filter(Boolean).join('.')}"`
+      if (e.keyword === 'enum')
+        return `${at || 'arguments'} must be one of ${(e.params as {allowedValues: unknown[]}).allowedValues.map((x) => JSON.stringify(x)).join(', ')}`
       return `${at || 'arguments'} ${e.message ?? 'is invalid'}`
     })
     .join('; ')
@@ -49,7 +52,9 @@ async function callTool(name: string, rawArgs: unknown, ctx: ToolContext): Promi
   const args = (rawArgs === undefined ? {} : rawArgs) as Record<string, unknown>
   const validate = validatorFor(tool)
   if (typeof args !== 'object' || args === null || Array.isArray(args) || !validate(args)) {
-    return toolError(`invalid arguments for ${name}: ${describeErrors(validate.errors) || 'arguments must be an object'}; see the tool's input schema`)
+    return toolError(
+      `invalid arguments for ${name}: ${describeErrors(validate.errors) || 'arguments must be an object'}; see the tool's input schema`,
+    )
   }
   try {
     const answer = await tool.run(args, ctx)
@@ -59,7 +64,9 @@ async function callTool(name: string, rawArgs: unknown, ctx: ToolContext): Promi
       const fix = hintFor(e.code, 'agent')
       return toolError(`${name} failed (${e.code}): ${e.message}${fix && !e.message.includes(fix) ? `; ${fix}` : ''}`)
     }
-    return toolError(`${name} failed unexpectedly: ${(e as Error).message}; retry, and if it persists look at the daemon log (\`kb daemon logs\`)`)
+    return toolError(
+      `${name} failed unexpectedly: ${(e as Error).message}; retry, and if it persists look at the daemon log (\`kb daemon logs\`)`,
+    )
   }
 }
 
@@ -68,7 +75,11 @@ export function createMcpServer(ctx: ToolContext, version: string): Server {
   const server = new Server({name: 'kb', title: 'kb knowledge base', version}, {capabilities: {tools: {}}, instructions: MCP_INSTRUCTIONS})
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: TOOLS.map((t) => ({
-      name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema, outputSchema: t.outputSchema,
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      outputSchema: t.outputSchema,
       annotations: {
         title: t.title,
         readOnlyHint: t.readOnly === true,

@@ -41,7 +41,9 @@ function toJson(schema: unknown): unknown {
 // ---- fields several tools share ----
 
 export const entryId = described(Uuid, 'The entry id (a UUID, as returned by search_knowledge or add_knowledge)')
-export const projectId = Type.Optional(described(Uuid, 'A project id (from join_project); default: the project of the working directory or of the credential'))
+export const projectId = Type.Optional(
+  described(Uuid, 'A project id (from join_project); default: the project of the working directory or of the credential'),
+)
 
 export function detail(dflt: Detail, what: string): TOptional<typeof DetailSchema> {
   const levels =
@@ -55,10 +57,24 @@ const chain = entryFields.thought_chain
 /** The API's thought chain without `step`, which the API ignores on input (steps are numbered in order). */
 const thoughtSteps = {...chain, items: Type.Omit(chain.items, ['step'])}
 export const thoughtChain = Type.Optional(
-  described(thoughtSteps, 'Your reasoning, in order: what you observed, suspected, tried and concluded. Record it so the next agent can follow it.'),
+  described(
+    thoughtSteps,
+    'Your reasoning, in order: what you observed, suspected, tried and concluded. Record it so the next agent can follow it.',
+  ),
 )
 export const tags = described(entryFields.tags, 'Short keywords (letters, digits, . _ -), e.g. ["sqlite", "ci"]')
 export const sourceUrl = described(entryFields.url, 'A source: issue, commit, pull request or doc (absolute http(s) URL)')
+/** The two ways past a sensitive_content refusal (docs/mcp.md, "Safe publish"), as the API takes them. */
+export const sensitiveChoice = {
+  redact: described(
+    entryFields.redact,
+    'After a sensitive_content refusal: true replaces the findings it listed with [REDACTED:<kind>] and goes ahead',
+  ),
+  acknowledge: described(
+    entryFields.acknowledge,
+    'After a sensitive_content refusal, only for findings meant to be shared: their ids, to go ahead with them as written (recorded on the entry)',
+  ),
+}
 
 // ---- outputs (what structuredContent holds; loose, since the level decides which fields are present) ----
 
@@ -71,12 +87,25 @@ export const entryOut: JsonSchema = {
   description: 'A knowledge entry; the fields present depend on the detail level',
   required: ['id', 'title', 'body', 'status'],
   properties: {
-    id: {type: 'string'}, title: {type: 'string'}, body: {type: 'string'}, status, score: {type: 'number'},
-    tags: {type: 'array', items: {type: 'string'}}, scope, url: nullableString, project_id: nullableString, author,
-    forked_from: nullableString, created_at: {type: 'string'}, updated_at: {type: 'string'}, version: {type: 'integer'},
+    id: {type: 'string'},
+    title: {type: 'string'},
+    body: {type: 'string'},
+    status,
+    score: {type: 'number'},
+    tags: {type: 'array', items: {type: 'string'}},
+    scope,
+    url: nullableString,
+    project_id: nullableString,
+    author,
+    forked_from: nullableString,
+    created_at: {type: 'string'},
+    updated_at: {type: 'string'},
+    version: {type: 'integer'},
     comment_count: {type: 'integer'},
-    comments: {type: 'array', items: {type: 'object'}}, thought_chain: {type: 'array', items: {type: 'object'}},
-    branches: {type: 'array', items: {type: 'object'}}, resolution: {type: ['object', 'null']},
+    comments: {type: 'array', items: {type: 'object'}},
+    thought_chain: {type: 'array', items: {type: 'object'}},
+    branches: {type: 'array', items: {type: 'object'}},
+    resolution: {type: ['object', 'null']},
   },
 }
 export const entryAnswer: JsonSchema = {type: 'object', required: ['entry'], properties: {entry: entryOut}}

@@ -9,13 +9,28 @@ import {COMMENT_TYPE_DEFAULT, DETAIL_DEFAULT, DETAILS, LIMIT_DEFAULT, TITLE_MAX}
 import {CommentBody, CreateEntryBody, ForkBody, JoinProjectBody, PatchEntryBody, PublishBody, ResolveBody, SearchQuery} from '../schemas.js'
 import type {Comment, Detail, JoinResult} from '../types.js'
 import type {ApiClient} from '../client.js'
-import {entryText, searchAnswer, type ToolAnswer} from './render.js'
+import {entryText, explainRefusal, searchAnswer, type ToolAnswer} from './render.js'
 import {
-  author, described, detail, entryAnswer, entryId, entryOut, projectId, sourceUrl, tags, thoughtChain, toolInput, type JsonSchema,
+  author,
+  described,
+  detail,
+  entryAnswer,
+  entryId,
+  entryOut,
+  projectId,
+  sensitiveChoice,
+  sourceUrl,
+  tags,
+  thoughtChain,
+  toolInput,
+  type JsonSchema,
 } from './tool-schemas.js'
 
 /** What the tools need from a kb API client. */
-type KbApi = Pick<ApiClient, 'search' | 'getEntry' | 'createEntry' | 'patchEntry' | 'resolve' | 'comment' | 'publish' | 'fork' | 'joinProject'>
+type KbApi = Pick<
+  ApiClient,
+  'search' | 'getEntry' | 'createEntry' | 'patchEntry' | 'resolve' | 'comment' | 'publish' | 'fork' | 'joinProject'
+>
 
 export interface ToolContext {
   api: KbApi
@@ -53,7 +68,7 @@ const pick = (args: Record<string, unknown>, keys: string[]): Record<string, unk
   Object.fromEntries(keys.filter((k) => args[k] !== undefined).map((k) => [k, args[k]]))
 
 async function defaultProject(args: Record<string, unknown>, ctx: ToolContext): Promise<string | undefined> {
-  return str(args.project_id) ?? (ctx.projectId ? (await ctx.projectId()) ?? undefined : undefined)
+  return str(args.project_id) ?? (ctx.projectId ? ((await ctx.projectId()) ?? undefined) : undefined)
 }
 
 /** A tool, its `run` typed by `ToolDef`. */
@@ -72,7 +87,8 @@ export const TOOLS: ToolDef[] = [
   tool({
     name: 'search_knowledge',
     title: 'Search the knowledge base',
-    readOnly: true, idempotent: true,
+    readOnly: true,
+    idempotent: true,
     description:
       'Search what your team already knows — problems, root causes, fixes and the reasoning behind them — BEFORE you start debugging or designing. ' +
       'Use the error message, symptom or topic as the query (stemmed, typo-tolerant, best match first). Answers are short summaries by default; read one with get_knowledge. ' +
@@ -85,13 +101,20 @@ export const TOOLS: ToolDef[] = [
       limit: described(S.limit, `How many hits at most (default ${LIMIT_DEFAULT.search})`),
       detail: detail(DETAIL_DEFAULT.search, 'How much of each hit to return'),
       max_tokens: described(
-        S.max_tokens, 'Fit the whole answer into this many tokens: hits step down a detail level, then the weakest are dropped', {minimum: TOOL_MAX_TOKENS_MIN},
+        S.max_tokens,
+        'Fit the whole answer into this many tokens: hits step down a detail level, then the weakest are dropped',
+        {minimum: TOOL_MAX_TOKENS_MIN},
       ),
       project_id: projectId,
     }),
     outputSchema: {
-      type: 'object', required: ['items', 'total'],
-      properties: {items: {type: 'array', items: entryOut}, total: {type: 'integer', description: 'How many entries matched'}, truncated: {type: 'boolean'}},
+      type: 'object',
+      required: ['items', 'total'],
+      properties: {
+        items: {type: 'array', items: entryOut},
+        total: {type: 'integer', description: 'How many entries matched'},
+        truncated: {type: 'boolean'},
+      },
     },
     run: async (args, ctx) => {
       const level = levelOf(args.detail, DETAIL_DEFAULT.search)
@@ -99,8 +122,10 @@ export const TOOLS: ToolDef[] = [
       const project = await defaultProject(args, ctx)
       if (str(args.query)!.trim() === '') throw new KbError('validation_failed', 'query must contain a word to search for')
       const result = await ctx.api.search({
-        q: str(args.query)!, detail: level, limit: typeof args.limit === 'number' ? args.limit : LIMIT_DEFAULT.search,
-        ...(pick(args, ['scope', 'status', 'tag'])),
+        q: str(args.query)!,
+        detail: level,
+        limit: typeof args.limit === 'number' ? args.limit : LIMIT_DEFAULT.search,
+        ...pick(args, ['scope', 'status', 'tag']),
         ...(project ? {project_id: project} : {}),
         ...(maxTokens !== undefined ? {max_tokens: maxTokens} : {}),
       } as Parameters<KbApi['search']>[0])
@@ -110,8 +135,10 @@ export const TOOLS: ToolDef[] = [
   tool({
     name: 'get_knowledge',
     title: 'Read a knowledge entry',
-    readOnly: true, idempotent: true,
-    description: 'Read one entry by id (from search_knowledge). Use detail "full" to see its comments, the thought chain that led to it, its forks and how it was resolved.',
+    readOnly: true,
+    idempotent: true,
+    description:
+      'Read one entry by id (from search_knowledge). Use detail "full" to see its comments, the thought chain that led to it, its forks and how it was resolved.',
     inputSchema: toolInput({id: entryId, detail: detail(DETAIL_DEFAULT.entry, 'How much to return')}),
     outputSchema: entryAnswer,
     run: async (args, ctx) => entryAt(ctx, str(args.id)!, levelOf(args.detail, DETAIL_DEFAULT.entry), ''),
@@ -126,50 +153,83 @@ export const TOOLS: ToolDef[] = [
     inputSchema: toolInput({
       title: described(C.title, 'The problem in a line, e.g. the error message', titleBound),
       body: described(C.body, 'Markdown: symptom, root cause, fix; the first paragraph is what searches show'),
-      tags, url: sourceUrl, scope: described(C.scope, 'Who may see it: private (you), project (its members), global (everyone)'),
+      tags,
+      url: sourceUrl,
+      scope: described(C.scope, 'Who may see it: private (you), project (its members), global (everyone)'),
       // Not the API's nullable project_id: a null here would fall back to the default project, not to none.
-      thought_chain: thoughtChain, project_id: projectId,
+      thought_chain: thoughtChain,
+      project_id: projectId,
       detail: detail('summary', 'How much of the new entry to return'),
+      ...sensitiveChoice,
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
       const project = await defaultProject(args, ctx)
-      const created = await ctx.api.createEntry({
-        ...(pick(args, ['title', 'body', 'tags', 'url', 'scope', 'thought_chain']) as {title: string; body: string}),
-        ...(project ? {project_id: project} : {}),
-      })
+      const created = await ctx.api
+        .createEntry({
+          ...(pick(args, ['title', 'body', 'tags', 'url', 'scope', 'thought_chain', 'redact', 'acknowledge']) as {
+            title: string
+            body: string
+          }),
+          ...(project ? {project_id: project} : {}),
+        })
+        .catch(explainRefusal)
       const steps = created.thought_chain.length
-      return entryAt(ctx, created.id, levelOf(args.detail, 'summary'), `Added (${created.scope}${steps > 0 ? `, ${steps} thought steps` : ''}): `)
+      return entryAt(
+        ctx,
+        created.id,
+        levelOf(args.detail, 'summary'),
+        `Added (${created.scope}${steps > 0 ? `, ${steps} thought steps` : ''}): `,
+      )
     },
   }),
   tool({
     name: 'update_knowledge',
     title: 'Change a knowledge entry',
-    description: 'Change an entry you wrote: title, body, tags, url, thought chain, or status ("open" reopens a resolved entry). To mark it solved use resolve_knowledge; to widen who sees it, publish_knowledge; for someone else\'s entry, comment_on_knowledge or fork_knowledge.',
+    description:
+      'Change an entry you wrote: title, body, tags, url, thought chain, or status ("open" reopens a resolved entry). To mark it solved use resolve_knowledge; to widen who sees it, publish_knowledge; for someone else\'s entry, comment_on_knowledge or fork_knowledge.',
     inputSchema: toolInput({
-      id: entryId, title: {...P.title, ...titleBound}, body: P.body, tags, url: described(P.url, 'A source URL, or null to remove it'),
-      thought_chain: described(thoughtChain, 'Replaces the whole thought chain'), status: P.status,
+      id: entryId,
+      title: {...P.title, ...titleBound},
+      body: P.body,
+      tags,
+      url: described(P.url, 'A source URL, or null to remove it'),
+      thought_chain: described(thoughtChain, 'Replaces the whole thought chain'),
+      status: P.status,
       detail: detail('summary', 'How much of the changed entry to return'),
+      ...sensitiveChoice,
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
       const changes = pick(args, ['title', 'body', 'tags', 'url', 'thought_chain', 'status'])
-      if (Object.keys(changes).length === 0) throw new KbError('validation_failed', 'nothing to change: give at least one of title, body, tags, url, thought_chain, status')
-      const e = await ctx.api.patchEntry(str(args.id)!, changes)
+      if (Object.keys(changes).length === 0)
+        throw new KbError('validation_failed', 'nothing to change: give at least one of title, body, tags, url, thought_chain, status')
+      const e = await ctx.api.patchEntry(str(args.id)!, {...changes, ...pick(args, ['redact', 'acknowledge'])}).catch(explainRefusal)
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Updated (version ${e.version}): `)
     },
   }),
   tool({
     name: 'comment_on_knowledge',
     title: 'Comment on a knowledge entry',
-    description: 'Add to an entry anyone can see: a note, a supplement (more information, e.g. it also happens on macOS), a correction (something in it is wrong), or a question. Prefer this to a new entry when one already covers the problem.',
+    description:
+      'Add to an entry anyone can see: a note, a supplement (more information, e.g. it also happens on macOS), a correction (something in it is wrong), or a question. Prefer this to a new entry when one already covers the problem.',
     inputSchema: toolInput({
-      id: entryId, body: described(CommentBody.properties.body, 'The comment (Markdown)'),
-      type: described(CommentBody.properties.type, `The kind of comment (default ${COMMENT_TYPE_DEFAULT})`, {default: COMMENT_TYPE_DEFAULT}),
+      id: entryId,
+      body: described(CommentBody.properties.body, 'The comment (Markdown)'),
+      type: described(CommentBody.properties.type, `The kind of comment (default ${COMMENT_TYPE_DEFAULT})`, {
+        default: COMMENT_TYPE_DEFAULT,
+      }),
     }),
     outputSchema: {
-      type: 'object', required: ['comment'],
-      properties: {comment: {type: 'object', required: ['id', 'body', 'type', 'author', 'created_at'], properties: {id: {type: 'string'}, body: {type: 'string'}, type: {type: 'string'}, author, created_at: {type: 'string'}}}},
+      type: 'object',
+      required: ['comment'],
+      properties: {
+        comment: {
+          type: 'object',
+          required: ['id', 'body', 'type', 'author', 'created_at'],
+          properties: {id: {type: 'string'}, body: {type: 'string'}, type: {type: 'string'}, author, created_at: {type: 'string'}},
+        },
+      },
     },
     run: async (args, ctx) => {
       const c: Comment = await ctx.api.comment(str(args.id)!, pick(args, ['body', 'type']) as {body: string})
@@ -180,9 +240,12 @@ export const TOOLS: ToolDef[] = [
     name: 'resolve_knowledge',
     title: 'Mark a knowledge entry resolved',
     idempotent: true,
-    description: 'Mark an open entry solved once the fix is confirmed, with a note on what fixed it and a url (commit, pull request). Resolving a resolved entry changes nothing.',
+    description:
+      'Mark an open entry solved once the fix is confirmed, with a note on what fixed it and a url (commit, pull request). Resolving a resolved entry changes nothing.',
     inputSchema: toolInput({
-      id: entryId, note: described(ResolveBody.properties.note, 'What fixed it'), url: sourceUrl,
+      id: entryId,
+      note: described(ResolveBody.properties.note, 'What fixed it'),
+      url: sourceUrl,
       detail: detail('summary', 'How much of the entry to return'),
     }),
     outputSchema: entryAnswer,
@@ -194,27 +257,40 @@ export const TOOLS: ToolDef[] = [
   tool({
     name: 'publish_knowledge',
     title: 'Publish a knowledge entry more widely',
-    description: 'Let more people see an entry you wrote: private → project (when it has a project) → global. Without scope, the next wider one. An entry never narrows.',
+    description:
+      'Let more people see an entry you wrote: private → project (when it has a project) → global. Without scope, the next wider one. ' +
+      'An entry never narrows. ' +
+      'Secrets and personal data in it stop the publish with a list of findings; then call again with redact: true (or acknowledge: [ids]).',
     inputSchema: toolInput({
-      id: entryId, scope: described(PublishBody.properties.scope, 'The new, wider scope'), detail: detail('summary', 'How much of the entry to return'),
+      id: entryId,
+      scope: described(PublishBody.properties.scope, 'The new, wider scope'),
+      detail: detail('summary', 'How much of the entry to return'),
+      ...sensitiveChoice,
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
-      const e = await ctx.api.publish(str(args.id)!, pick(args, ['scope']))
+      const e = await ctx.api.publish(str(args.id)!, pick(args, ['scope', 'redact', 'acknowledge'])).catch(explainRefusal)
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Published (${e.scope}): `)
     },
   }),
   tool({
     name: 'fork_knowledge',
     title: 'Fork a knowledge entry',
-    description: 'Branch off an entry you can see to record a variant (another platform, a different root cause) without changing the original. The fork copies body, tags, url and thought chain; it is private until you publish it. Change it with update_knowledge.',
+    description:
+      'Branch off an entry you can see to record a variant (another platform, a different root cause) without changing the original. The fork copies body, tags, url and thought chain; it is private until you publish it. Change it with update_knowledge.',
     inputSchema: toolInput({
-      id: entryId, title: described(F.title, 'Default "<title> (fork)"', titleBound), scope: described(F.scope, 'Default private'),
-      project_id: described(F.project_id, 'The project of the fork'), detail: detail('summary', 'How much of the fork to return'),
+      id: entryId,
+      title: described(F.title, 'Default "<title> (fork)"', titleBound),
+      scope: described(F.scope, 'Default private'),
+      project_id: described(F.project_id, 'The project of the fork'),
+      detail: detail('summary', 'How much of the fork to return'),
+      ...sensitiveChoice,
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
-      const e = await ctx.api.fork(str(args.id)!, pick(args, ['title', 'scope', 'project_id']))
+      const e = await ctx.api
+        .fork(str(args.id)!, pick(args, ['title', 'scope', 'project_id', 'redact', 'acknowledge']))
+        .catch(explainRefusal)
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Forked from ${e.forked_from} (${e.scope}): `)
     },
   }),
@@ -222,15 +298,27 @@ export const TOOLS: ToolDef[] = [
     name: 'join_project',
     title: 'Join the project of a git repository',
     idempotent: true,
-    description: "Join (or create) the kb project of a git repository by its remote (`git remote get-url origin`), so entries can be shared with the project's members. Returns the project id for project_id.",
+    description:
+      "Join (or create) the kb project of a git repository by its remote (`git remote get-url origin`), so entries can be shared with the project's members. Returns the project id for project_id.",
     inputSchema: toolInput({
       remote: described(JoinProjectBody.properties.remote, 'A git remote URL, e.g. git@github.com:acme/api.git or github.com/acme/api'),
       name: described(JoinProjectBody.properties.name, 'A name for a new project (default the repository name)'),
     }),
     outputSchema: {
-      type: 'object', required: ['project', 'created'],
+      type: 'object',
+      required: ['project', 'created'],
       properties: {
-        project: {type: 'object', required: ['id', 'name', 'remote', 'role'], properties: {id: {type: 'string'}, name: {type: 'string'}, remote: {type: 'string'}, created_at: {type: 'string'}, role: {type: 'string'}}},
+        project: {
+          type: 'object',
+          required: ['id', 'name', 'remote', 'role'],
+          properties: {
+            id: {type: 'string'},
+            name: {type: 'string'},
+            remote: {type: 'string'},
+            created_at: {type: 'string'},
+            role: {type: 'string'},
+          },
+        },
         created: {type: 'boolean'},
       },
     },

@@ -25,7 +25,12 @@ describe('ExportCounter', () => {
         const at = [0, ...cuts.sort((a, b) => a - b), bytes.length]
         const c = new ExportCounter()
         for (let i = 1; i < at.length; i++) c.feed(bytes.subarray(at[i - 1], at[i]))
-        expect({bytes: c.bytes, lines: c.lines, entries: c.entries, announced: c.announced}).toEqual({bytes: bytes.length, lines: 6, entries: 3, announced: 3})
+        expect({bytes: c.bytes, lines: c.lines, entries: c.entries, announced: c.announced}).toEqual({
+          bytes: bytes.length,
+          lines: 6,
+          entries: 3,
+          announced: 3,
+        })
       }),
     )
   })

@@ -10,7 +10,9 @@ import {proofMessage} from '../../../src/shared/daemon-proof.js'
 
 describe('hmac-sha256', () => {
   it('matches RFC 4231 test case 2', () => {
-    expect(hmacSha256Hex(Buffer.from('Jefe'), 'what do ya want for nothing?')).toBe('5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843')
+    expect(hmacSha256Hex(Buffer.from('Jefe'), 'what do ya want for nothing?')).toBe(
+      '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+    )
   })
 
   it('matches node:crypto for every message length 0–300 and keys of 0–200 bytes', () => {

@@ -59,7 +59,11 @@ describe('renderTable on a terminal', () => {
   })
 
   it('pads by display width when nothing is cut', () => {
-    const out = renderTable([{header: 'TITLE'}, {header: 'N'}], [['漢字'], ['ab']].map(([t], i) => [t, String(i)]), tty(80))
+    const out = renderTable(
+      [{header: 'TITLE'}, {header: 'N'}],
+      [['漢字'], ['ab']].map(([t], i) => [t, String(i)]),
+      tty(80),
+    )
     expect(out).toBe('TITLE  N\n漢字   0\nab     1\n')
   })
 })

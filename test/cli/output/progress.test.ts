@@ -20,7 +20,12 @@ describe('describeProgress', () => {
   })
 
   it('formats sizes and durations for people', () => {
-    expect([formatBytes(0), formatBytes(1023), formatBytes(1536), formatBytes(5 * 1024 ** 3)]).toEqual(['0 B', '1023 B', '1.5 KiB', '5.0 GiB'])
+    expect([formatBytes(0), formatBytes(1023), formatBytes(1536), formatBytes(5 * 1024 ** 3)]).toEqual([
+      '0 B',
+      '1023 B',
+      '1.5 KiB',
+      '5.0 GiB',
+    ])
     expect([formatDuration(9.4), formatDuration(125), formatDuration(3 * 3600 + 180)]).toEqual(['9 s', '2 min 5 s', '3 h 3 min'])
   })
 

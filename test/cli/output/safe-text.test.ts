@@ -51,7 +51,14 @@ describe('safeText', () => {
   })
 
   it('is linear on 100,000 characters of each hostile shape', () => {
-    const shapes = [ESC.repeat(100_000), `${ESC}[`.repeat(50_000), `${ESC}]`.repeat(50_000), '\u009b1'.repeat(50_000), `${ESC}P`.repeat(50_000), '\r'.repeat(100_000)]
+    const shapes = [
+      ESC.repeat(100_000),
+      `${ESC}[`.repeat(50_000),
+      `${ESC}]`.repeat(50_000),
+      '\u009b1'.repeat(50_000),
+      `${ESC}P`.repeat(50_000),
+      '\r'.repeat(100_000),
+    ]
     for (const s of shapes) {
       const t = performance.now()
       safeText(s)

@@ -102,7 +102,7 @@ system.describe('kb browse in a real terminal (tmux)', () => {
     expect(narrow.split('\n').filter((l) => l.startsWith('kb browse'))).toHaveLength(1)
     const colored = await tmux.run('capture-pane', '-p', '-e', '-t', 'resize')
     // No foreground/background colours (SGR 30–38, 40–48, 90–97, 100–107); bold and inverse are not colours.
-    // eslint-disable-next-line no-control-regex
+
     const sgr = [...colored.matchAll(/\u001B\[([0-9;]*)m/g)].flatMap((m) => m[1]!.split(';').map(Number))
     expect(sgr.filter((n) => (n >= 30 && n <= 38) || (n >= 40 && n <= 48) || (n >= 90 && n <= 97) || (n >= 100 && n <= 107))).toEqual([])
     expect(colored).toContain('\u001B[7m')

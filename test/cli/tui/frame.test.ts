@@ -225,7 +225,7 @@ describe('safe text', () => {
     const opened = apply(press(s, KEYS.enter).state, {type: 'entry', id: e.id, entry: e}).state
     for (const st of [s, opened, press(s, 'd').state, press(opened, 'G').state]) {
       const text = frame(st, NOW).map(lineText).join('\n')
-      // eslint-disable-next-line no-control-regex
+
       expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/)
     }
     expect(e.title).toBe('Evil title link red')

@@ -122,7 +122,7 @@ describe('GET /api-keys', () => {
 })
 
 describe('DELETE /api-keys', () => {
-  it('revokes a key by id (204), after which it is 401; another principal\'s key is 404', async () => {
+  it("revokes a key by id (204), after which it is 401; another principal's key is 404", async () => {
     const frank = await newPrincipal(d, 'frank')
     const spare = await d.request('POST', '/api-keys', {key: frank, body: {name: 'spare'}})
     // The owner cannot revoke frank's key: it is not the owner's.
@@ -163,7 +163,12 @@ describe('authentication', () => {
 
   it('401 with an unknown, malformed or non-bearer credential: challenge with error="invalid_token"', async () => {
     const unknown = 'kb_' + 'A'.repeat(43)
-    for (const headers of [{authorization: `Bearer ${unknown}`}, {authorization: 'Bearer not-a-key'}, {authorization: `Basic ${Buffer.from('a:b').toString('base64')}`}, {authorization: 'Bearer'}]) {
+    for (const headers of [
+      {authorization: `Bearer ${unknown}`},
+      {authorization: 'Bearer not-a-key'},
+      {authorization: `Basic ${Buffer.from('a:b').toString('base64')}`},
+      {authorization: 'Bearer'},
+    ]) {
       const res = await d.request('GET', '/knowledge', {key: null, headers})
       expectProblem(res, 401)
       expect(res.headers.get('www-authenticate'), JSON.stringify(headers)).toBe(challenge(true))
@@ -189,9 +194,21 @@ describe('authentication', () => {
   it('every authenticated endpoint refuses a missing credential', async () => {
     const id = MISSING_ID
     const calls: Array<[string, string]> = [
-      ['POST', '/knowledge'], ['GET', '/knowledge'], ['GET', `/knowledge/${id}`], ['PATCH', `/knowledge/${id}`], ['DELETE', `/knowledge/${id}`],
-      ['GET', '/search?q=x'], ['POST', `/knowledge/${id}/resolve`], ['POST', `/knowledge/${id}/comments`], ['POST', `/knowledge/${id}/publish`],
-      ['POST', `/knowledge/${id}/fork`], ['POST', '/projects/join'], ['GET', '/projects'], ['POST', '/api-keys'], ['GET', '/api-keys'], ['DELETE', '/api-keys'],
+      ['POST', '/knowledge'],
+      ['GET', '/knowledge'],
+      ['GET', `/knowledge/${id}`],
+      ['PATCH', `/knowledge/${id}`],
+      ['DELETE', `/knowledge/${id}`],
+      ['GET', '/search?q=x'],
+      ['POST', `/knowledge/${id}/resolve`],
+      ['POST', `/knowledge/${id}/comments`],
+      ['POST', `/knowledge/${id}/publish`],
+      ['POST', `/knowledge/${id}/fork`],
+      ['POST', '/projects/join'],
+      ['GET', '/projects'],
+      ['POST', '/api-keys'],
+      ['GET', '/api-keys'],
+      ['DELETE', '/api-keys'],
     ]
     for (const [method, path] of calls) {
       const body = method === 'GET' ? {} : {body: {}}

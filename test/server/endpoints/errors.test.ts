@@ -13,7 +13,13 @@ let entryId: string
 let projectId: string
 
 const ID_ROUTES: Array<[string, string]> = [
-  ['GET', ''], ['PATCH', ''], ['DELETE', ''], ['POST', '/resolve'], ['POST', '/comments'], ['POST', '/publish'], ['POST', '/fork'],
+  ['GET', ''],
+  ['PATCH', ''],
+  ['DELETE', ''],
+  ['POST', '/resolve'],
+  ['POST', '/comments'],
+  ['POST', '/publish'],
+  ['POST', '/fork'],
 ]
 /** A body each :id route accepts, so that only the id decides the answer. */
 const VALID_BODY: Record<string, unknown> = {'': {title: 'x'}, '/comments': {body: 'hi'}, '/resolve': {}, '/publish': {}, '/fork': {}}
@@ -36,8 +42,15 @@ function bodyFor(method: string, suffix: string): {body?: unknown} {
 describe('400 bad_request', () => {
   it('malformed JSON on every body-carrying endpoint', async () => {
     const targets: Array<[string, string]> = [
-      ['POST', '/knowledge'], ['PATCH', `/knowledge/${entryId}`], ['POST', `/knowledge/${entryId}/resolve`], ['POST', `/knowledge/${entryId}/comments`],
-      ['POST', `/knowledge/${entryId}/publish`], ['POST', `/knowledge/${entryId}/fork`], ['POST', '/projects/join'], ['POST', '/api-keys'], ['DELETE', '/api-keys'],
+      ['POST', '/knowledge'],
+      ['PATCH', `/knowledge/${entryId}`],
+      ['POST', `/knowledge/${entryId}/resolve`],
+      ['POST', `/knowledge/${entryId}/comments`],
+      ['POST', `/knowledge/${entryId}/publish`],
+      ['POST', `/knowledge/${entryId}/fork`],
+      ['POST', '/projects/join'],
+      ['POST', '/api-keys'],
+      ['DELETE', '/api-keys'],
     ]
     for (const [method, path] of targets) {
       for (const raw of ['{"title": "x",', '{title: x}', 'nul', '{"a":1}}']) {
@@ -83,7 +96,12 @@ describe('400 bad_request', () => {
   })
 
   it('a cursor the server did not issue', async () => {
-    for (const cursor of ['garbage!', 'bm90IGpzb24', Buffer.from('{"a":1}').toString('base64url'), Buffer.from('[1,2]').toString('base64url')]) {
+    for (const cursor of [
+      'garbage!',
+      'bm90IGpzb24',
+      Buffer.from('{"a":1}').toString('base64url'),
+      Buffer.from('[1,2]').toString('base64url'),
+    ]) {
       expectProblem(await d.request('GET', '/knowledge', {query: {cursor}}), 400, ['cursor'])
     }
   })
@@ -139,11 +157,23 @@ describe('404 not_found', () => {
   })
 
   it('a project the caller is not a member of is answered like a missing one', async () => {
-    const missing = expectProblem(await d.request('POST', '/knowledge', {key: alice, body: {title: 't', body: 'b', project_id: MISSING_ID}}), 404)
-    const hidden = expectProblem(await d.request('POST', '/knowledge', {key: alice, body: {title: 't', body: 'b', project_id: projectId}}), 404)
+    const missing = expectProblem(
+      await d.request('POST', '/knowledge', {key: alice, body: {title: 't', body: 'b', project_id: MISSING_ID}}),
+      404,
+    )
+    const hidden = expectProblem(
+      await d.request('POST', '/knowledge', {key: alice, body: {title: 't', body: 'b', project_id: projectId}}),
+      404,
+    )
     expect(JSON.stringify(hidden).replaceAll(projectId, '<id>')).toBe(JSON.stringify(missing).replaceAll(MISSING_ID, '<id>'))
-    const forkMissing = expectProblem(await d.request('POST', `/knowledge/${entryId}/fork`, {key: alice, body: {project_id: MISSING_ID}}), 404)
-    const forkHidden = expectProblem(await d.request('POST', `/knowledge/${entryId}/fork`, {key: alice, body: {project_id: projectId}}), 404)
+    const forkMissing = expectProblem(
+      await d.request('POST', `/knowledge/${entryId}/fork`, {key: alice, body: {project_id: MISSING_ID}}),
+      404,
+    )
+    const forkHidden = expectProblem(
+      await d.request('POST', `/knowledge/${entryId}/fork`, {key: alice, body: {project_id: projectId}}),
+      404,
+    )
     expect(JSON.stringify(forkHidden).replaceAll(projectId, '<id>')).toBe(JSON.stringify(forkMissing).replaceAll(MISSING_ID, '<id>'))
   })
 
@@ -168,15 +198,27 @@ describe('413 payload_too_large', () => {
 describe('415 unsupported_media_type', () => {
   it('a body that is not application/json', async () => {
     const targets: Array<[string, string]> = [
-      ['POST', '/knowledge'], ['PATCH', `/knowledge/${entryId}`], ['POST', `/knowledge/${entryId}/resolve`], ['POST', `/knowledge/${entryId}/comments`],
-      ['POST', `/knowledge/${entryId}/publish`], ['POST', `/knowledge/${entryId}/fork`], ['POST', '/projects/join'], ['POST', '/api-keys'], ['DELETE', '/api-keys'],
+      ['POST', '/knowledge'],
+      ['PATCH', `/knowledge/${entryId}`],
+      ['POST', `/knowledge/${entryId}/resolve`],
+      ['POST', `/knowledge/${entryId}/comments`],
+      ['POST', `/knowledge/${entryId}/publish`],
+      ['POST', `/knowledge/${entryId}/fork`],
+      ['POST', '/projects/join'],
+      ['POST', '/api-keys'],
+      ['DELETE', '/api-keys'],
     ]
     for (const [method, path] of targets) {
       expectProblem(await d.request(method, path, {raw: '{"title":"t","body":"b"}', contentType: 'text/plain'}), 415)
       expectProblem(await d.request(method, path, {raw: 'title=t&body=b', contentType: 'application/x-www-form-urlencoded'}), 415)
     }
     // JSON with a charset parameter is JSON.
-    for (const contentType of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON', 'application/merge-patch+json']) {
+    for (const contentType of [
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'Application/JSON',
+      'application/merge-patch+json',
+    ]) {
       const ok = await d.request('POST', '/knowledge', {raw: '{"title":"t","body":"b"}', contentType})
       expect(ok.status, contentType).toBe(201)
     }
@@ -237,7 +279,13 @@ describe('422 validation_failed', () => {
     expect((await d.request('POST', `/knowledge/${entryId}/comments`, {body: {body: '😀'.repeat(20_000)}})).status).toBe(201)
     // The limits themselves are fine.
     const edge = await d.request('POST', '/knowledge', {
-      body: {title: `  ${long(200)}  `, body: long(100_000), tags: Array.from({length: 20}, (_, i) => `T.${i}_x-${long(30)}`), url: `https://example.com/${long(2020)}`, thought_chain: steps(100)},
+      body: {
+        title: `  ${long(200)}  `,
+        body: long(100_000),
+        tags: Array.from({length: 20}, (_, i) => `T.${i}_x-${long(30)}`),
+        url: `https://example.com/${long(2020)}`,
+        thought_chain: steps(100),
+      },
     })
     expect(edge.status).toBe(201)
     expect(edge.body.title).toBe(long(200))
@@ -256,7 +304,9 @@ describe('422 validation_failed', () => {
       body: {title: '', body: 7, tags: ['bad tag'], scope: 'everyone', thought_chain: [{thought: 'x', kind: 'nope'}], extra: true},
     })
     expectProblem(schemaLevel, 422, ['title', 'body', 'tags/0', 'scope', 'thought_chain/0/kind', 'extra'])
-    const ruleLevel = await d.request('POST', '/knowledge', {body: {title: '   ', body: '  ', url: 'mailto:a@b.c', thought_chain: [{thought: ' '}]}})
+    const ruleLevel = await d.request('POST', '/knowledge', {
+      body: {title: '   ', body: '  ', url: 'mailto:a@b.c', thought_chain: [{thought: ' '}]},
+    })
     expectProblem(ruleLevel, 422, ['title', 'body', 'url', 'thought_chain/0/thought'])
     const patch = await d.request('PATCH', `/knowledge/${entryId}`, {body: {title: ' ', body: ' ', url: 'gopher://x'}})
     expectProblem(patch, 422, ['title', 'body', 'url'])
@@ -264,10 +314,19 @@ describe('422 validation_failed', () => {
 
   it('PATCH /knowledge/:id: the same rules, status values, and no scope changes', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{title: ''}, 'title'], [{title: '  '}, 'title'], [{title: long(201)}, 'title'], [{body: ''}, 'body'], [{body: '\t'}, 'body'],
-      [{tags: ['a b']}, 'tags/0'], [{tags: Array.from({length: 21}, (_, i) => `t${i}`)}, 'tags'], [{url: 'ftp://x.y'}, 'url'],
-      [{thought_chain: steps(101)}, 'thought_chain'], [{status: 'closed'}, 'status'], [{scope: 'global'}, 'scope'],
-      [{project_id: projectId}, 'project_id'], [{version: 3}, 'version'],
+      [{title: ''}, 'title'],
+      [{title: '  '}, 'title'],
+      [{title: long(201)}, 'title'],
+      [{body: ''}, 'body'],
+      [{body: '\t'}, 'body'],
+      [{tags: ['a b']}, 'tags/0'],
+      [{tags: Array.from({length: 21}, (_, i) => `t${i}`)}, 'tags'],
+      [{url: 'ftp://x.y'}, 'url'],
+      [{thought_chain: steps(101)}, 'thought_chain'],
+      [{status: 'closed'}, 'status'],
+      [{scope: 'global'}, 'scope'],
+      [{project_id: projectId}, 'project_id'],
+      [{version: 3}, 'version'],
     ]
     const before = (await d.request('GET', `/knowledge/${entryId}`)).body
     for (const [body, path] of cases) expectProblem(await d.request('PATCH', `/knowledge/${entryId}`, {body}), 422, [path])
@@ -276,8 +335,13 @@ describe('422 validation_failed', () => {
 
   it('POST /knowledge/:id/comments: the rules of §3.4', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{}, 'body'], [{body: ''}, 'body'], [{body: '   '}, 'body'], [{body: long(20_001)}, 'body'],
-      [{body: 'x', type: 'praise'}, 'type'], [{body: 'x', type: 'NOTE'}, 'type'], [{body: 'x', author: 'me'}, 'author'],
+      [{}, 'body'],
+      [{body: ''}, 'body'],
+      [{body: '   '}, 'body'],
+      [{body: long(20_001)}, 'body'],
+      [{body: 'x', type: 'praise'}, 'type'],
+      [{body: 'x', type: 'NOTE'}, 'type'],
+      [{body: 'x', author: 'me'}, 'author'],
     ]
     for (const [body, path] of cases) expectProblem(await d.request('POST', `/knowledge/${entryId}/comments`, {body}), 422, [path])
     expect((await d.request('POST', `/knowledge/${entryId}/comments`, {body: {body: long(20_000)}})).status).toBe(201)
@@ -297,7 +361,11 @@ describe('422 validation_failed', () => {
     expectProblem(await d.request('POST', `/knowledge/${e}/fork`, {body: {scope: 'project', project_id: null}}), 422, ['project_id'])
     expectProblem(await d.request('POST', `/knowledge/${e}/fork`, {body: {body: 'not forkable'}}), 422, ['body'])
     // None of it changed the entry.
-    expect((await d.request('GET', `/knowledge/${e}`, {query: {detail: 'full'}})).body).toMatchObject({version: 1, status: 'open', branches: []})
+    expect((await d.request('GET', `/knowledge/${e}`, {query: {detail: 'full'}})).body).toMatchObject({
+      version: 1,
+      status: 'open',
+      branches: [],
+    })
   })
 
   it('projects and api-keys bodies', async () => {
@@ -306,9 +374,15 @@ describe('422 validation_failed', () => {
     expectProblem(await d.request('POST', '/projects/join', {body: {remote: 'just-a-word'}}), 422, ['remote'])
     expectProblem(await d.request('POST', '/projects/join', {body: {remote: 'github.com/acme/x', owner: 'me'}}), 422, ['owner'])
     for (const [body, path] of [
-      [{expires_in_days: 0}, 'expires_in_days'], [{expires_in_days: 3651}, 'expires_in_days'], [{expires_in_days: '3'}, 'expires_in_days'],
-      [{expires_in_days: 1.5}, 'expires_in_days'], [{principal: 'bad name!'}, 'principal'], [{principal: long(65)}, 'principal'],
-      [{project_id: 'abc'}, 'project_id'], [{name: ''}, 'name'], [{scopes: ['all']}, 'scopes'],
+      [{expires_in_days: 0}, 'expires_in_days'],
+      [{expires_in_days: 3651}, 'expires_in_days'],
+      [{expires_in_days: '3'}, 'expires_in_days'],
+      [{expires_in_days: 1.5}, 'expires_in_days'],
+      [{principal: 'bad name!'}, 'principal'],
+      [{principal: long(65)}, 'principal'],
+      [{project_id: 'abc'}, 'project_id'],
+      [{name: ''}, 'name'],
+      [{scopes: ['all']}, 'scopes'],
     ] as Array<[Record<string, unknown>, string]>) {
       expectProblem(await d.request('POST', '/api-keys', {body}), 422, [path])
     }

@@ -20,7 +20,10 @@ afterAll(async () => {
   await d?.stop()
 })
 
-const withKey = (key: string, o: Record<string, unknown> = {}): {headers: Record<string, string>} & Record<string, unknown> => ({...o, headers: {'idempotency-key': `"${key}"`}})
+const withKey = (key: string, o: Record<string, unknown> = {}): {headers: Record<string, string>} & Record<string, unknown> => ({
+  ...o,
+  headers: {'idempotency-key': `"${key}"`},
+})
 
 function expectIdempotencyProblem(res: HttpResult, status: number, code: string): void {
   expect(res.status, res.text).toBe(status)
@@ -41,7 +44,10 @@ describe('a repeat with the same key and request', () => {
     expect(first.status).toBe(201)
     expect(first.headers.get('idempotent-replayed')).toBeNull()
     // The same fields in another order are the same request; the key may also come bare.
-    const again = await d.request('POST', '/knowledge', {body: {scope: 'private', tags: ['x'], body: 'once only', title: 'Idempotent create'}, headers: {'idempotency-key': key}})
+    const again = await d.request('POST', '/knowledge', {
+      body: {scope: 'private', tags: ['x'], body: 'once only', title: 'Idempotent create'},
+      headers: {'idempotency-key': key},
+    })
     expect(again.status).toBe(201)
     expect(again.headers.get('idempotent-replayed')).toBe('true')
     expect(again.text).toBe(first.text)
@@ -59,7 +65,12 @@ describe('a repeat with the same key and request', () => {
 
   it('comment, resolve, publish, fork, join and PATCH each act once', async () => {
     const e = await createEntry(d, {title: 'Target of repeats', scope: 'private'})
-    const twice = async (method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<[HttpResult, HttpResult]> => {
+    const twice = async (
+      method: string,
+      path: string,
+      body: unknown,
+      headers: Record<string, string> = {},
+    ): Promise<[HttpResult, HttpResult]> => {
       const key = randomUUID()
       const a = await d.request(method, path, {body, headers: {...headers, 'idempotency-key': `"${key}"`}})
       const b = await d.request(method, path, {body, headers: {...headers, 'idempotency-key': `"${key}"`}})
@@ -109,14 +120,22 @@ describe('the same key with another request', () => {
   it('is 422 idempotency_key_reused, for another body or another target, and nothing is done', async () => {
     const key = randomUUID()
     expect((await d.request('POST', '/knowledge', withKey(key, {body: {title: 'Reuse A', body: 'a'}}))).status).toBe(201)
-    expectIdempotencyProblem(await d.request('POST', '/knowledge', withKey(key, {body: {title: 'Reuse B', body: 'a'}})), 422, 'idempotency_key_reused')
+    expectIdempotencyProblem(
+      await d.request('POST', '/knowledge', withKey(key, {body: {title: 'Reuse B', body: 'a'}})),
+      422,
+      'idempotency_key_reused',
+    )
     const e = await createEntry(d, {title: 'Reuse target'})
-    expectIdempotencyProblem(await d.request('POST', `/knowledge/${e.id}/comments`, withKey(key, {body: {body: 'a'}})), 422, 'idempotency_key_reused')
+    expectIdempotencyProblem(
+      await d.request('POST', `/knowledge/${e.id}/comments`, withKey(key, {body: {body: 'a'}})),
+      422,
+      'idempotency_key_reused',
+    )
     expect(await countTitled('Reuse B')).toBe(0)
     expect((await d.request('GET', `/knowledge/${e.id}`)).body.comment_count).toBe(0)
   })
 
-  it('keys belong to a principal: another principal\'s same key is a new request', async () => {
+  it("keys belong to a principal: another principal's same key is a new request", async () => {
     const bob = await newPrincipal(d, 'bob-idem')
     const key = randomUUID()
     const body = {title: 'Per principal', body: 'b', scope: 'private'}
@@ -136,7 +155,14 @@ describe('the same key with another request', () => {
       expect(res.body.code).toBe('bad_request')
     }
     expect(await countTitled('Bad key')).toBe(0)
-    expect((await d.request('POST', '/knowledge', {body: {title: 'Longest key', body: 'b'}, headers: {'idempotency-key': `"${'k'.repeat(255)}"`}})).status).toBe(201)
+    expect(
+      (
+        await d.request('POST', '/knowledge', {
+          body: {title: 'Longest key', body: 'b'},
+          headers: {'idempotency-key': `"${'k'.repeat(255)}"`},
+        })
+      ).status,
+    ).toBe(201)
     const key = randomUUID()
     const a = await d.request('POST', '/api-keys', withKey(key, {body: {name: 'idem a'}}))
     const b = await d.request('POST', '/api-keys', withKey(key, {body: {name: 'idem a'}}))
@@ -146,15 +172,26 @@ describe('the same key with another request', () => {
 })
 
 /** Starts a streamed import whose body is sent only when `finish` is called. */
-function slowImport(key: string, first: string, rest: string): {finish: () => void; done: Promise<{status: number; text: string; replayed: boolean}>} {
+function slowImport(
+  key: string,
+  first: string,
+  rest: string,
+): {finish: () => void; done: Promise<{status: number; text: string; replayed: boolean}>} {
   const u = new URL(`${d.url}/import`)
   let finish = (): void => {}
   const done = new Promise<{status: number; text: string; replayed: boolean}>((resolve, reject) => {
-    const req = httpRequest(u, {method: 'POST', headers: {authorization: `Bearer ${d.ownerKey}`, 'content-type': 'application/x-ndjson', 'idempotency-key': `"${key}"`}}, (res) => {
-      let text = ''
-      res.on('data', (c: Buffer) => (text += c.toString()))
-      res.on('end', () => resolve({status: res.statusCode ?? 0, text, replayed: res.headers['idempotent-replayed'] === 'true'}))
-    })
+    const req = httpRequest(
+      u,
+      {
+        method: 'POST',
+        headers: {authorization: `Bearer ${d.ownerKey}`, 'content-type': 'application/x-ndjson', 'idempotency-key': `"${key}"`},
+      },
+      (res) => {
+        let text = ''
+        res.on('data', (c: Buffer) => (text += c.toString()))
+        res.on('end', () => resolve({status: res.statusCode ?? 0, text, replayed: res.headers['idempotent-replayed'] === 'true'}))
+      },
+    )
     req.on('error', reject)
     req.write(first)
     finish = () => req.end(rest)
@@ -166,7 +203,24 @@ describe('a repeat while the first request still runs, and streamed bodies', () 
   const exportLines = (title: string): string[] => {
     const id = randomUUID()
     const header = {kind: 'kb-export', version: 1, exported_at: new Date().toISOString()}
-    const entry = {kind: 'entry', id, title, body: 'imported', scope: 'private', project_id: null, tags: [], url: null, status: 'open', resolution: null, thought_chain: [], forked_from: null, created_at: new Date().toISOString(), updated_at: new Date().toISOString(), version: 1, comments: []}
+    const entry = {
+      kind: 'entry',
+      id,
+      title,
+      body: 'imported',
+      scope: 'private',
+      project_id: null,
+      tags: [],
+      url: null,
+      status: 'open',
+      resolution: null,
+      thought_chain: [],
+      forked_from: null,
+      created_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+      version: 1,
+      comments: [],
+    }
     return toNdjson([header, entry]).split(/(?<=\n)/)
   }
 
@@ -185,7 +239,11 @@ describe('a repeat while the first request still runs, and streamed bodies', () 
     } finally {
       db.close()
     }
-    const during = await d.request('POST', '/import', {raw: head! + body!, contentType: 'application/x-ndjson', headers: {'idempotency-key': `"${key}"`}})
+    const during = await d.request('POST', '/import', {
+      raw: head! + body!,
+      contentType: 'application/x-ndjson',
+      headers: {'idempotency-key': `"${key}"`},
+    })
     expectIdempotencyProblem(during, 409, 'idempotency_key_in_use')
     expect(during.headers.get('retry-after')).toBe('1')
     slow.finish()
@@ -193,13 +251,25 @@ describe('a repeat while the first request still runs, and streamed bodies', () 
     expect(first.status, first.text).toBe(200)
     expect(JSON.parse(first.text)).toMatchObject({created: 1, skipped: 0})
     // Run again, the import would report the entry skipped: the repeat reports what the first did.
-    const after = await d.request('POST', '/import', {raw: head! + body!, contentType: 'application/x-ndjson', headers: {'idempotency-key': `"${key}"`}})
+    const after = await d.request('POST', '/import', {
+      raw: head! + body!,
+      contentType: 'application/x-ndjson',
+      headers: {'idempotency-key': `"${key}"`},
+    })
     expect(after.status).toBe(200)
     expect(after.headers.get('idempotent-replayed')).toBe('true')
     expect(after.text).toBe(first.text)
     // Another body with the key is still refused, read to the end first.
     const [head2, body2] = exportLines('Other import')
-    expectIdempotencyProblem(await d.request('POST', '/import', {raw: head2! + body2!, contentType: 'application/x-ndjson', headers: {'idempotency-key': `"${key}"`}}), 422, 'idempotency_key_reused')
+    expectIdempotencyProblem(
+      await d.request('POST', '/import', {
+        raw: head2! + body2!,
+        contentType: 'application/x-ndjson',
+        headers: {'idempotency-key': `"${key}"`},
+      }),
+      422,
+      'idempotency_key_reused',
+    )
     expect(await countTitled('Slow import')).toBe(1)
     expect(await countTitled('Other import')).toBe(0)
   })
@@ -208,20 +278,33 @@ describe('a repeat while the first request still runs, and streamed bodies', () 
     const key = randomUUID()
     // Declares more than an import may hold: refused (413) before a byte of the body is read.
     const refused = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(new URL(`${d.url}/import`), {
-        method: 'POST',
-        headers: {authorization: `Bearer ${d.ownerKey}`, 'content-type': 'application/x-ndjson', 'content-length': String(600 * 1024 * 1024), 'idempotency-key': `"${key}"`},
-      }, (res) => {
-        res.resume()
-        resolve(res.statusCode ?? 0)
-        req.destroy()
-      })
+      const req = httpRequest(
+        new URL(`${d.url}/import`),
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${d.ownerKey}`,
+            'content-type': 'application/x-ndjson',
+            'content-length': String(600 * 1024 * 1024),
+            'idempotency-key': `"${key}"`,
+          },
+        },
+        (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+          req.destroy()
+        },
+      )
       req.on('error', (e) => (e.message.includes('socket hang up') ? undefined : reject(e)))
       req.write('{')
     })
     expect(refused).toBe(413)
     const [head, body] = exportLines('Import after refusal')
-    const ok = await d.request('POST', '/import', {raw: head! + body!, contentType: 'application/x-ndjson', headers: {'idempotency-key': `"${key}"`}})
+    const ok = await d.request('POST', '/import', {
+      raw: head! + body!,
+      contentType: 'application/x-ndjson',
+      headers: {'idempotency-key': `"${key}"`},
+    })
     expect(ok.status, ok.text).toBe(200)
     expect(ok.headers.get('idempotent-replayed')).toBeNull()
     expect(JSON.parse(ok.text)).toMatchObject({created: 1})

@@ -7,7 +7,16 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {
-  createEntry, expectProblem, FULL_FIELDS, ISO_RE, joinProject, keysOf, STANDARD_FIELDS, SUMMARY_FIELDS, tick, UUID_RE,
+  createEntry,
+  expectProblem,
+  FULL_FIELDS,
+  ISO_RE,
+  joinProject,
+  keysOf,
+  STANDARD_FIELDS,
+  SUMMARY_FIELDS,
+  tick,
+  UUID_RE,
 } from './support.js'
 
 let d: TestDaemon
@@ -31,9 +40,15 @@ describe('POST /knowledge', () => {
   it('answers 201 with the entry at full detail, Location and ETag', async () => {
     const res = await d.request('POST', '/knowledge', {
       body: {
-        title: '  EADDRINUSE on start  ', body: '# Port taken\n\nThe daemon fails when port 7411 is held.\n\nMore text.',
-        tags: ['Daemon', 'ports', 'daemon'], url: 'https://github.com/acme/api/issues/7',
-        thought_chain: [{thought: 'The port is in use', kind: 'observation'}, {thought: 'Stop the old daemon', kind: 'action'}, {thought: 'Default kind'}],
+        title: '  EADDRINUSE on start  ',
+        body: '# Port taken\n\nThe daemon fails when port 7411 is held.\n\nMore text.',
+        tags: ['Daemon', 'ports', 'daemon'],
+        url: 'https://github.com/acme/api/issues/7',
+        thought_chain: [
+          {thought: 'The port is in use', kind: 'observation'},
+          {thought: 'Stop the old daemon', kind: 'action'},
+          {thought: 'Default kind'},
+        ],
       },
     })
     expect(res.status).toBe(201)
@@ -46,9 +61,18 @@ describe('POST /knowledge', () => {
     expect(e).toMatchObject({
       title: 'EADDRINUSE on start',
       body: '# Port taken\n\nThe daemon fails when port 7411 is held.\n\nMore text.',
-      status: 'open', tags: ['daemon', 'ports'], url: 'https://github.com/acme/api/issues/7',
-      scope: 'private', project_id: null, forked_from: null, version: 1, comment_count: 0,
-      comments: [], branches: [], resolution: null, author: {id: ownerId, name: 'owner'},
+      status: 'open',
+      tags: ['daemon', 'ports'],
+      url: 'https://github.com/acme/api/issues/7',
+      scope: 'private',
+      project_id: null,
+      forked_from: null,
+      version: 1,
+      comment_count: 0,
+      comments: [],
+      branches: [],
+      resolution: null,
+      author: {id: ownerId, name: 'owner'},
       thought_chain: [
         {step: 1, thought: 'The port is in use', kind: 'observation'},
         {step: 2, thought: 'Stop the old daemon', kind: 'action'},
@@ -95,8 +119,11 @@ describe('GET /knowledge/:id', () => {
   let e: Record<string, any>
   beforeAll(async () => {
     e = await createEntry(d, {
-      title: 'Detail levels', body: 'First paragraph of the body.\n\nSecond paragraph with **more** detail.', tags: ['levels'],
-      project_id: projectId, thought_chain: [{thought: 'why'}],
+      title: 'Detail levels',
+      body: 'First paragraph of the body.\n\nSecond paragraph with **more** detail.',
+      tags: ['levels'],
+      project_id: projectId,
+      thought_chain: [{thought: 'why'}],
     })
   })
 
@@ -140,14 +167,26 @@ describe('PATCH /knowledge/:id', () => {
     const e = await createEntry(d, {title: 'Before', tags: ['a']})
     await tick()
     const res = await d.request('PATCH', `/knowledge/${e.id}`, {
-      body: {title: 'After', body: 'New body.', tags: ['B', 'c'], url: 'http://example.com/x', thought_chain: [{thought: 'because', kind: 'conclusion'}]},
+      body: {
+        title: 'After',
+        body: 'New body.',
+        tags: ['B', 'c'],
+        url: 'http://example.com/x',
+        thought_chain: [{thought: 'because', kind: 'conclusion'}],
+      },
     })
     expect(res.status).toBe(200)
     expect(keysOf(res.body)).toEqual(FULL_FIELDS)
     expect(res.headers.get('etag')).toBe('"2"')
     expect(res.body).toMatchObject({
-      id: e.id, title: 'After', body: 'New body.', tags: ['b', 'c'], url: 'http://example.com/x', version: 2,
-      thought_chain: [{step: 1, thought: 'because', kind: 'conclusion'}], created_at: e.created_at,
+      id: e.id,
+      title: 'After',
+      body: 'New body.',
+      tags: ['b', 'c'],
+      url: 'http://example.com/x',
+      version: 2,
+      thought_chain: [{step: 1, thought: 'because', kind: 'conclusion'}],
+      created_at: e.created_at,
     })
     expect(res.body.updated_at > e.updated_at).toBe(true)
     const summary = await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'summary'}})
@@ -169,7 +208,9 @@ describe('PATCH /knowledge/:id', () => {
     expect(after.body).toMatchObject({title: 'Guarded 2', version: 2})
     // Weak form, lists and * are accepted.
     expect((await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'Guarded 3'}, headers: {'if-match': 'W/"2"'}})).status).toBe(200)
-    expect((await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'Guarded 4'}, headers: {'if-match': '"1", "3"'}})).status).toBe(200)
+    expect((await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'Guarded 4'}, headers: {'if-match': '"1", "3"'}})).status).toBe(
+      200,
+    )
     expect((await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'Guarded 5'}, headers: {'if-match': '*'}})).status).toBe(200)
     expectProblem(await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'x'}, headers: {'if-match': '"abc"'}}), 412)
   })
@@ -177,7 +218,9 @@ describe('PATCH /knowledge/:id', () => {
   it('under concurrent writes: one If-Match winner, the rest 412; unguarded edits and comments all count', async () => {
     const e = await createEntry(d, {title: 'Raced', scope: 'global'})
     const racers = await Promise.all(
-      Array.from({length: 10}, (_, i) => d.request('PATCH', `/knowledge/${e.id}`, {body: {title: `Racer ${i}`}, headers: {'if-match': '"1"'}})),
+      Array.from({length: 10}, (_, i) =>
+        d.request('PATCH', `/knowledge/${e.id}`, {body: {title: `Racer ${i}`}, headers: {'if-match': '"1"'}}),
+      ),
     )
     expect(racers.filter((r) => r.status === 200)).toHaveLength(1)
     for (const r of racers.filter((x) => x.status !== 200)) expectProblem(r, 412)
@@ -200,7 +243,11 @@ describe('PATCH /knowledge/:id', () => {
     expect(reopened.body).toMatchObject({status: 'open', resolution: null, version: 3})
     expect(reopened.headers.get('etag')).toBe('"3"')
     const viaPatch = await d.request('PATCH', `/knowledge/${e.id}`, {body: {status: 'resolved'}})
-    expect(viaPatch.body).toMatchObject({status: 'resolved', version: 4, resolution: {note: null, url: null, resolved_by: {id: ownerId, name: 'owner'}}})
+    expect(viaPatch.body).toMatchObject({
+      status: 'resolved',
+      version: 4,
+      resolution: {note: null, url: null, resolved_by: {id: ownerId, name: 'owner'}},
+    })
     expect(viaPatch.body.resolution.resolved_at).toMatch(ISO_RE)
   })
 
@@ -252,12 +299,15 @@ describe('DELETE /knowledge/:id', () => {
 describe('POST /knowledge/:id/resolve', () => {
   it('resolves with note and url, bumps the version, and is idempotent', async () => {
     const e = await createEntry(d, {title: 'To resolve'})
-    const res = await d.request('POST', `/knowledge/${e.id}/resolve`, {body: {note: 'Fixed by restarting', url: 'https://example.com/commit/1'}})
+    const res = await d.request('POST', `/knowledge/${e.id}/resolve`, {
+      body: {note: 'Fixed by restarting', url: 'https://example.com/commit/1'},
+    })
     expect(res.status).toBe(200)
     expect(keysOf(res.body)).toEqual(FULL_FIELDS)
     expect(res.headers.get('etag')).toBe('"2"')
     expect(res.body).toMatchObject({
-      status: 'resolved', version: 2,
+      status: 'resolved',
+      version: 2,
       resolution: {note: 'Fixed by restarting', url: 'https://example.com/commit/1', resolved_by: {id: ownerId, name: 'owner'}},
     })
     expect(res.body.resolution.resolved_at).toMatch(ISO_RE)
@@ -316,7 +366,11 @@ describe('GET /knowledge/:id/comments, and the comments of the full view', () =>
     let cursor: string | null = null
     let pages = 0
     do {
-      const res: {status: number; body: {items: Array<{body: string}>; next_cursor: string | null}} = await d.request('GET', `/knowledge/${e.id}/comments`, {key: alice, query: {limit: 50, ...(cursor ? {cursor} : {})}})
+      const res: {status: number; body: {items: Array<{body: string}>; next_cursor: string | null}} = await d.request(
+        'GET',
+        `/knowledge/${e.id}/comments`,
+        {key: alice, query: {limit: 50, ...(cursor ? {cursor} : {})}},
+      )
       expect(res.status).toBe(200)
       expect(keysOf(res.body)).toEqual(['items', 'next_cursor'])
       seen.push(...res.body.items.map((c) => c.body))
@@ -371,7 +425,11 @@ describe('POST /knowledge/:id/publish', () => {
 describe('POST /knowledge/:id/fork', () => {
   it('makes a private copy titled "<parent> (fork)" with body, tags, url and thought chain, listed in the parent\'s branches', async () => {
     const parent = await createEntry(d, {
-      title: 'Parent', body: 'Parent body.', tags: ['one', 'two'], url: 'https://example.com/p', scope: 'global',
+      title: 'Parent',
+      body: 'Parent body.',
+      tags: ['one', 'two'],
+      url: 'https://example.com/p',
+      scope: 'global',
       thought_chain: [{thought: 'step one', kind: 'hypothesis'}],
     })
     await d.request('POST', `/knowledge/${parent.id}/comments`, {body: {body: 'not copied'}})
@@ -383,14 +441,27 @@ describe('POST /knowledge/:id/fork', () => {
     expect(res.headers.get('location')).toBe(`/api/v1/knowledge/${f.id}`)
     expect(res.headers.get('etag')).toBe('"1"')
     expect(f).toMatchObject({
-      title: 'Parent (fork)', body: 'Parent body.', tags: ['one', 'two'], url: 'https://example.com/p', scope: 'private',
-      forked_from: parent.id, version: 1, status: 'open', resolution: null, comments: [], comment_count: 0, branches: [],
-      thought_chain: [{step: 1, thought: 'step one', kind: 'hypothesis'}], author: {name: 'alice'},
+      title: 'Parent (fork)',
+      body: 'Parent body.',
+      tags: ['one', 'two'],
+      url: 'https://example.com/p',
+      scope: 'private',
+      forked_from: parent.id,
+      version: 1,
+      status: 'open',
+      resolution: null,
+      comments: [],
+      comment_count: 0,
+      branches: [],
+      thought_chain: [{step: 1, thought: 'step one', kind: 'hypothesis'}],
+      author: {name: 'alice'},
     })
     expect(f.id).not.toBe(parent.id)
     // Alice sees her private fork among the parent's branches; the owner does not (private means private).
     const asAlice = await d.request('GET', `/knowledge/${parent.id}`, {key: alice, query: {detail: 'full'}})
-    expect(asAlice.body.branches).toEqual([{id: f.id, title: 'Parent (fork)', scope: 'private', author: f.author, created_at: f.created_at}])
+    expect(asAlice.body.branches).toEqual([
+      {id: f.id, title: 'Parent (fork)', scope: 'private', author: f.author, created_at: f.created_at},
+    ])
     const asOwner = await d.request('GET', `/knowledge/${parent.id}`, {query: {detail: 'full'}})
     expect(asOwner.body.branches).toEqual([])
     // Forking does not change the parent.

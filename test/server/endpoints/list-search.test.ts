@@ -26,7 +26,13 @@ beforeAll(async () => {
     const project = scope === 'project' ? (i % 2 === 0 || byBob ? projectId : otherProjectId) : null
     const e = await createEntry(
       d,
-      {title: `Entry number ${i}`, body: `Body of entry ${i}. ${i % 4 === 0 ? 'The widget crashed again.' : 'Nothing special.'}`, scope, project_id: project, tags: i % 2 === 0 ? ['even', `n${i}`] : ['odd']},
+      {
+        title: `Entry number ${i}`,
+        body: `Body of entry ${i}. ${i % 4 === 0 ? 'The widget crashed again.' : 'Nothing special.'}`,
+        scope,
+        project_id: project,
+        tags: i % 2 === 0 ? ['even', `n${i}`] : ['odd'],
+      },
       byBob ? bob : undefined,
     )
     created.push(e)
@@ -60,7 +66,10 @@ describe('GET /knowledge', () => {
     expect(res.body.items).toHaveLength(20)
     for (const item of res.body.items) expect(keysOf(item)).toEqual(STANDARD_FIELDS)
     expect(typeof res.body.next_cursor).toBe('string')
-    const expected = ownerVisible().sort(newestFirst).slice(0, 20).map((e) => e.id)
+    const expected = ownerVisible()
+      .sort(newestFirst)
+      .slice(0, 20)
+      .map((e) => e.id)
     expect(res.body.items.map((e: {id: string}) => e.id)).toEqual(expected)
     // The resolved ones were touched last.
     expect(res.body.items.slice(0, 3).map((e: {id: string}) => e.id)).toEqual([created[12]!.id, created[9]!.id, created[3]!.id])
@@ -80,7 +89,9 @@ describe('GET /knowledge', () => {
         cursor = res.body.next_cursor ?? undefined
         pages++
       } while (cursor !== undefined)
-      const expected = ownerVisible().sort(newestFirst).map((e) => e.id)
+      const expected = ownerVisible()
+        .sort(newestFirst)
+        .map((e) => e.id)
       expect(seen).toEqual(expected)
       expect(new Set(seen).size).toBe(seen.length)
       expect(pages).toBe(Math.max(1, Math.ceil(expected.length / limit)))
@@ -119,19 +130,43 @@ describe('GET /knowledge', () => {
       expect(ids(await listAll(d, {scope}))).toEqual(expectIds(vis.filter((e) => e.scope === scope)))
     }
     // With project_id: that project's entries, plus global ones, plus the caller's own private ones.
-    const inProject = (p: string) => (e: Record<string, any>): boolean => e.project_id === p || e.scope === 'global' || (e.scope === 'private' && e.author.name === 'owner')
+    const inProject =
+      (p: string) =>
+      (e: Record<string, any>): boolean =>
+        e.project_id === p || e.scope === 'global' || (e.scope === 'private' && e.author.name === 'owner')
     expect(ids(await listAll(d, {project_id: projectId}))).toEqual(expectIds(vis.filter(inProject(projectId))))
     expect(ids(await listAll(d, {project_id: otherProjectId}))).toEqual(expectIds(vis.filter(inProject(otherProjectId))))
-    expect(ids(await listAll(d, {project_id: projectId, scope: 'project'}))).toEqual(expectIds(vis.filter((e) => e.scope === 'project' && e.project_id === projectId)))
+    expect(ids(await listAll(d, {project_id: projectId, scope: 'project'}))).toEqual(
+      expectIds(vis.filter((e) => e.scope === 'project' && e.project_id === projectId)),
+    )
     // Filters combine.
     expect(ids(await listAll(d, {tag: 'even', scope: 'global', status: 'open'}))).toEqual(
       expectIds(vis.filter((e) => e.tags.includes('even') && e.scope === 'global' && e.status === 'open')),
     )
   })
 
+  it('a project_id you are not a member of (or that does not exist) is 404 on /knowledge and /search', async () => {
+    for (const [path, extra] of [
+      ['/knowledge', ''],
+      ['/search', '&q=widget'],
+    ] as const) {
+      for (const [pid, key] of [
+        [otherProjectId, bob],
+        ['0193e0a1-0000-7000-8000-000000000000', undefined],
+      ] as const) {
+        const res = await d.request('GET', `${path}?project_id=${pid}${extra}`, key ? {key} : {})
+        expect(res.status, `${path} ${pid}`).toBe(404)
+        expect(res.body).toMatchObject({code: 'not_found', errors: [{path: 'project_id'}]})
+      }
+    }
+    expect((await d.request('GET', `/search?project_id=${projectId}&q=widget`, {key: bob})).status).toBe(200)
+  })
+
   it('shows bob only what bob may see', async () => {
     const items = await listAll(d, {}, bob)
-    const expected = created.filter((e) => e.scope === 'global' || e.author.name === 'bob' || (e.scope === 'project' && e.project_id === projectId))
+    const expected = created.filter(
+      (e) => e.scope === 'global' || e.author.name === 'bob' || (e.scope === 'project' && e.project_id === projectId),
+    )
     expect(items.map((e) => e.id).sort()).toEqual(expected.map((e) => e.id).sort())
   })
 })
@@ -168,13 +203,24 @@ describe('GET /search', () => {
     expect(res.body.total).toBe(crashy.length)
     const scoped = await d.request('GET', '/search', {query: {q: 'crash', limit: 100, scope: 'global', status: 'open', tag: 'even'}})
     expect(scoped.body.items.map((e: {id: string}) => e.id).sort()).toEqual(
-      crashy.filter((e) => e.scope === 'global' && e.status === 'open' && e.tags.includes('even')).map((e) => e.id).sort(),
+      crashy
+        .filter((e) => e.scope === 'global' && e.status === 'open' && e.tags.includes('even'))
+        .map((e) => e.id)
+        .sort(),
     )
     const byBob = await d.request('GET', '/search', {query: {q: 'crash', limit: 100, author: 'bob'}})
-    expect(byBob.body.items.map((e: {id: string}) => e.id).sort()).toEqual(crashy.filter((e) => e.author.name === 'bob').map((e) => e.id).sort())
+    expect(byBob.body.items.map((e: {id: string}) => e.id).sort()).toEqual(
+      crashy
+        .filter((e) => e.author.name === 'bob')
+        .map((e) => e.id)
+        .sort(),
+    )
     const inProject = await d.request('GET', '/search', {query: {q: 'entry', limit: 100, project_id: otherProjectId}})
     expect(inProject.body.items.map((e: {id: string}) => e.id).sort()).toEqual(
-      ownerVisible().filter((e) => e.project_id === otherProjectId || e.scope === 'global' || e.scope === 'private').map((e) => e.id).sort(),
+      ownerVisible()
+        .filter((e) => e.project_id === otherProjectId || e.scope === 'global' || e.scope === 'private')
+        .map((e) => e.id)
+        .sort(),
     )
   })
 

@@ -169,7 +169,10 @@ describe('405 Method Not Allowed', () => {
     it(`${method} ${path.replace(MISSING_ID, ':id')} → 405 with Allow`, async () => {
       const res = await d.request(method, path, method === 'GET' ? {} : {body: {}})
       expectProblem(res, 405)
-      const allow = (res.headers.get('allow') ?? '').split(',').map((m) => m.trim()).sort()
+      const allow = (res.headers.get('allow') ?? '')
+        .split(',')
+        .map((m) => m.trim())
+        .sort()
       expect(allow).toEqual(allowed)
     })
   }

@@ -38,7 +38,12 @@ function expectSensitive(res: HttpResult, status: 409 | 422): Record<string, any
   expect(res.status, res.text.slice(0, 500)).toBe(status)
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/)
   const p = res.body
-  expect(p).toMatchObject({type: 'about:blank', status, code: 'sensitive_content', title: status === 409 ? 'Conflict' : 'Unprocessable Content'})
+  expect(p).toMatchObject({
+    type: 'about:blank',
+    status,
+    code: 'sensitive_content',
+    title: status === 409 ? 'Conflict' : 'Unprocessable Content',
+  })
   expect(p.detail).toMatch(/redact: true/)
   expect(p.detail).toMatch(/acknowledge: \[/)
   expect(p.findings_total).toBe(p.findings.length)
@@ -56,7 +61,9 @@ async function leakyEntry(): Promise<Record<string, any>> {
   const e = await createEntry(d, {
     title: `Deploy fails for ${secret('email')}`,
     body: `The job logged:\n\n    ${line('aws-access-token')}\n    ${line('slack-bot-token')}\n\nThen it retried.`,
-    project_id: projectId, scope: 'private', tags: ['deploy', secret('npm-access-token')],
+    project_id: projectId,
+    scope: 'private',
+    tags: ['deploy', secret('npm-access-token')],
     url: `https://ci.acme-corp.io/jobs/7?token=${secret('github-pat')}`,
     thought_chain: [{thought: `The DSN was ${line('connection-string')}`}],
   })
@@ -67,7 +74,16 @@ async function leakyEntry(): Promise<Record<string, any>> {
   return (await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'full'}})).body
 }
 
-const KINDS_IN_LEAKY = ['email', 'aws-access-token', 'slack-bot-token', 'npm-access-token', 'github-pat', 'connection-string', 'ip-address', 'stripe-access-token']
+const KINDS_IN_LEAKY = [
+  'email',
+  'aws-access-token',
+  'slack-bot-token',
+  'npm-access-token',
+  'github-pat',
+  'connection-string',
+  'ip-address',
+  'stripe-access-token',
+]
 
 describe('POST /knowledge/:id/publish', () => {
   it('refuses with 409 sensitive_content, every field scanned, nothing changed', async () => {
@@ -75,7 +91,8 @@ describe('POST /knowledge/:id/publish', () => {
     const p = expectSensitive(await d.request('POST', `/knowledge/${e.id}/publish`, {body: {scope: 'project'}}), 409)
     expect(p.findings.map((f: any) => f.kind).sort()).toEqual([...KINDS_IN_LEAKY].sort())
     const fields = p.findings.map((f: any) => f.field)
-    expect(fields).toEqual(expect.arrayContaining(['title', 'body', 'url', 'tags/1', 'thought_chain/0/thought', 'resolution/note', `comments/${e.comments[0].id}/body`]))
+    const everywhere = ['title', 'body', 'url', 'tags/1', 'thought_chain/0/thought', 'resolution/note', `comments/${e.comments[0].id}/body`]
+    expect(fields).toEqual(expect.arrayContaining(everywhere))
     const aws = p.findings.find((f: any) => f.kind === 'aws-access-token')
     expect(aws).toMatchObject({field: 'body', line: 3, category: 'secret'})
     expect(p.diff.some((l: any) => l.field === 'body' && l.line === 3 && l.after.includes('[REDACTED:aws-access-token]'))).toBe(true)
@@ -127,7 +144,15 @@ describe('POST /knowledge/:id/publish', () => {
     const found = await d.request('GET', '/search', {query: {q: secret('aws-access-token')}})
     expect(found.body.items.map((i: any) => i.id)).not.toContain(e.id)
     // What is published scans clean.
-    for (const text of [after.title, after.body, after.url, ...after.tags, after.thought_chain[0].thought, after.comments[0].body, after.resolution.note]) {
+    for (const text of [
+      after.title,
+      after.body,
+      after.url,
+      ...after.tags,
+      after.thought_chain[0].thought,
+      after.comments[0].body,
+      after.resolution.note,
+    ]) {
       expect(scanText(text)).toEqual([])
     }
   })
@@ -138,7 +163,15 @@ describe('POST /knowledge/:id/publish', () => {
     const res = await d.request('POST', `/knowledge/${e.id}/publish`, {body: {acknowledge: ids}})
     expect(res.status, res.text).toBe(200)
     const after = res.body
-    expect(after).toMatchObject({scope: 'project', body: e.body, title: e.title, url: e.url, tags: e.tags, version: e.version + 1, comment_count: 2})
+    expect(after).toMatchObject({
+      scope: 'project',
+      body: e.body,
+      title: e.title,
+      url: e.url,
+      tags: e.tags,
+      version: e.version + 1,
+      comment_count: 2,
+    })
     const note = after.comments[1]
     expect(note.author.name).toBe('owner')
     expect(note.type).toBe('note')
@@ -184,7 +217,12 @@ describe('POST /knowledge/:id/publish', () => {
   })
 
   it('a clean entry publishes with no record added', async () => {
-    const e = await createEntry(d, {title: 'Port 7411 in use', body: 'Stop the old daemon with kb daemon stop.', project_id: projectId, scope: 'private'})
+    const e = await createEntry(d, {
+      title: 'Port 7411 in use',
+      body: 'Stop the old daemon with kb daemon stop.',
+      project_id: projectId,
+      scope: 'private',
+    })
     const res = await d.request('POST', `/knowledge/${e.id}/publish`, {body: {}})
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({scope: 'project', comment_count: 0, version: 2})
@@ -225,17 +263,24 @@ describe('creating, editing and forking into a shared scope', () => {
     const email = (await d.request('GET', `/knowledge/${e.id}/publish-preview`)).body.findings[0].id
     expect((await d.request('POST', `/knowledge/${e.id}/publish`, {body: {acknowledge: [email]}})).status).toBe(200)
     // The acknowledged address stays where it was: editing around it is no new exposure.
-    const retitled = await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'Shared, retitled', body: `Note.\nReach me at ${secret('email')}`}})
+    const retitled = await d.request('PATCH', `/knowledge/${e.id}`, {
+      body: {title: 'Shared, retitled', body: `Note.\nReach me at ${secret('email')}`},
+    })
     expect(retitled.status, retitled.text).toBe(200)
-    const p = expectSensitive(await d.request('PATCH', `/knowledge/${e.id}`, {body: {body: `${line('github-fine-grained-pat')}\nReach me at ${secret('email')}`}}), 422)
+    const brought = `${line('github-fine-grained-pat')}\nReach me at ${secret('email')}`
+    const p = expectSensitive(await d.request('PATCH', `/knowledge/${e.id}`, {body: {body: brought}}), 422)
     expect(p.findings.map((f: any) => f.kind)).toEqual(['github-fine-grained-pat'])
-    const redacted = await d.request('PATCH', `/knowledge/${e.id}`, {body: {body: `${line('github-fine-grained-pat')}`, tags: ['ok'], redact: true}})
+    const redacted = await d.request('PATCH', `/knowledge/${e.id}`, {
+      body: {body: `${line('github-fine-grained-pat')}`, tags: ['ok'], redact: true},
+    })
     expect(redacted.status).toBe(200)
     expect(redacted.body.body).toBe('GH_TOKEN=[REDACTED:github-fine-grained-pat]')
     // Tags are stored lower-cased: an npm token (lower-case already) survives that and is found.
     const tags = expectSensitive(await d.request('PATCH', `/knowledge/${e.id}`, {body: {tags: [secret('npm-access-token')]}}), 422)
     expect(tags.findings[0]).toMatchObject({field: 'tags/0', kind: 'npm-access-token'})
-    const acked = await d.request('PATCH', `/knowledge/${e.id}`, {body: {tags: [secret('npm-access-token')], acknowledge: [tags.findings[0].id]}})
+    const acked = await d.request('PATCH', `/knowledge/${e.id}`, {
+      body: {tags: [secret('npm-access-token')], acknowledge: [tags.findings[0].id]},
+    })
     expect(acked.status).toBe(200)
     expect(acked.body.comments.at(-1).body).toMatch(/editing an entry in project scope/)
   })
@@ -267,11 +312,14 @@ describe('POST /import into a shared scope', () => {
 
   it('rejects an entry with findings (nothing applied), names them and both ways out', async () => {
     const id = '01930000-0000-7000-8000-00000000a001'
-    const res = await post(importBody(entryLine(id, line('gcp-api-key')), entryLine('01930000-0000-7000-8000-00000000a002', 'clean', 'global')))
+    const res = await post(
+      importBody(entryLine(id, line('gcp-api-key')), entryLine('01930000-0000-7000-8000-00000000a002', 'clean', 'global')),
+    )
     expect(res.status).toBe(200)
     expectNoSecret(res)
     expect(res.body).toMatchObject({created: 0, rejected: [{line: 2}]})
-    expect(res.body.rejected[0].reason).toMatch(/^sensitive content for global scope: Google Cloud API key in body, line 1 .*redact=true.*acknowledge=[0-9a-f]{16}/)
+    expect(res.body.rejected[0].reason).toMatch(/^sensitive content for global scope: Google Cloud API key in body, line 1 /)
+    expect(res.body.rejected[0].reason).toMatch(/redact=true.*acknowledge=[0-9a-f]{16}/)
     expect((await d.request('GET', `/knowledge/${id}`)).status).toBe(404)
   })
 
@@ -280,7 +328,9 @@ describe('POST /import into a shared scope', () => {
     expect(priv.body).toMatchObject({created: 1, rejected: []})
     const redacted = await post(importBody(entryLine('01930000-0000-7000-8000-00000000a012', line('gcp-api-key'))), {redact: true})
     expect(redacted.body).toMatchObject({created: 1, rejected: []})
-    expect((await d.request('GET', '/knowledge/01930000-0000-7000-8000-00000000a012')).body.body).toBe('const firebaseKey = "[REDACTED:gcp-api-key]";')
+    expect((await d.request('GET', '/knowledge/01930000-0000-7000-8000-00000000a012')).body.body).toBe(
+      'const firebaseKey = "[REDACTED:gcp-api-key]";',
+    )
     const refused = await post(importBody(entryLine('01930000-0000-7000-8000-00000000a013', line('gcp-api-key'))))
     const ids = /acknowledge=([0-9a-f,]+)/.exec(refused.body.rejected[0].reason)![1]!
     const acked = await post(importBody(entryLine('01930000-0000-7000-8000-00000000a013', line('gcp-api-key'))), {acknowledge: ids})
@@ -292,7 +342,9 @@ describe('POST /import into a shared scope', () => {
 
   it('an entry published with an acknowledgement exports and imports again without asking twice', async () => {
     const e = await createEntry(d, {title: 'Round trip', body: line('sendgrid-api-token'), project_id: projectId, scope: 'private'})
-    const ids = (await d.request('GET', `/knowledge/${e.id}/publish-preview`, {query: {scope: 'global'}})).body.findings.map((f: any) => f.id)
+    const ids = (await d.request('GET', `/knowledge/${e.id}/publish-preview`, {query: {scope: 'global'}})).body.findings.map(
+      (f: any) => f.id,
+    )
     expect((await d.request('POST', `/knowledge/${e.id}/publish`, {body: {scope: 'global', acknowledge: ids}})).status).toBe(200)
     // JSON Lines: read as text (the helper would parse it as one JSON document).
     const exported = await (await fetch(`${d.url}/export?scope=global`, {headers: {authorization: `Bearer ${d.ownerKey}`}})).text()
@@ -306,7 +358,10 @@ describe('POST /import into a shared scope', () => {
     expect(restored.body).toBe(line('sendgrid-api-token'))
     expect(restored.comments).toHaveLength(1)
     // A finding the record does not name still counts: the same line with another secret added is refused.
-    const tampered = mine[0]!.replace(JSON.stringify(line('sendgrid-api-token')), JSON.stringify(`${line('sendgrid-api-token')}\n${line('jwt')}`))
+    const tampered = mine[0]!.replace(
+      JSON.stringify(line('sendgrid-api-token')),
+      JSON.stringify(`${line('sendgrid-api-token')}\n${line('jwt')}`),
+    )
     expect((await d.request('DELETE', `/knowledge/${e.id}`)).status).toBe(204)
     const refused = await post(importBody(tampered))
     expect(refused.body.rejected[0].reason).toMatch(/JSON Web Token in body, line 2/)

@@ -11,17 +11,43 @@ export const API_KEY_RE = /^kb_[0-9A-Za-z]{43}$/
 
 export const SUMMARY_FIELDS = ['body', 'id', 'status', 'title']
 export const STANDARD_FIELDS = [
-  ...SUMMARY_FIELDS, 'author', 'comment_count', 'created_at', 'forked_from', 'project_id', 'scope', 'tags', 'updated_at', 'url', 'version',
+  ...SUMMARY_FIELDS,
+  'author',
+  'comment_count',
+  'created_at',
+  'forked_from',
+  'project_id',
+  'scope',
+  'tags',
+  'updated_at',
+  'url',
+  'version',
 ].sort()
 export const FULL_FIELDS = [...STANDARD_FIELDS, 'branches', 'comments', 'comments_truncated', 'resolution', 'thought_chain'].sort()
 
-export const PROBLEM_TITLES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
-  412: 'Precondition Failed', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content',
+const PROBLEM_TITLES: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  412: 'Precondition Failed',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
 }
-export const CODES: Record<number, string> = {
-  400: 'bad_request', 401: 'unauthenticated', 403: 'forbidden', 404: 'not_found', 405: 'method_not_allowed', 409: 'conflict',
-  412: 'precondition_failed', 413: 'payload_too_large', 415: 'unsupported_media_type', 422: 'validation_failed',
+const CODES: Record<number, string> = {
+  400: 'bad_request',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  412: 'precondition_failed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  422: 'validation_failed',
 }
 
 /** A UUID that names nothing in any store (v4, never issued by the server, which mints v7). */
@@ -82,7 +108,11 @@ export async function joinProject(d: TestDaemon, remote: string, key?: string): 
 }
 
 /** Walks a list through its cursors and returns every item. */
-export async function listAll(d: TestDaemon, query: Record<string, string | number | undefined>, key?: string): Promise<Array<Record<string, any>>> {
+export async function listAll(
+  d: TestDaemon,
+  query: Record<string, string | number | undefined>,
+  key?: string,
+): Promise<Array<Record<string, any>>> {
   const items: Array<Record<string, any>> = []
   let cursor: string | undefined
   for (let page = 0; page < 1000; page++) {
@@ -103,7 +133,11 @@ export async function tick(): Promise<void> {
 
 /** A request through node:http, for what fetch will not send (a foreign Host header, a lying Content-Length). */
 export async function rawRequest(
-  baseUrl: string, method: string, path: string, headers: Record<string, string>, body?: string | Buffer,
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
 ): Promise<{status: number; headers: Record<string, string | string[] | undefined>; text: string; json: any}> {
   const {request} = await import('node:http')
   const u = new URL(baseUrl + path)
@@ -113,7 +147,7 @@ export async function rawRequest(
       res.on('data', (c: Buffer) => chunks.push(c))
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8')
-        let json: unknown = null
+        let json: unknown
         try {
           json = JSON.parse(text)
         } catch {

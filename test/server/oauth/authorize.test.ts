@@ -21,7 +21,15 @@ afterAll(async () => {
 })
 
 function params(over: Record<string, string | undefined> = {}): Record<string, string | undefined> {
-  return {response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', state: 'st-123', ...over}
+  return {
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'st-123',
+    ...over,
+  }
 }
 
 async function get(url: string): Promise<Response> {
@@ -59,14 +67,24 @@ describe('requests that must not redirect', () => {
   })
 
   it('shows an error page for an unregistered redirect URI, and never sends the browser there', async () => {
-    for (const uri of ['https://evil.example/callback', 'http://127.0.0.1:33418/other', 'http://127.0.0.2:33418/callback', 'http://127.0.0.1:33418/callback?x=1', 'http://127.0.0.1:33418/callback#f']) {
+    for (const uri of [
+      'https://evil.example/callback',
+      'http://127.0.0.1:33418/other',
+      'http://127.0.0.2:33418/callback',
+      'http://127.0.0.1:33418/callback?x=1',
+      'http://127.0.0.1:33418/callback#f',
+    ]) {
       await expectErrorPage(await get(authorizeUrl(d, params({redirect_uri: uri}))), 400, /not registered/)
     }
   })
 
   it('needs redirect_uri when the client registered several, not when it registered one', async () => {
     const two = await registerOk(d, {redirect_uris: ['https://a.example/cb', 'https://b.example/cb']})
-    await expectErrorPage(await get(authorizeUrl(d, params({client_id: two.client_id, redirect_uri: undefined}))), 400, /redirect_uri is required/)
+    await expectErrorPage(
+      await get(authorizeUrl(d, params({client_id: two.client_id, redirect_uri: undefined}))),
+      400,
+      /redirect_uri is required/,
+    )
     const form = await openConsent(authorizeUrl(d, params({redirect_uri: undefined})))
     expect(form.requestId).not.toBe('')
   })
@@ -84,7 +102,12 @@ describe('loopback redirects (RFC 8252)', () => {
 
   it('do not stretch to other hosts, paths or schemes', async () => {
     const c = await registerOk(d, {redirect_uris: ['http://127.0.0.1:33418/cb', 'https://app.example:8443/cb']})
-    for (const uri of ['http://localhost:33418/cb', 'http://127.0.0.1:1/cb2', 'https://app.example:9443/cb', 'https://127.0.0.1:33418/cb']) {
+    for (const uri of [
+      'http://localhost:33418/cb',
+      'http://127.0.0.1:1/cb2',
+      'https://app.example:9443/cb',
+      'https://127.0.0.1:33418/cb',
+    ]) {
       await expectErrorPage(await get(authorizeUrl(d, params({client_id: c.client_id, redirect_uri: uri}))), 400, /not registered/)
     }
   })
@@ -106,7 +129,8 @@ describe('requests that redirect with an error', () => {
   it('refuses a resource that is not this server (RFC 8707)', async () => {
     expectErrorRedirect(await get(authorizeUrl(d, params({resource: 'https://other.example/api/v1'}))), 'invalid_target')
     expectErrorRedirect(await get(authorizeUrl(d, params({resource: `${d.url}/knowledge`}))), 'invalid_target')
-    for (const ok of [d.url, `${d.url}/`, `${d.url}/mcp`]) expect((await openConsent(authorizeUrl(d, params({resource: ok})))).requestId).not.toBe('')
+    for (const ok of [d.url, `${d.url}/`, `${d.url}/mcp`])
+      expect((await openConsent(authorizeUrl(d, params({resource: ok})))).requestId).not.toBe('')
   })
 
   it('refuses repeated parameters', async () => {
@@ -116,7 +140,9 @@ describe('requests that redirect with an error', () => {
 
   it('keeps the registered query of a redirect URI and adds to it', async () => {
     const c = await registerOk(d, {redirect_uris: ['https://app.example/cb?tenant=7']})
-    const res = await get(authorizeUrl(d, params({client_id: c.client_id, redirect_uri: 'https://app.example/cb?tenant=7', response_type: 'token'})))
+    const res = await get(
+      authorizeUrl(d, params({client_id: c.client_id, redirect_uri: 'https://app.example/cb?tenant=7', response_type: 'token'})),
+    )
     const loc = new URL(res.headers.get('location')!)
     expect(loc.searchParams.get('tenant')).toBe('7')
     expect(loc.searchParams.get('error')).toBe('unsupported_response_type')
@@ -174,12 +200,28 @@ describe('the consent page', () => {
 
   it('refuses a form without its cookie, with a wrong token, or for an unknown request', async () => {
     const form = await openConsent(authorizeUrl(d, params()))
-    await expectErrorPage(await submitConsent(d, form, {api_key: d.ownerKey, decision: 'approve'}, {cookie: null}), 403, /could not be verified/)
-    await expectErrorPage(await submitConsent(d, {...form, csrf: 'x'.repeat(43)}, {api_key: d.ownerKey, decision: 'approve'}), 403, /could not be verified/)
+    await expectErrorPage(
+      await submitConsent(d, form, {api_key: d.ownerKey, decision: 'approve'}, {cookie: null}),
+      403,
+      /could not be verified/,
+    )
+    await expectErrorPage(
+      await submitConsent(d, {...form, csrf: 'x'.repeat(43)}, {api_key: d.ownerKey, decision: 'approve'}),
+      403,
+      /could not be verified/,
+    )
     const other = await openConsent(authorizeUrl(d, params()))
     // Another consent page's token and cookie do not fit this request.
-    await expectErrorPage(await submitConsent(d, {...form, csrf: other.csrf}, {api_key: d.ownerKey, decision: 'approve'}, {cookie: other.cookie}), 403, /could not be verified/)
-    await expectErrorPage(await submitConsent(d, {...form, requestId: '00000000-0000-4000-8000-000000000000'}, {api_key: d.ownerKey, decision: 'approve'}), 400, /expired/)
+    await expectErrorPage(
+      await submitConsent(d, {...form, csrf: other.csrf}, {api_key: d.ownerKey, decision: 'approve'}, {cookie: other.cookie}),
+      403,
+      /could not be verified/,
+    )
+    await expectErrorPage(
+      await submitConsent(d, {...form, requestId: '00000000-0000-4000-8000-000000000000'}, {api_key: d.ownerKey, decision: 'approve'}),
+      400,
+      /expired/,
+    )
     // None of that consumed the real request.
     expect((await submitConsent(d, form, {api_key: d.ownerKey, decision: 'approve'})).status).toBe(303)
   })
@@ -211,7 +253,13 @@ describe('consent page rate limit', () => {
     const fresh = await startInProcessDaemon()
     try {
       const c = await registerOk(fresh, {redirect_uris: [REDIRECT]})
-      const url = authorizeUrl(fresh, {response_type: 'code', client_id: c.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256'})
+      const url = authorizeUrl(fresh, {
+        response_type: 'code',
+        client_id: c.client_id,
+        redirect_uri: REDIRECT,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      })
       let limited: Response | null = null
       let ok = 0
       for (let i = 0; i < 200 && !limited; i++) {

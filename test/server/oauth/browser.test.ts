@@ -13,7 +13,16 @@ import {authorizeUrl, pkcePair, redirectListener, registerOk, tokenRequest, type
 import {requireSystem} from '../../helpers/system.js'
 
 const system = requireSystem('chromium')
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
 
 let d: TestDaemon
 let browser: Browser
@@ -52,7 +61,13 @@ system.describe('the consent page in chromium', () => {
     const client = await registerOk(d, {redirect_uris: ['http://127.0.0.1/callback'], client_name: 'Chromium <Test> Client'})
     const {verifier, challenge} = pkcePair()
     const url = authorizeUrl(d, {
-      response_type: 'code', client_id: client.client_id, redirect_uri: listener.url, code_challenge: challenge, code_challenge_method: 'S256', state: 'browser-state', resource: d.url,
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: listener.url,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 'browser-state',
+      resource: d.url,
     })
     await withPage(async (page) => {
       const res = await page.goto(url)
@@ -76,7 +91,13 @@ system.describe('the consent page in chromium', () => {
       expect(code).toMatch(/^kbac_/)
       expect(await page.textContent('body')).toContain('You can close this window.')
 
-      const tokens = await tokenRequest(d, {grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: listener.url, client_id: client.client_id})
+      const tokens = await tokenRequest(d, {
+        grant_type: 'authorization_code',
+        code,
+        code_verifier: verifier,
+        redirect_uri: listener.url,
+        client_id: client.client_id,
+      })
       expect(tokens.status, JSON.stringify(tokens.body)).toBe(200)
       expect((await d.request('GET', '/knowledge', {key: tokens.body.access_token})).status).toBe(200)
     })
@@ -84,7 +105,13 @@ system.describe('the consent page in chromium', () => {
 
   it('denies: the browser lands on the client with access_denied', async () => {
     const client = await registerOk(d, {redirect_uris: [listener.url], client_name: 'Denied Client'})
-    const url = authorizeUrl(d, {response_type: 'code', client_id: client.client_id, code_challenge: pkcePair().challenge, code_challenge_method: 'S256', state: 'deny-state'})
+    const url = authorizeUrl(d, {
+      response_type: 'code',
+      client_id: client.client_id,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+      state: 'deny-state',
+    })
     await withPage(async (page) => {
       await page.goto(url)
       const arrived = listener.next()
@@ -98,7 +125,12 @@ system.describe('the consent page in chromium', () => {
 
   it('refuses to be framed by another page', async () => {
     const client = await registerOk(d, {redirect_uris: [listener.url]})
-    const url = authorizeUrl(d, {response_type: 'code', client_id: client.client_id, code_challenge: pkcePair().challenge, code_challenge_method: 'S256'})
+    const url = authorizeUrl(d, {
+      response_type: 'code',
+      client_id: client.client_id,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: 'S256',
+    })
     await withPage(async (page) => {
       // The loopback listener is another origin; the frame must stay empty rather than show the form.
       await page.goto(`${listener.url}?frame`)
@@ -106,7 +138,12 @@ system.describe('the consent page in chromium', () => {
       await page.setContent(`<iframe id="f" src="${url}"></iframe>`)
       await page.waitForLoadState('load')
       const frame = page.frames().find((f) => f !== page.mainFrame())
-      const hasForm = frame ? await frame.$('form').then((el) => el !== null).catch(() => false) : false
+      const hasForm = frame
+        ? await frame
+            .$('form')
+            .then((el) => el !== null)
+            .catch(() => false)
+        : false
       expect(hasForm).toBe(false)
     })
   })
@@ -120,14 +157,24 @@ class BrowserProvider implements OAuthClientProvider {
   lastState = ''
   authorizationUrls: URL[] = []
 
-  constructor(private readonly page: Page, private readonly redirect: string, private readonly apiKey: string) {}
+  constructor(
+    private readonly page: Page,
+    private readonly redirect: string,
+    private readonly apiKey: string,
+  ) {}
 
   get redirectUrl(): string {
     return this.redirect
   }
 
   get clientMetadata(): OAuthClientMetadata {
-    return {redirect_uris: [this.redirect], client_name: 'MCP SDK test client', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none'}
+    return {
+      redirect_uris: [this.redirect],
+      client_name: 'MCP SDK test client',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    }
   }
 
   state(): string {
@@ -194,7 +241,11 @@ system.describe('the MCP TypeScript SDK client auth()', () => {
         expect(second.access_token).not.toBe(first.access_token)
         expect(second.refresh_token).not.toBe(first.refresh_token)
         expect((await d.request('GET', '/knowledge', {key: second.access_token})).status).toBe(200)
-        const reused = await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: first.refresh_token!, client_id: provider.client!.client_id})
+        const reused = await tokenRequest(d, {
+          grant_type: 'refresh_token',
+          refresh_token: first.refresh_token!,
+          client_id: provider.client!.client_id,
+        })
         expect(reused.body.error).toBe('invalid_grant')
       })
     })

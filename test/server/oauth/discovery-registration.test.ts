@@ -26,7 +26,11 @@ function hasNull(v: unknown): boolean {
 
 describe('discovery', () => {
   it('serves identical authorization server metadata at all three paths', async () => {
-    const paths = ['/api/v1/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/api/v1', '/.well-known/oauth-authorization-server']
+    const paths = [
+      '/api/v1/.well-known/oauth-authorization-server',
+      '/.well-known/oauth-authorization-server/api/v1',
+      '/.well-known/oauth-authorization-server',
+    ]
     const bodies: string[] = []
     for (const p of paths) {
       const res = await fetch(root + p, {redirect: 'manual'})
@@ -53,12 +57,18 @@ describe('discovery', () => {
   })
 
   it('serves identical protected resource metadata at all three paths, and the MCP endpoint its own', async () => {
-    const paths = ['/api/v1/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/v1', '/.well-known/oauth-protected-resource']
-    const bodies = await Promise.all(paths.map(async (p) => {
-      const res = await fetch(root + p, {redirect: 'manual'})
-      expect(res.status, p).toBe(200)
-      return res.text()
-    }))
+    const paths = [
+      '/api/v1/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/api/v1',
+      '/.well-known/oauth-protected-resource',
+    ]
+    const bodies = await Promise.all(
+      paths.map(async (p) => {
+        const res = await fetch(root + p, {redirect: 'manual'})
+        expect(res.status, p).toBe(200)
+        return res.text()
+      }),
+    )
     expect(new Set(bodies).size).toBe(1)
     const prm = JSON.parse(bodies[0]!)
     expect(prm).toMatchObject({resource: d.url, authorization_servers: [d.url], bearer_methods_supported: ['header']})
@@ -83,10 +93,21 @@ describe('discovery', () => {
 
 describe('CORS', () => {
   it('answers preflights on the API, the OAuth endpoints and the discovery documents', async () => {
-    for (const p of ['/api/v1/knowledge', '/api/v1/oauth/token', '/api/v1/oauth/register', '/api/v1/oauth/revoke', '/.well-known/oauth-protected-resource/api/v1', '/api/v1/knowledge/0b6c0000-0000-4000-8000-000000000000']) {
+    for (const p of [
+      '/api/v1/knowledge',
+      '/api/v1/oauth/token',
+      '/api/v1/oauth/register',
+      '/api/v1/oauth/revoke',
+      '/.well-known/oauth-protected-resource/api/v1',
+      '/api/v1/knowledge/0b6c0000-0000-4000-8000-000000000000',
+    ]) {
       const res = await fetch(root + p, {
         method: 'OPTIONS',
-        headers: {origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version'},
+        headers: {
+          origin: 'http://localhost:6274',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type, mcp-protocol-version',
+        },
       })
       expect(res.status, p).toBe(204)
       expect(res.headers.get('access-control-allow-origin')).toBe('*')
@@ -115,7 +136,15 @@ describe('CORS', () => {
 
 describe('dynamic client registration', () => {
   it('registers a public client and echoes every registered field', async () => {
-    const res = await register(d, {redirect_uris: ['http://localhost:3000/callback'], client_name: 'Claude Code', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', client_uri: 'https://claude.ai', scope: 'kb'})
+    const res = await register(d, {
+      redirect_uris: ['http://localhost:3000/callback'],
+      client_name: 'Claude Code',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      client_uri: 'https://claude.ai',
+      scope: 'kb',
+    })
     expect(res.status).toBe(201)
     expect(res.headers.get('cache-control')).toBe('no-store')
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
@@ -123,13 +152,25 @@ describe('dynamic client registration', () => {
     expect(typeof c.client_id).toBe('string')
     expect(Number.isInteger(c.client_id_issued_at)).toBe(true)
     expect(Math.abs(c.client_id_issued_at - Date.now() / 1000)).toBeLessThan(60)
-    expect(c).toMatchObject({redirect_uris: ['http://localhost:3000/callback'], client_name: 'Claude Code', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', client_uri: 'https://claude.ai', scope: 'kb'})
+    expect(c).toMatchObject({
+      redirect_uris: ['http://localhost:3000/callback'],
+      client_name: 'Claude Code',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      client_uri: 'https://claude.ai',
+      scope: 'kb',
+    })
     expect(c.client_secret).toBeUndefined()
     expect(hasNull(c)).toBe(false)
   })
 
   it('accepts JSON with a charset parameter', async () => {
-    const res = await fetch(`${d.url}/oauth/register`, {method: 'POST', headers: {'content-type': 'application/json; charset=utf-8'}, body: JSON.stringify({redirect_uris: ['http://127.0.0.1/cb']})})
+    const res = await fetch(`${d.url}/oauth/register`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json; charset=utf-8'},
+      body: JSON.stringify({redirect_uris: ['http://127.0.0.1/cb']}),
+    })
     expect(res.status).toBe(201)
   })
 
@@ -151,7 +192,14 @@ describe('dynamic client registration', () => {
   })
 
   it('accepts the redirect shapes real clients send', async () => {
-    for (const uri of ['http://localhost:33418/callback', 'http://127.0.0.1:33418/', 'http://[::1]:8080/cb', 'https://vscode.dev/redirect', 'cursor://anysphere.cursor-mcp/oauth/callback', 'com.example.app:/oauth2redirect']) {
+    for (const uri of [
+      'http://localhost:33418/callback',
+      'http://127.0.0.1:33418/',
+      'http://[::1]:8080/cb',
+      'https://vscode.dev/redirect',
+      'cursor://anysphere.cursor-mcp/oauth/callback',
+      'com.example.app:/oauth2redirect',
+    ]) {
       const c = await registerOk(d, {redirect_uris: [uri]})
       expect(c.redirect_uris).toEqual([uri])
     }
@@ -159,8 +207,17 @@ describe('dynamic client registration', () => {
 
   it('rejects dangerous or malformed redirect URIs with invalid_redirect_uri', async () => {
     const bad: unknown[] = [
-      'javascript:alert(1)', 'data:text/html,hi', 'file:///etc/passwd', 'https://app.example/cb#frag', 'http://app.example/cb',
-      'http://192.168.1.10:8080/cb', 'not a uri', '/relative/path', '', 'https://user:pw@app.example/cb', 42,
+      'javascript:alert(1)',
+      'data:text/html,hi',
+      'file:///etc/passwd',
+      'https://app.example/cb#frag',
+      'http://app.example/cb',
+      'http://192.168.1.10:8080/cb',
+      'not a uri',
+      '/relative/path',
+      '',
+      'https://user:pw@app.example/cb',
+      42,
     ]
     for (const uri of bad) {
       const res = await register(d, {redirect_uris: [uri]})
@@ -175,7 +232,11 @@ describe('dynamic client registration', () => {
 
   it('rejects unsupported metadata with invalid_client_metadata', async () => {
     const uris = ['https://app.example/cb']
-    expectOAuthError(await register(d, {redirect_uris: uris, token_endpoint_auth_method: 'private_key_jwt'}), 400, 'invalid_client_metadata')
+    expectOAuthError(
+      await register(d, {redirect_uris: uris, token_endpoint_auth_method: 'private_key_jwt'}),
+      400,
+      'invalid_client_metadata',
+    )
     expectOAuthError(await register(d, {redirect_uris: uris, grant_types: ['client_credentials']}), 400, 'invalid_client_metadata')
     expectOAuthError(await register(d, {redirect_uris: uris, grant_types: ['refresh_token']}), 400, 'invalid_client_metadata')
     expectOAuthError(await register(d, {redirect_uris: uris, response_types: ['token']}), 400, 'invalid_client_metadata')
@@ -184,8 +245,12 @@ describe('dynamic client registration', () => {
 
   it('answers a malformed body with 400 JSON, never 5xx or HTML', async () => {
     const cases: Array<[string | undefined, string]> = [
-      ['application/json', '{not json'], ['application/json', '[1,2]'], ['application/json', 'null'], ['text/plain', 'hello'],
-      ['application/x-www-form-urlencoded', 'redirect_uris=https://a.example/cb'], [undefined, ''],
+      ['application/json', '{not json'],
+      ['application/json', '[1,2]'],
+      ['application/json', 'null'],
+      ['text/plain', 'hello'],
+      ['application/x-www-form-urlencoded', 'redirect_uris=https://a.example/cb'],
+      [undefined, ''],
     ]
     for (const [type, body] of cases) {
       const res = await fetch(`${d.url}/oauth/register`, {method: 'POST', headers: type ? {'content-type': type} : {}, body})
@@ -197,7 +262,12 @@ describe('dynamic client registration', () => {
   })
 
   it('ignores metadata it does not understand instead of failing', async () => {
-    const c = await registerOk(d, {redirect_uris: ['https://app.example/cb'], jwks_uri: 'https://app.example/jwks', software_statement: 'x', logo_uri: 'data:image/png;base64,AAAA'})
+    const c = await registerOk(d, {
+      redirect_uris: ['https://app.example/cb'],
+      jwks_uri: 'https://app.example/jwks',
+      software_statement: 'x',
+      logo_uri: 'data:image/png;base64,AAAA',
+    })
     expect(c.jwks_uri).toBeUndefined()
     expect(c.logo_uri).toBeUndefined()
   })
@@ -235,15 +305,27 @@ describe('a configured public base URL', () => {
     const daemon = await startDaemon({dataDir, host: '127.0.0.1', port: 0, version: 'test', logLevel: 'silent', publicBaseUrl: publicUrl})
     try {
       const local = daemon.url.slice(0, -'/api/v1'.length)
-      for (const p of ['/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/api/v1', '/api/v1/.well-known/oauth-authorization-server']) {
+      for (const p of [
+        '/.well-known/oauth-authorization-server',
+        '/.well-known/oauth-authorization-server/api/v1',
+        '/api/v1/.well-known/oauth-authorization-server',
+      ]) {
         const m = await (await fetch(local + p)).json()
         expect(m.issuer).toBe(publicUrl)
         expect(m.token_endpoint).toBe(`${publicUrl}/oauth/token`)
       }
       const prm = await (await fetch(`${local}/.well-known/oauth-protected-resource/api/v1/mcp`)).json()
       expect(prm).toMatchObject({resource: `${publicUrl}/mcp`, authorization_servers: [publicUrl]})
-      const c = await (await fetch(`${daemon.url}/oauth/register`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({redirect_uris: ['https://app.example/cb']})})).json()
-      const res = await fetch(`${daemon.url}/oauth/authorize?response_type=code&client_id=${c.client_id}&code_challenge=${'A'.repeat(43)}&code_challenge_method=S256`)
+      const c = await (
+        await fetch(`${daemon.url}/oauth/register`, {
+          method: 'POST',
+          headers: {'content-type': 'application/json'},
+          body: JSON.stringify({redirect_uris: ['https://app.example/cb']}),
+        })
+      ).json()
+      const res = await fetch(
+        `${daemon.url}/oauth/authorize?response_type=code&client_id=${c.client_id}&code_challenge=${'A'.repeat(43)}&code_challenge_method=S256`,
+      )
       const html = await res.text()
       expect(res.status).toBe(200)
       expect(html).toContain(`action="${publicUrl}/oauth/authorize"`)

@@ -84,8 +84,14 @@ describe('an access token has no more power than a grant should', () => {
 
   it("the owner's token holds none of the owner's powers: no backup, no export of others' private entries, no moderation", async () => {
     const bob = await newPrincipal(d, 'bob-grants')
-    const secret = await d.request('POST', '/knowledge', {key: bob, body: {title: 'Bob private grant test', body: 'only bob', scope: 'private'}})
-    const shared = await d.request('POST', '/knowledge', {key: bob, body: {title: 'Bob global grant test', body: 'everyone', scope: 'global'}})
+    const secret = await d.request('POST', '/knowledge', {
+      key: bob,
+      body: {title: 'Bob private grant test', body: 'only bob', scope: 'private'},
+    })
+    const shared = await d.request('POST', '/knowledge', {
+      key: bob,
+      body: {title: 'Bob global grant test', body: 'everyone', scope: 'global'},
+    })
     const {tokens} = await obtainTokens(d, d.ownerKey)
 
     const backup = await api(tokens.access_token, 'GET', '/backup')
@@ -102,12 +108,17 @@ describe('an access token has no more power than a grant should', () => {
 
   it('the consent page says what the application will and will not be able to do', async () => {
     const c = await registerOk(d, {redirect_uris: ['http://127.0.0.1:41001/cb'], client_name: 'Consent wording'})
-    const form = await openConsent(authorizeUrl(d, {
-      response_type: 'code', client_id: c.client_id, code_challenge: 'A'.repeat(43), code_challenge_method: 'S256',
-    }))
+    const form = await openConsent(
+      authorizeUrl(d, {
+        response_type: 'code',
+        client_id: c.client_id,
+        code_challenge: 'A'.repeat(43),
+        code_challenge_method: 'S256',
+      }),
+    )
     const text = form.html.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ')
     expect(text).toContain('search and read the knowledge you can see')
-    expect(text).toContain('It cannot create API keys, take a backup, export everything, or use the owner\'s powers.')
+    expect(text).toContain("It cannot create API keys, take a backup, export everything, or use the owner's powers.")
     expect(text).toContain('at most 90 days')
     expect(text).toContain('kb auth revoke-grant')
   })
@@ -123,7 +134,16 @@ describe('GET /oauth/grants and DELETE /oauth/grants/:id', () => {
     expect(list.body.next_cursor).toBeNull()
     expect(list.body.items).toHaveLength(1)
     const g = list.body.items[0]
-    expect(Object.keys(g).sort()).toEqual(['api_key_id', 'client_id', 'client_name', 'created_at', 'expires_at', 'id', 'last_used_at', 'project_id'])
+    expect(Object.keys(g).sort()).toEqual([
+      'api_key_id',
+      'client_id',
+      'client_name',
+      'created_at',
+      'expires_at',
+      'id',
+      'last_used_at',
+      'project_id',
+    ])
     expect(g).toMatchObject({client_id: client.client_id, client_name: 'test client', project_id: null})
     expect(Date.parse(g.created_at)).toBeGreaterThanOrEqual(started - 1000)
     expect(Date.parse(g.expires_at) - Date.parse(g.created_at)).toBe(90 * DAY_MS)
@@ -154,7 +174,9 @@ describe('GET /oauth/grants and DELETE /oauth/grants/:id', () => {
 describe('a grant has an absolute end', () => {
   it('refreshes issue tokens that end with the grant, and none once it has ended', async () => {
     const {tokens, client} = await obtainTokens(d, d.ownerKey)
-    const grantId = (await d.request('GET', '/oauth/grants')).body.items.find((g: {client_id: string}) => g.client_id === client.client_id).id
+    const grantId = (await d.request('GET', '/oauth/grants')).body.items.find(
+      (g: {client_id: string}) => g.client_id === client.client_id,
+    ).id
     const db = openDb(d)
     try {
       // Ten minutes left: a refresh now gets tokens that end with the grant, not an hour or 30 days later.
@@ -162,7 +184,9 @@ describe('a grant has an absolute end', () => {
       const r = await refresh(tokens, client.client_id)
       expect(r.status).toBe(200)
       expect(r.body.expires_in).toBeLessThanOrEqual(600)
-      const ends = db.prepare("SELECT max(expires_at) AS e FROM oauth_tokens WHERE grant_id = ? AND kind = 'refresh' AND used_at IS NULL").get(grantId) as {e: string}
+      const ends = db
+        .prepare("SELECT max(expires_at) AS e FROM oauth_tokens WHERE grant_id = ? AND kind = 'refresh' AND used_at IS NULL")
+        .get(grantId) as {e: string}
       expect(Date.parse(ends.e)).toBeLessThanOrEqual(Date.now() + 600_000)
       expect((await api(r.body.access_token, 'GET', '/knowledge')).status).toBe(200)
 

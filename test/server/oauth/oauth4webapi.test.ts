@@ -31,9 +31,19 @@ interface Flow {
 
 /** Registration (plain fetch: oauth4webapi has no RFC 7591 helper), authorization and code exchange. */
 async function signIn(apiKey: string, method: 'none' | 'client_secret_basic' | 'client_secret_post', resource?: string): Promise<Flow> {
-  const reg = await registerOk(d, {redirect_uris: [redirectUri], client_name: `oauth4webapi ${method}`, token_endpoint_auth_method: method, grant_types: ['authorization_code', 'refresh_token']})
+  const reg = await registerOk(d, {
+    redirect_uris: [redirectUri],
+    client_name: `oauth4webapi ${method}`,
+    token_endpoint_auth_method: method,
+    grant_types: ['authorization_code', 'refresh_token'],
+  })
   const client: oauth.Client = {client_id: reg.client_id, token_endpoint_auth_method: method}
-  const clientAuth = method === 'none' ? oauth.None() : method === 'client_secret_basic' ? oauth.ClientSecretBasic(reg.client_secret!) : oauth.ClientSecretPost(reg.client_secret!)
+  const clientAuth =
+    method === 'none'
+      ? oauth.None()
+      : method === 'client_secret_basic'
+        ? oauth.ClientSecretBasic(reg.client_secret!)
+        : oauth.ClientSecretPost(reg.client_secret!)
 
   const verifier = oauth.generateRandomCodeVerifier()
   const state = oauth.generateRandomState()
@@ -50,7 +60,8 @@ async function signIn(apiKey: string, method: 'none' | 'client_secret_basic' | '
   // Checks state, and iss against the issuer (the metadata says every response carries it).
   const params = oauth.validateAuthResponse(as, client, callback, state)
   const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, redirectUri, verifier, {
-    ...insecure, ...(resource ? {additionalParameters: {resource}} : {}),
+    ...insecure,
+    ...(resource ? {additionalParameters: {resource}} : {}),
   })
   expect(response.headers.get('cache-control')).toBe('no-store')
   const tokens = await oauth.processAuthorizationCodeResponse(as, client, response)
@@ -75,7 +86,11 @@ describe('oauth4webapi', () => {
     expect(tokens.refresh_token).toMatch(/^kbrt_[0-9A-Za-z]{43}$/)
     expect(await apiStatus(tokens.access_token)).toBe(200)
 
-    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, insecure))
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, insecure),
+    )
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token)
     expect(refreshed.access_token).not.toBe(tokens.access_token)
     expect(await apiStatus(refreshed.access_token)).toBe(200)
@@ -83,12 +98,18 @@ describe('oauth4webapi', () => {
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, refreshed.access_token, insecure))
     expect(await apiStatus(refreshed.access_token)).toBe(401)
     // Revoking the refresh token ends the grant: its tokens stop working and it cannot be used again.
-    const again = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshed.refresh_token!, insecure))
+    const again = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshed.refresh_token!, insecure),
+    )
     expect(await apiStatus(again.access_token)).toBe(200)
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, again.refresh_token!, insecure))
     expect(await apiStatus(again.access_token)).toBe(401)
-    const err = await oauth.refreshTokenGrantRequest(as, client, clientAuth, again.refresh_token!, insecure)
-      .then((r) => oauth.processRefreshTokenResponse(as, client, r)).catch((e: unknown) => e)
+    const err = await oauth
+      .refreshTokenGrantRequest(as, client, clientAuth, again.refresh_token!, insecure)
+      .then((r) => oauth.processRefreshTokenResponse(as, client, r))
+      .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(oauth.ResponseBodyError)
     expect((err as oauth.ResponseBodyError).error).toBe('invalid_grant')
   })
@@ -97,12 +118,18 @@ describe('oauth4webapi', () => {
     for (const method of ['client_secret_basic', 'client_secret_post'] as const) {
       const {client, clientAuth, tokens} = await signIn(d.ownerKey, method)
       expect(await apiStatus(tokens.access_token)).toBe(200)
-      const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, insecure))
+      const refreshed = await oauth.processRefreshTokenResponse(
+        as,
+        client,
+        await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, insecure),
+      )
       expect(await apiStatus(refreshed.access_token)).toBe(200)
       // The wrong secret is invalid_client, 401.
       const wrong = method === 'client_secret_basic' ? oauth.ClientSecretBasic('kbcs_wrong') : oauth.ClientSecretPost('kbcs_wrong')
-      const err = await oauth.refreshTokenGrantRequest(as, client, wrong, refreshed.refresh_token!, insecure)
-        .then((r) => oauth.processRefreshTokenResponse(as, client, r)).catch((e: unknown) => e)
+      const err = await oauth
+        .refreshTokenGrantRequest(as, client, wrong, refreshed.refresh_token!, insecure)
+        .then((r) => oauth.processRefreshTokenResponse(as, client, r))
+        .catch((e: unknown) => e)
       if (method === 'client_secret_basic') {
         // A failed Basic authentication also carries a Basic challenge (RFC 6749 §5.2), which oauth4webapi surfaces.
         expect(err).toBeInstanceOf(oauth.WWWAuthenticateChallengeError)
@@ -121,7 +148,10 @@ describe('oauth4webapi', () => {
   it('acts as the principal who approved, with what that principal may see', async () => {
     const aliceKey = await newPrincipal(d, 'alice-oauth')
     const {tokens} = await signIn(aliceKey, 'none')
-    const created = await d.request('POST', '/knowledge', {key: tokens.access_token, body: {title: 'Written through OAuth', body: 'by alice'}})
+    const created = await d.request('POST', '/knowledge', {
+      key: tokens.access_token,
+      body: {title: 'Written through OAuth', body: 'by alice'},
+    })
     expect(created.status).toBe(201)
     expect(created.body.author.name).toBe('alice-oauth')
     const ownerPrivate = await d.request('POST', '/knowledge', {body: {title: 'owner only', body: 'private', scope: 'private'}})

@@ -26,15 +26,54 @@ afterEach(async () => {
 })
 
 function client(id: string, created: number, lastUsed: number | null): OAuthClientRow {
-  return {id, secret_hash: null, metadata: {redirect_uris: ['http://127.0.0.1/cb'], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code']}, created_at: iso(created), last_used_at: lastUsed === null ? null : iso(lastUsed)}
+  return {
+    id,
+    secret_hash: null,
+    metadata: {
+      redirect_uris: ['http://127.0.0.1/cb'],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+    },
+    created_at: iso(created),
+    last_used_at: lastUsed === null ? null : iso(lastUsed),
+  }
 }
 
 function token(hash: string, clientId: string, grant: string, expires: number, kind: 'access' | 'refresh' = 'access'): OAuthTokenRow {
-  return {hash, id: `id-${hash}`, kind, grant_id: grant, client_id: clientId, principal_id: 'p1', project_id: null, resource: 'http://127.0.0.1/api/v1', scope: null, created_at: iso(now), expires_at: iso(expires), used_at: null, revoked_at: null}
+  return {
+    hash,
+    id: `id-${hash}`,
+    kind,
+    grant_id: grant,
+    client_id: clientId,
+    principal_id: 'p1',
+    project_id: null,
+    resource: 'http://127.0.0.1/api/v1',
+    scope: null,
+    created_at: iso(now),
+    expires_at: iso(expires),
+    used_at: null,
+    revoked_at: null,
+  }
 }
 
 function code(hash: string, clientId: string, expires: number): OAuthCodeRow {
-  return {hash, grant_id: `g-${hash}`, client_id: clientId, principal_id: 'p1', project_id: null, redirect_uri: 'http://127.0.0.1/cb', redirect_uri_given: true, code_challenge: 'c'.repeat(43), resource: 'http://127.0.0.1/api/v1', scope: null, created_at: iso(now), expires_at: iso(expires), used_at: null}
+  return {
+    hash,
+    grant_id: `g-${hash}`,
+    client_id: clientId,
+    principal_id: 'p1',
+    project_id: null,
+    redirect_uri: 'http://127.0.0.1/cb',
+    redirect_uri_given: true,
+    code_challenge: 'c'.repeat(43),
+    resource: 'http://127.0.0.1/api/v1',
+    scope: null,
+    created_at: iso(now),
+    expires_at: iso(expires),
+    used_at: null,
+  }
 }
 
 describe('Store.oauth (SQLite)', () => {
@@ -79,11 +118,45 @@ describe('Store.oauth (SQLite)', () => {
     await store.oauth.insertCode(code('live-code', 'recent', now + 60_000))
     await store.oauth.insertCode(code('expired-code', 'recent', now - 2 * DAY))
     await store.oauth.insertCode(code('just-expired-code', 'recent', now - 60_000))
-    await store.oauth.exchangeCode('live-code', iso(now), [token('live', 'idle-with-token', 'g1', now + DAY), token('dead', 'recent', 'g1', now - 1000)])
-    await store.oauth.insertRequest({id: 'rq-live', csrf_hash: 'h', client_id: 'recent', redirect_uri: 'http://127.0.0.1/cb', redirect_uri_given: true, code_challenge: 'c'.repeat(43), resource: 'r', scope: null, state: null, attempts: 0, created_at: iso(now), expires_at: iso(now + 600_000)})
-    await store.oauth.insertRequest({id: 'rq-dead', csrf_hash: 'h', client_id: 'recent', redirect_uri: 'http://127.0.0.1/cb', redirect_uri_given: true, code_challenge: 'c'.repeat(43), resource: 'r', scope: null, state: null, attempts: 0, created_at: iso(now), expires_at: iso(now - 1)})
+    await store.oauth.exchangeCode('live-code', iso(now), [
+      token('live', 'idle-with-token', 'g1', now + DAY),
+      token('dead', 'recent', 'g1', now - 1000),
+    ])
+    await store.oauth.insertRequest({
+      id: 'rq-live',
+      csrf_hash: 'h',
+      client_id: 'recent',
+      redirect_uri: 'http://127.0.0.1/cb',
+      redirect_uri_given: true,
+      code_challenge: 'c'.repeat(43),
+      resource: 'r',
+      scope: null,
+      state: null,
+      attempts: 0,
+      created_at: iso(now),
+      expires_at: iso(now + 600_000),
+    })
+    await store.oauth.insertRequest({
+      id: 'rq-dead',
+      csrf_hash: 'h',
+      client_id: 'recent',
+      redirect_uri: 'http://127.0.0.1/cb',
+      redirect_uri_given: true,
+      code_challenge: 'c'.repeat(43),
+      resource: 'r',
+      scope: null,
+      state: null,
+      attempts: 0,
+      created_at: iso(now),
+      expires_at: iso(now - 1),
+    })
 
-    const removed = await store.oauth.purgeExpired({now: iso(now), codes: iso(now - DAY), unusedClients: iso(now - 7 * DAY), idleClients: iso(now - 90 * DAY)})
+    const removed = await store.oauth.purgeExpired({
+      now: iso(now),
+      codes: iso(now - DAY),
+      unusedClients: iso(now - 7 * DAY),
+      idleClients: iso(now - 90 * DAY),
+    })
     // dead token, expired code, dead request, old-unused and idle clients.
     expect(removed).toBe(5)
     for (const id of ['fresh-unused', 'idle-with-token', 'recent']) expect(await store.oauth.getClient(id), id).not.toBeNull()
@@ -96,22 +169,51 @@ describe('Store.oauth (SQLite)', () => {
     expect(await store.oauth.getRequest('rq-dead')).toBeNull()
   })
 
-  it('keeps grants with their key\'s state and client name; lists live ones newest first; revoking one revokes its tokens; sweeps ended ones', async () => {
-    await store.insertApiKey({id: 'k1', principal_id: 'p1', name: 'k', prefix: 'kb_xxxxxxxx', hash: 'kh', project_id: null, created_at: iso(now), expires_at: iso(now + DAY), last_used_at: null, revoked_at: null})
+  it("keeps grants with their key's state and client name; lists live ones newest first; revoking one revokes its tokens; sweeps ended ones", async () => {
+    await store.insertApiKey({
+      id: 'k1',
+      principal_id: 'p1',
+      name: 'k',
+      prefix: 'kb_xxxxxxxx',
+      hash: 'kh',
+      project_id: null,
+      created_at: iso(now),
+      expires_at: iso(now + DAY),
+      last_used_at: null,
+      revoked_at: null,
+    })
     await store.oauth.insertClient({...client('c1', now, null), metadata: {...client('c1', now, null).metadata, client_name: 'Editor'}})
-    const grant = (id: string, created: number, expires: number): Parameters<typeof store.oauth.insertGrant>[0] =>
-      ({id, client_id: 'c1', principal_id: 'p1', api_key_id: 'k1', project_id: null, scope: null, created_at: iso(created), expires_at: iso(expires), last_used_at: null, revoked_at: null})
+    const grant = (id: string, created: number, expires: number): Parameters<typeof store.oauth.insertGrant>[0] => ({
+      id,
+      client_id: 'c1',
+      principal_id: 'p1',
+      api_key_id: 'k1',
+      project_id: null,
+      scope: null,
+      created_at: iso(created),
+      expires_at: iso(expires),
+      last_used_at: null,
+      revoked_at: null,
+    })
     await store.oauth.insertGrant(grant('g-old', now - 2000, now + DAY))
     await store.oauth.insertGrant(grant('g-new', now - 1000, now + DAY))
     await store.oauth.insertGrant(grant('g-ended', now - 3000, now - 1))
-    expect(await store.oauth.getGrant('g-new')).toEqual({...grant('g-new', now - 1000, now + DAY), client_name: 'Editor', key_revoked_at: null, key_expires_at: iso(now + DAY)})
+    expect(await store.oauth.getGrant('g-new')).toEqual({
+      ...grant('g-new', now - 1000, now + DAY),
+      client_name: 'Editor',
+      key_revoked_at: null,
+      key_expires_at: iso(now + DAY),
+    })
     expect(await store.oauth.getGrant('nope')).toBeNull()
     expect((await store.oauth.listGrants('p1', iso(now))).map((g) => g.id)).toEqual(['g-new', 'g-old'])
     await store.oauth.touchGrant('g-old', iso(now))
     expect((await store.oauth.getGrant('g-old'))!.last_used_at).toBe(iso(now))
 
     await store.oauth.insertCode({...code('k-old', 'c1', now + 60_000), grant_id: 'g-old'})
-    await store.oauth.exchangeCode('k-old', iso(now), [token('t-old', 'c1', 'g-old', now + DAY), token('t-old-r', 'c1', 'g-old', now + DAY, 'refresh')])
+    await store.oauth.exchangeCode('k-old', iso(now), [
+      token('t-old', 'c1', 'g-old', now + DAY),
+      token('t-old-r', 'c1', 'g-old', now + DAY, 'refresh'),
+    ])
     expect(await store.oauth.revokeGrant('g-old', iso(now))).toBe(2)
     expect((await store.oauth.getGrant('g-old'))!.revoked_at).toBe(iso(now))
     expect((await store.oauth.findToken('t-old'))!.revoked_at).toBe(iso(now))
@@ -119,14 +221,32 @@ describe('Store.oauth (SQLite)', () => {
 
     await store.revokeApiKey('k1', 'p1', iso(now))
     expect((await store.oauth.getGrant('g-new'))!.key_revoked_at).toBe(iso(now))
-    await store.oauth.purgeExpired({now: iso(now), codes: iso(now - DAY), unusedClients: iso(now - 7 * DAY), idleClients: iso(now - 90 * DAY)})
+    await store.oauth.purgeExpired({
+      now: iso(now),
+      codes: iso(now - DAY),
+      unusedClients: iso(now - 7 * DAY),
+      idleClients: iso(now - 90 * DAY),
+    })
     expect(await store.oauth.getGrant('g-ended')).toBeNull()
     expect(await store.oauth.getGrant('g-new')).not.toBeNull()
   })
 
   it('counts failed consent attempts and deletes a request once', async () => {
     await store.oauth.insertClient(client('c1', now, null))
-    await store.oauth.insertRequest({id: 'rq', csrf_hash: 'h', client_id: 'c1', redirect_uri: 'x', redirect_uri_given: false, code_challenge: 'c', resource: 'r', scope: 's', state: 'st', attempts: 0, created_at: iso(now), expires_at: iso(now + 1000)})
+    await store.oauth.insertRequest({
+      id: 'rq',
+      csrf_hash: 'h',
+      client_id: 'c1',
+      redirect_uri: 'x',
+      redirect_uri_given: false,
+      code_challenge: 'c',
+      resource: 'r',
+      scope: 's',
+      state: 'st',
+      attempts: 0,
+      created_at: iso(now),
+      expires_at: iso(now + 1000),
+    })
     expect(await store.oauth.addRequestAttempt('rq')).toBe(1)
     expect(await store.oauth.addRequestAttempt('rq')).toBe(2)
     expect((await store.oauth.getRequest('rq'))!.redirect_uri_given).toBe(false)

@@ -17,7 +17,11 @@ export interface Registered {
 }
 
 export async function register(d: TestDaemon, metadata: Record<string, unknown>): Promise<{status: number; body: any; headers: Headers}> {
-  const res = await fetch(`${d.url}/oauth/register`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(metadata)})
+  const res = await fetch(`${d.url}/oauth/register`, {
+    method: 'POST',
+    headers: {'content-type': 'application/json'},
+    body: JSON.stringify(metadata),
+  })
   const text = await res.text()
   return {status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers}
 }
@@ -55,11 +59,23 @@ export async function openConsent(url: string): Promise<ConsentForm> {
   expect(res.status, html.slice(0, 500)).toBe(200)
   const field = (name: string): string => new RegExp(`name="${name}" value="([^"]+)"`).exec(html)?.[1] ?? ''
   const setCookie = res.headers.get('set-cookie') ?? ''
-  return {status: res.status, headers: res.headers, html, requestId: field('request_id'), csrf: field('csrf_token'), cookie: setCookie.split(';')[0]!}
+  return {
+    status: res.status,
+    headers: res.headers,
+    html,
+    requestId: field('request_id'),
+    csrf: field('csrf_token'),
+    cookie: setCookie.split(';')[0]!,
+  }
 }
 
 /** POSTs the consent form as a browser would; returns the response without following redirects. */
-export async function submitConsent(d: TestDaemon, form: ConsentForm, fields: Record<string, string>, options: {cookie?: string | null} = {}): Promise<Response> {
+export async function submitConsent(
+  d: TestDaemon,
+  form: ConsentForm,
+  fields: Record<string, string>,
+  options: {cookie?: string | null} = {},
+): Promise<Response> {
   const body = new URLSearchParams({request_id: form.requestId, csrf_token: form.csrf, ...fields})
   const headers: Record<string, string> = {'content-type': 'application/x-www-form-urlencoded'}
   const cookie = options.cookie === undefined ? form.cookie : options.cookie
@@ -75,9 +91,15 @@ export async function approve(d: TestDaemon, url: string, apiKey: string): Promi
   return new URL(res.headers.get('location')!)
 }
 
-export async function tokenRequest(d: TestDaemon, params: Record<string, string>, headers: Record<string, string> = {}): Promise<{status: number; body: any; headers: Headers}> {
+export async function tokenRequest(
+  d: TestDaemon,
+  params: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<{status: number; body: any; headers: Headers}> {
   const res = await fetch(`${d.url}/oauth/token`, {
-    method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded', ...headers}, body: new URLSearchParams(params),
+    method: 'POST',
+    headers: {'content-type': 'application/x-www-form-urlencoded', ...headers},
+    body: new URLSearchParams(params),
   })
   const text = await res.text()
   return {status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers}
@@ -96,15 +118,33 @@ export function expectOAuthError(res: {status: number; body: any; headers: Heade
 }
 
 /** Runs a full public-client authorization (consent over HTTP) and returns the token response. */
-export async function obtainTokens(d: TestDaemon, apiKey: string, extra: {resource?: string; redirectUri?: string} = {}): Promise<{client: Registered; tokens: any}> {
+export async function obtainTokens(
+  d: TestDaemon,
+  apiKey: string,
+  extra: {resource?: string; redirectUri?: string} = {},
+): Promise<{client: Registered; tokens: any}> {
   const redirectUri = extra.redirectUri ?? 'http://127.0.0.1:8123/callback'
   const client = await registerOk(d, {redirect_uris: [redirectUri], client_name: 'test client'})
   const {verifier, challenge} = pkcePair()
-  const back = await approve(d, authorizeUrl(d, {
-    response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: 's1', resource: extra.resource,
-  }), apiKey)
+  const back = await approve(
+    d,
+    authorizeUrl(d, {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      state: 's1',
+      resource: extra.resource,
+    }),
+    apiKey,
+  )
   const res = await tokenRequest(d, {
-    grant_type: 'authorization_code', code: back.searchParams.get('code')!, code_verifier: verifier, redirect_uri: redirectUri, client_id: client.client_id,
+    grant_type: 'authorization_code',
+    code: back.searchParams.get('code')!,
+    code_verifier: verifier,
+    redirect_uri: redirectUri,
+    client_id: client.client_id,
   })
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   return {client, tokens: res.body}
@@ -153,9 +193,10 @@ export async function redirectListener(path = '/callback'): Promise<RedirectList
       const ready = arrived.shift()
       return ready ? Promise.resolve(ready) : new Promise((resolve) => waiting.push(resolve))
     },
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      }),
   }
 }

@@ -6,7 +6,16 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {
-  approve, authorizeUrl, expectOAuthError, obtainTokens, openDb, pkcePair, registerOk, sha256Hex, tokenRequest, type Registered,
+  approve,
+  authorizeUrl,
+  expectOAuthError,
+  obtainTokens,
+  openDb,
+  pkcePair,
+  registerOk,
+  sha256Hex,
+  tokenRequest,
+  type Registered,
 } from './support.js'
 
 let d: TestDaemon
@@ -22,15 +31,34 @@ afterAll(async () => {
 /** A fresh code for `client` (public unless secret given), with its verifier. */
 async function codeFor(client: Registered, over: Record<string, string> = {}): Promise<{code: string; verifier: string}> {
   const {verifier, challenge} = pkcePair()
-  const back = await approve(d, authorizeUrl(d, {
-    response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: 'S256', ...over,
-  }), d.ownerKey)
+  const back = await approve(
+    d,
+    authorizeUrl(d, {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      ...over,
+    }),
+    d.ownerKey,
+  )
   return {code: back.searchParams.get('code')!, verifier}
 }
 
-function exchange(client: Registered, code: string, verifier: string | undefined, over: Record<string, string> = {}): ReturnType<typeof tokenRequest> {
+function exchange(
+  client: Registered,
+  code: string,
+  verifier: string | undefined,
+  over: Record<string, string> = {},
+): ReturnType<typeof tokenRequest> {
   return tokenRequest(d, {
-    grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: client.client_id, ...(verifier === undefined ? {} : {code_verifier: verifier}), ...over,
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT,
+    client_id: client.client_id,
+    ...(verifier === undefined ? {} : {code_verifier: verifier}),
+    ...over,
   })
 }
 
@@ -47,9 +75,17 @@ beforeAll(async () => {
 
 describe('authorization_code', () => {
   it('accepts the form with and without a charset, and answers no-store', async () => {
-    for (const type of ['application/x-www-form-urlencoded', 'application/x-www-form-urlencoded;charset=UTF-8', 'application/x-www-form-urlencoded; charset=utf-8']) {
+    for (const type of [
+      'application/x-www-form-urlencoded',
+      'application/x-www-form-urlencoded;charset=UTF-8',
+      'application/x-www-form-urlencoded; charset=utf-8',
+    ]) {
       const {code, verifier} = await codeFor(client)
-      const r = await tokenRequest(d, {grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: client.client_id}, {'content-type': type})
+      const r = await tokenRequest(
+        d,
+        {grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: client.client_id},
+        {'content-type': type},
+      )
       expect(r.status, `${type}: ${JSON.stringify(r.body)}`).toBe(200)
       expect(r.headers.get('cache-control')).toBe('no-store')
       expect(r.body).toMatchObject({token_type: 'Bearer', expires_in: 3600})
@@ -57,7 +93,11 @@ describe('authorization_code', () => {
   })
 
   it('refuses a JSON body or none with invalid_request, never a problem document', async () => {
-    const res = await fetch(`${d.url}/oauth/token`, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({grant_type: 'authorization_code'})})
+    const res = await fetch(`${d.url}/oauth/token`, {
+      method: 'POST',
+      headers: {'content-type': 'application/json'},
+      body: JSON.stringify({grant_type: 'authorization_code'}),
+    })
     expectOAuthError({status: res.status, headers: res.headers, body: await res.json()}, 400, 'invalid_request')
     const none = await fetch(`${d.url}/oauth/token`, {method: 'POST'})
     expectOAuthError({status: none.status, headers: none.headers, body: await none.json()}, 400, 'invalid_request')
@@ -94,7 +134,10 @@ describe('authorization_code', () => {
     const expired = await codeFor(client)
     const db = openDb(d)
     try {
-      db.prepare('UPDATE oauth_codes SET expires_at = ? WHERE hash = ?').run(new Date(Date.now() - 1000).toISOString(), sha256Hex(expired.code))
+      db.prepare('UPDATE oauth_codes SET expires_at = ? WHERE hash = ?').run(
+        new Date(Date.now() - 1000).toISOString(),
+        sha256Hex(expired.code),
+      )
     } finally {
       db.close()
     }
@@ -108,7 +151,11 @@ describe('authorization_code', () => {
     expect((await apiStatus(first.body.access_token)).status).toBe(200)
     expectOAuthError(await exchange(client, code, verifier), 400, 'invalid_grant')
     expect((await apiStatus(first.body.access_token)).status).toBe(401)
-    expectOAuthError(await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id}), 400, 'invalid_grant')
+    expectOAuthError(
+      await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: first.body.refresh_token, client_id: client.client_id}),
+      400,
+      'invalid_grant',
+    )
   })
 
   it('lets only one of two simultaneous exchanges of a code win, and then revokes what it got', async () => {
@@ -116,7 +163,11 @@ describe('authorization_code', () => {
     const results = await Promise.all([exchange(client, code, verifier), exchange(client, code, verifier)])
     const won = results.filter((r) => r.status === 200)
     expect(won).toHaveLength(1)
-    expectOAuthError(results.find((r) => r.status !== 200)!, 400, 'invalid_grant')
+    expectOAuthError(
+      results.find((r) => r.status !== 200)!,
+      400,
+      'invalid_grant',
+    )
     expect((await apiStatus(won[0]!.body.access_token)).status).toBe(401)
   })
 
@@ -132,7 +183,11 @@ describe('client authentication', () => {
   it('refuses unknown and missing clients with invalid_client (401)', async () => {
     const {code, verifier} = await codeFor(client)
     expectOAuthError(await exchange({client_id: 'no-such-client'}, code, verifier), 401, 'invalid_client')
-    expectOAuthError(await tokenRequest(d, {grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT}), 401, 'invalid_client')
+    expectOAuthError(
+      await tokenRequest(d, {grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: REDIRECT}),
+      401,
+      'invalid_client',
+    )
   })
 
   it('refuses a secret from a public client, and a missing secret from a confidential one', async () => {
@@ -142,16 +197,38 @@ describe('client authentication', () => {
     const c2 = await codeFor(conf)
     expectOAuthError(await exchange(conf, c2.code, c2.verifier), 401, 'invalid_client')
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(conf.client_id)}:${encodeURIComponent('kbcs_wrong')}`).toString('base64')}`
-    const wrong = await tokenRequest(d, {grant_type: 'authorization_code', code: c2.code, code_verifier: c2.verifier, redirect_uri: REDIRECT}, {authorization: basic})
+    const wrong = await tokenRequest(
+      d,
+      {grant_type: 'authorization_code', code: c2.code, code_verifier: c2.verifier, redirect_uri: REDIRECT},
+      {authorization: basic},
+    )
     expectOAuthError(wrong, 401, 'invalid_client')
     expect(wrong.headers.get('www-authenticate')).toMatch(/^Basic/)
     // Form-urlencoded inside Basic, as RFC 6749 §2.3.1 says; then the same code still works.
     const good = `Basic ${Buffer.from(`${encodeURIComponent(conf.client_id)}:${encodeURIComponent(conf.client_secret!)}`).toString('base64')}`
-    const ok = await tokenRequest(d, {grant_type: 'authorization_code', code: c2.code, code_verifier: c2.verifier, redirect_uri: REDIRECT}, {authorization: good})
+    const ok = await tokenRequest(
+      d,
+      {grant_type: 'authorization_code', code: c2.code, code_verifier: c2.verifier, redirect_uri: REDIRECT},
+      {authorization: good},
+    )
     expect(ok.status, JSON.stringify(ok.body)).toBe(200)
     // Two methods at once is a malformed request.
     const c3 = await codeFor(conf)
-    expectOAuthError(await tokenRequest(d, {grant_type: 'authorization_code', code: c3.code, code_verifier: c3.verifier, redirect_uri: REDIRECT, client_secret: conf.client_secret!}, {authorization: good}), 400, 'invalid_request')
+    expectOAuthError(
+      await tokenRequest(
+        d,
+        {
+          grant_type: 'authorization_code',
+          code: c3.code,
+          code_verifier: c3.verifier,
+          redirect_uri: REDIRECT,
+          client_secret: conf.client_secret!,
+        },
+        {authorization: good},
+      ),
+      400,
+      'invalid_request',
+    )
   })
 
   it('refuses repeated parameters', async () => {
@@ -172,47 +249,84 @@ describe('refresh_token', () => {
     expect((await apiStatus(r2.body.access_token)).status).toBe(200)
 
     // The first refresh token again: a thief or a confused client. Everything of the grant goes.
-    expectOAuthError(await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: c.client_id}), 400, 'invalid_grant')
+    expectOAuthError(
+      await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: c.client_id}),
+      400,
+      'invalid_grant',
+    )
     expect((await apiStatus(r2.body.access_token)).status).toBe(401)
     expect((await apiStatus(tokens.access_token)).status).toBe(401)
-    expectOAuthError(await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: r2.body.refresh_token, client_id: c.client_id}), 400, 'invalid_grant')
+    expectOAuthError(
+      await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: r2.body.refresh_token, client_id: c.client_id}),
+      400,
+      'invalid_grant',
+    )
   })
 
   it('lets only one of two simultaneous refreshes win, and treats the other as reuse', async () => {
     const {tokens, client: c} = await obtainTokens(d, d.ownerKey)
-    const refresh = (): ReturnType<typeof tokenRequest> => tokenRequest(d, {grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: c.client_id})
+    const refresh = (): ReturnType<typeof tokenRequest> =>
+      tokenRequest(d, {grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: c.client_id})
     const results = await Promise.all([refresh(), refresh()])
     const won = results.filter((r) => r.status === 200)
     expect(won).toHaveLength(1)
-    expectOAuthError(results.find((r) => r.status !== 200)!, 400, 'invalid_grant')
+    expectOAuthError(
+      results.find((r) => r.status !== 200)!,
+      400,
+      'invalid_grant',
+    )
     expect((await apiStatus(won[0]!.body.access_token)).status).toBe(401)
   })
 
   it('belongs to its client', async () => {
     const {tokens} = await obtainTokens(d, d.ownerKey)
     const other = await registerOk(d, {redirect_uris: [REDIRECT]})
-    expectOAuthError(await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: other.client_id}), 400, 'invalid_grant')
-    expectOAuthError(await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: 'kbrt_unknown', client_id: other.client_id}), 400, 'invalid_grant')
+    expectOAuthError(
+      await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: other.client_id}),
+      400,
+      'invalid_grant',
+    )
+    expectOAuthError(
+      await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: 'kbrt_unknown', client_id: other.client_id}),
+      400,
+      'invalid_grant',
+    )
     expectOAuthError(await tokenRequest(d, {grant_type: 'refresh_token', client_id: other.client_id}), 400, 'invalid_request')
     // An access token is not a refresh token.
-    expectOAuthError(await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: tokens.access_token, client_id: other.client_id}), 400, 'invalid_grant')
+    expectOAuthError(
+      await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: tokens.access_token, client_id: other.client_id}),
+      400,
+      'invalid_grant',
+    )
   })
 
   it('is refused once expired', async () => {
-    const {tokens, client: {client_id: clientId}} = await obtainTokens(d, d.ownerKey)
+    const {
+      tokens,
+      client: {client_id: clientId},
+    } = await obtainTokens(d, d.ownerKey)
     const db = openDb(d)
     try {
-      db.prepare('UPDATE oauth_tokens SET expires_at = ? WHERE hash = ?').run(new Date(Date.now() - 1000).toISOString(), sha256Hex(tokens.refresh_token))
+      db.prepare('UPDATE oauth_tokens SET expires_at = ? WHERE hash = ?').run(
+        new Date(Date.now() - 1000).toISOString(),
+        sha256Hex(tokens.refresh_token),
+      )
     } finally {
       db.close()
     }
-    expectOAuthError(await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId}), 400, 'invalid_grant')
+    expectOAuthError(
+      await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId}),
+      400,
+      'invalid_grant',
+    )
   })
 })
 
 describe('the API with OAuth access tokens', () => {
   const challengeRe = (base: string, invalid: boolean): RegExp =>
-    new RegExp(`^Bearer resource_metadata="${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.well-known/oauth-protected-resource"${invalid ? ', error="invalid_token"' : '$'}`)
+    new RegExp(
+      `^Bearer resource_metadata="${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.well-known/oauth-protected-resource"${invalid ? ', error="invalid_token"' : '$'}`,
+    )
 
   it('answers garbage tokens with 401, the resource_metadata challenge and invalid_token', async () => {
     for (const token of ['garbage', 'kbat_garbage', `kbat_${'A'.repeat(43)}`, 'kbrt_x']) {
@@ -232,7 +346,10 @@ describe('the API with OAuth access tokens', () => {
     expect(ok).toEqual({status: 200, challenge: null})
     const db = openDb(d)
     try {
-      db.prepare('UPDATE oauth_tokens SET expires_at = ? WHERE hash = ?').run(new Date(Date.now() - 1000).toISOString(), sha256Hex(tokens.access_token))
+      db.prepare('UPDATE oauth_tokens SET expires_at = ? WHERE hash = ?').run(
+        new Date(Date.now() - 1000).toISOString(),
+        sha256Hex(tokens.access_token),
+      )
     } finally {
       db.close()
     }
@@ -272,15 +389,23 @@ describe('the API with OAuth access tokens', () => {
 })
 
 describe('revocation (RFC 7009)', () => {
-  it('answers 200 for unknown tokens and for other clients\' tokens, revoking nothing of theirs', async () => {
+  it("answers 200 for unknown tokens and for other clients' tokens, revoking nothing of theirs", async () => {
     const {tokens} = await obtainTokens(d, d.ownerKey)
     const other = await registerOk(d, {redirect_uris: [REDIRECT]})
     const revoke = (token: string, clientId: string): Promise<Response> =>
-      fetch(`${d.url}/oauth/revoke`, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: new URLSearchParams({token, client_id: clientId})})
+      fetch(`${d.url}/oauth/revoke`, {
+        method: 'POST',
+        headers: {'content-type': 'application/x-www-form-urlencoded'},
+        body: new URLSearchParams({token, client_id: clientId}),
+      })
     expect((await revoke('kbat_nothing', other.client_id)).status).toBe(200)
     expect((await revoke(tokens.access_token, other.client_id)).status).toBe(200)
     expect((await apiStatus(tokens.access_token)).status).toBe(200)
-    const missing = await fetch(`${d.url}/oauth/revoke`, {method: 'POST', headers: {'content-type': 'application/x-www-form-urlencoded'}, body: 'token=x'})
+    const missing = await fetch(`${d.url}/oauth/revoke`, {
+      method: 'POST',
+      headers: {'content-type': 'application/x-www-form-urlencoded'},
+      body: 'token=x',
+    })
     expect(missing.status).toBe(401)
     expect((await missing.json()).error).toBe('invalid_client')
   })
@@ -292,11 +417,24 @@ describe('clean-up of expired records', () => {
     let daemon = await startInProcessDaemon({dataDir})
     try {
       const {tokens} = await obtainTokens(daemon, daemon.ownerKey)
-      await fetch(authorizeUrl(daemon, {response_type: 'code', client_id: (await registerOk(daemon, {redirect_uris: [REDIRECT]})).client_id, redirect_uri: REDIRECT, code_challenge: pkcePair().challenge, code_challenge_method: 'S256'}))
+      await fetch(
+        authorizeUrl(daemon, {
+          response_type: 'code',
+          client_id: (await registerOk(daemon, {redirect_uris: [REDIRECT]})).client_id,
+          redirect_uri: REDIRECT,
+          code_challenge: pkcePair().challenge,
+          code_challenge_method: 'S256',
+        }),
+      )
       const count = (): Record<string, number> => {
         const db = openDb(daemon)
         try {
-          return Object.fromEntries(['oauth_tokens', 'oauth_codes', 'oauth_requests', 'oauth_clients'].map((t) => [t, (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as {n: number}).n]))
+          return Object.fromEntries(
+            ['oauth_tokens', 'oauth_codes', 'oauth_requests', 'oauth_clients'].map((t) => [
+              t,
+              (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as {n: number}).n,
+            ]),
+          )
         } finally {
           db.close()
         }
@@ -307,7 +445,10 @@ describe('clean-up of expired records', () => {
       db.prepare('UPDATE oauth_tokens SET expires_at = ?').run(longAgo)
       db.prepare('UPDATE oauth_codes SET expires_at = ?').run(longAgo)
       db.prepare('UPDATE oauth_requests SET expires_at = ?').run(longAgo)
-      db.prepare('UPDATE oauth_clients SET created_at = ?, last_used_at = CASE WHEN last_used_at IS NULL THEN NULL ELSE ? END').run(longAgo, longAgo)
+      db.prepare('UPDATE oauth_clients SET created_at = ?, last_used_at = CASE WHEN last_used_at IS NULL THEN NULL ELSE ? END').run(
+        longAgo,
+        longAgo,
+      )
       db.close()
       await daemon.stop()
       daemon = await startInProcessDaemon({dataDir})

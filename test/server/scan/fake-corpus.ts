@@ -13,7 +13,7 @@ export interface FakeSample {
 }
 
 /** A small seeded generator (mulberry32), so a failure reproduces. */
-export function rng(seed: number): () => number {
+function rng(seed: number): () => number {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -42,7 +42,8 @@ export function fakeCorpus(seed = 15): FakeSample[] {
   }
   const b64url = (s: string): string => Buffer.from(s).toString('base64url')
   const pemBody = (): string => Array.from({length: 8}, () => pick(B64, 64)).join('\n')
-  const jwt = `${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url(`{"sub":"${pick(DIGITS, 10)}","name":"${pick(LOWER, 8)}","iat":${pick(DIGITS, 10)}}`)}.${pick(B64URL, 43)}`
+  const payload = `{"sub":"${pick(DIGITS, 10)}","name":"${pick(LOWER, 8)}","iat":${pick(DIGITS, 10)}}`
+  const jwt = `${b64url('{"alg":"HS256","typ":"JWT"}')}.${b64url(payload)}.${pick(B64URL, 43)}`
   const basic = Buffer.from(`deploy:${pick(ALNUM, 14)}`).toString('base64')
   const samples: Array<[string, string, string]> = [
     ['private-key', '', `-----BEGIN RSA PRIVATE KEY-----\n${pemBody()}\n-----END RSA PRIVATE KEY-----`],
@@ -67,7 +68,11 @@ export function fakeCorpus(seed = 15): FakeSample[] {
     ['slack-user-token', 'user token ', `xoxp-${pick(DIGITS, 12)}-${pick(DIGITS, 12)}-${pick(DIGITS, 13)}-${pick(HEX, 32)}`],
     ['slack-app-token', 'app-level token ', `xapp-1-A${pick(DIGITS, 10)}-${pick(DIGITS, 13)}-${pick(HEX, 64)}`],
     ['slack-legacy-workspace-token', 'legacy ', `xoxa-2-${pick(ALNUM, 32)}`],
-    ['slack-webhook-url', 'curl -X POST https://', `hooks.slack.com/services/T${pick(UPPER + DIGITS, 8)}/B${pick(UPPER + DIGITS, 8)}/${pick(ALNUM, 24)}`],
+    [
+      'slack-webhook-url',
+      'curl -X POST https://',
+      `hooks.slack.com/services/T${pick(UPPER + DIGITS, 8)}/B${pick(UPPER + DIGITS, 8)}/${pick(ALNUM, 24)}`,
+    ],
     ['stripe-access-token', 'Stripe.api_key = ', `sk_live_${pick(ALNUM, 24)}`],
     ['npm-access-token', '//registry.npmjs.org/:_authToken=', `npm_${pick(LOWER + DIGITS, 36)}`],
     ['pypi-upload-token', 'password = ', `pypi-AgEIcHlwaS5vcmc${pick(ALNUM + '_-', 70)}`],
@@ -88,18 +93,32 @@ export function fakeCorpus(seed = 15): FakeSample[] {
     ['generic-api-key', 'client_secret = "', pick(ALNUM, 32)],
     ['email', 'reported by ', `${pick(LOWER, 6)}.${pick(LOWER, 7)}@${pick(LOWER, 8)}-mail.io`],
     ['phone', 'call the on-call engineer at ', `+49 30 ${pick(DIGITS, 4)} ${pick(DIGITS, 4)}`],
-    ['phone', 'their office: ', `(${pick('23456789', 1)}${pick(DIGITS, 2)}) ${pick(DIGITS, 3)}-${pick(DIGITS, 4)}`],
-    ['ip-address', 'login from ', `${81 + Math.floor(next() * 100)}.${Math.floor(next() * 255)}.${Math.floor(next() * 255)}.${1 + Math.floor(next() * 250)}`],
-    ['ip-address', 'client ', `2a02:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}`],
+    // Not 555-01xx: those numbers are reserved for fiction, and not found.
+    ['phone', 'their office: ', `(${pick('23456789', 1)}${pick(DIGITS, 2)}) ${pick('2346789', 1)}${pick(DIGITS, 2)}-${pick(DIGITS, 4)}`],
+    [
+      'ip-address',
+      'login from ',
+      `${81 + Math.floor(next() * 100)}.${Math.floor(next() * 255)}.${Math.floor(next() * 255)}.${1 + Math.floor(next() * 250)}`,
+    ],
+    [
+      'ip-address',
+      'client ',
+      `2a02:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}:${pick(HEX, 4)}`,
+    ],
   ]
   // What follows the secret in its line: a quote or `@host` where the format has one.
   const tail: Record<string, string> = {
-    'gcp-api-key': '";', 'authorization-header': '" https://api.acme-corp.io', 'github-pat': '@github.com/acme/api.git',
-    'gitlab-runner-authentication-token': '"', 'url-credentials': '@git.acme-corp.io/acme/api.git', 'generic-api-key': '"',
+    'gcp-api-key': '";',
+    'authorization-header': '" https://api.acme-corp.io',
+    'github-pat': '@github.com/acme/api.git',
+    'gitlab-runner-authentication-token': '"',
+    'url-credentials': '@git.acme-corp.io/acme/api.git',
+    'generic-api-key': '"',
     'azure-storage-account-key': ';EndpointSuffix=core.windows.net',
   }
   return samples.map(([kind, lead, secret]) => {
-    const end = kind === 'connection-string' && lead.startsWith('DATABASE_URL') ? '@db.acme-corp.io:5432/app' : kind === 'connection-string' ? ';Encrypt=True;' : (tail[kind] ?? '')
+    const connection = lead.startsWith('DATABASE_URL') ? '@db.acme-corp.io:5432/app' : ';Encrypt=True;'
+    const end = kind === 'connection-string' ? connection : (tail[kind] ?? '')
     return {kind, text: `${lead}${secret}${end}`, secret}
   })
 }

@@ -68,7 +68,9 @@ function literals(source: string): string[] {
 }
 
 function sourcePatterns(): string[] {
-  const files = ['token-rules.ts', 'detectors.ts', 'personal.ts', 'scanner.ts', 'chars.ts'].map((f) => resolve(import.meta.dirname, '../../../server/scan', f))
+  const files = ['token-rules.ts', 'detectors.ts', 'personal.ts', 'scanner.ts', 'chars.ts'].map((f) =>
+    resolve(import.meta.dirname, '../../../server/scan', f),
+  )
   return files.flatMap((f) => literals(readFileSync(f, 'utf8')))
 }
 
@@ -76,12 +78,20 @@ describe('patterns', () => {
   it('finds the patterns it checks (positive control)', () => {
     expect(sourcePatterns().length).toBeGreaterThan(TOKEN_RULES.length)
     expect(literals('const R = /[a/b]{1,2}x/y')).toEqual(['[a/b]{1,2}x'])
-    expect(quantifiers('a+(b{1,3})*[x*]')).toEqual([{q: '+', depth: 0}, {q: '{1,3}', depth: 1}, {q: ')*', depth: 0}])
+    expect(quantifiers('a+(b{1,3})*[x*]')).toEqual([
+      {q: '+', depth: 0},
+      {q: '{1,3}', depth: 1},
+      {q: ')*', depth: 0},
+    ])
   })
 
-  it.each([...TOKEN_RULES.map((r) => [r.kind, r.re.source]), ...sourcePatterns().map((s) => ['literal', s])])('%s: bounded, un-nested quantifiers only', (_kind, source) => {
+  const all = [...TOKEN_RULES.map((r) => [r.kind, r.re.source]), ...sourcePatterns().map((s) => ['literal', s])]
+  it.each(all)('%s: bounded, un-nested quantifiers only', (_kind, source) => {
     const qs = quantifiers(source)
-    expect(qs.filter((q) => q.q === '*' || q.q === '+' || /,\}$/.test(q.q)), source).toEqual([])
+    expect(
+      qs.filter((q) => q.q === '*' || q.q === '+' || /,\}$/.test(q.q)),
+      source,
+    ).toEqual([])
     // A quantified group may hold no quantifier of its own: `(?:a{1,9}){1,9}` multiplies its bounds.
     const groupQuantified = qs.some((q) => q.q.startsWith(')') && q.q !== ')?')
     if (groupQuantified) expect(qs.filter((q) => q.depth > 0).length, source).toBe(0)
@@ -104,8 +114,8 @@ const HOSTILE: Record<string, (n: number) => string> = {
   'key headers without end': (n) => '-----BEGIN RSA PRIVATE KEY-----\n'.repeat(Math.ceil(n / 32)),
   'key bodies without end': (n) => `-----BEGIN PRIVATE KEY-----\n${'A'.repeat(20_000)}\n`.repeat(Math.ceil(n / 20_029)),
   'key headers that almost match': (n) => `-----BEGIN ${'A '.repeat(49)}PRIVATE KE`.repeat(Math.ceil(n / 119)),
-  'schemes': (n) => '://'.repeat(Math.ceil(n / 3)),
-  'authorities': (n) => `a://${'u:p'.repeat(200)}`.repeat(Math.ceil(n / 604)),
+  schemes: (n) => '://'.repeat(Math.ceil(n / 3)),
+  authorities: (n) => `a://${'u:p'.repeat(200)}`.repeat(Math.ceil(n / 604)),
   'password keys': (n) => ';password='.repeat(Math.ceil(n / 10)),
   'password values': (n) => `;password=${'x'.repeat(127)}`.repeat(Math.ceil(n / 137)),
   'generic keys': (n) => 'key='.repeat(Math.ceil(n / 4)),
@@ -115,7 +125,7 @@ const HOSTILE: Record<string, (n: number) => string> = {
   'long phone-like runs': (n) => '+1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 '.repeat(Math.ceil(n / 32)),
   'brackets and digits': (n) => '(415) 555-'.repeat(Math.ceil(n / 10)),
   'dotted digits': (n) => '1.'.repeat(Math.ceil(n / 2)),
-  'octets': (n) => '255.'.repeat(Math.ceil(n / 4)),
+  octets: (n) => '255.'.repeat(Math.ceil(n / 4)),
   'colons and hex': (n) => 'ff:'.repeat(Math.ceil(n / 3)),
   'double colons': (n) => 'a::'.repeat(Math.ceil(n / 3)),
   'AWS prefixes': (n) => 'AKIA'.repeat(Math.ceil(n / 4)),
@@ -142,7 +152,11 @@ function cpuTimes(texts: string[], runs = 7): number[] {
 
 describe('hostile bodies scan in linear time', () => {
   // Warm the JIT so the first case measured is not charged for compilation.
-  scanText(Object.values(HOSTILE).map((f) => f(2000)).join('\n'))
+  scanText(
+    Object.values(HOSTILE)
+      .map((f) => f(2000))
+      .join('\n'),
+  )
 
   it.each(Object.entries(HOSTILE))('%s', (_name, make) => {
     const small = make(25_000).slice(0, 25_000)

@@ -56,7 +56,14 @@ describe('near misses are not findings', () => {
     ['loopback and documentation IPs', 'bind 127.0.0.1 or 0.0.0.0; docs use 192.0.2.10 and 2001:db8::1 and ::1'],
     ['dates, times and numbers', '2026-11-23T21:43:31Z, 12:30:45, 3.14159, 1,234,567, 0.5-0.75, +0.5, x+1 = 10'],
     ['a MAC address', '00:1a:2b:3c:4d:5e'],
-    ['words after secret-sounding names', 'token_type: Bearer; api_version = 2024-01-01; primary_key: user_id; secret_name = "db-password"'],
+    ['numbers reserved for fiction', 'call (415) 555-0132, 212-555-0199 or +1 415 555 0100'],
+    ['a name ending a line, a value on the next', 'the secrets we keep:\n  9c1f0b6a2d4e8f31'],
+    ['masked excerpts, as kb shows them', 'git clone https://x:ghp_…@github.com/acme/api.git; api_token = "ab12cd…"'],
+    ['an Idempotency-Key', `-H 'Idempotency-Key: "8e03978e-40d5-43e8-bc93-6894a57f9324"'`],
+    [
+      'words after secret-sounding names',
+      'token_type: Bearer; api_version = 2024-01-01; primary_key: user_id; secret_name = "db-password"',
+    ],
     ['a low-entropy value', 'password = aaaaaaaaaaaa1'],
     ['a variable, not a token', 'Authorization: Bearer $TOKEN and Authorization: Bearer <your token>'],
     ['prose', 'The token is sent as a bearer credential; rotate the API key and the password every 90 days.'],
@@ -79,7 +86,12 @@ describe('false-positive corpora (docs/security.md, "Safe publish")', () => {
 
   it("the project's own docs: no finding", () => {
     const root = resolve(import.meta.dirname, '../../..')
-    const files = [...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(root, 'docs', f)), join(root, 'README.md')]
+    const files = [
+      ...readdirSync(join(root, 'docs'))
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => join(root, 'docs', f)),
+      join(root, 'README.md'),
+    ]
     expect(files.length).toBeGreaterThan(8)
     const findings = files.flatMap((f) => found(readFileSync(f, 'utf8')).map((x) => `${f}: ${x}`))
     expect(findings).toEqual([])

@@ -12,19 +12,21 @@ import {startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 
 const N = 100_000
 /** Text shapes of N characters. */
-const SHAPES: Record<string, string> = Object.fromEntries(Object.entries({
-  'one word': 'a'.repeat(N),
-  'camel humps': 'aB'.repeat(N / 2),
-  'capitals': 'A'.repeat(N),
-  'snake parts': 'a_'.repeat(N / 2),
-  'scoped parts': 'a::'.repeat(N / 3),
-  'dotted digits': '1.'.repeat(N / 2),
-  'repeated word': 'a '.repeat(N / 2),
-  'distinct words': Array.from({length: N / 8}, (_, i) => `w${i.toString(36).padStart(6, 'x')}`).join(' '),
-  'mixed code': 'getUserName_v2::src/app.ts '.repeat(N / 27),
-  'accents and CJK': 'Fußgänger数据库デプロイ한글 '.repeat(N / 19),
-  'spaces then a word': `${' '.repeat(N - 1)}b`,
-}).map(([name, text]) => [name, text.slice(0, N)]))
+const SHAPES: Record<string, string> = Object.fromEntries(
+  Object.entries({
+    'one word': 'a'.repeat(N),
+    'camel humps': 'aB'.repeat(N / 2),
+    capitals: 'A'.repeat(N),
+    'snake parts': 'a_'.repeat(N / 2),
+    'scoped parts': 'a::'.repeat(N / 3),
+    'dotted digits': '1.'.repeat(N / 2),
+    'repeated word': 'a '.repeat(N / 2),
+    'distinct words': Array.from({length: N / 8}, (_, i) => `w${i.toString(36).padStart(6, 'x')}`).join(' '),
+    'mixed code': 'getUserName_v2::src/app.ts '.repeat(N / 27),
+    'accents and CJK': 'Fußgänger数据库デプロイ한글 '.repeat(N / 19),
+    'spaces then a word': `${' '.repeat(N - 1)}b`,
+  }).map(([name, text]) => [name, text.slice(0, N)]),
+)
 
 async function timed<T>(work: () => Promise<T> | T): Promise<{value: T; ms: number}> {
   const started = performance.now()
@@ -58,7 +60,14 @@ describe('bodies of 100,000 characters through the API', () => {
       ids.push(created.body.id)
     }
     // Queries as long as the API allows, of the same shapes: phrases of many parts, every word matching.
-    const queries = [...Object.values(SHAPES).map((s) => s.slice(0, QUERY_MAX).trim()).filter((q) => q !== ''), 'a', 'a_a_a_a', 'aqauriums getUsrName']
+    const queries = [
+      ...Object.values(SHAPES)
+        .map((s) => s.slice(0, QUERY_MAX).trim())
+        .filter((q) => q !== ''),
+      'a',
+      'a_a_a_a',
+      'aqauriums getUsrName',
+    ]
     for (const q of queries) {
       const {value: r, ms} = await timed(() => d.request('GET', '/search', {query: {q, explain: true, limit: 100}}))
       expect(r.status, r.text).toBe(200)

@@ -23,14 +23,24 @@ function hits(probe: VocabularyProbe, term: string): boolean {
 
 /** One random edit: insertion, deletion, substitution or a swap of neighbours. */
 const edited = fc
-  .tuple(fc.string({unit: fc.constantFrom('a', 'b', 'c', 'd'), minLength: 5, maxLength: 14}), fc.nat(), fc.constantFrom('a', 'b', 'c', 'e'), fc.nat(3))
+  .tuple(
+    fc.string({unit: fc.constantFrom('a', 'b', 'c', 'd'), minLength: 5, maxLength: 14}),
+    fc.nat(),
+    fc.constantFrom('a', 'b', 'c', 'e'),
+    fc.nat(3),
+  )
   .map(([word, at, c, kind]) => {
     const i = 1 + (at % (word.length - 1)) // the first character is taken as right
     const v =
-      kind === 0 ? word.slice(0, i) + c + word.slice(i)
-      : kind === 1 ? word.slice(0, i) + word.slice(i + 1)
-      : kind === 2 ? word.slice(0, i) + c + word.slice(i + 1)
-      : i + 1 < word.length ? word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2) : word
+      kind === 0
+        ? word.slice(0, i) + c + word.slice(i)
+        : kind === 1
+          ? word.slice(0, i) + word.slice(i + 1)
+          : kind === 2
+            ? word.slice(0, i) + c + word.slice(i + 1)
+            : i + 1 < word.length
+              ? word.slice(0, i) + word[i + 1] + word[i] + word.slice(i + 2)
+              : word
     return {word, v}
   })
 
@@ -41,7 +51,11 @@ describe('typo probes', () => {
         // The vocabulary holds stems: the term may be an edit of the word cut short.
         const stem = cut > 0 && v.length - cut >= 4 ? v.slice(0, v.length - cut) : v
         const probes = typoProbes(word)
-        if (typoCandidates(word, [stem]).length === 1) expect(probes.some((p) => hits(p, stem)), `${word} → ${stem}`).toBe(true)
+        if (typoCandidates(word, [stem]).length === 1)
+          expect(
+            probes.some((p) => hits(p, stem)),
+            `${word} → ${stem}`,
+          ).toBe(true)
       }),
       {numRuns: 3000},
     )
@@ -83,8 +97,24 @@ describe('a typo lookup in a large vocabulary', () => {
       for (let i = 0; i < 20; i++) {
         const body = words.slice(i * 5_000, (i + 1) * 5_000).join(' ')
         void store.insertEntry({
-          id: `e${i}`, title: `batch ${i}`, body, summary: '', summary_title: '', scope: 'global', project_id: null, tags: [], url: null,
-          status: 'open', resolution: null, thought_chain: [], forked_from: null, author, created_at: at, updated_at: at, version: 1, comment_count: 0,
+          id: `e${i}`,
+          title: `batch ${i}`,
+          body,
+          summary: '',
+          summary_title: '',
+          scope: 'global',
+          project_id: null,
+          tags: [],
+          url: null,
+          status: 'open',
+          resolution: null,
+          thought_chain: [],
+          forked_from: null,
+          author,
+          created_at: at,
+          updated_at: at,
+          version: 1,
+          comment_count: 0,
         })
       }
     })()

@@ -6,10 +6,20 @@
 import {describe, expect, it} from 'vitest'
 import {COMMENT_MAX} from '../../../src/shared/contract.js'
 import {KINDS, scanText} from '../../../server/scan/scanner.js'
-import {ACKNOWLEDGEMENT_HEAD, acknowledgementNotes, fieldsOf, type Hit, redactFields, report, scanFields} from '../../../server/services/sensitive.js'
+import {
+  ACKNOWLEDGEMENT_HEAD,
+  acknowledgementNotes,
+  fieldsOf,
+  type Hit,
+  redactFields,
+  report,
+  scanFields,
+} from '../../../server/services/sensitive.js'
 import {fakeCorpus} from '../scan/fake-corpus.js'
 
 const corpus = fakeCorpus(7)
+const someone = {id: 'x', name: 'x'}
+const AT = '2026-01-01T00:00:00.000Z'
 
 /** An entry holding the whole corpus: each sample in the body, one in a tag, in a thought, a comment and the resolution note. */
 function leaky(): Parameters<typeof fieldsOf>[0] {
@@ -20,8 +30,16 @@ function leaky(): Parameters<typeof fieldsOf>[0] {
     url: `https://ci.acme-corp.io/x?token=${corpus.find((s) => s.kind === 'github-pat')!.secret}`,
     tags: ['ok', npm],
     thought_chain: [{step: 1, thought: corpus.find((s) => s.kind === 'jwt')!.text, kind: 'observation'}],
-    resolution: {note: corpus.find((s) => s.kind === 'kb-api-key')!.text, url: null, resolved_by: {id: 'x', name: 'x'}, resolved_at: '2026-01-01T00:00:00.000Z'},
-    comments: [{id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', body: corpus.find((s) => s.kind === 'phone')!.text, type: 'note', author: {id: 'x', name: 'x'}, created_at: '2026-01-01T00:00:00.000Z'}],
+    resolution: {note: corpus.find((s) => s.kind === 'kb-api-key')!.text, url: null, resolved_by: someone, resolved_at: AT},
+    comments: [
+      {
+        id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
+        body: corpus.find((s) => s.kind === 'phone')!.text,
+        type: 'note',
+        author: someone,
+        created_at: AT,
+      },
+    ],
   }
 }
 
@@ -57,9 +75,26 @@ describe('reports', () => {
 
 describe('acknowledgement records', () => {
   const hit = (i: number, kind: string, field: string): Hit => ({
-    id: i.toString(16).padStart(16, '0'), field, kind, ...KINDS[kind]!, start: 0, end: 1, line: i + 1, column: 1, excerpt: 'x…', secret: 'x',
+    id: i.toString(16).padStart(16, '0'),
+    field,
+    kind,
+    ...KINDS[kind]!,
+    start: 0,
+    end: 1,
+    line: i + 1,
+    column: 1,
+    excerpt: 'x…',
+    secret: 'x',
   })
-  const FIELDS = ['title', 'body', 'url', 'tags/3', 'thought_chain/99/thought', 'resolution/note', 'comments/0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980/body']
+  const FIELDS = [
+    'title',
+    'body',
+    'url',
+    'tags/3',
+    'thought_chain/99/thought',
+    'resolution/note',
+    'comments/0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980/body',
+  ]
 
   it('name every finding and are clean to publish themselves, for every kind in every field', () => {
     const hits = Object.keys(KINDS).flatMap((kind, k) => FIELDS.map((field, f) => hit(k * FIELDS.length + f, kind, field)))

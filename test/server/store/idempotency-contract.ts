@@ -26,9 +26,19 @@ export function runIdempotencyContract(name: string, makeStore: () => Promise<St
     })
 
     const claimAt = (seconds: number, o: Partial<IdempotencyClaim> = {}): IdempotencyClaim => ({
-      principal_id: 'p1', key: 'k1', fingerprint: 'f1', claim: randomUUID(), created_at: at(seconds), expires_at: at(seconds + DAY), ...o,
+      principal_id: 'p1',
+      key: 'k1',
+      fingerprint: 'f1',
+      claim: randomUUID(),
+      created_at: at(seconds),
+      expires_at: at(seconds + DAY),
+      ...o,
     })
-    const answer: IdempotencyResponse = {status: 201, headers: {'content-type': 'application/json; charset=utf-8', location: '/api/v1/knowledge/x'}, body: '{"id":"x"}'}
+    const answer: IdempotencyResponse = {
+      status: 201,
+      headers: {'content-type': 'application/json; charset=utf-8', location: '/api/v1/knowledge/x'},
+      body: '{"id":"x"}',
+    }
     const never = at(-1)
 
     it('claims a free key once; a second claim gets the record, in flight until completed, then with the answer', async () => {
@@ -37,7 +47,15 @@ export function runIdempotencyContract(name: string, makeStore: () => Promise<St
       const again = await s.idempotency.claim(claimAt(1), never)
       expect(again.claimed).toBe(false)
       if (again.claimed) return
-      expect(again.record).toMatchObject({principal_id: 'p1', key: 'k1', fingerprint: 'f1', claim: first.claim, response: null, created_at: at(0), expires_at: at(DAY)})
+      expect(again.record).toMatchObject({
+        principal_id: 'p1',
+        key: 'k1',
+        fingerprint: 'f1',
+        claim: first.claim,
+        response: null,
+        created_at: at(0),
+        expires_at: at(DAY),
+      })
       expect(await s.idempotency.complete('p1', 'k1', first.claim, 'f1', answer)).toBe(true)
       const done = await s.idempotency.claim(claimAt(2), never)
       expect(done).toMatchObject({claimed: false, record: {response: answer, fingerprint: 'f1'}})
@@ -73,7 +91,10 @@ export function runIdempotencyContract(name: string, makeStore: () => Promise<St
       expect((await s.idempotency.claim(claimAt(DAY - 1), never)).claimed).toBe(false)
       const late = claimAt(DAY, {fingerprint: 'other'})
       expect(await s.idempotency.claim(late, never)).toEqual({claimed: true})
-      expect(await s.idempotency.claim(claimAt(DAY + 1), never)).toMatchObject({claimed: false, record: {claim: late.claim, fingerprint: 'other', response: null}})
+      expect(await s.idempotency.claim(claimAt(DAY + 1), never)).toMatchObject({
+        claimed: false,
+        record: {claim: late.claim, fingerprint: 'other', response: null},
+      })
       // The first holder can no longer touch it.
       expect(await s.idempotency.complete('p1', 'k1', first.claim, 'f1', answer)).toBe(false)
     })

@@ -24,9 +24,25 @@ const options = (dryRun = false): ImportOptions => ({onConflict: 'skip', dryRun,
 
 function entry(title: string, extra: Partial<EntryRow> = {}): EntryRow {
   return {
-    id: randomUUID(), title, body: `${title}: the worker pool leaked sockets under load until it was restarted`, summary: title,
-    summary_title: title, scope: 'private', project_id: null, tags: ['pool'], url: null, status: 'open', resolution: null,
-    thought_chain: [], forked_from: null, author: OWNER, created_at: at, updated_at: at, version: 1, comment_count: 0, ...extra,
+    id: randomUUID(),
+    title,
+    body: `${title}: the worker pool leaked sockets under load until it was restarted`,
+    summary: title,
+    summary_title: title,
+    scope: 'private',
+    project_id: null,
+    tags: ['pool'],
+    url: null,
+    status: 'open',
+    resolution: null,
+    thought_chain: [],
+    forked_from: null,
+    author: OWNER,
+    created_at: at,
+    updated_at: at,
+    version: 1,
+    comment_count: 0,
+    ...extra,
   }
 }
 
@@ -74,11 +90,18 @@ describe('SQLite import in slices', () => {
     let write: Promise<boolean> | null = null
     let written = false
     const during = entry('written meanwhile')
-    const run = await importWhile(store, rows.map((e, i) => record(i + 2, e)), false, () => {
-      // The write lands only once the import committed: by then the import's last entry is there.
-      write = store.insertEntry(during).then(async () => ((written = true), (await store.getEntry(rows[1999]!.id)) !== null))
-      void Promise.all([store.getEntry(rows[0]!.id), store.getEntry(before.id)]).then(([first, old]) => (read = {first, before: old, written}))
-    })
+    const run = await importWhile(
+      store,
+      rows.map((e, i) => record(i + 2, e)),
+      false,
+      () => {
+        // The write lands only once the import committed: by then the import's last entry is there.
+        write = store.insertEntry(during).then(async () => ((written = true), (await store.getEntry(rows[1999]!.id)) !== null))
+        void Promise.all([store.getEntry(rows[0]!.id), store.getEntry(before.id)]).then(
+          ([first, old]) => (read = {first, before: old, written}),
+        )
+      },
+    )
     expect(run.called).toBe(true)
     expect(run.turns).toBeGreaterThan(0)
     expect(run.outcome).toMatchObject({created: 2000, rejected: []})
@@ -96,7 +119,12 @@ describe('SQLite import in slices', () => {
     const stranger = {id: randomUUID(), name: 'stranger'}
     expect(await store.getPrincipal(stranger.id)).toBeNull()
     const rows = many(500).map((e, i) => (i === 0 ? {...e, author: stranger} : e))
-    const dry = await importWhile(store, rows.map((e, i) => record(i + 2, e)), true, () => undefined)
+    const dry = await importWhile(
+      store,
+      rows.map((e, i) => record(i + 2, e)),
+      true,
+      () => undefined,
+    )
     expect(dry.outcome).toMatchObject({created: 500, principals_created: 1, rejected: []})
     expect(await store.getEntry(rows[0]!.id)).toBeNull()
     expect(await store.getPrincipal(stranger.id)).toBeNull()
@@ -105,7 +133,10 @@ describe('SQLite import in slices', () => {
     expect(rejected.rejected).toEqual([{line: 502, reason: expect.stringContaining('neither on this server')}])
     expect(await store.getEntry(rows[499]!.id)).toBeNull()
     // Once applied for real, the principal it created is seen at once (the remembered "none" is forgotten).
-    const applied = await store.transfer.applyImport(rows.map((e, i) => record(i + 2, e)), options())
+    const applied = await store.transfer.applyImport(
+      rows.map((e, i) => record(i + 2, e)),
+      options(),
+    )
     expect(applied).toMatchObject({created: 500, principals_created: 1})
     expect(await store.getPrincipal(stranger.id)).toMatchObject({name: 'stranger'})
   })
@@ -115,9 +146,19 @@ describe('SQLite import in slices', () => {
     open.push(store)
     await store.insertPrincipal({...OWNER, role: 'owner', created_at: at})
     const rows = many(50)
-    expect(await store.transfer.applyImport(rows.map((e, i) => record(i + 2, e)), options(true))).toMatchObject({created: 50})
+    expect(
+      await store.transfer.applyImport(
+        rows.map((e, i) => record(i + 2, e)),
+        options(true),
+      ),
+    ).toMatchObject({created: 50})
     expect(await store.getEntry(rows[0]!.id)).toBeNull()
-    expect(await store.transfer.applyImport(rows.map((e, i) => record(i + 2, e)), options())).toMatchObject({created: 50})
+    expect(
+      await store.transfer.applyImport(
+        rows.map((e, i) => record(i + 2, e)),
+        options(),
+      ),
+    ).toMatchObject({created: 50})
     expect(await store.getEntry(rows[49]!.id)).toMatchObject({title: 'imported 49'})
   })
 })

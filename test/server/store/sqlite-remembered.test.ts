@@ -25,7 +25,18 @@ describe('SQLite driver: remembered keys and principals', () => {
     await store.insertPrincipal({id: 'p1', name: 'ann', role: 'owner', created_at: at})
     return store
   }
-  const key = {id: 'k1', principal_id: 'p1', name: 'laptop', prefix: 'kb_abc', hash: 'h1', project_id: null, created_at: at, expires_at: null, last_used_at: null, revoked_at: null}
+  const key = {
+    id: 'k1',
+    principal_id: 'p1',
+    name: 'laptop',
+    prefix: 'kb_abc',
+    hash: 'h1',
+    project_id: null,
+    created_at: at,
+    expires_at: null,
+    last_used_at: null,
+    revoked_at: null,
+  }
 
   it('sees a key created after it was looked up and missing, and its revocation at once', async () => {
     const s = await open()
@@ -48,11 +59,13 @@ describe('SQLite driver: remembered keys and principals', () => {
   it('never remembers a row a transaction later rolls back', async () => {
     const s = await open()
     expect(await s.getPrincipal('p2')).toBeNull()
-    expect(() => s.db.transaction(() => {
-      void s.insertPrincipal({id: 'p2', name: 'ben', role: 'member', created_at: at})
-      void s.getPrincipal('p2')
-      throw new Error('roll back')
-    })()).toThrow('roll back')
+    expect(() =>
+      s.db.transaction(() => {
+        void s.insertPrincipal({id: 'p2', name: 'ben', role: 'member', created_at: at})
+        void s.getPrincipal('p2')
+        throw new Error('roll back')
+      })(),
+    ).toThrow('roll back')
     expect(await s.getPrincipal('p2')).toBeNull()
   })
 })

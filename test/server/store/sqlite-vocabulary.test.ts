@@ -18,8 +18,24 @@ const importer = {...owner, owner: true}
 
 function entry(id: string, title: string, body: string, tags: string[] = []): EntryRow {
   return {
-    id, title, body, summary: body, summary_title: title, scope: 'global', project_id: null, tags, url: null, status: 'open', resolution: null,
-    thought_chain: [], forked_from: null, author: owner, created_at: at, updated_at: at, version: 1, comment_count: 0,
+    id,
+    title,
+    body,
+    summary: body,
+    summary_title: title,
+    scope: 'global',
+    project_id: null,
+    tags,
+    url: null,
+    status: 'open',
+    resolution: null,
+    thought_chain: [],
+    forked_from: null,
+    author: owner,
+    created_at: at,
+    updated_at: at,
+    version: 1,
+    comment_count: 0,
   }
 }
 
@@ -68,7 +84,11 @@ describe('search vocabulary', () => {
     await open()
     await store.insertEntry(entry('e1', 'Quokka sightings', 'Zephyrs blowing'))
     const {summary, summary_title} = entry('e1', 'Platypus sightings', 'Calm weather')
-    const record = {line: 2, kind: 'entry' as const, entry: {...entry('e1', 'Platypus sightings', 'Calm weather'), comments: [], summary, summary_title}}
+    const record = {
+      line: 2,
+      kind: 'entry' as const,
+      entry: {...entry('e1', 'Platypus sightings', 'Calm weather'), comments: [], summary, summary_title},
+    }
     const dry = await store.transfer.applyImport([record], {onConflict: 'overwrite', dryRun: true, importer, at})
     expect(dry.updated).toBe(1)
     expect(vocab()).toEqual(['blow', 'quokka', 'sight', 'zephyr'])
@@ -77,7 +97,7 @@ describe('search vocabulary', () => {
     expect(vocab()).toEqual(['calm', 'platypu', 'sight', 'weather'])
   })
 
-  it('migration 4 rebuilds an older file\'s vocabulary with reversed terms and without dead ones', async () => {
+  it("migration 4 rebuilds an older file's vocabulary with reversed terms and without dead ones", async () => {
     const path = join(dir, 'schema3.sqlite')
     const raw = new Database(path)
     for (let v = 0; v < 3; v++) raw.exec(SQLITE_MIGRATIONS[v]!)
@@ -89,14 +109,25 @@ describe('search vocabulary', () => {
     insert.run('e1', 'Zephyr', 'gone soon', owner.id, at, at)
     insert.run('e2', 'Quokka', 'stays here', owner.id, at, at)
     // Schema 3 kept the terms of deleted text in search_vocab.
-    raw.exec(`INSERT OR IGNORE INTO search_vocab (head, len, term) SELECT substr(term, 1, 1), length(term), term FROM entries_vocab WHERE length(term) >= 4`)
+    raw.exec(
+      `INSERT OR IGNORE INTO search_vocab (head, len, term) SELECT substr(term, 1, 1), length(term), term FROM entries_vocab WHERE length(term) >= 4`,
+    )
     raw.prepare(`DELETE FROM entries WHERE id = 'e1'`).run()
-    expect(raw.prepare('SELECT term FROM search_vocab ORDER BY term').pluck().all()).toEqual(['gone', 'here', 'quokka', 'soon', 'stai', 'zephyr'])
+    expect(raw.prepare('SELECT term FROM search_vocab ORDER BY term').pluck().all()).toEqual([
+      'gone',
+      'here',
+      'quokka',
+      'soon',
+      'stai',
+      'zephyr',
+    ])
     raw.close()
     store = openSqliteStore({path})
     expect(store.schemaVersion).toBe(SQLITE_MIGRATIONS.length)
     expect(store.db.prepare('SELECT term, rev FROM search_vocab ORDER BY term').all()).toEqual([
-      {term: 'here', rev: 'ereh'}, {term: 'quokka', rev: 'akkouq'}, {term: 'stai', rev: 'iats'},
+      {term: 'here', rev: 'ereh'},
+      {term: 'quokka', rev: 'akkouq'},
+      {term: 'stai', rev: 'iats'},
     ])
   })
 })

@@ -29,7 +29,7 @@ describe('SQLite migrations and pragmas', () => {
     open.push(s)
     return s
   }
-  const schemaOf = (db: Database.Database): unknown[] => db.prepare("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").all()
+  const schemaOf = (db: Database.Database): unknown[] => db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY type, name').all()
 
   it('a fresh file gets user_version = the number of migrations, WAL and synchronous=FULL', async () => {
     expect(SQLITE_MIGRATIONS.length).toBeGreaterThanOrEqual(1)
@@ -45,7 +45,12 @@ describe('SQLite migrations and pragmas', () => {
   it('reopening is a no-op that keeps schema and data', async () => {
     const path = join(dir, 'reopen.sqlite')
     const first = openStore(path)
-    await first.insertPrincipal({id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', name: 'owner', role: 'owner', created_at: '2026-01-01T00:00:00.000Z'})
+    await first.insertPrincipal({
+      id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
+      name: 'owner',
+      role: 'owner',
+      created_at: '2026-01-01T00:00:00.000Z',
+    })
     const schema = schemaOf(first.db)
     await first.close()
     open.length = 0
@@ -63,7 +68,11 @@ describe('SQLite migrations and pragmas', () => {
     const raw = new Database(path)
     raw.exec(SQLITE_MIGRATIONS[0]!)
     raw.pragma('user_version = 1')
-    raw.prepare("INSERT INTO principals (id, name, role, created_at) VALUES ('0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7981', 'owner', 'owner', '2026-01-01T00:00:00.000Z')").run()
+    raw
+      .prepare(
+        "INSERT INTO principals (id, name, role, created_at) VALUES ('0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7981', 'owner', 'owner', '2026-01-01T00:00:00.000Z')",
+      )
+      .run()
     raw.close()
     const s = openStore(path)
     expect(s.schemaVersion).toBe(SQLITE_MIGRATIONS.length)

@@ -28,8 +28,20 @@ afterAll(async () => {
   await d?.stop()
 })
 
-const entry = (over: Record<string, unknown> = {}): Record<string, unknown> => ({kind: 'entry', id: newId(), title: 'Mine', body: 'b', author: {id: carolId, name: 'carol'}, ...over})
-const comment = (authorId: string, name: string): Record<string, unknown> => ({id: newId(), body: 'a comment', author: {id: authorId, name}, created_at: '2020-01-01T00:00:00.000Z'})
+const entry = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  kind: 'entry',
+  id: newId(),
+  title: 'Mine',
+  body: 'b',
+  author: {id: carolId, name: 'carol'},
+  ...over,
+})
+const comment = (authorId: string, name: string): Record<string, unknown> => ({
+  id: newId(),
+  body: 'a comment',
+  author: {id: authorId, name},
+  created_at: '2020-01-01T00:00:00.000Z',
+})
 
 describe("a member's import", () => {
   it("rejects a comment in another principal's name, on its line, and applies nothing", async () => {
@@ -38,19 +50,27 @@ describe("a member's import", () => {
     const r = await importText(d, toNdjson([header, ok, forged]), {}, carol)
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({created: 0, updated: 0, skipped: 0})
-    expect(r.body.rejected).toEqual([{line: 3, reason: 'comments/1/author: dave is not you; only the owner may import comments of other authors'}])
+    expect(r.body.rejected).toEqual([
+      {line: 3, reason: 'comments/1/author: dave is not you; only the owner may import comments of other authors'},
+    ])
     expect((await d.request('GET', `/knowledge/${ok.id}`, {key: carol})).status).toBe(404)
   })
 
   it("rejects a resolution in another principal's name", async () => {
-    const forged = entry({status: 'resolved', resolution: {note: 'fixed', url: null, resolved_by: {id: daveId, name: 'dave'}, resolved_at: '2020-01-02T00:00:00.000Z'}})
+    const forged = entry({
+      status: 'resolved',
+      resolution: {note: 'fixed', url: null, resolved_by: {id: daveId, name: 'dave'}, resolved_at: '2020-01-02T00:00:00.000Z'},
+    })
     const r = await importText(d, toNdjson([header, forged]), {}, carol)
-    expect(r.body.rejected).toEqual([{line: 2, reason: 'resolution/resolved_by: dave is not you; only the owner may import resolutions of other principals'}])
+    expect(r.body.rejected).toEqual([
+      {line: 2, reason: 'resolution/resolved_by: dave is not you; only the owner may import resolutions of other principals'},
+    ])
   })
 
-  it('accepts its own comments and resolution, with their times (positive control); the owner may import anyone\'s', async () => {
+  it("accepts its own comments and resolution, with their times (positive control); the owner may import anyone's", async () => {
     const own = entry({
-      status: 'resolved', resolution: {note: 'fixed', url: null, resolved_by: {id: carolId, name: 'carol'}, resolved_at: '2020-01-02T00:00:00.000Z'},
+      status: 'resolved',
+      resolution: {note: 'fixed', url: null, resolved_by: {id: carolId, name: 'carol'}, resolved_at: '2020-01-02T00:00:00.000Z'},
       comments: [comment(carolId, 'carol')],
     })
     expect((await importText(d, toNdjson([header, own]), {}, carol)).body).toMatchObject({created: 1, rejected: []})
@@ -64,8 +84,18 @@ describe("a member's import", () => {
   it("cannot erase others' comments by overwriting its own entry", async () => {
     const mine = await d.request('POST', '/knowledge', {key: carol, body: {title: 'Commented by others', body: 'b', scope: 'global'}})
     expect((await d.request('POST', `/knowledge/${mine.body.id}/comments`, {body: {body: 'owner was here'}})).status).toBe(201)
-    const r = await importText(d, toNdjson([header, {kind: 'entry', id: mine.body.id, title: 'Rewritten', body: 'b', scope: 'global', author: {id: carolId, name: 'carol'}}]), {on_conflict: 'overwrite'}, carol)
-    expect(r.body.rejected).toEqual([{line: 2, reason: `entry ${mine.body.id} has comments by others here; only the owner may overwrite it`}])
+    const r = await importText(
+      d,
+      toNdjson([
+        header,
+        {kind: 'entry', id: mine.body.id, title: 'Rewritten', body: 'b', scope: 'global', author: {id: carolId, name: 'carol'}},
+      ]),
+      {on_conflict: 'overwrite'},
+      carol,
+    )
+    expect(r.body.rejected).toEqual([
+      {line: 2, reason: `entry ${mine.body.id} has comments by others here; only the owner may overwrite it`},
+    ])
     const after = (await d.request('GET', `/knowledge/${mine.body.id}`, {query: {detail: 'full'}})).body
     expect(after.title).toBe('Commented by others')
     expect(after.comments.map((c: any) => c.body)).toEqual(['owner was here'])
@@ -88,7 +118,12 @@ describe('a dry run reveals nothing about entries the caller cannot see', () => 
       expect(probe.body).toEqual(control.body)
       expect(probe.body).toMatchObject({created: 1, rejected: [], dry_run: true})
 
-      const commentProbe = await importText(d, toNdjson([header, entry({comments: [{...comment(carolId, 'carol'), id: hiddenComment.body.id}]})]), query, carol)
+      const commentProbe = await importText(
+        d,
+        toNdjson([header, entry({comments: [{...comment(carolId, 'carol'), id: hiddenComment.body.id}]})]),
+        query,
+        carol,
+      )
       expect(commentProbe.body).toEqual(control.body)
     }
     // The entry itself is untouched, and a real import cannot take its id (without saying whose it is).

@@ -22,11 +22,17 @@ function largeExport(n: number): string {
   const out = [JSON.stringify({kind: 'kb-export', version: 1})]
   for (let i = 0; i < n; i++) {
     const hex = i.toString(16).padStart(12, '0')
-    out.push(JSON.stringify({
-      kind: 'entry', id: `0193a7e2-5c1e-7b3a-9f1e-${hex}`, title: `Imported ${i}: socket hang up in worker ${i % 97}`,
-      body: `Body ${i} ${'lorem ipsum dolor sit amet '.repeat(70)}`, scope: 'global', tags: ['imported', `g${i % 13}`],
-      comments: [{id: `0193a7e2-5c1e-7b3a-8f1e-${hex}`, body: `comment on ${i}`}],
-    }))
+    out.push(
+      JSON.stringify({
+        kind: 'entry',
+        id: `0193a7e2-5c1e-7b3a-9f1e-${hex}`,
+        title: `Imported ${i}: socket hang up in worker ${i % 97}`,
+        body: `Body ${i} ${'lorem ipsum dolor sit amet '.repeat(70)}`,
+        scope: 'global',
+        tags: ['imported', `g${i % 13}`],
+        comments: [{id: `0193a7e2-5c1e-7b3a-8f1e-${hex}`, body: `comment on ${i}`}],
+      }),
+    )
   }
   return `${out.join('\n')}\n`
 }
@@ -87,7 +93,9 @@ describe('GET /backup', () => {
       let stop = false
       const writer = async (w: number): Promise<void> => {
         for (let i = 0; !stop; i++) {
-          const r = await d.request('POST', '/knowledge', {body: {title: `Write ${w}.${i}`, body: `during the backup ${'x'.repeat(2000)}`, scope: 'global'}})
+          const r = await d.request('POST', '/knowledge', {
+            body: {title: `Write ${w}.${i}`, body: `during the backup ${'x'.repeat(2000)}`, scope: 'global'},
+          })
           if (r.status === 201) acknowledged.push(r.body.id)
         }
       }

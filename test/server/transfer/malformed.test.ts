@@ -11,7 +11,13 @@ import {content, exportText, importText, toNdjson} from './support.js'
 let d: TestDaemon
 let before: string[]
 const HEADER = {kind: 'kb-export', version: 1}
-const entry = (n: number, extra: object = {}): object => ({kind: 'entry', id: `0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a79${String(n).padStart(2, '0')}`, title: `Entry ${n}`, body: 'text', ...extra})
+const entry = (n: number, extra: object = {}): object => ({
+  kind: 'entry',
+  id: `0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a79${String(n).padStart(2, '0')}`,
+  title: `Entry ${n}`,
+  body: 'text',
+  ...extra,
+})
 
 beforeAll(async () => {
   d = await startInProcessDaemon()
@@ -41,7 +47,17 @@ describe('malformed imports', () => {
       JSON.stringify(entry(3, {tags: 'a,b'})),
       JSON.stringify(entry(4, {summary: 'derived fields are not input'})),
       JSON.stringify(entry(5, {created_at: 'yesterday'})),
-      JSON.stringify(entry(6, {status: 'open', resolution: {note: null, url: null, resolved_by: {id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7900', name: 'x'}, resolved_at: '2026-01-01T00:00:00Z'}})),
+      JSON.stringify(
+        entry(6, {
+          status: 'open',
+          resolution: {
+            note: null,
+            url: null,
+            resolved_by: {id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7900', name: 'x'},
+            resolved_at: '2026-01-01T00:00:00Z',
+          },
+        }),
+      ),
       JSON.stringify({kind: 'comment', id: 'x'}),
       JSON.stringify(entry(1)),
       JSON.stringify(HEADER),
@@ -67,8 +83,12 @@ describe('malformed imports', () => {
 
   it('the header: missing, of another version, or the body empty', async () => {
     expect(await rejects(toNdjson([entry(1)]))).toEqual([{line: 1, reason: expect.stringContaining('the first line must be the header')}])
-    expect(await rejects(toNdjson([{kind: 'kb-export', version: 2}, entry(1)]))).toEqual([{line: 1, reason: expect.stringContaining('version 2 is not supported')}])
-    expect(await rejects(toNdjson([{kind: 'kb-export', version: '1'}]))).toEqual([{line: 1, reason: expect.stringContaining('version "1" is not supported')}])
+    expect(await rejects(toNdjson([{kind: 'kb-export', version: 2}, entry(1)]))).toEqual([
+      {line: 1, reason: expect.stringContaining('version 2 is not supported')},
+    ])
+    expect(await rejects(toNdjson([{kind: 'kb-export', version: '1'}]))).toEqual([
+      {line: 1, reason: expect.stringContaining('version "1" is not supported')},
+    ])
     expect(await rejects(toNdjson([{...HEADER, extra: true}]))).toEqual([{line: 1, reason: 'extra: unknown field'}])
     expect(await rejects('')).toEqual([{line: 1, reason: expect.stringContaining('the body is empty')}])
     expect(await rejects('\n\n  \n')).toEqual([{line: 1, reason: expect.stringContaining('the body is empty')}])
@@ -76,11 +96,18 @@ describe('malformed imports', () => {
   })
 
   it('invalid UTF-8 and a line over 16 MiB are reported, and the lines after them still read', async () => {
-    const bad = Buffer.concat([Buffer.from(`${JSON.stringify(HEADER)}\n{"kind":"entry","title":"`), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n')])
+    const bad = Buffer.concat([
+      Buffer.from(`${JSON.stringify(HEADER)}\n{"kind":"entry","title":"`),
+      Buffer.from([0xc3, 0x28]),
+      Buffer.from('"}\n'),
+    ])
     expect(await rejects(bad)).toEqual([{line: 2, reason: 'line is not valid UTF-8'}])
     const huge = `${JSON.stringify(HEADER)}\n${JSON.stringify(entry(1, {body: 'x'.repeat(17 * 1024 * 1024)}))}\n${JSON.stringify(entry(2, {title: ''}))}\n`
     const rejected = await rejects(huge)
-    expect(rejected).toEqual([{line: 2, reason: expect.stringMatching(/^line is longer than 16 MiB/)}, {line: 3, reason: expect.stringMatching(/^title: /)}])
+    expect(rejected).toEqual([
+      {line: 2, reason: expect.stringMatching(/^line is longer than 16 MiB/)},
+      {line: 3, reason: expect.stringMatching(/^title: /)},
+    ])
     expect(content(await exportText(d))).toEqual(before)
   })
 
@@ -97,14 +124,25 @@ describe('malformed imports', () => {
     expect(big.status).toBe(413)
     // A body declared larger than 512 MiB is refused before it is read.
     const declared = await new Promise<{status: number; body: string}>((resolve, reject) => {
-      const req = request(`${d.url}/import`, {method: 'POST', headers: {authorization: `Bearer ${d.ownerKey}`, 'content-type': 'application/x-ndjson', 'content-length': String(600 * 1024 * 1024)}}, (res) => {
-        let body = ''
-        res.on('data', (c: Buffer) => (body += c.toString()))
-        res.on('end', () => {
-          req.destroy()
-          resolve({status: res.statusCode!, body})
-        })
-      })
+      const req = request(
+        `${d.url}/import`,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${d.ownerKey}`,
+            'content-type': 'application/x-ndjson',
+            'content-length': String(600 * 1024 * 1024),
+          },
+        },
+        (res) => {
+          let body = ''
+          res.on('data', (c: Buffer) => (body += c.toString()))
+          res.on('end', () => {
+            req.destroy()
+            resolve({status: res.statusCode!, body})
+          })
+        },
+      )
       req.on('error', reject)
       req.write(`${JSON.stringify(HEADER)}\n`)
     })

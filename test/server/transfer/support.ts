@@ -29,17 +29,32 @@ export async function populate(d: TestDaemon): Promise<Populated> {
     ids.push(r.body.id)
     return r.body.id
   }
-  const root = await add({
-    title: 'EADDRINUSE on port 7411', body: '# Port taken\n\nAnother daemon holds **7411** — stop it. «données» 😀', tags: ['daemon', 'Port'],
-    scope: 'project', project_id: projectId, url: 'https://github.com/acme/api/issues/1',
-    thought_chain: [{thought: 'the port is taken', kind: 'observation'}, {thought: 'an old daemon', kind: 'hypothesis'}, {thought: 'kill it', kind: 'conclusion'}],
-  }, aliceKey)
+  const root = await add(
+    {
+      title: 'EADDRINUSE on port 7411',
+      body: '# Port taken\n\nAnother daemon holds **7411** — stop it. «données» 😀',
+      tags: ['daemon', 'Port'],
+      scope: 'project',
+      project_id: projectId,
+      url: 'https://github.com/acme/api/issues/1',
+      thought_chain: [
+        {thought: 'the port is taken', kind: 'observation'},
+        {thought: 'an old daemon', kind: 'hypothesis'},
+        {thought: 'kill it', kind: 'conclusion'},
+      ],
+    },
+    aliceKey,
+  )
   await add({title: 'Owner private note', body: 'only the owner sees this', scope: 'private'})
   await add({title: 'Alice private note', body: 'only alice sees this', scope: 'private'}, aliceKey)
   const global = await add({title: 'Global: flaky CI on Mondays', body: 'Cron overlaps the nightly build.', scope: 'global', tags: ['ci']})
   expect((await d.request('POST', `/knowledge/${root}/comments`, {body: {body: 'Seen it too', type: 'supplement'}})).status).toBe(201)
-  expect((await d.request('POST', `/knowledge/${root}/comments`, {body: {body: 'Is it 7412 now?', type: 'question'}, key: aliceKey})).status).toBe(201)
-  expect((await d.request('POST', `/knowledge/${global}/resolve`, {body: {note: 'moved the cron', url: 'https://example.com/pr/2'}})).status).toBe(200)
+  expect(
+    (await d.request('POST', `/knowledge/${root}/comments`, {body: {body: 'Is it 7412 now?', type: 'question'}, key: aliceKey})).status,
+  ).toBe(201)
+  expect(
+    (await d.request('POST', `/knowledge/${global}/resolve`, {body: {note: 'moved the cron', url: 'https://example.com/pr/2'}})).status,
+  ).toBe(200)
   const fork = await d.request('POST', `/knowledge/${root}/fork`, {body: {title: 'Port clash on CI', scope: 'global'}})
   expect(fork.status).toBe(201)
   ids.push(fork.body.id)
@@ -47,7 +62,10 @@ export async function populate(d: TestDaemon): Promise<Populated> {
 }
 
 export function lines(text: string): any[] {
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l))
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l))
 }
 
 export function toNdjson(records: unknown[]): string {
@@ -65,12 +83,20 @@ export async function exportText(d: TestDaemon, query: Record<string, string> = 
   return text
 }
 
-export async function importText(d: TestDaemon, text: string | Buffer, query: Record<string, string | boolean> = {}, key?: string): Promise<{status: number; body: any}> {
+export async function importText(
+  d: TestDaemon,
+  text: string | Buffer,
+  query: Record<string, string | boolean> = {},
+  key?: string,
+): Promise<{status: number; body: any}> {
   const r = await d.request('POST', '/import', {raw: text, contentType: 'application/x-ndjson', query, ...(key ? {key} : {})})
   return {status: r.status, body: r.body}
 }
 
 /** The export's records without the header, sorted, for comparing content (order aside). */
 export function content(text: string): string[] {
-  return lines(text).filter((r) => r.kind !== 'kb-export').map((r) => JSON.stringify(r)).sort()
+  return lines(text)
+    .filter((r) => r.kind !== 'kb-export')
+    .map((r) => JSON.stringify(r))
+    .sort()
 }
