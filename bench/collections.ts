@@ -35,7 +35,10 @@ export interface Collection {
 export function loadCollection(name: CollectionName): Collection {
   const dir = join(projectRoot(), 'bench', 'collections', name)
   const jsonl = <T>(file: string): T[] =>
-    readFileSync(join(dir, file), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T)
+    readFileSync(join(dir, file), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as T)
   return {name, entries: jsonl<CollectionEntry>('entries.jsonl'), queries: jsonl<CollectionQuery>('queries.jsonl')}
 }
 
@@ -52,7 +55,10 @@ export async function loadCollectionIntoKb(client: KbClient, c: Collection): Pro
 
 /** Every query through `GET /search?limit=10`, scored with graded judgments; `perQuery` gets each query's score. */
 export async function evaluateCollection(
-  client: KbClient, c: Collection, byKbId: Map<string, string>, perQuery?: (q: CollectionQuery, score: QueryScore, ranked: string[]) => void,
+  client: KbClient,
+  c: Collection,
+  byKbId: Map<string, string>,
+  perQuery?: (q: CollectionQuery, score: QueryScore, ranked: string[]) => void,
 ): Promise<EvalResult> {
   const scores: QueryScore[] = []
   const latencies: number[] = []
@@ -67,7 +73,10 @@ export async function evaluateCollection(
   }
   const mean = (f: (s: QueryScore) => number): number => scores.reduce((s, x) => s + f(x), 0) / Math.max(1, scores.length)
   return {
-    queries: scores.length, ndcg10: mean((s) => s.ndcg), mrr10: mean((s) => s.rr), recall10: mean((s) => s.recall),
+    queries: scores.length,
+    ndcg10: mean((s) => s.ndcg),
+    mrr10: mean((s) => s.rr),
+    recall10: mean((s) => s.recall),
     latencyMs: {p50: quantile(latencies, 0.5), p99: quantile(latencies, 0.99)},
   }
 }

@@ -45,9 +45,14 @@ async function collection(name: CollectionName): Promise<EvalResult> {
   return withDaemon(async (client) => {
     const byKbId = await loadCollectionIntoKb(client, c)
     await evaluateCollection(client, c, byKbId)
-    return evaluateCollection(client, c, byKbId, perQuery === name
-      ? (q, s, ranked) => console.log(`${q.id}\t${s.ndcg.toFixed(3)}\t${s.rr.toFixed(2)}\t${q.query}\t${ranked.slice(0, 5).join(' ')}`)
-      : undefined)
+    return evaluateCollection(
+      client,
+      c,
+      byKbId,
+      perQuery === name
+        ? (q, s, ranked) => console.log(`${q.id}\t${s.ndcg.toFixed(3)}\t${s.rr.toFixed(2)}\t${q.query}\t${ranked.slice(0, 5).join(' ')}`)
+        : undefined,
+    )
   })
 }
 
@@ -61,7 +66,9 @@ async function main(): Promise<number> {
   console.log('| collection | queries | nDCG@10 | MRR@10 | R@10 | search p50 / p99 ms |')
   console.log('|---|---:|---:|---:|---:|---:|')
   for (const [name, r] of results) {
-    console.log(`| ${name} | ${r.queries} | ${f(r.ndcg10)} | ${f(r.mrr10)} | ${f(r.recall10)} | ${r.latencyMs.p50.toFixed(2)} / ${r.latencyMs.p99.toFixed(2)} |`)
+    console.log(
+      `| ${name} | ${r.queries} | ${f(r.ndcg10)} | ${f(r.mrr10)} | ${f(r.recall10)} | ${r.latencyMs.p50.toFixed(2)} / ${r.latencyMs.p99.toFixed(2)} |`,
+    )
   }
   let failed = 0
   for (const [name, r] of results) {

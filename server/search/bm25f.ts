@@ -100,7 +100,8 @@ export class Bm25fScorer {
     }
     const k1 = this.params.k1
     let score = 0
-    for (let i = 0; i < n; i++) if (combined[i]! > 0) score += (this.weights[i]! * this.idfs[i]! * combined[i]! * (k1 + 1)) / (k1 + combined[i]!)
+    for (let i = 0; i < n; i++)
+      if (combined[i]! > 0) score += (this.weights[i]! * this.idfs[i]! * combined[i]! * (k1 + 1)) / (k1 + combined[i]!)
     return score
   }
 }

@@ -58,7 +58,8 @@ export function parseQuery(query: string): QueryTerm[] {
   const phrases = (terms: string[], weight: number): void => {
     if (terms.length < 2) return
     // A longer run is covered by overlapping phrases of at most PHRASE_TERMS_MAX terms.
-    for (let i = 0; i + 1 < terms.length; i += PHRASE_TERMS_MAX - 1) add({kind: 'phrase', terms: terms.slice(i, i + PHRASE_TERMS_MAX), weight})
+    for (let i = 0; i + 1 < terms.length; i += PHRASE_TERMS_MAX - 1)
+      add({kind: 'phrase', terms: terms.slice(i, i + PHRASE_TERMS_MAX), weight})
   }
   const chunks: Chunk[] = []
   readChunks(query, (c) => chunks.push(c))
@@ -80,7 +81,10 @@ export function parseQuery(query: string): QueryTerm[] {
         const version = chunk.forms.filter((f) => chunk.whole!.startsWith('v') && f === chunk.whole!.slice(1))
         add({kind: 'term', terms: [...new Set([whole, ...german, ...version])], weight: QUERY_WEIGHTS.whole, typo: null, stop: false})
       }
-      phrases(parts.map((p) => stemOf(p.text)), QUERY_WEIGHTS.phrase)
+      phrases(
+        parts.map((p) => stemOf(p.text)),
+        QUERY_WEIGHTS.phrase,
+      )
       for (const p of parts) word(p.text, p.german, QUERY_WEIGHTS.part)
     }
     const last = parts.at(-1)!.text

@@ -88,7 +88,10 @@ export class SqliteSearchIndex implements SearchIndex {
 
   async phraseFrequency(terms: string[]): Promise<number> {
     const match = ftsString(terms.join(' '))
-    return this.cached(`\u0000${match}`, () => this.stmt('SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck().get(match) as number)
+    return this.cached(
+      `\u0000${match}`,
+      () => this.stmt('SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck().get(match) as number,
+    )
   }
 
   /** From FTS5's own totals record (one row read). */
@@ -102,11 +105,13 @@ export class SqliteSearchIndex implements SearchIndex {
   /** One range of the vocabulary's primary key (by prefix) or of its index on reversed terms (by suffix). */
   async vocabulary(probe: VocabularyProbe, limit: number): Promise<string[]> {
     if ('prefix' in probe) {
-      return this.stmt('SELECT term FROM search_vocab WHERE head = ? AND len = ? AND term >= ? AND term < ? ORDER BY term LIMIT ?').pluck()
+      return this.stmt('SELECT term FROM search_vocab WHERE head = ? AND len = ? AND term >= ? AND term < ? ORDER BY term LIMIT ?')
+        .pluck()
         .all(probe.head, probe.length, probe.prefix, `${probe.prefix}\u{10FFFF}`, limit) as string[]
     }
     const rev = Array.from(probe.suffix).reverse().join('')
-    return this.stmt('SELECT term FROM search_vocab WHERE head = ? AND len = ? AND rev >= ? AND rev < ? ORDER BY rev LIMIT ?').pluck()
+    return this.stmt('SELECT term FROM search_vocab WHERE head = ? AND len = ? AND rev >= ? AND rev < ? ORDER BY rev LIMIT ?')
+      .pluck()
       .all(probe.head, probe.length, rev, `${rev}\u{10FFFF}`, limit) as string[]
   }
 
@@ -115,10 +120,14 @@ export class SqliteSearchIndex implements SearchIndex {
     const {where, params} = filterSql(viewer, filter)
     const unfiltered = Object.values(filter).every((v) => v === undefined)
     const direct = unfiltered && this.seesEverything(viewer)
-    const run = (sql: string, bound: Row): unknown[] => this.stmt(sql).pluck().all({...(direct ? {} : params), ...bound})
-    const matching = (rest: string): string => (direct
-      ? `SELECT rowid AS seq FROM entries_fts WHERE entries_fts MATCH @match ${rest}`
-      : `SELECT e.seq FROM entries_fts f JOIN entries e ON e.seq = f.rowid WHERE entries_fts MATCH @match AND ${where.join(' AND ')} ${rest}`)
+    const run = (sql: string, bound: Row): unknown[] =>
+      this.stmt(sql)
+        .pluck()
+        .all({...(direct ? {} : params), ...bound})
+    const matching = (rest: string): string =>
+      direct
+        ? `SELECT rowid AS seq FROM entries_fts WHERE entries_fts MATCH @match ${rest}`
+        : `SELECT e.seq FROM entries_fts f JOIN entries e ON e.seq = f.rowid WHERE entries_fts MATCH @match AND ${where.join(' AND ')} ${rest}`
     const w = BM25_WEIGHTS
     return {
       count: async (terms) => {
@@ -129,25 +138,34 @@ export class SqliteSearchIndex implements SearchIndex {
         return (direct ? (this.stmt(sql).get(match) as {n: number}) : (this.stmt(sql).get({...params, match}) as {n: number})).n
       },
       best: async (terms, depth) =>
-        run(matching(`ORDER BY bm25(entries_fts, ${w.title}, ${w.tags}, ${w.body}) LIMIT @depth`), {match: ftsMatch(terms), depth}) as number[],
+        run(matching(`ORDER BY bm25(entries_fts, ${w.title}, ${w.tags}, ${w.body}) LIMIT @depth`), {
+          match: ftsMatch(terms),
+          depth,
+        }) as number[],
       // FTS5 reads doclists backwards and stops: the newest matches cost no scan of the older ones.
       newest: async (terms, depth) => {
         const words = terms.map(ftsTerm).join(' OR ')
         const sql = matching(direct ? 'ORDER BY rowid DESC LIMIT @depth' : 'ORDER BY f.rowid DESC LIMIT @depth')
-        return [...(run(sql, {match: `{title} : (${words})`, depth}) as number[]), ...(run(sql, {match: ftsMatch(terms), depth}) as number[])]
+        return [
+          ...(run(sql, {match: `{title} : (${words})`, depth}) as number[]),
+          ...(run(sql, {match: ftsMatch(terms), depth}) as number[]),
+        ]
       },
     }
   }
 
   async texts(keys: number[]): Promise<CandidateText[]> {
-    const rows = this.stmt('SELECT seq, title, tags, body FROM entries WHERE seq IN (SELECT value FROM json_each(?))')
-      .all(JSON.stringify(keys)) as Array<{seq: number; title: string; tags: string; body: string}>
+    const rows = this.stmt('SELECT seq, title, tags, body FROM entries WHERE seq IN (SELECT value FROM json_each(?))').all(
+      JSON.stringify(keys),
+    ) as Array<{seq: number; title: string; tags: string; body: string}>
     return rows.map((r) => ({key: r.seq, title: r.title, tags: JSON.parse(r.tags) as string[], body: r.body}))
   }
 
   async entries(keys: number[]): Promise<Map<number, EntryRow>> {
-    const rows = this.stmt(`SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id
-      WHERE e.seq IN (SELECT value FROM json_each(?))`).all(JSON.stringify(keys)) as Row[]
+    const rows = this.stmt(
+      `SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id
+      WHERE e.seq IN (SELECT value FROM json_each(?))`,
+    ).all(JSON.stringify(keys)) as Row[]
     return new Map(rows.map((r) => [r.seq as number, entryFromRow(r)]))
   }
 
@@ -157,12 +175,18 @@ export class SqliteSearchIndex implements SearchIndex {
    */
   private seesEverything(viewer: Viewer): boolean {
     const me = viewer.principalId
-    const othersPrivate = this.stmt(`SELECT EXISTS (SELECT 1 FROM entries WHERE scope = 'private' AND author_id < @me)
+    const othersPrivate = this.stmt(
+      `SELECT EXISTS (SELECT 1 FROM entries WHERE scope = 'private' AND author_id < @me)
       OR EXISTS (SELECT 1 FROM entries WHERE scope = 'private' AND author_id > @me)
-      OR EXISTS (SELECT 1 FROM entries WHERE scope = 'project' AND project_id IS NULL)`).pluck().get({me}) as number
+      OR EXISTS (SELECT 1 FROM entries WHERE scope = 'project' AND project_id IS NULL)`,
+    )
+      .pluck()
+      .get({me}) as number
     if (othersPrivate) return false
     const mine = new Set(this.stmt('SELECT project_id FROM memberships WHERE principal_id = ?').pluck().all(me) as string[])
-    const nextProject = this.stmt(`SELECT project_id FROM entries WHERE scope = 'project' AND project_id > ? ORDER BY project_id LIMIT 1`).pluck()
+    const nextProject = this.stmt(
+      `SELECT project_id FROM entries WHERE scope = 'project' AND project_id > ? ORDER BY project_id LIMIT 1`,
+    ).pluck()
     for (let after = ''; ;) {
       const project = nextProject.get(after) as string | undefined
       if (project === undefined) return true

@@ -108,11 +108,7 @@ export function fold(text: string): string {
 /** The German spelling of a word with umlauts (ä → ae, ö → oe, ü → ue), folded; null when it has none. */
 function germanFold(text: string): string | null {
   if (ASCII_ONLY.test(text) || !GERMAN.test(text)) return null
-  const spelled = text
-    .normalize('NFC')
-    .replace(/[äÄ]/g, 'ae')
-    .replace(/[öÖ]/g, 'oe')
-    .replace(/[üÜ]/g, 'ue')
+  const spelled = text.normalize('NFC').replace(/[äÄ]/g, 'ae').replace(/[öÖ]/g, 'oe').replace(/[üÜ]/g, 'ue')
   return fold(spelled)
 }
 
@@ -230,7 +226,7 @@ export function readChunks(text: string, visit: (chunk: Chunk) => void): void {
     }
     kind = SEPARATOR
   }
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const code = text.codePointAt(i)!
     const width = code > 0xffff ? 2 : 1
     let c = classOf(code, width === 1 ? text[i]! : text.slice(i, i + 2))
@@ -272,7 +268,8 @@ export function tokenize(text: string, visit: (token: Token) => void): void {
       const {chars, offsets, end} = chunk
       const endOf = (i: number): number => (i + 1 < offsets.length ? offsets[i + 1]! : end)
       if (chars.length === 1) visit({term: chars[0]!, kind: 'gram', start: offsets[0]!, end})
-      for (let i = 0; i + 1 < chars.length; i++) visit({term: chars[i]! + chars[i + 1]!, kind: 'gram', start: offsets[i]!, end: endOf(i + 1)})
+      for (let i = 0; i + 1 < chars.length; i++)
+        visit({term: chars[i]! + chars[i + 1]!, kind: 'gram', start: offsets[i]!, end: endOf(i + 1)})
       return
     }
     const {parts, start, end} = chunk

@@ -24,10 +24,24 @@ const OVERWRITE_ENTRY = `UPDATE entries SET title = @title, body = @body, summar
 /** An entry's row as the `entries` table stores it (JSON for the structured fields, the author by id). */
 export function toDb(e: EntryRow): Row {
   return {
-    id: e.id, title: e.title, body: e.body, summary: e.summary, summary_title: e.summary_title, scope: e.scope, project_id: e.project_id,
-    tags: JSON.stringify(e.tags), url: e.url, status: e.status, resolution: e.resolution ? JSON.stringify(e.resolution) : null,
-    thought_chain: JSON.stringify(e.thought_chain), forked_from: e.forked_from, author_id: e.author.id,
-    created_at: e.created_at, updated_at: e.updated_at, version: e.version, comment_count: e.comment_count,
+    id: e.id,
+    title: e.title,
+    body: e.body,
+    summary: e.summary,
+    summary_title: e.summary_title,
+    scope: e.scope,
+    project_id: e.project_id,
+    tags: JSON.stringify(e.tags),
+    url: e.url,
+    status: e.status,
+    resolution: e.resolution ? JSON.stringify(e.resolution) : null,
+    thought_chain: JSON.stringify(e.thought_chain),
+    forked_from: e.forked_from,
+    author_id: e.author.id,
+    created_at: e.created_at,
+    updated_at: e.updated_at,
+    version: e.version,
+    comment_count: e.comment_count,
   }
 }
 
@@ -108,8 +122,14 @@ export class SqliteEntryWriter {
 
   /** A comment row on entry `seq`; the entry's count and version are the caller's to change. */
   insertComment(seq: number, c: Omit<CommentRow, 'entry_id'>): void {
-    this.stmt('INSERT INTO comments (id, entry_seq, body, type, author_id, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(c.id, seq, c.body, c.type, c.author_id, c.created_at)
+    this.stmt('INSERT INTO comments (id, entry_seq, body, type, author_id, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+      c.id,
+      seq,
+      c.body,
+      c.type,
+      c.author_id,
+      c.created_at,
+    )
   }
 
   private writeTags(seq: number, tags: string[]): void {
@@ -119,13 +139,19 @@ export class SqliteEntryWriter {
   }
 
   private searchTexts(seq: number): SearchTexts | null {
-    const row = this.stmt('SELECT title, body, tags FROM entries WHERE seq = ?').get(seq) as {title: string; body: string; tags: string} | undefined
+    const row = this.stmt('SELECT title, body, tags FROM entries WHERE seq = ?').get(seq) as
+      {title: string; body: string; tags: string} | undefined
     return row ? {title: row.title, body: row.body, tags: JSON.parse(row.tags) as string[]} : null
   }
 
   /** The entry's terms into the full-text index (migration 7: FTS5 holds terms, tokenized by whitespace alone). */
   private index(seq: number, t: SearchTexts): void {
-    this.stmt('INSERT INTO entries_fts (rowid, title, tags, body) VALUES (?, ?, ?, ?)').run(seq, indexText(t.title), indexText(t.tags.join(' ')), indexText(t.body))
+    this.stmt('INSERT INTO entries_fts (rowid, title, tags, body) VALUES (?, ?, ?, ?)').run(
+      seq,
+      indexText(t.title),
+      indexText(t.tags.join(' ')),
+      indexText(t.body),
+    )
   }
 
   private unindex(seq: number): void {

@@ -49,7 +49,18 @@ describe('query parser', () => {
 
   it('leaves FTS5 operators and syntax as text', () => {
     expect(show('NOT found AND "quoted" OR x* ^start col:val (a) -b NEAR(c d)')).toEqual([
-      'found', 'quot', 'x', 'start', 'col:val', '"col val"', 'col', 'val', 'b', 'near', 'c', 'd',
+      'found',
+      'quot',
+      'x',
+      'start',
+      'col:val',
+      '"col val"',
+      'col',
+      'val',
+      'b',
+      'near',
+      'c',
+      'd',
     ])
     expect(show('"*^:()-')).toEqual([])
     expect(show('***')).toEqual([])
@@ -85,8 +96,14 @@ describe('forgiving search through HTTP', () => {
     d = await startInProcessDaemon()
     ann = await newPrincipal(d, 'ann')
     await add('daemon', {title: 'Daemon will not start', body: 'kb daemon run exits at once when the lock is held.'})
-    await add('port', {title: 'Port already in use', body: 'listen EADDRINUSE: address already in use 127.0.0.1:7000. Another process holds the port.'})
-    await add('pool', {title: 'Connection pool tuning', body: 'Set max_idle_conns to 10; the pool otherwise keeps idle connections forever.'})
+    await add('port', {
+      title: 'Port already in use',
+      body: 'listen EADDRINUSE: address already in use 127.0.0.1:7000. Another process holds the port.',
+    })
+    await add('pool', {
+      title: 'Connection pool tuning',
+      body: 'Set max_idle_conns to 10; the pool otherwise keeps idle connections forever.',
+    })
     await add('scattered', {title: 'Idle thoughts', body: 'The max of the conns count went up while the server sat idle.'})
     await add('fooBar', {title: 'Calling the helper', body: 'Call foo.bar() before the first request.'})
     await add('flag', {title: 'Noisy logs', body: 'Run with --verbose to see every request; the log lines name src/server/app.ts.'})
@@ -129,7 +146,30 @@ describe('forgiving search through HTTP', () => {
   })
 
   it('never turns FTS5 syntax in the query into an error', async () => {
-    const nasty = ['NOT found AND', '"quotes', 'stars*', 'col:val', '(parens', 'NEAR(words 2)', '-minus', '^start', 'a OR', '"', '*', '(', ')', ':', '^', '-', 'AND', 'OR NOT', '""""', 'title:x', '{title}: x', 'x NEAR/3 y']
+    const nasty = [
+      'NOT found AND',
+      '"quotes',
+      'stars*',
+      'col:val',
+      '(parens',
+      'NEAR(words 2)',
+      '-minus',
+      '^start',
+      'a OR',
+      '"',
+      '*',
+      '(',
+      ')',
+      ':',
+      '^',
+      '-',
+      'AND',
+      'OR NOT',
+      '""""',
+      'title:x',
+      '{title}: x',
+      'x NEAR/3 y',
+    ]
     for (const q of nasty) {
       const res = await d.request('GET', '/search', {query: {q}})
       expect(res.status, `${q}: ${res.text}`).toBe(200)

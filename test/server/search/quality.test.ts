@@ -99,16 +99,100 @@ describe('search through the API', () => {
 describe('the index and the re-ranker', () => {
   it('stem exactly as the FTS5 porter tokenizer does (porter.ts is its port)', () => {
     const words = [
-      'crashes', 'crashed', 'crashing', 'caresses', 'ponies', 'ties', 'agreed', 'feed', 'plastered', 'motoring', 'sing',
-      'conflated', 'troubled', 'sized', 'hopping', 'tanned', 'falling', 'hissing', 'fizzed', 'failing', 'filing', 'happy', 'sky',
-      'relational', 'conditional', 'valenci', 'digitizer', 'conformabli', 'radicalli', 'differentli', 'vileli', 'analogousli',
-      'vietnamization', 'predication', 'operator', 'feudalism', 'decisiveness', 'hopefulness', 'callousness', 'formaliti',
-      'sensitiviti', 'sensibiliti', 'triplicate', 'formative', 'formalize', 'electriciti', 'electrical', 'hopeful', 'goodness',
-      'revival', 'allowance', 'inference', 'airliner', 'gyroscopic', 'adjustable', 'defensible', 'irritant', 'replacement',
-      'adjustment', 'dependent', 'adoption', 'homologou', 'communism', 'activate', 'angulariti', 'homologous', 'effective',
-      'bowdlerize', 'probate', 'rate', 'cease', 'controll', 'roll', 'generalizations', 'oscillators', 'aeroelastic', 'typescript',
-      'kubernetes', 'eaddrinuse', 'node22', '1950s', 'ies', 'sses', 'eed', 'logically', 'archaeology', 'naive', 'cafe',
-      'a', 'is', 'yes', 'by', 'x'.repeat(70), 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxing',
+      'crashes',
+      'crashed',
+      'crashing',
+      'caresses',
+      'ponies',
+      'ties',
+      'agreed',
+      'feed',
+      'plastered',
+      'motoring',
+      'sing',
+      'conflated',
+      'troubled',
+      'sized',
+      'hopping',
+      'tanned',
+      'falling',
+      'hissing',
+      'fizzed',
+      'failing',
+      'filing',
+      'happy',
+      'sky',
+      'relational',
+      'conditional',
+      'valenci',
+      'digitizer',
+      'conformabli',
+      'radicalli',
+      'differentli',
+      'vileli',
+      'analogousli',
+      'vietnamization',
+      'predication',
+      'operator',
+      'feudalism',
+      'decisiveness',
+      'hopefulness',
+      'callousness',
+      'formaliti',
+      'sensitiviti',
+      'sensibiliti',
+      'triplicate',
+      'formative',
+      'formalize',
+      'electriciti',
+      'electrical',
+      'hopeful',
+      'goodness',
+      'revival',
+      'allowance',
+      'inference',
+      'airliner',
+      'gyroscopic',
+      'adjustable',
+      'defensible',
+      'irritant',
+      'replacement',
+      'adjustment',
+      'dependent',
+      'adoption',
+      'homologou',
+      'communism',
+      'activate',
+      'angulariti',
+      'homologous',
+      'effective',
+      'bowdlerize',
+      'probate',
+      'rate',
+      'cease',
+      'controll',
+      'roll',
+      'generalizations',
+      'oscillators',
+      'aeroelastic',
+      'typescript',
+      'kubernetes',
+      'eaddrinuse',
+      'node22',
+      '1950s',
+      'ies',
+      'sses',
+      'eed',
+      'logically',
+      'archaeology',
+      'naive',
+      'cafe',
+      'a',
+      'is',
+      'yes',
+      'by',
+      'x'.repeat(70),
+      'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxing',
     ]
     const db = new Database(':memory:')
     db.exec(`CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61 remove_diacritics 2');
@@ -123,20 +207,46 @@ describe('the index and the re-ranker', () => {
     db.close()
   })
 
-  it('hold exactly the tokenizer\'s terms, whatever FTS5 would make of them', async () => {
-    const text = 'Café CRASHED twice; naïve re-runs of node_modules/.bin failed (EADDRINUSE 127.0.0.1:7411) in src/app.ts — 文字化け, Fußgänger.'
+  it("hold exactly the tokenizer's terms, whatever FTS5 would make of them", async () => {
+    const text =
+      'Café CRASHED twice; naïve re-runs of node_modules/.bin failed (EADDRINUSE 127.0.0.1:7411) in src/app.ts — 文字化け, Fußgänger.'
     const dir = tempDir('kb-index-terms-')
     const store = openSqliteStore({path: join(dir, 'kb.sqlite')})
     try {
       await store.insertPrincipal({id: 'p', name: 'p', role: 'owner', created_at: '2024-01-01T00:00:00.000Z'})
       await store.insertEntry({
-        id: 'e', title: 'x', body: text, summary: '', summary_title: 'x', scope: 'global', project_id: null, tags: [], url: null, status: 'open',
-        resolution: null, thought_chain: [], forked_from: null, author: {id: 'p', name: 'p'}, created_at: '2024-01-01T00:00:00.000Z',
-        updated_at: '2024-01-01T00:00:00.000Z', version: 1, comment_count: 0,
+        id: 'e',
+        title: 'x',
+        body: text,
+        summary: '',
+        summary_title: 'x',
+        scope: 'global',
+        project_id: null,
+        tags: [],
+        url: null,
+        status: 'open',
+        resolution: null,
+        thought_chain: [],
+        forked_from: null,
+        author: {id: 'p', name: 'p'},
+        created_at: '2024-01-01T00:00:00.000Z',
+        updated_at: '2024-01-01T00:00:00.000Z',
+        version: 1,
+        comment_count: 0,
       })
       const held = store.db.prepare(`SELECT term FROM entries_vocab WHERE term != 'x'`).pluck().all() as string[]
       expect(held.sort()).toEqual([...new Set(indexTerms(text))].sort())
-      expect(held).toEqual(expect.arrayContaining(['node_modules/.bin', '127.0.0.1:7411', '127.0.0.1', 'app.ts', '字化', stemOf('fussganger'), stemOf('fussgaenger')]))
+      expect(held).toEqual(
+        expect.arrayContaining([
+          'node_modules/.bin',
+          '127.0.0.1:7411',
+          '127.0.0.1',
+          'app.ts',
+          '字化',
+          stemOf('fussganger'),
+          stemOf('fussgaenger'),
+        ]),
+      )
     } finally {
       await store.close()
       rmSync(dir, {recursive: true, force: true})
@@ -145,7 +255,12 @@ describe('the index and the re-ranker', () => {
 
   it('scores more occurrences, rarer terms and shorter fields higher', () => {
     const stats = {docs: 1000, avgLength: {title: 6, tags: 2, body: 100}}
-    const term = (word: string, df: number): {terms: string[]; phrase: boolean; df: number; weight: number} => ({terms: [stemOf(word)], phrase: false, df, weight: 1})
+    const term = (word: string, df: number): {terms: string[]; phrase: boolean; df: number; weight: number} => ({
+      terms: [stemOf(word)],
+      phrase: false,
+      df,
+      weight: 1,
+    })
     const scorer = new Bm25fScorer([term('deadlock', 10), term('migration', 500)], stats)
     const doc = (title: string, body: string): {title: string; tags: string; body: string} => ({title, tags: '', body})
     const filler = ' word'.repeat(50)
@@ -176,9 +291,24 @@ describe('search on a larger store', () => {
         const at = new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString()
         const author = i === 9 ? other : owner
         void store.insertEntry({
-          id: `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`, title, body, summary: '', summary_title: title, scope: i === 9 ? 'private' : 'global',
-          project_id: null, tags: [], url: null, status: 'open', resolution: null, thought_chain: [], forked_from: null, author, created_at: at,
-          updated_at: at, version: 1, comment_count: 0,
+          id: `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`,
+          title,
+          body,
+          summary: '',
+          summary_title: title,
+          scope: i === 9 ? 'private' : 'global',
+          project_id: null,
+          tags: [],
+          url: null,
+          status: 'open',
+          resolution: null,
+          thought_chain: [],
+          forked_from: null,
+          author,
+          created_at: at,
+          updated_at: at,
+          version: 1,
+          comment_count: 0,
         })
       }
     })()
@@ -220,12 +350,28 @@ describe('search on a larger store', () => {
     expect(r.total).toBe(N) // the owner's entries are global; its own private one counts for it
   })
 
-  it('neither finds nor counts project entries outside the viewer\'s projects, until it joins', async () => {
+  it("neither finds nor counts project entries outside the viewer's projects, until it joins", async () => {
     const at = '2025-01-01T00:00:00.000Z'
     await store.createProject({id: 'proj-a', name: 'a', remote: 'example.com/a', created_by: other.id, created_at: at})
     const entry = (id: string, projectId: string): Parameters<typeof store.insertEntry>[0] => ({
-      id, title: 'zeppelin in a project', body: 'error', summary: '', summary_title: '', scope: 'project', project_id: projectId, tags: [],
-      url: null, status: 'open', resolution: null, thought_chain: [], forked_from: null, author: other, created_at: at, updated_at: at, version: 1, comment_count: 0,
+      id,
+      title: 'zeppelin in a project',
+      body: 'error',
+      summary: '',
+      summary_title: '',
+      scope: 'project',
+      project_id: projectId,
+      tags: [],
+      url: null,
+      status: 'open',
+      resolution: null,
+      thought_chain: [],
+      forked_from: null,
+      author: other,
+      created_at: at,
+      updated_at: at,
+      version: 1,
+      comment_count: 0,
     })
     await store.insertEntry(entry('10000000-0000-7000-8000-000000000001', 'proj-a'))
     // A project id without a projects row must not slip through either.

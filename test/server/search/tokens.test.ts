@@ -19,7 +19,15 @@ describe('the tokenizer', () => {
     expect(indexTerms('HikariPool-1')).toEqual(['hikaripool-1', 'hikari', 'pool', '1', 'hikaripool'])
     expect(indexTerms('v20.19.0')).toEqual(['v20.19.0', '20', '19', '0', '20.19.0', '20.19'])
     expect(indexTerms('127.0.0.1:5432')).toEqual(['127.0.0.1:5432', '127', '0', '0', '1', '5432', '127.0.0.1'])
-    expect(indexTerms('ECONNREFUSED E0432 502 (ERR_REQUIRE_ESM)')).toEqual(['econnrefus', 'e0432', '502', 'err_require_esm', 'err', 'requir', 'esm'])
+    expect(indexTerms('ECONNREFUSED E0432 502 (ERR_REQUIRE_ESM)')).toEqual([
+      'econnrefus',
+      'e0432',
+      '502',
+      'err_require_esm',
+      'err',
+      'requir',
+      'esm',
+    ])
   })
 
   it('indexes CJK runs as bigrams, German words in both spellings, and keeps Latin words of mixed text stemmed', () => {
@@ -59,7 +67,11 @@ describe('search by identifiers, codes, CJK and German through HTTP', () => {
   beforeAll(async () => {
     d = await startInProcessDaemon()
     await add('camel', 'TypeError: getUserName is not a function', 'The profile page crashed after the refactor.')
-    await add('camelWords', 'The user name field is empty', 'Users without a display name show a blank header; get the name from the profile.')
+    await add(
+      'camelWords',
+      'The user name field is empty',
+      'Users without a display name show a blank header; get the name from the profile.',
+    )
     await add('pascal', 'XMLHttpRequest is not defined in Jest', 'The node test environment has no browser globals.')
     await add('snake', 'Query fails on snake_case_column', 'The ORM maps camelCase properties to the snake_case_column of the table.')
     await add('kebab', 'Build needs more heap', 'Set NODE_OPTIONS=--max-old-space-size=4096 for the webpack step.')
@@ -117,8 +129,17 @@ describe('search by identifiers, codes, CJK and German through HTTP', () => {
   })
 
   it.each([
-    ['文字化け', 'ja'], ['デプロイ', 'ja'], ['服务超时', 'zh'], ['连接池', 'zh'], ['한글', 'ko'], ['로케일', 'ko'],
-    ['fussgaengerzone', 'de'], ['fussgangerzone', 'de'], ['Fußgängerzone', 'de'], ['付き CSV', 'mixed'], ['export csv', 'mixed'],
+    ['文字化け', 'ja'],
+    ['デプロイ', 'ja'],
+    ['服务超时', 'zh'],
+    ['连接池', 'zh'],
+    ['한글', 'ko'],
+    ['로케일', 'ko'],
+    ['fussgaengerzone', 'de'],
+    ['fussgangerzone', 'de'],
+    ['Fußgängerzone', 'de'],
+    ['付き CSV', 'mixed'],
+    ['export csv', 'mixed'],
   ])('%s finds its entry in the top 3', async (q, name) => {
     expect((await search(q)).slice(0, 3)).toContain(name)
   })

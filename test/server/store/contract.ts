@@ -32,7 +32,13 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
     }
 
     async function project(remote: string, creator: PrincipalRecord): Promise<string> {
-      const r = await s.createProject({id: randomUUID(), name: remote.split('/').pop()!, remote, created_by: creator.id, created_at: tick()})
+      const r = await s.createProject({
+        id: randomUUID(),
+        name: remote.split('/').pop()!,
+        remote,
+        created_by: creator.id,
+        created_at: tick(),
+      })
       return r.project.id
     }
 
@@ -41,9 +47,25 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       const title = o.title ?? 'An entry'
       const body = o.body ?? 'Some body.'
       return {
-        id: randomUUID(), title, body, summary: body.slice(0, 50), summary_title: title, scope: 'private', project_id: null,
-        tags: [], url: null, status: 'open', resolution: null, thought_chain: [], forked_from: null,
-        author: {id: author.id, name: author.name}, created_at: t, updated_at: t, version: 1, comment_count: 0, ...o,
+        id: randomUUID(),
+        title,
+        body,
+        summary: body.slice(0, 50),
+        summary_title: title,
+        scope: 'private',
+        project_id: null,
+        tags: [],
+        url: null,
+        status: 'open',
+        resolution: null,
+        thought_chain: [],
+        forked_from: null,
+        author: {id: author.id, name: author.name},
+        created_at: t,
+        updated_at: t,
+        version: 1,
+        comment_count: 0,
+        ...o,
       }
     }
 
@@ -74,8 +96,17 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
     describe('API keys', () => {
       function keyRow(p: PrincipalRecord, o: Partial<ApiKeyRow> = {}): ApiKeyRow {
         return {
-          id: randomUUID(), principal_id: p.id, name: 'k', prefix: 'kb_abcdefgh', hash: randomUUID().replaceAll('-', '') + randomUUID().replaceAll('-', ''),
-          project_id: null, created_at: tick(), expires_at: null, last_used_at: null, revoked_at: null, ...o,
+          id: randomUUID(),
+          principal_id: p.id,
+          name: 'k',
+          prefix: 'kb_abcdefgh',
+          hash: randomUUID().replaceAll('-', '') + randomUUID().replaceAll('-', ''),
+          project_id: null,
+          created_at: tick(),
+          expires_at: null,
+          last_used_at: null,
+          revoked_at: null,
+          ...o,
         }
       }
 
@@ -130,7 +161,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(await s.getMemberRole(row.id, ben.id)).toBeNull()
       })
 
-      it('adds members without ever downgrading a maintainer, and lists a principal\'s projects in pages', async () => {
+      it("adds members without ever downgrading a maintainer, and lists a principal's projects in pages", async () => {
         const ann = await principal('ann')
         const ben = await principal('ben')
         const ps: string[] = []
@@ -164,9 +195,16 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         const ann = await principal('ann')
         const p = await project('github.com/acme/rt', ann)
         const e = await entry(ann, {
-          title: 'Round trip', body: '# Heading\n\nBody with ünïcode and "quotes".', scope: 'project', project_id: p, tags: ['a', 'b.c'],
-          url: 'https://example.com/x', thought_chain: [{step: 1, thought: 'because', kind: 'hypothesis'}], forked_from: null,
-          status: 'resolved', resolution: {note: 'n', url: null, resolved_by: {id: ann.id, name: 'ann'}, resolved_at: at(500)},
+          title: 'Round trip',
+          body: '# Heading\n\nBody with ünïcode and "quotes".',
+          scope: 'project',
+          project_id: p,
+          tags: ['a', 'b.c'],
+          url: 'https://example.com/x',
+          thought_chain: [{step: 1, thought: 'because', kind: 'hypothesis'}],
+          forked_from: null,
+          status: 'resolved',
+          resolution: {note: 'n', url: null, resolved_by: {id: ann.id, name: 'ann'}, resolved_at: at(500)},
         })
         expect(await s.getEntry(e.id)).toEqual(e)
         expect(await s.getEntry(randomUUID())).toBeNull()
@@ -176,9 +214,21 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         const ann = await principal('ann')
         const e = await entry(ann, {tags: ['old']})
         const t1 = tick()
-        const r1 = await s.updateEntry(e.id, {title: 'New', tags: ['new'], status: 'resolved', resolution: {note: null, url: null, resolved_by: e.author, resolved_at: t1}}, {at: t1})
+        const r1 = await s.updateEntry(
+          e.id,
+          {title: 'New', tags: ['new'], status: 'resolved', resolution: {note: null, url: null, resolved_by: e.author, resolved_at: t1}},
+          {at: t1},
+        )
         expect(r1.ok).toBe(true)
-        const after1 = {...e, title: 'New', tags: ['new'], status: 'resolved' as const, resolution: {note: null, url: null, resolved_by: e.author, resolved_at: t1}, updated_at: t1, version: 2}
+        const after1 = {
+          ...e,
+          title: 'New',
+          tags: ['new'],
+          status: 'resolved' as const,
+          resolution: {note: null, url: null, resolved_by: e.author, resolved_at: t1},
+          updated_at: t1,
+          version: 2,
+        }
         if (r1.ok) expect(r1.entry).toEqual(after1)
         expect(await s.getEntry(e.id)).toEqual(after1)
         // The tag index follows.
@@ -191,14 +241,23 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         const t3 = tick()
         const fresh = await s.updateEntry(e.id, {resolution: null, status: 'open', url: 'http://x.y/'}, {at: t3, expectedVersion: 2})
         expect(fresh.ok).toBe(true)
-        expect(await s.getEntry(e.id)).toEqual({...after1, resolution: null, status: 'open', url: 'http://x.y/', updated_at: t3, version: 3})
+        expect(await s.getEntry(e.id)).toEqual({
+          ...after1,
+          resolution: null,
+          status: 'open',
+          url: 'http://x.y/',
+          updated_at: t3,
+          version: 3,
+        })
         expect(await s.updateEntry(randomUUID(), {title: 'x'}, {at: tick()})).toMatchObject({ok: false, reason: 'missing'})
       })
 
       it('keeps versions consistent under concurrent expectedVersion updates: exactly one wins', async () => {
         const ann = await principal('ann')
         const e = await entry(ann)
-        const results = await Promise.all(Array.from({length: 8}, (_, i) => s.updateEntry(e.id, {title: `racer ${i}`}, {at: at(900 + i), expectedVersion: 1})))
+        const results = await Promise.all(
+          Array.from({length: 8}, (_, i) => s.updateEntry(e.id, {title: `racer ${i}`}, {at: at(900 + i), expectedVersion: 1})),
+        )
         expect(results.filter((r) => r.ok)).toHaveLength(1)
         expect((await s.getEntry(e.id))!.version).toBe(2)
       })
@@ -213,7 +272,9 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(await s.getEntry(parent.id)).toBeNull()
         expect(await s.listComments(parent.id, {limit: 10})).toEqual([])
         expect((await s.getEntry(child.id))!.forked_from).toBe(parent.id)
-        expect(await s.addComment({id: randomUUID(), entry_id: parent.id, body: 'late', type: 'note', author_id: ann.id, created_at: tick()})).toBeNull()
+        expect(
+          await s.addComment({id: randomUUID(), entry_id: parent.id, body: 'late', type: 'note', author_id: ann.id, created_at: tick()}),
+        ).toBeNull()
       })
     })
 
@@ -225,11 +286,20 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         const c1 = {id: randomUUID(), entry_id: e.id, body: 'first', type: 'note' as const, author_id: ben.id, created_at: tick()}
         const added = await s.addComment(c1)
         expect(added).not.toBeNull()
-        expect(added!.comment).toEqual({id: c1.id, body: 'first', type: 'note', author: {id: ben.id, name: 'ben'}, created_at: c1.created_at})
+        expect(added!.comment).toEqual({
+          id: c1.id,
+          body: 'first',
+          type: 'note',
+          author: {id: ben.id, name: 'ben'},
+          created_at: c1.created_at,
+        })
         expect(added!.entry).toMatchObject({version: 2, comment_count: 1, updated_at: c1.created_at})
         const c2 = {id: randomUUID(), entry_id: e.id, body: 'second', type: 'correction' as const, author_id: ann.id, created_at: tick()}
         await s.addComment(c2)
-        expect((await s.listComments(e.id, {limit: 10})).map((c) => [c.body, c.type, c.author.name])).toEqual([['first', 'note', 'ben'], ['second', 'correction', 'ann']])
+        expect((await s.listComments(e.id, {limit: 10})).map((c) => [c.body, c.type, c.author.name])).toEqual([
+          ['first', 'note', 'ben'],
+          ['second', 'correction', 'ann'],
+        ])
         expect(await s.getEntry(e.id)).toMatchObject({version: 3, comment_count: 2, updated_at: c2.created_at})
         expect(await s.listComments(randomUUID(), {limit: 10})).toEqual([])
       })
@@ -245,7 +315,8 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
           ids.push(id)
           await s.addComment({id, entry_id: e.id, body: `c${i}`, type: 'note', author_id: ann.id, created_at: i < 4 ? same : tick()})
         }
-        const bodies = async (page: Parameters<typeof s.listComments>[1]): Promise<string[]> => (await s.listComments(e.id, page)).map((c) => c.body)
+        const bodies = async (page: Parameters<typeof s.listComments>[1]): Promise<string[]> =>
+          (await s.listComments(e.id, page)).map((c) => c.body)
         expect(await bodies({limit: 3})).toEqual(['c0', 'c1', 'c2'])
         expect(await bodies({limit: 3, after: {created_at: same, id: ids[2]!}})).toEqual(['c3', 'c4', 'c5'])
         const c5 = (await s.listComments(e.id, {limit: 10}))[5]!
@@ -257,16 +328,31 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       it('inserts an entry with comments, and updates one with comment bodies and a new comment, each in one step (safe publish)', async () => {
         const ann = await principal('ann')
         const e = entryRow(ann, {scope: 'project'})
-        const record = {id: randomUUID(), entry_id: e.id, body: 'acknowledged', type: 'note' as const, author_id: ann.id, created_at: e.created_at}
+        const record = {
+          id: randomUUID(),
+          entry_id: e.id,
+          body: 'acknowledged',
+          type: 'note' as const,
+          author_id: ann.id,
+          created_at: e.created_at,
+        }
         await s.insertEntry(e, [record])
         expect(await s.getEntry(e.id)).toMatchObject({version: 1, comment_count: 1})
         expect((await s.listComments(e.id, {limit: 10})).map((c) => c.body)).toEqual(['acknowledged'])
         const note = {id: randomUUID(), entry_id: e.id, body: 'second record', type: 'note' as const, author_id: ann.id, created_at: tick()}
-        const r = await s.updateEntry(e.id, {scope: 'global'}, {at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'redacted'}], comments: [note]})
+        const r = await s.updateEntry(
+          e.id,
+          {scope: 'global'},
+          {at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'redacted'}], comments: [note]},
+        )
         expect(r).toMatchObject({ok: true, entry: {scope: 'global', version: 2, comment_count: 2}})
         expect((await s.listComments(e.id, {limit: 10})).map((c) => c.body)).toEqual(['redacted', 'second record'])
         // A stale update changes none of it.
-        const stale = await s.updateEntry(e.id, {scope: 'private'}, {at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'lost'}], comments: [{...note, id: randomUUID()}]})
+        const stale = await s.updateEntry(
+          e.id,
+          {scope: 'private'},
+          {at: tick(), expectedVersion: 1, commentBodies: [{id: record.id, body: 'lost'}], comments: [{...note, id: randomUUID()}]},
+        )
         expect(stale).toMatchObject({ok: false, reason: 'stale'})
         expect((await s.listComments(e.id, {limit: 10})).map((c) => c.body)).toEqual(['redacted', 'second record'])
         // A comment of another entry is not rewritten through this one.
@@ -312,13 +398,20 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
 
       function visibleTo(w: World, p: PrincipalRecord): EntryRow[] {
         const member: Record<string, string[]> = {[w.owner.id]: [w.p1], [w.ann.id]: [w.p1, w.p2], [w.ben.id]: [w.p2]}
-        return w.all.filter((e) => e.scope === 'global' || (e.scope === 'private' && e.author.id === p.id) || (e.scope === 'project' && member[p.id]!.includes(e.project_id!)))
+        return w.all.filter(
+          (e) =>
+            e.scope === 'global' ||
+            (e.scope === 'private' && e.author.id === p.id) ||
+            (e.scope === 'project' && member[p.id]!.includes(e.project_id!)),
+        )
       }
 
       it('returns only what the viewer may see, newest updated_at first, in keyset pages without gaps or repeats', async () => {
         const w = await world()
         for (const p of [w.owner, w.ann, w.ben]) {
-          const expected = visibleTo(w, p).sort((a, b) => (a.updated_at === b.updated_at ? b.id.localeCompare(a.id) : b.updated_at.localeCompare(a.updated_at)))
+          const expected = visibleTo(w, p).sort((a, b) =>
+            a.updated_at === b.updated_at ? b.id.localeCompare(a.id) : b.updated_at.localeCompare(a.updated_at),
+          )
           expect(idsOf(await s.listEntries({principalId: p.id}, {}, {limit: 100}))).toEqual(idsOf(expected))
           for (const limit of [1, 4]) {
             const walked: string[] = []
@@ -350,16 +443,22 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         for (const p of [w.owner, w.ann, w.ben]) {
           const vis = visibleTo(w, p)
           const v = {principalId: p.id}
-          const list = async (f: Parameters<Store['listEntries']>[1]): Promise<string[]> => sorted(idsOf(await s.listEntries(v, f, {limit: 100})))
-          for (const scope of ['private', 'project', 'global'] as const) expect(await list({scope})).toEqual(sorted(idsOf(vis.filter((e) => e.scope === scope))))
+          const list = async (f: Parameters<Store['listEntries']>[1]): Promise<string[]> =>
+            sorted(idsOf(await s.listEntries(v, f, {limit: 100})))
+          for (const scope of ['private', 'project', 'global'] as const)
+            expect(await list({scope})).toEqual(sorted(idsOf(vis.filter((e) => e.scope === scope))))
           for (const proj of [w.p1, w.p2]) {
-            const inView = vis.filter((e) => e.project_id === proj || e.scope === 'global' || (e.scope === 'private' && e.author.id === p.id))
+            const inView = vis.filter(
+              (e) => e.project_id === proj || e.scope === 'global' || (e.scope === 'private' && e.author.id === p.id),
+            )
             expect(await list({projectId: proj})).toEqual(sorted(idsOf(inView)))
             expect(await list({projectId: proj, scope: 'project'})).toEqual(sorted(idsOf(inView.filter((e) => e.scope === 'project'))))
           }
           expect(await list({status: 'resolved'})).toEqual(sorted(idsOf(vis.filter((e) => e.status === 'resolved'))))
           expect(await list({tag: 'mine'})).toEqual(sorted(idsOf(vis.filter((e) => e.tags.includes('mine')))))
-          expect(await list({tag: 'shared', authorId: w.ann.id})).toEqual(sorted(idsOf(vis.filter((e) => e.tags.includes('shared') && e.author.id === w.ann.id))))
+          expect(await list({tag: 'shared', authorId: w.ann.id})).toEqual(
+            sorted(idsOf(vis.filter((e) => e.tags.includes('shared') && e.author.id === w.ann.id))),
+          )
           expect(await list({authorId: w.ben.id})).toEqual(sorted(idsOf(vis.filter((e) => e.author.id === w.ben.id))))
         }
       })
@@ -374,7 +473,13 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(await branches(w.owner)).toEqual([f3.id])
         expect(await branches(w.ann)).toEqual([f1.id, f2.id, f3.id])
         expect(await branches(w.ben)).toEqual([f2.id, f3.id])
-        expect((await s.listBranches(parent.id, {principalId: w.ann.id}))[0]).toEqual({id: f1.id, title: 'ann private fork', scope: 'private', author: {id: w.ann.id, name: 'ann'}, created_at: f1.created_at})
+        expect((await s.listBranches(parent.id, {principalId: w.ann.id}))[0]).toEqual({
+          id: f1.id,
+          title: 'ann private fork',
+          scope: 'private',
+          author: {id: w.ann.id, name: 'ann'},
+          created_at: f1.created_at,
+        })
         expect(await s.listBranches(randomUUID(), {principalId: w.ann.id})).toEqual([])
       })
     })
@@ -391,7 +496,12 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         const accented = await entry(ann, {title: 'Café crème', body: 'Résumé of the naïve approach.', scope: 'global'})
         const hidden = await entry(ann, {title: 'Secret crash', scope: 'private'})
         await entry(ann, {title: 'Unrelated', body: 'Lorem ipsum.', scope: 'global'})
-        const search = async (query: string, viewer = ben, filter = {}, limit = 50): Promise<{ids: string[]; total: number; scores: number[]}> => {
+        const search = async (
+          query: string,
+          viewer = ben,
+          filter = {},
+          limit = 50,
+        ): Promise<{ids: string[]; total: number; scores: number[]}> => {
           const r = await s.searchEntries({principalId: viewer.id}, filter, {query, limit, explain: false})
           return {ids: sorted(r.hits.map((h) => h.entry.id)), total: r.total, scores: r.hits.map((h) => h.score)}
         }
@@ -422,7 +532,8 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       it('follows updates and deletes', async () => {
         const ann = await principal('ann')
         const e = await entry(ann, {title: 'Kangaroo', scope: 'global'})
-        const find = async (term: string): Promise<string[]> => idsOf((await s.searchEntries({principalId: ann.id}, {}, {query: term, limit: 10, explain: false})).hits.map((h) => h.entry))
+        const find = async (term: string): Promise<string[]> =>
+          idsOf((await s.searchEntries({principalId: ann.id}, {}, {query: term, limit: 10, explain: false})).hits.map((h) => h.entry))
         expect(await find('kangaroo')).toEqual([e.id])
         await s.updateEntry(e.id, {title: 'Wombat', tags: ['marsupial']}, {at: tick()})
         expect(await find('kangaroo')).toEqual([])
