@@ -39,7 +39,7 @@ export interface CollectionStats {
  * counts less than a word standing alone, so that `user` ranks an entry about a user above one that only
  * mentions `getUserName` (docs/search.md, "Tokens").
  */
-export const TOKEN_WEIGHTS: Record<TokenKind, number> = {word: 1, whole: 1, part: 0.5, form: 1, gram: 1}
+const TOKEN_WEIGHTS: Record<TokenKind, number> = {word: 1, whole: 1, part: 0.5, form: 1, gram: 1}
 
 /** Inverse document frequency, BM25's with 1 added inside the logarithm so that it never goes negative. */
 export function idf(df: number, docs: number): number {

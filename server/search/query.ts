@@ -27,7 +27,7 @@ const QUERY_TERMS_MAX = 64
  * Cranfield collections (docs/search.md, "Tokens"): a code token's whole and the phrase of its parts rank
  * the exact token first; its parts alone still find it.
  */
-export const QUERY_WEIGHTS = {whole: 0.75, part: 0.25, phrase: 0.5, gram: 1, gramPhrase: 1, completion: 0.5}
+const QUERY_WEIGHTS = {whole: 0.75, part: 0.25, phrase: 0.5, gram: 1, gramPhrase: 1, completion: 0.5}
 
 export type QueryTerm =
   /** Any of the index terms (a word and its other spelling); `typo`: the word, when typo tolerance may replace it. */

@@ -33,7 +33,7 @@ export interface Token {
 }
 
 /** A code token's piece: its folded text, its German spelling when that differs, and its place. */
-export interface ChunkPart {
+interface ChunkPart {
   text: string
   german: string | null
   start: number
@@ -95,12 +95,11 @@ function caseOf(c: string): number {
 }
 
 const MARKS = /\p{M}/gu
-// eslint-disable-next-line no-control-regex
 const ASCII_ONLY = /^[\x00-\x7f]*$/
 const GERMAN = /[äöüÄÖÜ]|[aouAOU]\u0308/
 
 /** Folds as the index does: lower case, accents removed, ß → ss. */
-export function fold(text: string): string {
+function fold(text: string): string {
   if (ASCII_ONLY.test(text)) return text.toLowerCase()
   return text.normalize('NFKD').replace(MARKS, '').toLowerCase().replaceAll('ß', 'ss')
 }
