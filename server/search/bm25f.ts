@@ -57,6 +57,8 @@ export class Bm25fScorer {
   private readonly idfs: number[]
   private readonly weights: number[]
   private readonly phrases: PhraseCounter | null
+  private readonly firstChars = new Set<string>()
+  private readonly asciiFirst = new Uint8Array(128)
 
   constructor(
     terms: IndexTerm[],
@@ -71,18 +73,35 @@ export class Bm25fScorer {
     this.phrases = phrases.length > 0 ? new PhraseCounter(phrases) : null
     this.idfs = terms.map((t) => idf(t.df, Math.max(stats.docs, t.df)))
     this.weights = terms.map((t) => t.weight)
+    for (const t of terms) {
+      for (const term of t.terms) {
+        const c = term.charCodeAt(0)
+        if (c < 128) this.asciiFirst[c] = 1
+        else this.firstChars.add(term[0]!)
+      }
+    }
+  }
+
+  /** Whether a word may stem to a query term: Porter keeps the first character, so most words need no stemming. */
+  private readonly wanted = (word: string): boolean => {
+    const c = word.charCodeAt(0)
+    return c < 128 ? this.asciiFirst[c] === 1 : this.firstChars.has(word[0]!)
   }
 
   /** Occurrences of each query term in the text (weighted by token kind), and the text's length in tokens. */
   private count(text: string, tf: Float64Array): number {
     this.phrases?.reset()
     let tokens = 0
-    tokenize(text, (token) => {
-      tokens++
-      const t = this.index.get(token.term)
-      if (t !== undefined) tf[t]! += TOKEN_WEIGHTS[token.kind]
-      if (this.phrases) for (const p of this.phrases.step(token.term)) tf[p]!++
-    })
+    tokenize(
+      text,
+      (term, kind) => {
+        tokens++
+        const t = this.index.get(term)
+        if (t !== undefined) tf[t]! += TOKEN_WEIGHTS[kind]
+        if (this.phrases) for (const p of this.phrases.step(term)) tf[p]!++
+      },
+      this.wanted,
+    )
     return tokens
   }
 

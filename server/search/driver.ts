@@ -7,9 +7,9 @@
  * title, tags and body, the terms of `indexTerms()` in order (positions matter for phrases), keeps the
  * vocabulary of `vocabularyTerms()`, and implements only `SearchIndex` — the reads its query language does best:
  * - term statistics: how many entries hold a term or a phrase, and the collection's size and mean field
- *   lengths (BM25F's inputs);
+ *   lengths (BM25F's inputs), asked for many terms at once;
  * - vocabulary reads: terms by first character, length and prefix or (reversed) suffix, for typo
- *   tolerance and completion, each a bounded index range;
+ *   tolerance and completion, each a bounded index range, many in one call;
  * - candidates for one caller: counting and fetching visible entries that match any term, in the
  *   driver's own first-stage order or newest first, with visibility and filters applied in its SQL;
  * - the texts of candidates (to re-rank and explain) and their entries (to return).
@@ -50,15 +50,19 @@ export interface CandidateSource {
   newest(terms: IndexTerm[], depth: number): Promise<number[]>
 }
 
+/**
+ * The reads a search makes, batched: the engine asks for every term's statistics, every typo probe and every
+ * completion length at once, so a networked driver answers each group in one round trip.
+ */
 export interface SearchIndex {
-  /** Entries whose text holds the index term; 0 when none does. */
-  documentFrequency(term: string): Promise<number>
-  /** Entries holding the index terms adjacent and in order. */
-  phraseFrequency(terms: string[]): Promise<number>
+  /** For each index term, the entries whose text holds it; 0 when none does. In the order given. */
+  documentFrequencies(terms: string[]): Promise<number[]>
+  /** For each phrase, the entries holding its index terms adjacent and in order. */
+  phraseFrequencies(phrases: string[][]): Promise<number[]>
   /** Entries in the index and mean field lengths. */
   collectionStats(): Promise<CollectionStats>
-  /** Vocabulary terms matching the probe, in vocabulary order (by term), at most `limit`. */
-  vocabulary(probe: VocabularyProbe, limit: number): Promise<string[]>
+  /** For each probe, the vocabulary terms matching it, in vocabulary order (by term), at most `limit`. */
+  vocabulary(probes: VocabularyProbe[], limit: number): Promise<string[][]>
   /** The candidates the viewer may see under the filter. */
   candidates(viewer: Viewer, filter: EntryFilter): Promise<CandidateSource>
   texts(keys: number[]): Promise<CandidateText[]>

@@ -10,7 +10,15 @@ import {Bm25fScorer} from './bm25f.js'
 import type {IndexTerm, SearchIndex} from './driver.js'
 import {explainHit} from './explain.js'
 import {parseQuery, type QueryTerm} from './query.js'
-import {PROBE_LIMIT, VOCABULARY_MIN_LENGTH, byVocabularyOrder, headOf, typoCandidates, typoProbes} from './vocabulary.js'
+import {
+  PROBE_LIMIT,
+  VOCABULARY_MIN_LENGTH,
+  byVocabularyOrder,
+  headOf,
+  typoCandidates,
+  typoProbes,
+  type VocabularyProbe,
+} from './vocabulary.js'
 
 /** Candidates re-ranked per search: at least this many, and twice the page size. */
 const CANDIDATES_MIN = 50
@@ -84,60 +92,94 @@ export class SearchEngine {
    * that match nothing. A word that matches nothing brings instead the indexed terms one edit away (typo
    * tolerance; the vocabulary holds stems, so a few trailing characters may be dropped first). A prefix
    * brings the shortest indexed terms it begins. Each index term counts once, for the first query term that
-   * brings it.
+   * brings it. The index is read in a few batches (every term's statistics, every phrase's, every typo probe,
+   * every completion, then the statistics of what those brought), each one call, so that a networked driver
+   * answers each group in one round trip.
    */
   private async expandTerms(query: QueryTerm[]): Promise<IndexTerm[]> {
+    const df = new Map<string, number>()
+    await this.frequencies(
+      query.flatMap((q) => (q.kind === 'term' ? q.terms : [])),
+      df,
+    )
+    const dfOf = (terms: string[]): number => Math.max(0, ...terms.map((t) => df.get(t) ?? 0))
+    const phrases = new Map<string, string[]>()
+    for (const q of query) if (q.kind === 'phrase') phrases.set(q.terms.join(' '), q.terms)
+    const counts = await this.index.phraseFrequencies([...phrases.values()])
+    const phraseDf = new Map([...phrases.keys()].map((key, i) => [key, counts[i]!]))
+
+    // Typo tolerance for the first few longer words that match nothing.
+    const typoWords: string[] = []
+    for (const q of query) {
+      if (q.kind !== 'term' || q.typo === null || dfOf(q.terms) > 0 || Array.from(q.typo).length < TYPO_WORD_MIN) continue
+      if (typoWords.length < TYPO_LOOKUPS_MAX && !typoWords.includes(q.typo)) typoWords.push(q.typo)
+    }
+    const near = await this.near(typoWords)
+    const corrections = new Map(typoWords.map((w, i) => [w, typoCandidates(w, near[i]!)]))
+    const prefixes = query.flatMap((q) => (q.kind === 'prefix' ? [q] : []))
+    const completions = await this.completions(prefixes.map((p) => p.word))
+    await this.frequencies([...[...corrections.values()].flat(), ...completions.flat()], df)
+
     const out = new Map<string, IndexTerm>()
-    const add = async (terms: string[], weight: number): Promise<number> => {
+    const add = (terms: string[], weight: number): number => {
       const known = out.get(terms[0]!)
       if (known) return known.df
-      let df = 0
-      for (const term of terms) df = Math.max(df, await this.index.documentFrequency(term))
-      if (df > 0) out.set(terms[0]!, {terms, phrase: false, df, weight})
-      return df
+      const n = dfOf(terms)
+      if (n > 0) out.set(terms[0]!, {terms, phrase: false, df: n, weight})
+      return n
     }
-    let lookups = 0
-    const prefixes: Array<{word: string; weight: number}> = []
     for (const q of query) {
-      if (q.kind === 'prefix') {
-        prefixes.push(q)
-        continue
-      }
+      if (q.kind === 'prefix') continue
       if (q.kind === 'phrase') {
         const key = `\u0000${q.terms.join(' ')}`
-        if (out.has(key)) continue
-        const df = await this.index.phraseFrequency(q.terms)
-        if (df > 0) out.set(key, {terms: q.terms, phrase: true, df, weight: q.weight})
+        const n = phraseDf.get(q.terms.join(' '))!
+        if (!out.has(key) && n > 0) out.set(key, {terms: q.terms, phrase: true, df: n, weight: q.weight})
         continue
       }
-      if ((await add(q.terms, q.weight)) > 0 || q.typo === null) continue
-      if (Array.from(q.typo).length < TYPO_WORD_MIN || lookups++ >= TYPO_LOOKUPS_MAX) continue
-      for (const candidate of typoCandidates(q.typo, await this.near(q.typo))) await add([candidate], q.weight)
+      if (add(q.terms, q.weight) > 0 || q.typo === null) continue
+      for (const candidate of corrections.get(q.typo) ?? []) add([candidate], q.weight)
     }
     // Completions last, so that a word typed in full keeps its full weight.
-    for (const {word, weight} of prefixes) for (const completion of await this.completions(word)) await add([completion], weight)
+    prefixes.forEach((p, i) => {
+      for (const completion of completions[i]!) add([completion], p.weight)
+    })
     return [...out.values()]
   }
 
-  /** Vocabulary terms that may be one edit from a form of the word (vocabulary.ts typoProbes), in vocabulary order. */
-  private async near(word: string): Promise<string[]> {
-    const found = new Set<string>()
-    for (const probe of typoProbes(word)) for (const term of await this.index.vocabulary(probe, PROBE_LIMIT)) found.add(term)
-    return [...found].sort(byVocabularyOrder)
+  /** Document frequencies of the index terms not in `df` yet, read in one call into `df`. */
+  private async frequencies(terms: string[], df: Map<string, number>): Promise<void> {
+    const todo = [...new Set(terms)].filter((t) => !df.has(t))
+    const counts = await this.index.documentFrequencies(todo)
+    todo.forEach((t, i) => df.set(t, counts[i]!))
   }
 
-  /** The shortest indexed terms (at most COMPLETIONS_MAX) that begin with the prefix: one vocabulary read per length. */
-  private async completions(prefix: string): Promise<string[]> {
-    const length = Array.from(prefix).length
-    const head = headOf(prefix)
-    const out: string[] = []
-    for (
-      let len = Math.max(VOCABULARY_MIN_LENGTH, length + 1);
-      len <= length + COMPLETION_EXTRA_MAX && out.length < COMPLETIONS_MAX;
-      len++
-    ) {
-      out.push(...(await this.index.vocabulary({head, length: len, prefix}, COMPLETIONS_MAX - out.length)))
-    }
-    return out
+  /** For each word, the vocabulary terms that may be one edit from a form of it (vocabulary.ts typoProbes), in vocabulary order. */
+  private async near(words: string[]): Promise<string[][]> {
+    const probes = words.map(typoProbes)
+    const found = await this.index.vocabulary(probes.flat(), PROBE_LIMIT)
+    let at = 0
+    return probes.map((list) => [...new Set(found.slice(at, (at += list.length)).flat())].sort(byVocabularyOrder))
+  }
+
+  /** For each prefix, the shortest indexed terms (at most COMPLETIONS_MAX) that begin with it: one vocabulary read per length. */
+  private async completions(prefixes: string[]): Promise<string[][]> {
+    const probes = prefixes.map((prefix): VocabularyProbe[] => {
+      const length = Array.from(prefix).length
+      const lengths: VocabularyProbe[] = []
+      for (let len = Math.max(VOCABULARY_MIN_LENGTH, length + 1); len <= length + COMPLETION_EXTRA_MAX; len++) {
+        lengths.push({head: headOf(prefix), length: len, prefix})
+      }
+      return lengths
+    })
+    // Each length read as deep as all of them may need: the first COMPLETIONS_MAX in length order are what
+    // reading length by length until that many are found gives.
+    const found = await this.index.vocabulary(probes.flat(), COMPLETIONS_MAX)
+    let at = 0
+    return probes.map((list) =>
+      found
+        .slice(at, (at += list.length))
+        .flat()
+        .slice(0, COMPLETIONS_MAX),
+    )
   }
 }

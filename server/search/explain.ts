@@ -41,21 +41,21 @@ export function explainHit(text: CandidateText, terms: IndexTerm[]): Pick<Search
     // The starts of the last tokens, to mark a phrase from its first token.
     const starts: number[] = []
     counter?.reset()
-    tokenize(value, (token) => {
-      if (token.kind === 'word' || token.kind === 'part' || token.kind === 'gram') {
-        surface.push({start: token.start, end: token.end})
+    tokenize(value, (term, kind, start, end) => {
+      if (kind === 'word' || kind === 'part' || kind === 'gram') {
+        surface.push({start, end})
         hits.push(undefined)
       }
-      starts.push(token.start)
+      starts.push(start)
       // A whole comes before its parts: its hits count at its first part.
-      const at = Math.max(0, token.kind === 'whole' ? surface.length : surface.length - 1)
-      const note = (term: number, start: number): void => {
-        ranges.push({start, end: token.end})
-        ;(hits[at] ??= []).push(term)
+      const at = Math.max(0, kind === 'whole' ? surface.length : surface.length - 1)
+      const note = (queryTerm: number, from: number): void => {
+        ranges.push({start: from, end})
+        ;(hits[at] ??= []).push(queryTerm)
       }
-      const word = words.get(token.term)
-      if (word !== undefined) note(word, token.start)
-      for (const term of counter?.step(token.term) ?? []) note(term, starts[starts.length - length.get(term)!]!)
+      const word = words.get(term)
+      if (word !== undefined) note(word, start)
+      for (const t of counter?.step(term) ?? []) note(t, starts[starts.length - length.get(t)!]!)
     })
     return {surface, spans: merge(ranges), hits}
   }

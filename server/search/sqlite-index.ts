@@ -82,16 +82,17 @@ export class SqliteSearchIndex implements SearchIndex {
     this.dfCache.clear()
   }
 
-  async documentFrequency(term: string): Promise<number> {
-    return this.cached(term, () => (this.stmt('SELECT doc FROM entries_vocab WHERE term = ?').pluck().get(term) as number | undefined) ?? 0)
+  async documentFrequencies(terms: string[]): Promise<number[]> {
+    const read = this.stmt('SELECT doc FROM entries_vocab WHERE term = ?').pluck()
+    return terms.map((term) => this.cached(term, () => (read.get(term) as number | undefined) ?? 0))
   }
 
-  async phraseFrequency(terms: string[]): Promise<number> {
-    const match = ftsString(terms.join(' '))
-    return this.cached(
-      `\u0000${match}`,
-      () => this.stmt('SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck().get(match) as number,
-    )
+  async phraseFrequencies(phrases: string[][]): Promise<number[]> {
+    const count = this.stmt('SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck()
+    return phrases.map((terms) => {
+      const match = ftsString(terms.join(' '))
+      return this.cached(`\u0000${match}`, () => count.get(match) as number)
+    })
   }
 
   /** From FTS5's own totals record (one row read). */
@@ -102,17 +103,19 @@ export class SqliteSearchIndex implements SearchIndex {
     return {docs, avgLength: {title: avg(title), tags: avg(tags), body: avg(body)}}
   }
 
-  /** One range of the vocabulary's primary key (by prefix) or of its index on reversed terms (by suffix). */
-  async vocabulary(probe: VocabularyProbe, limit: number): Promise<string[]> {
-    if ('prefix' in probe) {
-      return this.stmt('SELECT term FROM search_vocab WHERE head = ? AND len = ? AND term >= ? AND term < ? ORDER BY term LIMIT ?')
-        .pluck()
-        .all(probe.head, probe.length, probe.prefix, `${probe.prefix}\u{10FFFF}`, limit) as string[]
-    }
-    const rev = Array.from(probe.suffix).reverse().join('')
-    return this.stmt('SELECT term FROM search_vocab WHERE head = ? AND len = ? AND rev >= ? AND rev < ? ORDER BY rev LIMIT ?')
-      .pluck()
-      .all(probe.head, probe.length, rev, `${rev}\u{10FFFF}`, limit) as string[]
+  /** Per probe, one range of the vocabulary's primary key (by prefix) or of its index on reversed terms (by suffix). */
+  async vocabulary(probes: VocabularyProbe[], limit: number): Promise<string[][]> {
+    const byPrefix = this.stmt(
+      'SELECT term FROM search_vocab WHERE head = ? AND len = ? AND term >= ? AND term < ? ORDER BY term LIMIT ?',
+    ).pluck()
+    const bySuffix = this.stmt(
+      'SELECT term FROM search_vocab WHERE head = ? AND len = ? AND rev >= ? AND rev < ? ORDER BY rev LIMIT ?',
+    ).pluck()
+    return probes.map((probe) => {
+      if ('prefix' in probe) return byPrefix.all(probe.head, probe.length, probe.prefix, `${probe.prefix}\u{10FFFF}`, limit) as string[]
+      const rev = Array.from(probe.suffix).reverse().join('')
+      return bySuffix.all(probe.head, probe.length, rev, `${rev}\u{10FFFF}`, limit) as string[]
+    })
   }
 
   /** When the caller may see every entry and narrows nothing, FTS5 alone answers; else the reads join `entries`. */

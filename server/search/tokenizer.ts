@@ -23,14 +23,8 @@ import {stemOf} from './stem.js'
 /** How a term came to be, which the ranking weighs (bm25f.ts) and explain marks (explain.ts). */
 export type TokenKind = 'word' | 'whole' | 'part' | 'form' | 'gram'
 
-export interface Token {
-  /** The index term. */
-  term: string
-  kind: TokenKind
-  /** Where the token's text lies in the input (UTF-16 offsets). */
-  start: number
-  end: number
-}
+/** Receives each token: its index term, how it came to be, and where its text lies in the input (UTF-16 offsets). */
+export type TokenVisitor = (term: string, kind: TokenKind, start: number, end: number) => void
 
 /** A code token's piece: its folded text, its German spelling when that differs, and its place. */
 interface ChunkPart {
@@ -206,40 +200,82 @@ function codeChunk(text: string, start: number): Chunk | null {
 }
 
 /**
- * Cuts the text into chunks, in order: code tokens and words (letters, digits and joiners, joiners trimmed
+ * Cuts the text into chunks, in order: words and code tokens (letters, digits and joiners, joiners trimmed
  * from the ends) and runs of CJK characters. One pass; each chunk costs time in proportion to its length.
+ * A plain word — ASCII, no joiner inside, no camel-case hump (`connection`, `Connection`, `ECONNREFUSED`,
+ * `E0432`), most of any text — goes to `word` as its place alone, without the work of a code token; a hump
+ * needs a capital after the first character and a small letter somewhere, so a word without either has none.
  */
-export function readChunks(text: string, visit: (chunk: Chunk) => void): void {
+function scan(text: string, word: (start: number, end: number) => void, chunk: (chunk: Chunk) => void): void {
   let kind = SEPARATOR
   let from = 0
+  // The current run of letters, digits and joiners: plain so far, its humps' ingredients, where its last letter or digit ends.
+  let plain = true
+  let laterCapital = false
+  let small = false
+  let joinerPending = false
+  let end = 0
   const flush = (to: number): void => {
     if (kind === ALNUM) {
-      let a = from
-      let b = to
-      while (a < b && ASCII_CLASS[text.charCodeAt(a)] === JOINER) a++
-      while (b > a && ASCII_CLASS[text.charCodeAt(b - 1)] === JOINER) b--
-      const chunk = a < b ? codeChunk(text.slice(a, b), a) : null
-      if (chunk) visit(chunk)
+      if (plain && !(laterCapital && small)) word(from, end)
+      else {
+        let a = from
+        while (a < end && ASCII_CLASS[text.charCodeAt(a)] === JOINER) a++
+        const code = a < end ? codeChunk(text.slice(a, end), a) : null
+        if (code) chunk(code)
+      }
     } else if (kind === CJK) {
-      visit(cjkChunk(text.slice(from, to), from))
+      chunk(cjkChunk(text.slice(from, to), from))
     }
     kind = SEPARATOR
   }
   for (let i = 0; i < text.length;) {
-    const code = text.codePointAt(i)!
-    const width = code > 0xffff ? 2 : 1
-    let c = classOf(code, width === 1 ? text[i]! : text.slice(i, i + 2))
-    // Kana voicing marks and Hangul jamo written decomposed belong to the CJK run they follow.
-    if (kind === CJK && c === ALNUM && ((code >= 0x3099 && code <= 0x309a) || (code >= 0x1160 && code <= 0x11ff))) c = CJK
-    if (c === JOINER) c = kind === ALNUM ? ALNUM : SEPARATOR
+    const code = text.charCodeAt(i)
+    let width = 1
+    let c: number
+    if (code < 128) c = ASCII_CLASS[code]!
+    else {
+      const point = text.codePointAt(i)!
+      width = point > 0xffff ? 2 : 1
+      c = classOf(point, width === 1 ? text[i]! : text.slice(i, i + 2))
+      // Kana voicing marks and Hangul jamo written decomposed belong to the CJK run they follow.
+      if (kind === CJK && c === ALNUM && ((point >= 0x3099 && point <= 0x309a) || (point >= 0x1160 && point <= 0x11ff))) c = CJK
+    }
+    const joiner = c === JOINER
+    if (joiner) c = kind === ALNUM ? ALNUM : SEPARATOR
     if (c !== kind) {
       flush(i)
       kind = c
       from = i
+      plain = true
+      laterCapital = false
+      small = false
+      joinerPending = false
+    }
+    if (c === ALNUM) {
+      if (joiner) joinerPending = true
+      else {
+        if (joinerPending || code >= 128) plain = false
+        else if (code >= 97) small = true
+        else if (code >= 65 && i > from) laterCapital = true
+        end = i + width
+      }
     }
     i += width
   }
   flush(text.length)
+}
+
+/** The chunks of a text, in order (scan), for reading a query. */
+export function readChunks(text: string, visit: (chunk: Chunk) => void): void {
+  scan(
+    text,
+    (start, end) => {
+      const part = {text: text.slice(start, end).toLowerCase(), german: null, start, end}
+      visit({kind: 'code', start, end, parts: [part], joined: false, whole: null, wholeGerman: null, forms: []})
+    },
+    visit,
+  )
 }
 
 /** A CJK run, composed and width-normalised (NFKC); each character keeps its place in the text. */
@@ -260,38 +296,47 @@ function cjkChunk(raw: string, start: number): Chunk {
   return {kind: 'cjk', start, end: start + raw.length, chars, offsets}
 }
 
-/** The tokens of a text, in index order (module comment), each with its term and place. */
-export function tokenize(text: string, visit: (token: Token) => void): void {
-  readChunks(text, (chunk) => {
-    if (chunk.kind === 'cjk') {
-      const {chars, offsets, end} = chunk
-      const endOf = (i: number): number => (i + 1 < offsets.length ? offsets[i + 1]! : end)
-      if (chars.length === 1) visit({term: chars[0]!, kind: 'gram', start: offsets[0]!, end})
-      for (let i = 0; i + 1 < chars.length; i++)
-        visit({term: chars[i]! + chars[i + 1]!, kind: 'gram', start: offsets[i]!, end: endOf(i + 1)})
-      return
-    }
-    const {parts, start, end} = chunk
-    if (parts.length === 1) {
-      const p = parts[0]!
-      visit({term: stemOf(p.text), kind: 'word', start, end})
-      if (p.german !== null) visit({term: stemOf(p.german), kind: 'form', start, end})
-      return
-    }
-    if (chunk.whole !== null) {
-      visit({term: chunk.whole, kind: 'whole', start, end})
-      if (chunk.wholeGerman !== null) visit({term: chunk.wholeGerman, kind: 'form', start, end})
-    }
-    for (const p of parts) visit({term: stemOf(p.text), kind: 'part', start: p.start, end: p.end})
-    for (const p of parts) if (p.german !== null) visit({term: stemOf(p.german), kind: 'form', start: p.start, end: p.end})
-    for (const form of chunk.forms) visit({term: form, kind: 'form', start, end})
-  })
+/**
+ * The tokens of a text, in index order (module comment), each with its term and place. With `stems`, only
+ * the words it accepts are stemmed (the others keep their folded form, which matches no stem it wants).
+ */
+export function tokenize(text: string, visit: TokenVisitor, stems?: (word: string) => boolean): void {
+  // Porter never changes a word's first character: a caller that knows which stems it looks for skips the others.
+  const stem = stems === undefined ? stemOf : (word: string): string => (stems(word) ? stemOf(word) : word)
+  const lower = ASCII_ONLY.test(text) ? text.toLowerCase() : null
+  scan(
+    text,
+    (start, end) => visit(stem(lower === null ? text.slice(start, end).toLowerCase() : lower.slice(start, end)), 'word', start, end),
+    (chunk) => {
+      if (chunk.kind === 'cjk') {
+        const {chars, offsets, end} = chunk
+        if (chars.length === 1) visit(chars[0]!, 'gram', offsets[0]!, end)
+        for (let i = 0; i + 1 < chars.length; i++)
+          visit(chars[i]! + chars[i + 1]!, 'gram', offsets[i]!, i + 2 < offsets.length ? offsets[i + 2]! : end)
+        return
+      }
+      const {parts, start, end} = chunk
+      if (parts.length === 1) {
+        const p = parts[0]!
+        visit(stem(p.text), 'word', start, end)
+        if (p.german !== null) visit(stem(p.german), 'form', start, end)
+        return
+      }
+      if (chunk.whole !== null) {
+        visit(chunk.whole, 'whole', start, end)
+        if (chunk.wholeGerman !== null) visit(chunk.wholeGerman, 'form', start, end)
+      }
+      for (const p of parts) visit(stem(p.text), 'part', p.start, p.end)
+      for (const p of parts) if (p.german !== null) visit(stem(p.german), 'form', p.start, p.end)
+      for (const form of chunk.forms) visit(form, 'form', start, end)
+    },
+  )
 }
 
 /** The index terms of a text, in order: what a driver's full-text index holds for it. */
 export function indexTerms(text: string): string[] {
   const out: string[] = []
-  tokenize(text, (t) => out.push(t.term))
+  tokenize(text, (term) => out.push(term))
   return out
 }
 

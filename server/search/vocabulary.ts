@@ -23,7 +23,7 @@ export function inVocabulary(term: string): boolean {
 /** The terms of the texts that the vocabulary keeps. */
 export function vocabularyTerms(texts: string[]): Set<string> {
   const out = new Set<string>()
-  for (const text of texts) tokenize(text, (t) => inVocabulary(t.term) && out.add(t.term))
+  for (const text of texts) tokenize(text, (term) => inVocabulary(term) && out.add(term))
   return out
 }
 
