@@ -57,7 +57,7 @@ export class Bm25fScorer {
   private readonly idfs: number[]
   private readonly weights: number[]
   private readonly phrases: PhraseCounter | null
-  private readonly firstChars = new Set<string>()
+  private readonly firstChars = new Set<number>()
   private readonly asciiFirst = new Uint8Array(128)
 
   constructor(
@@ -77,16 +77,13 @@ export class Bm25fScorer {
       for (const term of t.terms) {
         const c = term.charCodeAt(0)
         if (c < 128) this.asciiFirst[c] = 1
-        else this.firstChars.add(term[0]!)
+        else this.firstChars.add(c)
       }
     }
   }
 
   /** Whether a word may stem to a query term: Porter keeps the first character, so most words need no stemming. */
-  private readonly wanted = (word: string): boolean => {
-    const c = word.charCodeAt(0)
-    return c < 128 ? this.asciiFirst[c] === 1 : this.firstChars.has(word[0]!)
-  }
+  private readonly wanted = (first: number): boolean => (first < 128 ? this.asciiFirst[first] === 1 : this.firstChars.has(first))
 
   /** Occurrences of each query term in the text (weighted by token kind), and the text's length in tokens. */
   private count(text: string, tf: Float64Array): number {
@@ -96,6 +93,10 @@ export class Bm25fScorer {
       text,
       (term, kind) => {
         tokens++
+        if (term === '') {
+          this.phrases?.step(null)
+          return
+        }
         const t = this.index.get(term)
         if (t !== undefined) tf[t]! += TOKEN_WEIGHTS[kind]
         if (this.phrases) for (const p of this.phrases.step(term)) tf[p]!++

@@ -298,39 +298,43 @@ function cjkChunk(raw: string, start: number): Chunk {
 
 /**
  * The tokens of a text, in index order (module comment), each with its term and place. With `stems`, only
- * the words it accepts are stemmed (the others keep their folded form, which matches no stem it wants).
+ * words whose first character (a UTF-16 code unit of the folded word) it accepts are stemmed; the others
+ * are visited with the empty term. Porter never changes a word's first character, so a caller that knows
+ * which terms it looks for (the re-ranker) skips the work for words that cannot be one of them.
  */
-export function tokenize(text: string, visit: TokenVisitor, stems?: (word: string) => boolean): void {
-  // Porter never changes a word's first character: a caller that knows which stems it looks for skips the others.
-  const stem = stems === undefined ? stemOf : (word: string): string => (stems(word) ? stemOf(word) : word)
+export function tokenize(text: string, visit: TokenVisitor, stems?: (first: number) => boolean): void {
+  const stem = stems === undefined ? stemOf : (word: string): string => (stems(word.charCodeAt(0)) ? stemOf(word) : '')
   const lower = ASCII_ONLY.test(text) ? text.toLowerCase() : null
-  scan(
-    text,
-    (start, end) => visit(stem(lower === null ? text.slice(start, end).toLowerCase() : lower.slice(start, end)), 'word', start, end),
-    (chunk) => {
-      if (chunk.kind === 'cjk') {
-        const {chars, offsets, end} = chunk
-        if (chars.length === 1) visit(chars[0]!, 'gram', offsets[0]!, end)
-        for (let i = 0; i + 1 < chars.length; i++)
-          visit(chars[i]! + chars[i + 1]!, 'gram', offsets[i]!, i + 2 < offsets.length ? offsets[i + 2]! : end)
-        return
-      }
-      const {parts, start, end} = chunk
-      if (parts.length === 1) {
-        const p = parts[0]!
-        visit(stem(p.text), 'word', start, end)
-        if (p.german !== null) visit(stem(p.german), 'form', start, end)
-        return
-      }
-      if (chunk.whole !== null) {
-        visit(chunk.whole, 'whole', start, end)
-        if (chunk.wholeGerman !== null) visit(chunk.wholeGerman, 'form', start, end)
-      }
-      for (const p of parts) visit(stem(p.text), 'part', p.start, p.end)
-      for (const p of parts) if (p.german !== null) visit(stem(p.german), 'form', p.start, p.end)
-      for (const form of chunk.forms) visit(form, 'form', start, end)
-    },
-  )
+  const word =
+    lower === null
+      ? (start: number, end: number): void => visit(stem(text.slice(start, end).toLowerCase()), 'word', start, end)
+      : stems === undefined
+        ? (start: number, end: number): void => visit(stemOf(lower.slice(start, end)), 'word', start, end)
+        : (start: number, end: number): void =>
+            visit(stems(lower.charCodeAt(start)) ? stemOf(lower.slice(start, end)) : '', 'word', start, end)
+  scan(text, word, (chunk) => {
+    if (chunk.kind === 'cjk') {
+      const {chars, offsets, end} = chunk
+      if (chars.length === 1) visit(chars[0]!, 'gram', offsets[0]!, end)
+      for (let i = 0; i + 1 < chars.length; i++)
+        visit(chars[i]! + chars[i + 1]!, 'gram', offsets[i]!, i + 2 < offsets.length ? offsets[i + 2]! : end)
+      return
+    }
+    const {parts, start, end} = chunk
+    if (parts.length === 1) {
+      const p = parts[0]!
+      visit(stem(p.text), 'word', start, end)
+      if (p.german !== null) visit(stem(p.german), 'form', start, end)
+      return
+    }
+    if (chunk.whole !== null) {
+      visit(chunk.whole, 'whole', start, end)
+      if (chunk.wholeGerman !== null) visit(chunk.wholeGerman, 'form', start, end)
+    }
+    for (const p of parts) visit(stem(p.text), 'part', p.start, p.end)
+    for (const p of parts) if (p.german !== null) visit(stem(p.german), 'form', p.start, p.end)
+    for (const form of chunk.forms) visit(form, 'form', start, end)
+  })
 }
 
 /** The index terms of a text, in order: what a driver's full-text index holds for it. */
