@@ -13,7 +13,7 @@ import {COLLECTIONS, type CollectionName, evaluateCollection, loadCollection, lo
 import {cranfieldDir, type EvalResult, evaluate, type KbClient, loadCranfield, loadIntoKb} from './cranfield.js'
 
 /** The quality floors (nDCG@10): Cranfield must not fall below 0.39 (docs/search.md); the others sit just under their measured level. */
-export const NDCG_GATES: Record<'cranfield' | CollectionName, number> = {cranfield: 0.39, code: 0, multilingual: 0}
+export const NDCG_GATES: Record<'cranfield' | CollectionName, number> = {cranfield: 0.39, code: 0.95, multilingual: 0.9}
 
 const perQuery = process.argv.includes('--per-query') ? process.argv[process.argv.indexOf('--per-query') + 1] : undefined
 
