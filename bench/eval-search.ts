@@ -1,26 +1,35 @@
 /**
  * @module `npm run eval:search`: search quality measured end to end — for each collection a real daemon on a
  * temporary data dir, documents created through `POST /knowledge`, queries through `GET /search` — on Cranfield
- * (skipped when absent) and kb's own `code` and `multilingual` collections (bench/collections.ts). Prints
- * nDCG@10, MRR@10 and R@10 and exits 1 when one falls below its gate, so CI can run it.
- * `--per-query <collection>` also prints each query's scores and top ranks (for studying a change).
+ * (skipped when absent) and kb's own `code` and `multilingual` collections (bench/collections.ts), on SQLite,
+ * and on PostgreSQL too when its programs are installed (a throw-away cluster, bench/postgres-cluster.ts).
+ * Prints nDCG@10, MRR@10 and R@10 and exits 1 when one falls below its gate on either store, so CI can run it.
+ * `--per-query <collection>` also prints each query's scores and top ranks on SQLite (for studying a change).
  */
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {startDaemon} from '../server/daemon.js'
 import {COLLECTIONS, type CollectionName, evaluateCollection, loadCollection, loadCollectionIntoKb} from './collections.js'
-import {cranfieldDir, type EvalResult, evaluate, type KbClient, loadCranfield, loadIntoKb} from './cranfield.js'
+import {type Cranfield, cranfieldDir, type EvalResult, evaluate, type KbClient, loadCranfield, loadIntoKb} from './cranfield.js'
+import {postgresBinDir, startCluster} from './postgres-cluster.js'
 
 /** The quality floors (nDCG@10): Cranfield must not fall below 0.39 (docs/search.md); the others sit just under their measured level. */
 export const NDCG_GATES: Record<'cranfield' | CollectionName, number> = {cranfield: 0.39, code: 0.95, multilingual: 0.9}
 
 const perQuery = process.argv.includes('--per-query') ? process.argv[process.argv.indexOf('--per-query') + 1] : undefined
 
-/** Runs `work` against a fresh daemon on a temporary directory. */
-async function withDaemon<T>(work: (client: KbClient) => Promise<T>): Promise<T> {
+/** Runs `work` against a fresh daemon on a temporary directory (and the PostgreSQL database, when given). */
+async function withDaemon<T>(storeUrl: string | undefined, work: (client: KbClient) => Promise<T>): Promise<T> {
   const dataDir = mkdtempSync(join(tmpdir(), 'kb-eval-'))
-  const daemon = await startDaemon({dataDir, host: '127.0.0.1', port: 0, version: 'eval', logLevel: 'silent'})
+  const daemon = await startDaemon({
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    version: 'eval',
+    logLevel: 'silent',
+    ...(storeUrl ? {storeUrl} : {}),
+  })
   try {
     return await work({url: daemon.url, key: readFileSync(join(dataDir, 'owner.key'), 'utf8').trim()})
   } finally {
@@ -29,10 +38,8 @@ async function withDaemon<T>(work: (client: KbClient) => Promise<T>): Promise<T>
   }
 }
 
-async function cranfield(): Promise<EvalResult | null> {
-  const data = loadCranfield(cranfieldDir())
-  if (!data) return null
-  return withDaemon(async (client) => {
+async function cranfield(data: Cranfield, storeUrl?: string): Promise<EvalResult> {
+  return withDaemon(storeUrl, async (client) => {
     const byEntry = await loadIntoKb(client, data.docs)
     // One unmeasured pass warms the statement cache and the page cache, as a running daemon would be.
     await evaluate(client, data, byEntry, data.queries.slice(0, 20))
@@ -40,40 +47,58 @@ async function cranfield(): Promise<EvalResult | null> {
   })
 }
 
-async function collection(name: CollectionName): Promise<EvalResult> {
+async function collection(name: CollectionName, storeUrl?: string): Promise<EvalResult> {
   const c = loadCollection(name)
-  return withDaemon(async (client) => {
+  return withDaemon(storeUrl, async (client) => {
     const byKbId = await loadCollectionIntoKb(client, c)
     await evaluateCollection(client, c, byKbId)
     return evaluateCollection(
       client,
       c,
       byKbId,
-      perQuery === name
+      perQuery === name && !storeUrl
         ? (q, s, ranked) => console.log(`${q.id}\t${s.ndcg.toFixed(3)}\t${s.rr.toFixed(2)}\t${q.query}\t${ranked.slice(0, 5).join(' ')}`)
         : undefined,
     )
   })
 }
 
+type Row = [name: keyof typeof NDCG_GATES, store: string, result: EvalResult]
+
+/** Every collection on one store. */
+async function measure(store: string, storeUrl: () => Promise<string | undefined>): Promise<Row[]> {
+  const rows: Row[] = []
+  const data = loadCranfield(cranfieldDir())
+  if (data) rows.push(['cranfield', store, await cranfield(data, await storeUrl())])
+  for (const name of COLLECTIONS) rows.push([name, store, await collection(name, await storeUrl())])
+  return rows
+}
+
 async function main(): Promise<number> {
+  if (!loadCranfield(cranfieldDir())) console.log(`Cranfield skipped: no collection at ${cranfieldDir()}`)
+  const rows = await measure('SQLite', async () => undefined)
+  if (postgresBinDir() === null) console.log('eval:search: PostgreSQL is not installed; measured SQLite only')
+  else {
+    const cluster = await startCluster()
+    let n = 0
+    try {
+      rows.push(...(await measure('PostgreSQL', () => cluster.createDatabase(`eval${n++}`))))
+    } finally {
+      cluster.stop()
+    }
+  }
   const f = (x: number): string => x.toFixed(3)
-  const results: Array<[keyof typeof NDCG_GATES, EvalResult]> = []
-  const c = await cranfield()
-  if (c) results.push(['cranfield', c])
-  else console.log(`Cranfield skipped: no collection at ${cranfieldDir()}`)
-  for (const name of COLLECTIONS) results.push([name, await collection(name)])
-  console.log('| collection | queries | nDCG@10 | MRR@10 | R@10 | search p50 / p99 ms |')
-  console.log('|---|---:|---:|---:|---:|---:|')
-  for (const [name, r] of results) {
+  console.log('| collection | store | queries | nDCG@10 | MRR@10 | R@10 | search p50 / p99 ms |')
+  console.log('|---|---|---:|---:|---:|---:|---:|')
+  for (const [name, store, r] of rows) {
     console.log(
-      `| ${name} | ${r.queries} | ${f(r.ndcg10)} | ${f(r.mrr10)} | ${f(r.recall10)} | ${r.latencyMs.p50.toFixed(2)} / ${r.latencyMs.p99.toFixed(2)} |`,
+      `| ${name} | ${store} | ${r.queries} | ${f(r.ndcg10)} | ${f(r.mrr10)} | ${f(r.recall10)} | ${r.latencyMs.p50.toFixed(2)} / ${r.latencyMs.p99.toFixed(2)} |`,
     )
   }
   let failed = 0
-  for (const [name, r] of results) {
+  for (const [name, store, r] of rows) {
     if (r.ndcg10 >= NDCG_GATES[name]) continue
-    console.error(`eval:search: ${name} nDCG@10 ${f(r.ndcg10)} is below the gate ${NDCG_GATES[name]}`)
+    console.error(`eval:search: ${name} nDCG@10 ${f(r.ndcg10)} on ${store} is below the gate ${NDCG_GATES[name]}`)
     failed = 1
   }
   return failed

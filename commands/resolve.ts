@@ -8,10 +8,14 @@ import {KbCommand} from '../src/cli/base.js'
 import {noQueueFlag} from '../src/cli/flags.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
+import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
 
 export default class Resolve extends KbCommand<typeof Resolve> {
   static override summary = 'Resolve a knowledge entry'
-  static override description = 'Idempotent: resolving a resolved entry changes nothing. Reopen with `kb edit <id> --status open`.'
+  static override description =
+    'Idempotent: resolving a resolved entry changes nothing. Reopen with `kb edit <id> --status open`.\n\n' +
+    'On a project or global entry the note and url are scanned for secrets and personal data as `kb publish` does: on a terminal you choose to redact them, ' +
+    'keep them (recorded on the entry) or stop; elsewhere the command fails with exit 5 unless --redact or --acknowledge <ids> says what to do.'
   static override examples = [
     '<%= config.bin %> resolve 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --note "Fixed by pinning better-sqlite3" --url https://github.com/acme/api/pull/42',
   ]
@@ -20,14 +24,24 @@ export default class Resolve extends KbCommand<typeof Resolve> {
     note: Flags.string({char: 'n', description: 'how it was resolved'}),
     url: Flags.string({description: 'where: a commit, pull request or doc (absolute http(s) URL)'}),
     'no-queue': noQueueFlag,
+    ...sensitiveFlags,
   }
 
   async run(): Promise<EntryFull | QueuedWrite> {
-    const request = writeRequests.resolve(this.args.id, {
+    const input = {
       ...(this.flags.note !== undefined ? {note: this.flags.note} : {}),
       ...(this.flags.url !== undefined ? {url: this.flags.url} : {}),
-    })
-    const entry = await this.write<EntryFull>({command: 'resolve', label: this.args.id, request}, this.flags['no-queue'])
+    }
+    // On a shared entry the resolution reaches its readers at once (docs/cli.md, "Safe publish").
+    const entry = await clearSensitive(
+      choiceFrom(this.flags),
+      {mode: this.mode, json: this.jsonEnabled(), what: `resolving ${this.args.id}`},
+      (c) =>
+        this.write<EntryFull>(
+          {command: 'resolve', label: this.args.id, request: writeRequests.resolve(this.args.id, {...input, ...c})},
+          this.flags['no-queue'],
+        ),
+    )
     if (isQueued(entry)) return entry
     if (this.mode.tty) this.out(`${green(this.mode, 'Resolved')} ${entry.id}  ${oneLine(entry.title)}`)
     else this.out(`${entry.id}\t${entry.status}`)

@@ -95,6 +95,11 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     clientErrorHandler: sendClientErrorProblem,
   })
 
+  // A client may close its sending side once the request is out (`shutdown(SHUT_WR)`). node then drops the
+  // request unless it still awaits an answer: with a store that answers asynchronously (PostgreSQL) nearly
+  // every answer would be lost. Half-open, the connection closes once the answer is sent.
+  Object.assign(app.server, {httpAllowHalfOpen: true})
+
   // Bodies are JSON, validated without coercion; query strings and path parameters are text.
   const bodyAjv = createValidator('json')
   const textAjv = createValidator('query')
@@ -169,7 +174,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   const idempotency = new IdempotencyLayer(store.idempotency, app.log, {maxStreamBytes: IMPORT_BODY_LIMIT})
   let openapiDoc: Record<string, unknown> | null = null
   const routes: RouteDef[] = [
-    ...metaRoutes(version, () => openapiDoc ?? {}, options.proofSecret),
+    ...metaRoutes(version, () => openapiDoc ?? {}, store, options.proofSecret),
     ...knowledgeRoutes(knowledge, new PublishService(store, knowledge)),
     ...searchRoutes(knowledge),
     ...projectRoutes(projects),

@@ -1,5 +1,6 @@
 /**
- * @module The daemon process: one per data directory (a lock file), the owner bootstrap, listening,
+ * @module The daemon process: its store (SQLite in the data directory, one daemon per directory under a lock
+ * file; or a team server's PostgreSQL, shared by any number of daemons), the owner bootstrap, listening,
  * and a graceful stop on SIGTERM/SIGINT (stop accepting, finish in-flight requests, close the store).
  */
 import {
@@ -18,9 +19,11 @@ import {
 import {randomBytes} from 'node:crypto'
 import {join} from 'node:path'
 import type {IncomingMessage, ServerResponse} from 'node:http'
+import {KbError} from '../src/shared/errors.js'
 import {dataFiles, type DaemonInfo} from '../src/shared/paths.js'
 import {API_PREFIX, buildApp} from './app.js'
-import {openSqliteStore} from './store/sqlite.js'
+import {openStore, redactedStoreUrl, storeKindOf} from './store/open.js'
+import type {Store} from './store/store.js'
 
 export interface DaemonOptions {
   dataDir: string
@@ -30,6 +33,8 @@ export interface DaemonOptions {
   allowedHosts?: string[]
   publicBaseUrl?: string
   logLevel?: string
+  /** postgres://… : run on that PostgreSQL database (a team server) instead of SQLite in the data directory. */
+  storeUrl?: string
 }
 
 export class DaemonError extends Error {}
@@ -105,16 +110,32 @@ function writePrivateFile(path: string, content: string): void {
 export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop: () => Promise<void>}> {
   mkdirSync(o.dataDir, {recursive: true, mode: 0o700})
   const files = dataFiles(o.dataDir)
-  const releaseLock = acquireLock(files.lock)
-  // Snapshots being streamed by `GET /backup` when a previous daemon died; holding the lock, we know no
-  // one is streaming them now.
-  for (const name of readdirSync(o.dataDir))
-    if (/^\.kb-backup-[0-9a-f-]+\.sqlite(-wal|-shm|-journal)?$/.test(name)) rmSync(join(o.dataDir, name), {force: true})
-  let store
+  let kind
   try {
-    store = openSqliteStore({path: files.db})
+    kind = storeKindOf(o.storeUrl)
+  } catch (e) {
+    throw new DaemonError((e as Error).message)
+  }
+  // SQLite is one file with one writer: one daemon per data directory. PostgreSQL daemons run side by side.
+  const releaseLock = kind === 'sqlite' ? acquireLock(files.lock) : (): void => {}
+  if (kind === 'sqlite') {
+    // Snapshots being streamed by `GET /backup` when a previous daemon died; holding the lock, we know no
+    // one is streaming them now.
+    for (const name of readdirSync(o.dataDir)) {
+      if (/^\.kb-backup-[0-9a-f-]+\.sqlite(-wal|-shm|-journal)?$/.test(name)) rmSync(join(o.dataDir, name), {force: true})
+    }
+  }
+  // Connections that break while idle are reported once the app's logger exists.
+  let onStoreError = (_e: Error): void => {}
+  let store: Store
+  try {
+    store = await openStore(o.storeUrl, files.db, (e) => onStoreError(e))
   } catch (e) {
     releaseLock()
+    if (kind === 'postgres' && !(e instanceof DaemonError)) {
+      const cause = e instanceof KbError && e.cause instanceof Error ? e.cause : (e as Error)
+      throw new DaemonError(`could not open the PostgreSQL store ${redactedStoreUrl(o.storeUrl!)}: ${cause.message}`)
+    }
     throw e
   }
   // Before listening: once the port answers, daemon.secret is this daemon's.
@@ -132,6 +153,8 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
     ...(o.publicBaseUrl ? {publicBaseUrl: o.publicBaseUrl} : {}),
     proofSecret,
   })
+  onStoreError = (e) => app.log.warn({err: e}, 'store: a database connection broke; the next request opens another')
+  if (kind === 'postgres') app.log.info({store: redactedStoreUrl(o.storeUrl!)}, 'store: PostgreSQL')
   const ownerKey = await services.apiKeys.bootstrapOwner()
   if (ownerKey) {
     writePrivateFile(files.ownerKey, `${ownerKey}\n`)

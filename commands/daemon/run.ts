@@ -7,14 +7,24 @@ import {usageLine} from '../../src/cli/output/usage-error.js'
 
 export default class DaemonRun extends Command {
   static override summary = 'Run the kb daemon in the foreground'
-  static override description = 'Serves the /api/v1 HTTP API over the local store until SIGTERM or SIGINT. Logs are JSON lines on stderr.'
-  static override examples = ['<%= config.bin %> daemon run', '<%= config.bin %> daemon run --port 0 --data-dir /tmp/kb-test']
+  static override description =
+    'Serves the /api/v1 HTTP API until SIGTERM or SIGINT, over SQLite in the data directory or, for a team server, a PostgreSQL database (docs/team-server.md). Logs are JSON lines on stderr.'
+  static override examples = [
+    '<%= config.bin %> daemon run',
+    '<%= config.bin %> daemon run --port 0 --data-dir /tmp/kb-test',
+    '<%= config.bin %> daemon run --host 0.0.0.0 --store-url postgres://kb@db.internal/kb --public-url https://kb.example.com/api/v1',
+  ]
   static override flags = {
     port: Flags.integer({description: 'TCP port (0 picks a free one)', default: DEFAULT_PORT, min: 0, max: 65535, env: 'KB_PORT'}),
     host: Flags.string({description: 'address to bind; a non-loopback one serves the network', default: DEFAULT_HOST, env: 'KB_HOST'}),
     'data-dir': Flags.string({description: 'where the store lives (default: $KB_DATA_DIR, $XDG_DATA_HOME/kb or ~/.local/share/kb)'}),
     'allow-host': Flags.string({description: 'also accept requests whose Host header names this host (repeatable)', multiple: true}),
     'public-url': Flags.string({description: 'the public base URL ending in /api/v1, when behind a proxy', env: 'KB_PUBLIC_URL'}),
+    'store-url': Flags.string({
+      description:
+        'run on this PostgreSQL database (postgres://user:password@host:5432/kb), shared by every daemon of a team server; default: SQLite in the data directory',
+      env: 'KB_STORE_URL',
+    }),
     'log-level': Flags.option({
       options: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
       default: 'info',
@@ -39,6 +49,7 @@ export default class DaemonRun extends Command {
         allowedHosts: [...(flags['allow-host'] ?? []), ...envHosts],
         ...(flags['public-url'] ? {publicBaseUrl: flags['public-url'].replace(/\/+$/, '')} : {}),
         logLevel: flags['log-level'],
+        ...(flags['store-url'] ? {storeUrl: flags['store-url']} : {}),
       })
     } catch (e) {
       if (e instanceof DaemonError) this.error(e.message, {exit: 1})

@@ -1,33 +1,50 @@
 /**
- * @module Unauthenticated routes about the service itself: health (with the daemon's proof that it owns
- * its data directory, when asked) and the OpenAPI document.
+ * @module Unauthenticated routes about the service itself: health (with the store it runs on and whether that
+ * answers, and the daemon's proof that it owns its data directory, when asked) and the OpenAPI document.
  */
 import {createHmac} from 'node:crypto'
-import {KbError} from '../../src/shared/errors.js'
+import {ERROR_CODES, KbError} from '../../src/shared/errors.js'
 import {CHALLENGE_HEADER, CHALLENGE_PATTERN, proofMessage} from '../../src/shared/daemon-proof.js'
 import {HealthSchema} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
+import type {Store} from '../store/store.js'
+import {errorResponses} from './common.js'
+
+/** Seconds a load balancer or client is told to wait when the store does not answer. */
+const RETRY_AFTER_S = 2
 
 /** `proofSecret`: the secret of `daemon.secret`; a daemon without a data directory (tests, benchmarks) has none. */
-export function metaRoutes(version: string, openapi: () => Record<string, unknown>, proofSecret?: Buffer): RouteDef[] {
+export function metaRoutes(version: string, openapi: () => Record<string, unknown>, store: Store, proofSecret?: Buffer): RouteDef[] {
   const tags = ['meta']
   return [
     route({
       method: 'GET',
       path: '/health',
       operationId: 'health',
-      summary: 'Liveness and version (no auth)',
+      summary: 'Liveness, version and the store (no auth)',
       tags,
       auth: false,
-      description: `With a \`Kb-Challenge\` header (32–128 hex digits) a local daemon adds \`proof\`, which the CLI checks before it sends a credential (docs/security.md).`,
-      responses: {200: {description: 'ok', schema: HealthSchema}},
-      handler: async ({req}) => {
+      description:
+        'Asks the store a trivial question each time: 503 `unavailable` when it does not answer within a few seconds (a team ' +
+        "server's PostgreSQL down), so a load balancer takes this daemon out of rotation. With a `Kb-Challenge` header (32–128 hex " +
+        'digits) a local daemon adds `proof`, which the CLI checks before it sends a credential (docs/security.md).',
+      responses: {200: {description: 'ok', schema: HealthSchema}, ...errorResponses(400, 503)},
+      handler: async ({req, reply}) => {
         const challenge = req.headers[CHALLENGE_HEADER]
-        if (challenge === undefined || !proofSecret) return {status: 'ok', version}
-        if (typeof challenge !== 'string' || !CHALLENGE_PATTERN.test(challenge))
+        if (challenge !== undefined && proofSecret && (typeof challenge !== 'string' || !CHALLENGE_PATTERN.test(challenge))) {
           throw new KbError('bad_request', `${CHALLENGE_HEADER} must be 32 to 128 lower-case hex digits`)
-        const message = proofMessage(challenge, req.socket.localAddress ?? '', req.socket.localPort ?? 0)
-        return {status: 'ok', version, proof: createHmac('sha256', proofSecret).update(message).digest('hex')}
+        }
+        const health = {version, store: {kind: store.driver, answers: await store.answers()}}
+        if (!health.store.answers) {
+          // A problem like any other 503, with the health fields as extension members.
+          reply.code(503).header('Retry-After', String(RETRY_AFTER_S)).type('application/problem+json')
+          const {status, title} = ERROR_CODES.unavailable
+          const detail = `the store (${store.driver}) is not answering`
+          return {type: 'about:blank', title, status, code: 'unavailable', detail, instance: req.url.split('?')[0], ...health}
+        }
+        if (challenge === undefined || !proofSecret) return {status: 'ok', ...health}
+        const message = proofMessage(challenge as string, req.socket.localAddress ?? '', req.socket.localPort ?? 0)
+        return {status: 'ok', ...health, proof: createHmac('sha256', proofSecret).update(message).digest('hex')}
       },
     }),
     route({

@@ -99,9 +99,10 @@ export function transferRoutes(transfer: TransferService): RouteDef[] {
       tags,
       auth: true,
       summary: "A consistent copy of the whole live store (owner only), taken with SQLite's online backup",
+      description: 'A team server on PostgreSQL answers 409: back its database up with pg_dump or a base backup (docs/team-server.md).',
       responses: {
         200: {description: 'The store file', schema: Type.String({format: 'binary'}), contentType: 'application/vnd.sqlite3'},
-        ...errorResponses(401, 403),
+        ...errorResponses(401, 403, 409),
       },
       handler: async ({caller, reply}) => {
         const snapshot = await transfer.snapshot(caller)

@@ -13,8 +13,8 @@
  * - candidates for one caller: counting and fetching visible entries that match any term, in the
  *   driver's own first-stage order or newest first, with visibility and filters applied in its SQL;
  * - the texts of candidates (to re-rank and explain) and their entries (to return).
- * SQLite implements it over FTS5 (`sqlite-index.ts`); a PostgreSQL driver implements the same reads over
- * its own index and gets the same parsing, expansion and ranking. Entries are named by the driver's
+ * SQLite implements it over FTS5 (`sqlite-index.ts`), PostgreSQL over a GIN index of tsvectors written from
+ * the same tokenizer (`postgres-index.ts`); both get the same parsing, expansion and ranking. Entries are named by the driver's
  * integer key (`seq`), stable while a search runs.
  */
 import type {EntryFilter, EntryRow, Viewer} from '../store/store.js'
@@ -63,6 +63,11 @@ export interface SearchIndex {
   collectionStats(): Promise<CollectionStats>
   /** For each probe, the vocabulary terms matching it, in vocabulary order (by term), at most `limit`. */
   vocabulary(probes: VocabularyProbe[], limit: number): Promise<string[][]>
+  /**
+   * How many more candidates the engine asks `best` for (default 1): a first-stage order weaker than FTS5's
+   * bm25() hands the re-ranker a deeper pool (docs/search.md, "PostgreSQL").
+   */
+  readonly candidateFactor?: number
   /** The candidates the viewer may see under the filter. */
   candidates(viewer: Viewer, filter: EntryFilter): Promise<CandidateSource>
   texts(keys: number[]): Promise<CandidateText[]>

@@ -10,6 +10,7 @@ import {Bm25fScorer} from './bm25f.js'
 import type {IndexTerm, SearchIndex} from './driver.js'
 import {explainHit} from './explain.js'
 import {parseQuery, type QueryTerm} from './query.js'
+import {tagsText} from './tokenizer.js'
 import {
   PROBE_LIMIT,
   VOCABULARY_MIN_LENGTH,
@@ -68,7 +69,7 @@ export class SearchEngine {
 
     const depth = Math.max(CANDIDATES_MIN, 2 * options.limit)
     const selective = selectiveTerms(terms)
-    let keys = selective.length > 0 ? await source.best(selective, depth) : []
+    let keys = selective.length > 0 ? await source.best(selective, depth * (this.index.candidateFactor ?? 1)) : []
     if (keys.length < Math.min(depth, total)) {
       // Only very common terms, or too few entries with the rarer ones: ranking every entry with a
       // common word would cost a scan, so take the newest matches, those with a title match first.
@@ -76,7 +77,7 @@ export class SearchEngine {
     }
     const scorer = new Bm25fScorer(terms, await this.index.collectionStats())
     const ranked = (await this.index.texts(keys))
-      .map((text) => ({text, score: scorer.score({title: text.title, tags: text.tags.join(' '), body: text.body})}))
+      .map((text) => ({text, score: scorer.score({title: text.title, tags: tagsText(text.tags), body: text.body})}))
       .sort((a, b) => b.score - a.score || b.text.key - a.text.key)
       .slice(0, options.limit)
     const entries = await this.index.entries(ranked.map((r) => r.text.key))

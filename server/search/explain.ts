@@ -9,7 +9,7 @@ import type {SearchHit} from '../store/store.js'
 import {SEARCH_FIELDS} from './bm25f.js'
 import type {CandidateText, IndexTerm} from './driver.js'
 import {PhraseCounter} from './phrases.js'
-import {tokenize} from './tokenizer.js'
+import {tagsText, tokenize} from './tokenizer.js'
 
 /** Tokens in a snippet. */
 const SNIPPET_TOKENS = 24
@@ -64,7 +64,7 @@ export function explainHit(text: CandidateText, terms: IndexTerm[]): Pick<Search
   const found = new Set<string>()
   let body: Marked | null = null
   for (const field of SEARCH_FIELDS) {
-    const value = field === 'tags' ? text.tags.join(' ') : text[field]
+    const value = field === 'tags' ? tagsText(text.tags) : text[field]
     const marked = mark(value)
     if (field === 'body') body = marked
     if (marked.spans.length > 0) fields.push(field)

@@ -337,6 +337,11 @@ export function tokenize(text: string, visit: TokenVisitor, stems?: (first: numb
   })
 }
 
+/** An entry's tags as the one text their field is read from, by every driver and the re-ranker. */
+export function tagsText(tags: readonly string[]): string {
+  return tags.join(' ')
+}
+
 /** The index terms of a text, in order: what a driver's full-text index holds for it. */
 export function indexTerms(text: string): string[] {
   const out: string[] = []

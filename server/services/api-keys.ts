@@ -19,13 +19,15 @@ function newApiKeySecret(): string {
 export class ApiKeyService {
   constructor(private readonly store: Store) {}
 
-  /** Creates the owner principal and its first key if the store has no principal yet; returns the secret. */
+  /**
+   * Creates the owner principal and its first key if the store has no principal yet; returns the secret. The
+   * store does it atomically, so of several daemons starting on one empty database one creates the owner.
+   */
   async bootstrapOwner(name = 'owner'): Promise<string | null> {
     if ((await this.store.countPrincipals()) > 0) return null
     const principal: PrincipalRecord = {id: uuidv7(), name, role: 'owner', created_at: nowIso()}
-    await this.store.insertPrincipal(principal)
-    const {key} = await this.mint(principal, {name: 'owner bootstrap key'})
-    return key
+    const {key, row} = keyFor(principal, {name: 'owner bootstrap key'})
+    return (await this.store.bootstrapOwner(principal, row)) ? key : null
   }
 
   async create(caller: Caller, input: CreateApiKeyBody): Promise<ApiKeyRecord & {key: string}> {
@@ -58,24 +60,8 @@ export class ApiKeyService {
     return p
   }
 
-  private async mint(
-    principal: PrincipalRecord,
-    o: {name?: string; expiresInDays?: number | null; projectId?: string | null},
-  ): Promise<ApiKeyRecord & {key: string}> {
-    const key = newApiKeySecret()
-    const now = Date.now()
-    const row: ApiKeyRow = {
-      id: uuidv7(now),
-      principal_id: principal.id,
-      name: o.name?.trim() || 'default',
-      prefix: key.slice(0, 11),
-      hash: sha256Hex(key),
-      project_id: o.projectId ?? null,
-      created_at: new Date(now).toISOString(),
-      expires_at: o.expiresInDays ? new Date(now + o.expiresInDays * DAY_MS).toISOString() : null,
-      last_used_at: null,
-      revoked_at: null,
-    }
+  private async mint(principal: PrincipalRecord, o: KeyOptions): Promise<ApiKeyRecord & {key: string}> {
+    const {key, row} = keyFor(principal, o)
     await this.store.insertApiKey(row)
     return {...toRecord(row, principal), key}
   }
@@ -95,6 +81,31 @@ export class ApiKeyService {
     const done = await this.store.revokeApiKey(keyId, caller.principal.id, nowIso())
     if (!done) throw new KbError('not_found', `API key ${keyId} does not exist or is not yours`)
   }
+}
+
+interface KeyOptions {
+  name?: string
+  expiresInDays?: number | null
+  projectId?: string | null
+}
+
+/** A new key's secret and the row that stores it. */
+function keyFor(principal: PrincipalRecord, o: KeyOptions): {key: string; row: ApiKeyRow} {
+  const key = newApiKeySecret()
+  const now = Date.now()
+  const row: ApiKeyRow = {
+    id: uuidv7(now),
+    principal_id: principal.id,
+    name: o.name?.trim() || 'default',
+    prefix: key.slice(0, 11),
+    hash: sha256Hex(key),
+    project_id: o.projectId ?? null,
+    created_at: new Date(now).toISOString(),
+    expires_at: o.expiresInDays ? new Date(now + o.expiresInDays * DAY_MS).toISOString() : null,
+    last_used_at: null,
+    revoked_at: null,
+  }
+  return {key, row}
 }
 
 function toRecord(r: ApiKeyRow, principal: PrincipalRecord): ApiKeyRecord {

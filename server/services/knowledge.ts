@@ -23,9 +23,11 @@ import {
   normalizeUrl,
 } from './validate.js'
 import {viewAt, fullView, standardView, summaryView} from './views.js'
-import {findingsOf, gate, sameSecret} from './safe-publish.js'
+import {clearFields, findingsOf, gate, sameSecret} from './safe-publish.js'
 
 const UUID = new RegExp(UUID_PATTERN)
+/** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
+const UNGUARDED_ATTEMPTS = 10
 
 export class KnowledgeService {
   constructor(private readonly store: Store) {}
@@ -178,8 +180,11 @@ export class KnowledgeService {
     if (notes.length === 0 && !hasRealChange(current, changes)) return this.full(caller, current)
     // The store re-checks the version atomically, so a write that raced ours since the read is not lost.
     const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version, comments: notes})
-    if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < 3)
+    if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < UNGUARDED_ATTEMPTS) {
+      // Daemons sharing a database write truly at once: a short random pause lets the retry land between them.
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)))
       return this.patch(caller, id, input, ifMatch, attempt + 1)
+    }
     if (!outcome.ok) throw outcome.reason === 'stale' ? stale(current) : new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.full(caller, outcome.entry)
   }
@@ -221,14 +226,27 @@ export class KnowledgeService {
   async resolve(caller: Caller, id: string, input: ResolveBody): Promise<EntryFull> {
     const e = await this.changeable(caller, id, 'resolve')
     const errors = new FieldErrors()
-    const url = input.url === undefined ? null : normalizeUrl(input.url, errors)
+    let url = input.url === undefined ? null : normalizeUrl(input.url, errors)
     errors.throwIfAny()
     if (e.status === 'resolved') return this.full(caller, e)
-    const note = input.note === undefined || input.note === null || input.note.trim() === '' ? null : input.note
+    let note = input.note === undefined || input.note === null || input.note.trim() === '' ? null : input.note
+    let notes: CommentRow[] = []
+    if (e.scope !== 'private') {
+      // The resolution joins what the entry's readers see: cleared as an edit is (docs/api.md, "Safe publish").
+      const fields = [
+        ...(note === null ? [] : [{field: 'resolution/note', text: note}]),
+        ...(url === null ? [] : [{field: 'resolution/url', text: url}]),
+      ]
+      const c = await clearFields(fields, input, {action: `resolving an entry in ${e.scope} scope`, status: 422, entryId: e.id, caller})
+      if (c.values.has('resolution/note')) note = c.values.get('resolution/note') ?? null
+      if (c.values.has('resolution/url')) url = c.values.get('resolution/url') ?? null
+      notes = c.notes
+    }
+    const at = nowIso()
     const outcome = await this.store.updateEntry(
       e.id,
-      {status: 'resolved', resolution: {note, url, resolved_by: ref(caller), resolved_at: nowIso()}},
-      {at: nowIso()},
+      {status: 'resolved', resolution: {note, url, resolved_by: ref(caller), resolved_at: at}},
+      {at, comments: notes},
     )
     if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.full(caller, outcome.entry)
@@ -238,15 +256,32 @@ export class KnowledgeService {
     const e = await this.visible(caller, id)
     if (input.body.trim() === '')
       throw new KbError('validation_failed', 'body: must not be blank', {errors: [{path: 'body', message: 'must not be blank'}]})
-    const type = input.type ?? COMMENT_TYPE_DEFAULT
-    const added = await this.store.addComment({
+    const comment: CommentRow = {
       id: uuidv7(),
       entry_id: e.id,
       body: input.body,
-      type,
+      type: input.type ?? COMMENT_TYPE_DEFAULT,
       author_id: caller.principal.id,
       created_at: nowIso(),
-    })
+    }
+    if (e.scope !== 'private') {
+      // A comment on a shared entry reaches its readers at once: cleared as an edit is (docs/api.md, "Safe publish").
+      const c = await clearFields([{field: 'comment', text: input.body}], input, {
+        action: `commenting on an entry in ${e.scope} scope`,
+        status: 422,
+        entryId: e.id,
+        caller,
+      })
+      comment.body = c.values.get('comment') ?? comment.body
+      if (c.notes.length > 0) {
+        // The comment and the record of what it let through, in one transaction.
+        const outcome = await this.store.updateEntry(e.id, {}, {at: comment.created_at, comments: [comment, ...c.notes]})
+        if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
+        const {entry_id: _entry, author_id: _author, ...rest} = comment
+        return {...rest, author: ref(caller)}
+      }
+    }
+    const added = await this.store.addComment(comment)
     if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return added.comment
   }

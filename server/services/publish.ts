@@ -101,7 +101,7 @@ function redactionChanges(e: EntryRow, c: Clearance): EntryChanges {
   if (r.url !== e.url) changes.url = r.url
   if (r.tags.length !== e.tags.length) changes.tags = r.tags
   if (r.thought_chain.some((t, i) => t.thought !== e.thought_chain[i]!.thought)) changes.thought_chain = r.thought_chain
-  if (r.resolution?.note !== e.resolution?.note) changes.resolution = r.resolution
+  if (r.resolution?.note !== e.resolution?.note || r.resolution?.url !== e.resolution?.url) changes.resolution = r.resolution
   if (changes.title !== undefined || changes.body !== undefined) {
     const s = summarize(e.id, r.title, r.body)
     changes.summary = s.body

@@ -19,6 +19,7 @@ import {
   redactFields,
   refusal,
   scanFields,
+  type ScanField,
   type ScannableEntry,
   type SensitiveChoice,
   unacknowledged,
@@ -67,13 +68,25 @@ export async function findingsOf(e: ScannableEntry): Promise<{fields: ReturnType
  * throws the sensitive_content refusal listing what is neither redacted nor acknowledged.
  */
 export async function gate(e: ScannableEntry, choice: SensitiveChoice, o: GateOptions): Promise<Clearance> {
-  const {fields, hits: all} = await findingsOf(e)
+  const {values, notes} = await clearFields(fieldsOf(e), choice, o)
+  return {redacted: apply(e, values), changed: values.size > 0, notes}
+}
+
+/**
+ * Clears texts on their own — a comment or a resolution added to an entry a wider audience already reads:
+ * the redacted value of every field a finding is in, and the records of what was acknowledged; or the refusal.
+ */
+export async function clearFields(
+  fields: ScanField[],
+  choice: SensitiveChoice,
+  o: GateOptions,
+): Promise<{values: Map<string, string | null>; notes: CommentRow[]}> {
+  const all = await scanFields(fields)
   const hits = o.only ? all.filter(o.only) : all
   const open = unacknowledged(hits, choice)
   if (open.length > 0 && !choice.redact) throw refusal(fields, open, o.action, o.status)
   const openIds = new Set(open.map((h) => h.id))
   const acknowledged = hits.filter((h) => !openIds.has(h.id))
-  const values = redactFields(fields, open)
   const at = nowIso()
   const notes = acknowledgementNotes(acknowledged, o.action).map((body): CommentRow => ({
     id: uuidv7(),
@@ -83,7 +96,7 @@ export async function gate(e: ScannableEntry, choice: SensitiveChoice, o: GateOp
     author_id: o.caller.principal.id,
     created_at: at,
   }))
-  return {redacted: apply(e, values), changed: values.size > 0, notes}
+  return {values: redactFields(fields, open), notes}
 }
 
 /** The entry with the redacted field values put in their places (a null tag or url removed). */
@@ -95,8 +108,13 @@ function apply(e: ScannableEntry, values: Map<string, string | null>): Redacted 
   const url = values.has('url') ? values.get('url')! : e.url
   const tags = e.tags.flatMap((t, i) => (values.has(`tags/${i}`) ? [] : [t]))
   const thought_chain = e.thought_chain.map((t, i) => ({...t, thought: at(`thought_chain/${i}/thought`, t.thought)}))
-  const resolution =
-    e.resolution && values.has('resolution/note') ? {...e.resolution, note: values.get('resolution/note')!} : (e.resolution ?? null)
+  const resolution = e.resolution
+    ? {
+        ...e.resolution,
+        ...(values.has('resolution/note') ? {note: values.get('resolution/note')!} : {}),
+        ...(values.has('resolution/url') ? {url: values.get('resolution/url')!} : {}),
+      }
+    : null
   const comments = (e.comments ?? [])
     .filter((c: Comment) => values.has(`comments/${c.id}/body`))
     .map((c) => ({id: c.id, body: values.get(`comments/${c.id}/body`)!}))

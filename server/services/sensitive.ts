@@ -44,7 +44,10 @@ const FIELD_MAX: Record<string, number> = {
   thought_chain: NOTE_MAX,
   resolution: NOTE_MAX,
   comments: COMMENT_MAX,
+  comment: COMMENT_MAX,
 }
+/** Fields that hold a URL: redacted only while the result is still one, else removed. */
+const isUrlField = (field: string): boolean => field === 'url' || field === 'resolution/url'
 const DIFF_MAX = 200
 const LINE_SHOWN = 400
 const CONTEXT = 24
@@ -61,6 +64,7 @@ export function fieldsOf(e: ScannableEntry): ScanField[] {
   e.tags.forEach((t, i) => fields.push({field: `tags/${i}`, text: t}))
   e.thought_chain.forEach((t, i) => fields.push({field: `thought_chain/${i}/thought`, text: t.thought}))
   if (e.resolution?.note) fields.push({field: 'resolution/note', text: e.resolution.note})
+  if (e.resolution?.url) fields.push({field: 'resolution/url', text: e.resolution.url})
   for (const c of e.comments ?? []) fields.push({field: `comments/${c.id}/body`, text: c.body})
   return fields
 }
@@ -180,7 +184,7 @@ export function redactFields(fields: ScanField[], hits: Hit[]): Map<string, stri
     if (!mine) continue
     // A tag holds only [A-Za-z0-9._-]: no marker fits, so the tag goes.
     if (field.startsWith('tags/')) out.set(field, null)
-    else if (field === 'url') out.set(field, validUrl(redactText(text, mine)) ? redactText(text, mine) : null)
+    else if (isUrlField(field)) out.set(field, validUrl(redactText(text, mine)) ? redactText(text, mine) : null)
     else out.set(field, fit(redactText(text, mine), FIELD_MAX[field.split('/')[0]!] ?? BODY_MAX))
   }
   return out
@@ -207,7 +211,7 @@ function redactionDiff(fields: ScanField[], hits: Hit[]): RedactionLine[] {
       diff.push({field, line: 1, before: maskedText(text, mine).text, after: null})
       continue
     }
-    const url = field === 'url' && !validUrl(redactText(text, mine))
+    const url = isUrlField(field) && !validUrl(redactText(text, mine))
     let lineStart = 0
     let line = 1
     for (let i = 0; i < mine.length && diff.length < DIFF_MAX;) {

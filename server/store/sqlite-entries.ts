@@ -6,7 +6,7 @@
  * rows. Callers run these methods inside their own transaction.
  */
 import type Database from 'better-sqlite3'
-import {indexText} from '../search/tokenizer.js'
+import {indexText, tagsText} from '../search/tokenizer.js'
 import {headOf, reversed, vocabularyTerms} from '../search/vocabulary.js'
 import type {Row, StatementCache} from './sqlite-rows.js'
 import type {CommentRow, EntryChanges, EntryRow} from './store.js'
@@ -149,7 +149,7 @@ export class SqliteEntryWriter {
     this.stmt('INSERT INTO entries_fts (rowid, title, tags, body) VALUES (?, ?, ?, ?)').run(
       seq,
       indexText(t.title),
-      indexText(t.tags.join(' ')),
+      indexText(tagsText(t.tags)),
       indexText(t.body),
     )
   }

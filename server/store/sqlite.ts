@@ -7,7 +7,7 @@ import Database from 'better-sqlite3'
 import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import {SearchEngine} from '../search/engine.js'
 import {SqliteSearchIndex} from '../search/sqlite-index.js'
-import {indexText} from '../search/tokenizer.js'
+import {indexText, tagsText} from '../search/tokenizer.js'
 import {inVocabulary, reversed} from '../search/vocabulary.js'
 import {SqliteEntryWriter} from './sqlite-entries.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
@@ -38,6 +38,9 @@ import type {TransferStore} from './transfer-store.js'
 
 const GET_ENTRY_SQL = `SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?`
 const REMEMBERED_MAX = 1_000
+const INSERT_PRINCIPAL = 'INSERT INTO principals (id, name, role, created_at) VALUES (@id, @name, @role, @created_at)'
+const INSERT_API_KEY = `INSERT INTO api_keys (id, principal_id, name, prefix, hash, project_id, created_at, expires_at, last_used_at, revoked_at)
+  VALUES (@id, @principal_id, @name, @prefix, @hash, @project_id, @created_at, @expires_at, @last_used_at, @revoked_at)`
 
 export interface SqliteOptions {
   /** Path of the database file, or ':memory:'. */
@@ -81,7 +84,7 @@ export class SqliteStore implements Store {
     // The search tokenizer for migrations that rebuild the index and its vocabulary (4, 7): FTS5 cannot call it.
     this.db.function('kb_reverse', {deterministic: true}, (term) => reversed(String(term)))
     this.db.function('kb_index_text', {deterministic: true}, (text) => indexText(String(text)))
-    this.db.function('kb_index_tags', {deterministic: true}, (tags) => indexText((JSON.parse(String(tags)) as string[]).join(' ')))
+    this.db.function('kb_index_tags', {deterministic: true}, (tags) => indexText(tagsText(JSON.parse(String(tags)) as string[])))
     this.db.function('kb_in_vocabulary', {deterministic: true}, (term) => (inVocabulary(String(term)) ? 1 : 0))
     this.migrate()
     this.statements = new StatementCache(this.db)
@@ -115,6 +118,14 @@ export class SqliteStore implements Store {
     return this.statements.get(sql)
   }
 
+  async answers(): Promise<boolean> {
+    try {
+      return this.stmt('SELECT 1').pluck().get() === 1
+    } catch {
+      return false
+    }
+  }
+
   async close(): Promise<void> {
     if (this.db.open) {
       try {
@@ -134,7 +145,19 @@ export class SqliteStore implements Store {
 
   async insertPrincipal(p: PrincipalRecord): Promise<void> {
     await this.gate.wait()
-    this.stmt('INSERT INTO principals (id, name, role, created_at) VALUES (@id, @name, @role, @created_at)').run(p)
+    this.stmt(INSERT_PRINCIPAL).run(p)
+  }
+
+  async bootstrapOwner(owner: PrincipalRecord, key: ApiKeyRow): Promise<boolean> {
+    await this.gate.wait()
+    return this.db
+      .transaction(() => {
+        if ((this.stmt('SELECT count(*) AS n FROM principals').get() as {n: number}).n > 0) return false
+        this.stmt(INSERT_PRINCIPAL).run(owner)
+        this.stmt(INSERT_API_KEY).run(key)
+        return true
+      })
+      .immediate()
   }
 
   async getPrincipal(id: string): Promise<PrincipalRecord | null> {
@@ -152,10 +175,7 @@ export class SqliteStore implements Store {
 
   async insertApiKey(k: ApiKeyRow): Promise<void> {
     await this.gate.wait()
-    this.stmt(
-      `INSERT INTO api_keys (id, principal_id, name, prefix, hash, project_id, created_at, expires_at, last_used_at, revoked_at)
-      VALUES (@id, @principal_id, @name, @prefix, @hash, @project_id, @created_at, @expires_at, @last_used_at, @revoked_at)`,
-    ).run(k)
+    this.stmt(INSERT_API_KEY).run(k)
   }
 
   async findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {

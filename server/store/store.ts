@@ -1,5 +1,5 @@
 /**
- * @module The Store interface every driver implements (SQLite now, PostgreSQL later), and its records:
+ * @module The Store interface every driver implements (SQLite, PostgreSQL), and its records:
  * principals, API keys, projects, entries, search and comments here; the OAuth and transfer groups it
  * composes have files of their own (oauth-store.ts, transfer-store.ts). Asynchronous on purpose: a
  * networked driver cannot be synchronous. Visibility is part of the queries (a `Viewer`), so a driver
@@ -128,11 +128,19 @@ export interface UpdateOptions {
 export type UpdateOutcome = {ok: true; entry: EntryRow} | {ok: false; reason: 'missing' | 'stale'; entry?: EntryRow}
 
 export interface Store {
+  /** Which driver this is (`sqlite`, `postgres`), as `GET /health` reports it. */
   readonly driver: string
   close(): Promise<void>
+  /** Whether the store answers a trivial read now, within a couple of seconds. */
+  answers(): Promise<boolean>
 
   countPrincipals(): Promise<number>
   insertPrincipal(principal: PrincipalRecord): Promise<void>
+  /**
+   * Creates the owner principal with its first key if the store has no principal yet, atomically: of several
+   * daemons starting on one empty database, exactly one creates it. False (nothing written) when a principal exists.
+   */
+  bootstrapOwner(owner: PrincipalRecord, key: ApiKeyRow): Promise<boolean>
   getPrincipal(id: string): Promise<PrincipalRecord | null>
   getPrincipalByName(name: string): Promise<PrincipalRecord | null>
 

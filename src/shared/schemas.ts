@@ -122,11 +122,14 @@ export const PatchEntryBody = Type.Object(
 )
 export type PatchEntryBody = Static<typeof PatchEntryBody>
 
-export const ResolveBody = Type.Object({note: Type.Optional(Note), url: Type.Optional(Url)}, {additionalProperties: false})
+export const ResolveBody = Type.Object(
+  {note: Type.Optional(Note), url: Type.Optional(Url), ...sensitiveChoice},
+  {additionalProperties: false},
+)
 export type ResolveBody = Static<typeof ResolveBody>
 
 export const CommentBody = Type.Object(
-  {body: Type.String({minLength: 1, maxLength: COMMENT_MAX}), type: Type.Optional(CommentTypeSchema)},
+  {body: Type.String({minLength: 1, maxLength: COMMENT_MAX}), type: Type.Optional(CommentTypeSchema), ...sensitiveChoice},
   {additionalProperties: false},
 )
 export type CommentBody = Static<typeof CommentBody>
@@ -302,9 +305,13 @@ export const GrantSchema = Type.Object(
 )
 export const GrantIdParams = Type.Object({id: Uuid})
 export type GrantIdParams = Static<typeof GrantIdParams>
+/** The store the daemon runs on (`sqlite`, `postgres`) and whether it answered just now; a store that does not answer makes /health a 503 problem carrying the same field. */
+const HealthStoreSchema = Type.Object({kind: Type.String(), answers: Type.Boolean()})
 export const HealthSchema = Type.Object({
   status: Type.Literal('ok'),
   version: Type.String(),
+  // Optional for the CLI, which also reads /health of daemons older than it.
+  store: Type.Optional(HealthStoreSchema),
   proof: Type.Optional(
     Type.String({
       description: 'Only when asked with a Kb-Challenge header: the daemon proves it owns its data directory (docs/security.md)',
@@ -318,7 +325,8 @@ export const FindingSchema = Type.Object(
   {
     id: Type.String({description: 'Stable while the entry is unchanged: a hash of field, kind, position and the text found'}),
     field: Type.String({
-      description: 'title, body, url, tags/<i>, thought_chain/<i>/thought, resolution/note or comments/<comment id>/body',
+      description:
+        'title, body, url, tags/<i>, thought_chain/<i>/thought, resolution/note, resolution/url, comments/<comment id>/body, or comment (the comment being added)',
     }),
     kind: Type.String({description: 'The rule that found it, e.g. aws-access-token, github-pat, private-key, email (docs/security.md)'}),
     label: Type.String({description: 'The kind in words'}),

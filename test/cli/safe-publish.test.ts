@@ -1,6 +1,6 @@
 /**
- * Safe publish through the built `kb` (docs/cli.md, "Safe publish"): `kb publish` and `kb add --scope
- * project|global` list the findings and the redaction diff; piped they fail with exit 5 naming --redact and
+ * Safe publish through the built `kb` (docs/cli.md, "Safe publish"): `kb publish`, `kb add --scope
+ * project|global`, and `kb comment` / `kb resolve` on a shared entry list the findings and the redaction diff; piped they fail with exit 5 naming --redact and
  * --acknowledge; on a terminal (util-linux `script`) they ask, and redact, keep (recorded) or stop as told.
  */
 import {writeFileSync} from 'node:fs'
@@ -116,6 +116,31 @@ describe('kb add into a shared scope', () => {
   })
 })
 
+describe('kb comment and kb resolve on a shared entry', () => {
+  it('piped: exit 5 and nothing stored; --redact and --acknowledge go on', async () => {
+    const id = (await d.request('POST', '/knowledge', {body: {title: 'Ours', body: 'Clean.', scope: 'global'}})).body.id
+    const r = await kb(user, ['comment', id, `Seen: ${line('aws-access-token')}`])
+    expect(r.code, r.stderr).toBe(5)
+    expect(r.stderr).toMatch(/1 finding of secrets or personal data:/)
+    expect(r.stderr).toContain(`commenting on ${id} would expose a secret or personal data; re-run with --redact`)
+    expectNoSecret(r.stderr)
+    expect((await d.request('GET', `/knowledge/${id}`)).body.comment_count).toBe(0)
+    const c = await kb(user, ['comment', id, `Seen: ${line('aws-access-token')}`, '--redact'])
+    expect(c.code, c.stderr).toBe(0)
+    const note = `Mailed ${line('email')}`
+    const refused = await kb(user, ['resolve', id, '--note', note])
+    expect(refused.code, refused.stderr).toBe(5)
+    expect(refused.stderr).toMatch(/email address\s+resolution\/note, line 1/)
+    const ids = [...refused.stderr.matchAll(/^ {2}([0-9a-f]{16}) /gm)].map((m) => m[1]!)
+    const ok = await kb(user, ['resolve', id, '--note', note, '--acknowledge', ids.join(',')])
+    expect(ok.code, ok.stderr).toBe(0)
+    const e = (await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body
+    expect(e.comments[0].body).toContain('[REDACTED:aws-access-token]')
+    expect(e.resolution.note).toBe(note)
+    expect(e.comments[1].body).toContain(ids[0])
+  })
+})
+
 describe('kb import into a shared scope', () => {
   it('rejects an entry with findings (exit 1) and imports it with --redact or --acknowledge', async () => {
     const file = join(user.root, 'leak.jsonl')
@@ -162,9 +187,20 @@ describe('on a terminal', () => {
     expect(await scopeOf(stopped)).toBe('private')
   })
 
-  it('kb add --scope project asks too', async () => {
+  it('kb comment on a shared entry asks too; "s" stores nothing', async () => {
+    const id = (await d.request('POST', '/knowledge', {body: {title: 'Ours', body: 'Clean.', scope: 'global'}})).body.id
+    const r = await kbTty(user, ['comment', id, `Seen: ${line('email')}`], {input: 's\n'})
+    expect(r.code, r.stdout).toBe(5)
+    expect(r.stdout.replace(new RegExp(ANSI_RE.source, 'g'), '')).toContain('keep them as written and record that [k], or stop [s]?')
+    expect((await d.request('GET', `/knowledge/${id}`)).body.comment_count).toBe(0)
+  })
+
+  it('kb add into a shared scope asks too', async () => {
     const r = await kbTty(user, ['add', 'Shared key', '--body', BODY, '--scope', 'global'], {input: 'r\n'})
     expect(r.code, r.stdout).toBe(0)
-    expect(r.stdout.replace(new RegExp(ANSI_RE.source, 'g'), '')).toMatch(/Created [0-9a-f-]{36} {2}Shared key/)
+    const out = r.stdout.replace(new RegExp(ANSI_RE.source, 'g'), '')
+    expect(out).toContain('Redact them and go on [r], keep them as written and record that [k], or stop [s]?')
+    expect(out).toMatch(/Created [0-9a-f-]{36} {2}Shared key/)
+    expectNoSecret(out)
   })
 })

@@ -1,11 +1,14 @@
 /**
  * @module Test helpers: a real kb daemon on an ephemeral loopback port, in-process or as a child
- * process of the built `kb` binary, and a small HTTP client for talking to it.
+ * process of the built `kb` binary, and a small HTTP client for talking to it. The daemon runs on SQLite in
+ * its data directory, or on a fresh PostgreSQL database: given as `storeUrl`, or for every daemon of a run
+ * with KB_TEST_STORE=postgres (the `postgres` vitest project, which runs the API tests on both drivers).
  */
 import {spawn, type ChildProcess} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, existsSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
+import {sharedDatabase, testStoreIsPostgres} from './postgres.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
 export const KB_BIN = join(ROOT, 'bin/run.js')
@@ -31,6 +34,8 @@ export interface TestDaemon {
   /** Base URL ending in /api/v1. */
   url: string
   dataDir: string
+  /** The PostgreSQL database it runs on; undefined for SQLite in `dataDir`. */
+  storeUrl?: string
   ownerKey: string
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<HttpResult<T>>
   stop(): Promise<void>
@@ -59,17 +64,26 @@ function makeRequest(url: string, defaultKey: string): TestDaemon['request'] {
   }
 }
 
+/** The store URL a test daemon runs on: the one given, a fresh database under KB_TEST_STORE=postgres, else none (SQLite). */
+async function storeUrlFor(given: string | undefined): Promise<string | undefined> {
+  if (given !== undefined) return given
+  return testStoreIsPostgres() ? sharedDatabase() : undefined
+}
+
 /** Starts the daemon in this process (real HTTP on 127.0.0.1, port 0). */
 export async function startInProcessDaemon(
-  options: {dataDir?: string; /** pino level; default silent */ logLevel?: string} = {},
+  options: {dataDir?: string; /** pino level; default silent */ logLevel?: string; storeUrl?: string} = {},
 ): Promise<TestDaemon> {
   const {startDaemon} = await import('../../server/daemon.js')
   const dataDir = options.dataDir ?? tempDir()
-  const daemon = await startDaemon({dataDir, host: '127.0.0.1', port: 0, version: 'test', logLevel: options.logLevel ?? 'silent'})
+  const storeUrl = await storeUrlFor(options.storeUrl)
+  const logLevel = options.logLevel ?? 'silent'
+  const daemon = await startDaemon({dataDir, host: '127.0.0.1', port: 0, version: 'test', logLevel, ...(storeUrl ? {storeUrl} : {})})
   const ownerKey = readFileSync(join(dataDir, 'owner.key'), 'utf8').trim()
   return {
     url: daemon.url,
     dataDir,
+    ...(storeUrl ? {storeUrl} : {}),
     ownerKey,
     request: makeRequest(daemon.url, ownerKey),
     stop: async () => {
@@ -88,14 +102,21 @@ export interface ChildDaemon extends TestDaemon {
 
 /** Starts `kb daemon run` as a child process (the built binary), waiting until it listens. */
 export async function startChildDaemon(
-  options: {dataDir?: string; env?: Record<string, string>; args?: string[]; /** default 0: any free one */ port?: number} = {},
+  options: {
+    dataDir?: string
+    env?: Record<string, string>
+    args?: string[]
+    /** default 0: any free one */ port?: number
+    storeUrl?: string
+  } = {},
 ): Promise<ChildDaemon> {
   const dataDir = options.dataDir ?? tempDir()
+  const storeUrl = await storeUrlFor(options.storeUrl)
   const child = spawn(
     process.execPath,
     [KB_BIN, 'daemon', 'run', '--port', String(options.port ?? 0), '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])],
     {
-      env: {...process.env, ...options.env},
+      env: {...process.env, ...(storeUrl ? {KB_STORE_URL: storeUrl} : {}), ...options.env},
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   )
@@ -106,7 +127,7 @@ export async function startChildDaemon(
   child.stdout!.resume()
   const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)))
   const url = await new Promise<string>((res, rej) => {
-    const timer = setTimeout(() => rej(new Error(`daemon did not start in 20 s:\n${stderr}`)), 20_000)
+    const timer = setTimeout(() => rej(new Error(`daemon did not start in 60 s:\n${stderr}`)), 60_000)
     const check = (): void => {
       const m = /"msg":"kb daemon listening"/.test(stderr)
         ? /"url":"([^"]+)"/.exec(stderr.split('\n').find((l) => l.includes('kb daemon listening')) ?? '')
@@ -130,6 +151,7 @@ export async function startChildDaemon(
     ownerKey,
     child,
     exited,
+    ...(storeUrl ? {storeUrl} : {}),
     stderr: () => stderr,
     request: makeRequest(url, ownerKey),
     stop: async () => {
@@ -146,4 +168,39 @@ export async function newPrincipal(d: TestDaemon, name: string, projectId?: stri
   })
   if (res.status !== 201) throw new Error(`could not mint a key for ${name}: ${res.status} ${res.text}`)
   return res.body.key as string
+}
+
+/**
+ * Runs one statement directly on a daemon's store, behind its back (`?` placeholders, numbered for PostgreSQL):
+ * for tests that check what is stored, or age a row. Returns the rows (none for a statement without any).
+ */
+export async function queryStore<T = Record<string, unknown>>(d: TestDaemon, sql: string, params: unknown[] = []): Promise<T[]> {
+  if (d.storeUrl) {
+    const {default: pg} = await import('pg')
+    // count(*) as a number, as SQLite gives it.
+    const types = new pg.TypeOverrides()
+    types.setTypeParser(pg.types.builtins.INT8, Number)
+    const client = new pg.Client({connectionString: d.storeUrl, types})
+    await client.connect()
+    try {
+      let n = 0
+      return (
+        await client.query(
+          sql.replace(/\?/g, () => `$${++n}`),
+          params,
+        )
+      ).rows as T[]
+    } finally {
+      await client.end()
+    }
+  }
+  const {default: Database} = await import('better-sqlite3')
+  const db = new Database(join(d.dataDir, 'kb.sqlite'))
+  try {
+    db.pragma('busy_timeout = 5000')
+    const statement = db.prepare(sql)
+    return statement.reader ? (statement.all(...params) as T[]) : (statement.run(...params), [])
+  } finally {
+    db.close()
+  }
 }

@@ -1,6 +1,7 @@
 /**
  * Safe publish through the MCP tools (docs/mcp.md, "Safe publish"), with the real SDK client against a real
- * daemon: add_knowledge, publish_knowledge, update_knowledge and fork_knowledge answer a sensitive_content
+ * daemon: add_knowledge, publish_knowledge, update_knowledge, fork_knowledge, comment_on_knowledge and
+ * resolve_knowledge answer a sensitive_content
  * refusal with a tool error listing every finding (masked) and saying how to redact or acknowledge, and take
  * redact / acknowledge to go on.
  */
@@ -86,5 +87,19 @@ describe('MCP tools and safe publish', () => {
     expectRefusal(await call('fork_knowledge', {id: mine, scope: 'global'}), 'fork_knowledge', ['phone'])
     const f = await call('fork_knowledge', {id: mine, scope: 'global', redact: true})
     expect(f.isError, textOf(f)).toBeFalsy()
+  })
+  it('comment_on_knowledge and resolve_knowledge on a shared entry take the same two arguments', async () => {
+    const id = (await d.request('POST', '/knowledge', {body: {title: 'Ours', body: 'Clean.', scope: 'project', project_id: projectId}}))
+      .body.id
+    expectRefusal(await call('comment_on_knowledge', {id, body: `Seen with ${line('jwt')}`}), 'comment_on_knowledge', ['jwt'])
+    const c = await call('comment_on_knowledge', {id, body: `Seen with ${line('jwt')}`, redact: true})
+    expect(c.isError, textOf(c)).toBeFalsy()
+    expect((c.structuredContent as {comment: {body: string}}).comment.body).toBe('Seen with session cookie [REDACTED:jwt]')
+    const ids = expectRefusal(await call('resolve_knowledge', {id, note: `Mailed ${line('email')}`}), 'resolve_knowledge', ['email'])
+    const r = await call('resolve_knowledge', {id, note: `Mailed ${line('email')}`, acknowledge: ids})
+    expect(r.isError, textOf(r)).toBeFalsy()
+    const e = (await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body
+    expect(e.resolution.note).toBe(`Mailed ${line('email')}`)
+    expect(e.comments.at(-1).body).toContain(ids[0])
   })
 })

@@ -166,6 +166,11 @@ describe('visibility matrix', () => {
           )
         }
         for (const project of [p1, p2]) {
+          if (!member[reader].has(project)) {
+            // A project you are not a member of is 404, as if it did not exist (docs/api.md, "Errors").
+            expectProblem(await d.request('GET', '/knowledge', {key: key[reader], query: {project_id: project}}), 404)
+            continue
+          }
           const inView = visible.filter((e) => inProjectView(reader, e, project))
           expect((await listAll(d, {project_id: project}, key[reader])).map((e) => e.id).sort()).toEqual(ids(inView))
           for (const scope of SCOPES) {
@@ -189,6 +194,10 @@ describe('visibility matrix', () => {
         expect(all.total).toBe(visible.length)
         for (const scope of SCOPES) expect((await search({scope})).ids, scope).toEqual(ids(visible.filter((e) => e.scope === scope)))
         for (const project of [p1, p2]) {
+          if (!member[reader].has(project)) {
+            expectProblem(await d.request('GET', '/search', {key: key[reader], query: {q: 'zebra', project_id: project}}), 404)
+            continue
+          }
           const inView = visible.filter((e) => inProjectView(reader, e, project))
           const got = await search({project_id: project})
           expect(got.ids).toEqual(ids(inView))

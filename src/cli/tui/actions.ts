@@ -3,32 +3,39 @@
  * shows on success (an error is thrown and described by the caller).
  */
 import type {ApiClient} from '../../shared/client.js'
-import type {Call} from './messages.js'
+import type {Call, Choice} from './messages.js'
 
 export async function perform(client: ApiClient, c: Call): Promise<string> {
   const {entry} = c
   switch (c.kind) {
     case 'resolve':
-      await client.resolve(entry.id, c.note === '' ? {} : {note: c.note})
-      return `Resolved "${entry.title}"`
+      await client.resolve(entry.id, {...(c.note === '' ? {} : {note: c.note}), ...c.choice})
+      return `Resolved "${entry.title}"${doneWith(c.choice)}`
     case 'reopen':
       // docs/api.md: PATCH status=open reopens and clears the resolution.
       await client.patchEntry(entry.id, {status: 'open'})
       return `Reopened "${entry.title}"`
     case 'comment': {
-      const made = await client.comment(entry.id, {body: c.body, type: c.type})
-      return `Commented on "${entry.title}" (${made.type})`
+      const made = await client.comment(entry.id, {body: c.body, type: c.type, ...c.choice})
+      return `Commented on "${entry.title}" (${made.type})${doneWith(c.choice)}`
     }
     case 'fork': {
       const f = await client.fork(entry.id, c.title === '' ? {} : {title: c.title})
       return `Forked "${entry.title}" → ${f.id} "${f.title}"`
     }
     case 'publish': {
-      const e = await client.publish(entry.id, {scope: c.scope})
-      return `Published "${entry.title}" to ${e.scope}`
+      const e = await client.publish(entry.id, {scope: c.scope, ...c.choice})
+      return `Published "${entry.title}" to ${e.scope}${doneWith(c.choice)}`
     }
     case 'delete':
       await client.deleteEntry(entry.id)
       return `Deleted "${entry.title}"`
   }
+}
+
+/** What was done about findings, for the status line. */
+function doneWith(choice: Choice | undefined): string {
+  if (choice?.redact) return ', findings redacted'
+  if (choice?.acknowledge?.length) return ', findings kept as written (recorded on the entry)'
+  return ''
 }

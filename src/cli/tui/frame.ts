@@ -7,6 +7,7 @@
 import {helpLines, KEY_LINES} from './keymap.js'
 import {contextOf, fullLines, rowParts, standardLines, type Context} from './lines.js'
 import {promptLines} from './prompt-lines.js'
+import {reviewLines} from './review-lines.js'
 import {placeOf} from './reduce.js'
 import {layout, selectedEntry, windowTop, type Filters, type Layout, type State} from './state.js'
 import {lineText, plain, seg, type Line} from './styled.js'
@@ -81,6 +82,16 @@ function body(s: State, L: Layout, ctx: Context, now: number): Line[] {
     const all = helpLines(L.columns)
     const scroll = Math.min(s.help.scroll, Math.max(0, all.length - L.bodyRows))
     const shown = all.slice(scroll, scroll + L.bodyRows).map((l): Line => [seg(l.text, {bold: l.title})])
+    if (scroll + L.bodyRows < all.length)
+      shown[shown.length - 1] = [
+        seg(cut(`↓ more: lines ${scroll + 1}–${scroll + L.bodyRows - 1} of ${all.length} (j, PgDn, G)`, L.columns), {dim: true}),
+      ]
+    return padLines(shown, L.bodyRows)
+  }
+  if (s.prompt?.kind === 'sensitive') {
+    const all = reviewLines(s.prompt, L.columns)
+    const scroll = Math.min(s.prompt.scroll, Math.max(0, all.length - L.bodyRows))
+    const shown = all.slice(scroll, scroll + L.bodyRows)
     if (scroll + L.bodyRows < all.length)
       shown[shown.length - 1] = [
         seg(cut(`↓ more: lines ${scroll + 1}–${scroll + L.bodyRows - 1} of ${all.length} (j, PgDn, G)`, L.columns), {dim: true}),

@@ -6,7 +6,7 @@ import type {Key, SpecialKey} from './keys.js'
 import {cut, pad} from './text.js'
 
 /** Where the keys go: the search box, the results, the full view, the help screen, the prompts. */
-export type Place = 'search' | 'list' | 'full' | 'help' | 'text' | 'choice' | 'confirm'
+export type Place = 'search' | 'list' | 'full' | 'help' | 'text' | 'choice' | 'confirm' | 'review'
 
 export type Action =
   | 'up'
@@ -41,6 +41,8 @@ export type Action =
   | 'prev'
   | 'yes'
   | 'no'
+  | 'redact'
+  | 'keep'
 
 interface Binding {
   /** What the help screen shows, e.g. "↑ k"; empty: shares the row above. */
@@ -89,7 +91,7 @@ const entryActions: Binding[] = [
   {keys: 'r', action: 'resolve', help: 'resolve (optional note); on a resolved entry: reopen', match: ch('r')},
   {keys: 'c', action: 'comment', help: 'comment (Tab picks the type; a paste is kept whole)', match: ch('c')},
   {keys: 'f', action: 'fork', help: 'fork (a title, or Enter for "<title> (fork)")', match: ch('f')},
-  {keys: 'p', action: 'publish', help: 'publish to a wider scope the server accepts', match: ch('p')},
+  {keys: 'p', action: 'publish', help: 'publish to a wider scope, after a look at any secrets or personal data in it', match: ch('p')},
   {keys: 'o', action: 'openUrl', help: "open the entry's url (http/https) in the browser", match: ch('o')},
   {keys: 'y', action: 'copyId', help: "copy the entry's id", match: ch('y')},
   {keys: 'd', action: 'delete', help: 'delete (asks first, naming the entry)', match: ch('d')},
@@ -145,6 +147,14 @@ const TABLES: Record<Place, Binding[]> = {
     help,
     quit,
   ],
+  review: [
+    {keys: 'r', action: 'redact', help: 'replace each finding with [REDACTED:<kind>] and go on', match: ch('r')},
+    {keys: 'k', action: 'keep', help: 'keep them as written and go on; recorded on the entry (all findings listed only)', match: ch('k')},
+    {keys: 's Esc', action: 'cancel', help: 'stop: nothing is changed', match: any(ch('s'), is('escape'))},
+    ...moves('line'),
+    help,
+    quit,
+  ],
   confirm: [
     {keys: 'y', action: 'yes', help: 'yes: delete / reopen', match: ch('y', 'Y')},
     {keys: 'n Enter Esc', action: 'no', help: 'no: keep it as it is', match: any(ch('n', 'N'), is('enter', 'escape'))},
@@ -166,6 +176,7 @@ export const KEY_LINES: Record<Place, string> = {
   text: 'Enter confirm  Esc cancel  Ctrl-C quit',
   choice: '←/→ choose  Enter publish  Esc cancel  q quit',
   confirm: 'y yes  n/Enter/Esc no  q quit',
+  review: 'r redact  k keep as written (recorded)  s/Esc stop  ↑↓ scroll  q quit',
 }
 
 const TITLES: [Place, string][] = [
@@ -174,6 +185,7 @@ const TITLES: [Place, string][] = [
   ['full', 'Full entry'],
   ['text', 'Text prompts: resolution note, comment, fork title (letters, q and ? are text)'],
   ['choice', 'Publish'],
+  ['review', 'Secrets or personal data found (publish; comment or resolve on a shared entry)'],
   ['confirm', 'Delete / reopen'],
   ['help', 'This help'],
 ]

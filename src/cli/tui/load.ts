@@ -2,14 +2,14 @@
  * @module What `kb browse` reads from the API: a page of results (a search, or the latest entries when
  * the query is empty), an entry in full, the caller's projects — and errors as one line for people.
  * Everything other people wrote (titles, bodies, comments, thought chains, resolution notes, names,
- * project names and remotes) is made safe for the terminal here, as it arrives, so no escape sequence in
- * an entry reaches the screen whatever view shows it.
+ * project names and remotes, the excerpts of safe publish's findings) is made safe for the terminal here,
+ * as it arrives, so no escape sequence in an entry reaches the screen whatever view shows it.
  */
 import {KbError} from '../../shared/errors.js'
 import {hintFor} from '../../shared/hints.js'
 import type {ApiClient} from '../../shared/client.js'
 import {LIMIT_MAX} from '../../shared/contract.js'
-import type {AuthorRef, EntryFull, EntryStandard, Project} from '../../shared/types.js'
+import type {AuthorRef, EntryFull, EntryStandard, Project, PublishPreview, Scope, SensitiveReport} from '../../shared/types.js'
 import {safeText} from '../output/safe-text.js'
 import type {LoadRequest, ResultsPage} from './state.js'
 
@@ -84,4 +84,30 @@ export async function loadEntry(client: ApiClient, id: string): Promise<EntryFul
 
 export async function loadProjects(client: ApiClient): Promise<Project[]> {
   return (await client.listProjects()).map((p) => ({...p, name: line(p.name), remote: line(p.remote)}))
+}
+
+/** Findings and a redaction diff, their text (excerpts of the entry) made safe for the terminal. */
+function cleanReport(r: SensitiveReport): SensitiveReport {
+  return {
+    findings: r.findings.map((f) => ({...f, field: line(f.field), label: line(f.label), excerpt: line(f.excerpt)})),
+    findings_total: r.findings_total,
+    diff: r.diff.map((d) => ({...d, field: line(d.field), before: line(d.before), after: maybe(d.after)})),
+  }
+}
+
+/** What publishing to `scope` would expose (docs/api.md, "Safe publish"); changes nothing. */
+export async function loadPreview(client: ApiClient, id: string, scope: Scope): Promise<PublishPreview> {
+  const p = await client.publishPreview(id, scope)
+  return {...p, ...cleanReport(p)}
+}
+
+/** The findings of a sensitive_content refusal, or undefined for any other error. */
+export function refusalReport(e: unknown): SensitiveReport | undefined {
+  if (!(e instanceof KbError) || e.code !== 'sensitive_content' || !Array.isArray(e.extra?.findings)) return undefined
+  const x = e.extra
+  return cleanReport({
+    findings: x.findings as SensitiveReport['findings'],
+    findings_total: typeof x.findings_total === 'number' ? x.findings_total : (x.findings as unknown[]).length,
+    diff: Array.isArray(x.diff) ? (x.diff as SensitiveReport['diff']) : [],
+  })
 }

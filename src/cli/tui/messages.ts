@@ -2,18 +2,29 @@
  * @module What flows into the reducer (keys, answers from the API, timers) and what it asks the world to
  * do (load, call the API, open a browser, copy, quit). The runtime (`store.ts`) carries both out.
  */
-import type {CommentType, EntryFull, EntryStandard, Project, Scope} from '../../shared/types.js'
+import type {CommentType, EntryFull, EntryStandard, Project, PublishPreview, Scope, SensitiveReport} from '../../shared/types.js'
 import type {Key} from './keys.js'
 import type {LoadRequest, ResultsPage, Size, State} from './state.js'
 
+/** What the person chose to do about findings of secrets or personal data (docs/tui.md, "Safe publish"). */
+export interface Choice {
+  redact?: boolean
+  acknowledge?: string[]
+}
+
+export type PublishCall = {kind: 'publish'; entry: EntryStandard; scope: Scope; choice?: Choice}
+
 /** A change the person asked for, sent to the API once confirmed. */
 export type Call =
-  | {kind: 'resolve'; entry: EntryStandard; note: string}
+  | {kind: 'resolve'; entry: EntryStandard; note: string; choice?: Choice}
   | {kind: 'reopen'; entry: EntryStandard}
-  | {kind: 'comment'; entry: EntryStandard; body: string; type: CommentType}
+  | {kind: 'comment'; entry: EntryStandard; body: string; type: CommentType; choice?: Choice}
   | {kind: 'fork'; entry: EntryStandard; title: string}
-  | {kind: 'publish'; entry: EntryStandard; scope: Scope}
+  | PublishCall
   | {kind: 'delete'; entry: EntryStandard}
+
+/** The calls the server scans for secrets and personal data, which a choice can follow. */
+export type ScannedCall = Extract<Call, {kind: 'publish' | 'comment' | 'resolve'}>
 
 export type Msg =
   | {type: 'key'; key: Key}
@@ -25,7 +36,11 @@ export type Msg =
   | {type: 'entry'; id: string; entry: EntryFull}
   | {type: 'entryFailed'; id: string; error: string}
   | {type: 'projects'; projects: Project[]}
-  | {type: 'done'; call: Call; ok: boolean; text: string}
+  /** `report`: the server refused it for secrets or personal data (sensitive_content), with what it found. */
+  | {type: 'done'; call: Call; ok: boolean; text: string; report?: SensitiveReport}
+  /** What publishing would expose (its text made safe for the terminal), or why it could not be said. */
+  | {type: 'previewed'; call: PublishCall; preview: PublishPreview}
+  | {type: 'previewFailed'; call: PublishCall; error: string}
   | {type: 'opened'; url: string; ok: boolean}
   | {type: 'copied'; text: string; copy: CopyResult}
   /** The screen shows the results of load `seq`. */
@@ -39,6 +54,8 @@ export type Effect =
   | {type: 'loadEntry'; id: string}
   | {type: 'loadProjects'}
   | {type: 'call'; call: Call}
+  /** Ask what publishing would expose before publishing. */
+  | {type: 'preview'; call: PublishCall}
   | {type: 'openUrl'; url: string}
   | {type: 'copy'; text: string}
   /** Report `holdExpired` after HOLD_MS. */

@@ -4,6 +4,7 @@
  * pasted shows whole: a multi-line paste is laid out for review before Enter sends it.
  */
 import {KEY_LINES} from './keymap.js'
+import {allListed} from './review-lines.js'
 import {nameOf, type Context} from './lines.js'
 import {placeOfPrompt} from './reduce-prompt.js'
 import type {Prompt} from './state.js'
@@ -83,6 +84,19 @@ export function promptLines(p: Prompt, columns: number, ctx: Context): Line[] {
         ...input('Title: ', p.text, columns),
         hint(p.text === '' ? `Enter for "${p.entry.title} (fork)"  Esc cancel` : 'Enter fork  Esc cancel  Ctrl-C quit'),
       ]
+    case 'sensitive': {
+      const verb = p.call.kind === 'publish' ? `Publish to ${p.call.scope}` : p.call.kind === 'comment' ? 'Send this comment on' : 'Resolve'
+      const n = p.report.findings_total
+      return [
+        [
+          seg(cut(`${verb} "${p.entry.title}" with ${n === 1 ? 'a finding' : `${n} findings`} (above)?`, columns - 1), {
+            bold: true,
+            color: 'red',
+          }),
+        ],
+        hint(allListed(p) ? KEY_LINES.review : KEY_LINES.review.replace('k keep as written (recorded)  ', '')),
+      ]
+    }
     case 'publish': {
       const choices = p.choices.map((sc, i) => seg(` ${sc} `, {inverse: i === p.choice, bold: i === p.choice}))
       return [...header('Publish', p, columns, ctx, false), [seg('to: ', {bold: true}), ...choices], hint(KEY_LINES[placeOfPrompt(p)])]

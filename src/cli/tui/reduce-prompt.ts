@@ -1,12 +1,14 @@
 /**
  * @module The entry actions: starting one (a prompt, or at once for open and copy), the keys of the
- * prompts, and what follows the API's answer.
+ * prompts, and what follows the API's answer. Findings of secrets or personal data are reviewed in
+ * `reduce-sensitive.ts`.
  */
 import {COMMENT_TYPE_DEFAULT, COMMENT_TYPES} from '../../shared/contract.js'
 import type {EntryStandard, Scope} from '../../shared/types.js'
 import {actionOf, type Action, type Place} from './keymap.js'
 import type {Key} from './keys.js'
-import {step, type Call, type Msg, type Step} from './messages.js'
+import {step, type Call, type Msg, type ScannedCall, type Step} from './messages.js'
+import {askPreview, review, reviewKey} from './reduce-sensitive.js'
 import type {Prompt, State} from './state.js'
 import {openHelp, quit, refresh, typed} from './transitions.js'
 
@@ -64,6 +66,7 @@ export function startAction(s0: State, action: EntryAction, entry: EntryStandard
 }
 
 export function placeOfPrompt(p: Prompt): Place {
+  if (p.kind === 'sensitive') return 'review'
   return p.kind === 'publish' ? 'choice' : p.kind === 'delete' || p.kind === 'reopen' ? 'confirm' : 'text'
 }
 
@@ -87,14 +90,17 @@ function confirm(s: State, p: Prompt): Step {
     case 'fork':
       return call(s, {kind: 'fork', entry, title: p.text.trim()})
     case 'publish':
-      return call(s, {kind: 'publish', entry, scope: p.choices[p.choice]!})
+      return askPreview(s, {kind: 'publish', entry, scope: p.choices[p.choice]!})
     case 'delete':
       return call(s, {kind: 'delete', entry})
+    case 'sensitive':
+      return step(s)
   }
 }
 
 export function promptKey(s: State, p: Prompt, k: Key): Step {
   if (s.busy) return step(s)
+  if (p.kind === 'sensitive') return reviewKey(s, p, k)
   const a = actionOf(placeOfPrompt(p), k)
   if (a === 'quit') return quit(s)
   if (a === 'help') return openHelp(s)
@@ -133,8 +139,12 @@ export function promptKey(s: State, p: Prompt, k: Key): Step {
 
 /** The API answered an action: its result (or error) goes to the status line and the view refreshes. */
 export function actionDone(s0: State, msg: Extract<Msg, {type: 'done'}>): Step {
+  // Refused for secrets or personal data: they are reviewed, nothing having changed.
+  if (!msg.ok && msg.report && isScanned(msg.call)) return step({...s0, busy: false, line: null, prompt: review(msg.call, msg.report)})
   let s: State = {...s0, busy: false, prompt: null, line: {tone: msg.ok ? 'ok' : 'error', text: msg.text}}
   // The entry shown in full is gone: back to where it was opened from.
   if (msg.ok && msg.call.kind === 'delete' && s.full?.id === msg.call.entry.id) s = {...s, full: s.full.prev}
   return refresh(s)
 }
+
+const isScanned = (c: Call): c is ScannedCall => c.kind === 'publish' || c.kind === 'comment' || c.kind === 'resolve'

@@ -12,6 +12,7 @@ import type {Key} from './keys.js'
 import {step, type Effect, type Msg, type Step} from './messages.js'
 import {fullKey, helpKey, maxScroll} from './reduce-full.js'
 import {actionDone, isEntryAction, placeOfPrompt, promptKey, startAction} from './reduce-prompt.js'
+import {previewed} from './reduce-sensitive.js'
 import {layout, selectedEntry, settled, type Results, type ResultsPage, type State} from './state.js'
 import {DEBOUNCE_MS, follow, load, moveTo, openFull, openHelp, quit, refresh, select, toLast, typed} from './transitions.js'
 
@@ -91,6 +92,9 @@ export function reduce(s: State, msg: Msg): Step {
       return step({...s, projects: Object.fromEntries(msg.projects.map((p) => [p.id, p]))})
     case 'done':
       return actionDone(s, msg)
+    case 'previewed':
+    case 'previewFailed':
+      return previewed(s, msg)
     case 'opened':
       return step({
         ...s,

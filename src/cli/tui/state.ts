@@ -4,8 +4,9 @@
  * layout, the selected entry, whether the results on screen are settled). Plain data:
  * the reducer (`reduce.ts`) makes the next state from it, the views (`frame.ts`) draw it.
  */
-import type {CommentType, EntryFull, EntryStandard, Project, Scope, Status} from '../../shared/types.js'
+import type {CommentType, EntryFull, EntryStandard, Project, Scope, SensitiveReport, Status} from '../../shared/types.js'
 import type {Key} from './keys.js'
+import type {ScannedCall} from './messages.js'
 
 export interface Size {
   columns: number
@@ -71,6 +72,8 @@ export type Prompt =
   | {kind: 'fork'; entry: EntryStandard; text: string}
   | {kind: 'publish'; entry: EntryStandard; choices: readonly Scope[]; choice: number}
   | {kind: 'delete'; entry: EntryStandard}
+  /** Secrets or personal data found in what `call` would share: redact, keep as written, or cancel. */
+  | {kind: 'sensitive'; entry: EntryStandard; call: ScannedCall; report: SensitiveReport; scroll: number}
 
 interface StatusLine {
   text: string

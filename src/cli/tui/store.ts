@@ -6,7 +6,7 @@
 import type {ApiClient} from '../../shared/client.js'
 import {perform} from './actions.js'
 import {createKeyDecoder} from './keys.js'
-import {describeError, loadEntry, loadProjects, loadResults} from './load.js'
+import {describeError, loadEntry, loadPreview, loadProjects, loadResults, refusalReport} from './load.js'
 import type {CopyResult, Effect, Msg} from './messages.js'
 import {HOLD_MS, reduce, start} from './reduce.js'
 import type {State} from './state.js'
@@ -132,7 +132,16 @@ export class BrowseStore {
       case 'call':
         perform(client, e.call).then(
           (text) => dispatch({type: 'done', call: e.call, ok: true, text}),
-          (err: unknown) => dispatch({type: 'done', call: e.call, ok: false, text: describeError(err)}),
+          (err: unknown) => {
+            const report = refusalReport(err)
+            dispatch({type: 'done', call: e.call, ok: false, text: describeError(err), ...(report ? {report} : {})})
+          },
+        )
+        return
+      case 'preview':
+        loadPreview(client, e.call.entry.id, e.call.scope).then(
+          (preview) => dispatch({type: 'previewed', call: e.call, preview}),
+          (err: unknown) => dispatch({type: 'previewFailed', call: e.call, error: describeError(err)}),
         )
         return
       case 'openUrl':

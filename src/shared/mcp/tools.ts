@@ -212,13 +212,15 @@ export const TOOLS: ToolDef[] = [
     name: 'comment_on_knowledge',
     title: 'Comment on a knowledge entry',
     description:
-      'Add to an entry anyone can see: a note, a supplement (more information, e.g. it also happens on macOS), a correction (something in it is wrong), or a question. Prefer this to a new entry when one already covers the problem.',
+      'Add to an entry anyone can see: a note, a supplement (more information, e.g. it also happens on macOS), a correction (something in it is wrong), or a question. Prefer this to a new entry when one already covers the problem. ' +
+      'On a project or global entry, secrets and personal data in it stop the comment with a list of findings; then call again with redact: true (or acknowledge: [ids]).',
     inputSchema: toolInput({
       id: entryId,
       body: described(CommentBody.properties.body, 'The comment (Markdown)'),
       type: described(CommentBody.properties.type, `The kind of comment (default ${COMMENT_TYPE_DEFAULT})`, {
         default: COMMENT_TYPE_DEFAULT,
       }),
+      ...sensitiveChoice,
     }),
     outputSchema: {
       type: 'object',
@@ -232,7 +234,9 @@ export const TOOLS: ToolDef[] = [
       },
     },
     run: async (args, ctx) => {
-      const c: Comment = await ctx.api.comment(str(args.id)!, pick(args, ['body', 'type']) as {body: string})
+      const c: Comment = await ctx.api
+        .comment(str(args.id)!, pick(args, ['body', 'type', 'redact', 'acknowledge']) as {body: string})
+        .catch(explainRefusal)
       return {structured: {comment: c}, text: `Added ${c.type} ${c.id} to entry ${str(args.id)!.toLowerCase()}.`}
     },
   }),
@@ -241,16 +245,18 @@ export const TOOLS: ToolDef[] = [
     title: 'Mark a knowledge entry resolved',
     idempotent: true,
     description:
-      'Mark an open entry solved once the fix is confirmed, with a note on what fixed it and a url (commit, pull request). Resolving a resolved entry changes nothing.',
+      'Mark an open entry solved once the fix is confirmed, with a note on what fixed it and a url (commit, pull request). Resolving a resolved entry changes nothing. ' +
+      'On a project or global entry, secrets and personal data in the note or url stop it with a list of findings; then call again with redact: true (or acknowledge: [ids]).',
     inputSchema: toolInput({
       id: entryId,
       note: described(ResolveBody.properties.note, 'What fixed it'),
       url: sourceUrl,
       detail: detail('summary', 'How much of the entry to return'),
+      ...sensitiveChoice,
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
-      const e = await ctx.api.resolve(str(args.id)!, pick(args, ['note', 'url']))
+      const e = await ctx.api.resolve(str(args.id)!, pick(args, ['note', 'url', 'redact', 'acknowledge'])).catch(explainRefusal)
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), 'Resolved: ')
     },
   }),

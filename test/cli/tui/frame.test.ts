@@ -11,6 +11,7 @@ import {cleanEntry} from '../../../src/cli/tui/load.js'
 import {standardLines} from '../../../src/cli/tui/lines.js'
 import {reduce} from '../../../src/cli/tui/reduce.js'
 import type {State} from '../../../src/cli/tui/state.js'
+import type {Finding} from '../../../src/shared/types.js'
 import {lineText} from '../../../src/cli/tui/styled.js'
 import {cut, fit, tail, width, wrap} from '../../../src/cli/tui/text.js'
 import {answer, apply, browsing, entry, full, KEYS, page, press} from './fixtures.js'
@@ -69,6 +70,26 @@ describe('text measured in columns', () => {
       check(press(s, '?', 'G').state, 'help, bottom')
       for (const k of ['r', 'c', 'f', 'p', 'd']) check(press(s, 'j', 'j', 'j', k).state, `prompt ${k}`)
       check(press(s, 'c', `\u001B[200~${'一行 '.repeat(20)}\n二行\n三行\u001B[201~`).state, 'comment paste')
+      // The findings review of a publish (the private entry): wide excerpts, long diff lines, scrolled to its end.
+      const asked = press(s, 'j', 'j', 'j', 'p', KEYS.enter)
+      const call = asked.effects.find((e) => e.type === 'preview')
+      const finding = (i: number): Finding => ({
+        ...{id: `${i}`.padStart(16, '0'), field: `comments/${'c'.repeat(36)}/body`, kind: 'email', label: 'email address'},
+        ...{category: 'personal', start: 0, end: 9, line: i + 1, column: 1, excerpt: `…連絡先 jane… ${'説明'.repeat(40)}…`},
+      })
+      const findings = Array.from({length: 12}, (_, i) => finding(i))
+      const diff = findings.map((f) => ({
+        field: f.field,
+        line: f.line,
+        before: `jane… ${'日本語'.repeat(60)}`,
+        after: `[REDACTED:email] ${'日本語'.repeat(60)}`,
+      }))
+      const preview = {scope: 'global' as const, findings, findings_total: 12, diff, redacted: {}}
+      if (call?.type !== 'preview') throw new Error('no preview asked')
+      const reviewed = apply(asked.state, {type: 'previewed', call: call.call, preview}).state
+      expect(reviewed.prompt?.kind).toBe('sensitive')
+      check(reviewed, 'review')
+      check(press(reviewed, 'G').state, 'review, bottom')
     })
   }
 

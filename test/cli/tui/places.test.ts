@@ -1,5 +1,5 @@
 /**
- * The reducer, in every place (search box, results, full view, help, each prompt): Esc backs out one step
+ * The reducer, in every place (search box, results, full view, help, each prompt, the findings review): Esc backs out one step
  * and never quits; q quits outside text fields; Ctrl-C quits from everywhere; ? opens help over any place
  * but the text fields and returns to it; help scrolls.
  */
@@ -29,7 +29,18 @@ function everyPlace(): [string, State][] {
     ['fork prompt', press(list, 'f').state],
     ['publish prompt', press(list, 'p').state],
     ['delete prompt', press(list, 'd').state],
+    ['findings review', reviewing(list)],
   ]
+}
+
+/** The review of findings a publish of the selected entry would share. */
+function reviewing(list: State): State {
+  const asked = press(list, 'p', KEYS.enter)
+  const call = effectsOf(asked, 'preview')[0]!.call
+  const finding = {id: '0123456789abcdef', field: 'body', kind: 'email', label: 'email address', category: 'personal' as const}
+  const at = {start: 0, end: 9, line: 1, column: 1, excerpt: 'jane…'}
+  const preview = {scope: call.scope, findings: [{...finding, ...at}], findings_total: 1, diff: [], redacted: {}}
+  return apply(asked.state, {type: 'previewed', call, preview}).state
 }
 describe('leaving and backing out, in every place', () => {
   it('Ctrl-C quits from everywhere, text fields and prompts included', () => {

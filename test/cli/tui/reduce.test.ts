@@ -301,7 +301,67 @@ describe('prompts', () => {
     expect(choice(r.state)).toBe('global')
     r = press(r.state, KEYS.left, KEYS.tab)
     expect(choice(r.state)).toBe('global')
-    expect(effectsOf(press(r.state, KEYS.enter), 'call')[0]!.call).toMatchObject({kind: 'publish', scope: 'global'})
+    // Enter asks what publishing would expose first; with nothing found, it publishes as confirmed.
+    const asked = press(r.state, KEYS.enter)
+    expect(effectsOf(asked, 'call')).toEqual([])
+    const call = effectsOf(asked, 'preview')[0]!.call
+    expect(call).toMatchObject({kind: 'publish', scope: 'global'})
+    const clean = apply(asked.state, {
+      type: 'previewed',
+      call,
+      preview: {scope: 'global', findings: [], findings_total: 0, diff: [], redacted: {}},
+    })
+    expect(effectsOf(clean, 'call')[0]!.call).toEqual(call)
+  })
+
+  it('publish with findings: the review, then r redacts, k keeps them (by id), s and Esc stop', () => {
+    const mine = entry('Leaky', {scope: 'private', project_id: 'proj'})
+    const asked = press(browsing([mine]), 'p', KEYS.enter)
+    const call = effectsOf(asked, 'preview')[0]!.call
+    const finding = {
+      id: '0123456789abcdef',
+      field: 'body',
+      kind: 'email',
+      label: 'email address',
+      category: 'personal' as const,
+      start: 5,
+      end: 25,
+      line: 1,
+      column: 6,
+      excerpt: 'Mail jane…',
+    }
+    const preview = {
+      scope: 'project' as const,
+      findings: [finding],
+      findings_total: 1,
+      diff: [{field: 'body', line: 1, before: 'Mail jane…', after: 'Mail [REDACTED:email]'}],
+      redacted: {},
+    }
+    const shown = apply(asked.state, {type: 'previewed', call, preview})
+    expect(effectsOf(shown, 'call')).toEqual([])
+    expect(shown.state.prompt?.kind).toBe('sensitive')
+    const text = screen(shown.state)
+    expect(text).toContain('Publishing "Leaky" to project would share a secret or personal data:')
+    expect(text).toContain('email address · body, line 1')
+    expect(text).toContain('  + Mail [REDACTED:email]')
+    expect(text).toContain('r redact  k keep as written (recorded)  s/Esc stop')
+    expect(effectsOf(press(shown.state, 'r'), 'call')[0]!.call).toEqual({...call, choice: {redact: true}})
+    expect(effectsOf(press(shown.state, 'k'), 'call')[0]!.call).toEqual({...call, choice: {acknowledge: [finding.id]}})
+    for (const k of ['s', KEYS.esc]) {
+      const r = press(shown.state, k)
+      expect(r.state.prompt).toBeNull()
+      expect(effectsOf(r, 'call')).toEqual([])
+      expect(r.state.line?.text).toBe('Not published: "Leaky" stays private; nothing was changed')
+    }
+    // More findings than listed: only redaction is offered.
+    const many = apply(asked.state, {type: 'previewed', call, preview: {...preview, findings_total: 1001}})
+    expect(screen(many.state)).not.toContain('k keep')
+    expect(effectsOf(press(many.state, 'k'), 'call')).toEqual([])
+    // A comment refused on a shared entry is reviewed too, and s gives it back to edit.
+    const comment = {kind: 'comment' as const, entry: mine, body: 'Mail jane@example.org', type: 'note' as const}
+    const refused = apply(shown.state, {type: 'done', call: comment, ok: false, text: 'refused', report: preview})
+    expect(refused.state.prompt).toMatchObject({kind: 'sensitive', call: comment})
+    expect(press(refused.state, 's').state.prompt).toMatchObject({kind: 'comment', text: 'Mail jane@example.org'})
   })
 
   it('delete: y deletes; n, Enter and Esc keep it', () => {

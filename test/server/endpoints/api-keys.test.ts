@@ -2,12 +2,11 @@
  * @module /api-keys (mint, list, revoke, including the key in use) and bearer authentication: the key
  * format, hash-only storage checked in the SQLite file itself, expiry, and the exact 401 challenge.
  */
-import Database from 'better-sqlite3'
 import {createHash} from 'node:crypto'
 import {existsSync, readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {newPrincipal, queryStore, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {API_KEY_RE, expectProblem, ISO_RE, joinProject, keysOf, MISSING_ID, UUID_RE} from './support.js'
 
 let d: TestDaemon
@@ -19,16 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await d.stop()
 })
-
-function withDb<T>(fn: (db: Database.Database) => T): T {
-  const db = new Database(join(d.dataDir, 'kb.sqlite'))
-  try {
-    db.pragma('busy_timeout = 5000')
-    return fn(db)
-  } finally {
-    db.close()
-  }
-}
 
 function challenge(invalid: boolean): string {
   return `Bearer resource_metadata="${d.url}/.well-known/oauth-protected-resource"${invalid ? ', error="invalid_token"' : ''}`
@@ -54,8 +43,8 @@ describe('POST /api-keys', () => {
     const me = await d.request('GET', '/api-keys', {key: k.key})
     expect(me.status).toBe(200)
     // Stored as its SHA-256 only: the plaintext is nowhere in the database files.
-    const row = withDb((db) => db.prepare('SELECT * FROM api_keys WHERE id = ?').get(k.id)) as Record<string, unknown>
-    expect(row.hash).toBe(createHash('sha256').update(k.key).digest('hex'))
+    const [row] = await queryStore(d, 'SELECT * FROM api_keys WHERE id = ?', [k.id])
+    expect(row!.hash).toBe(createHash('sha256').update(k.key).digest('hex'))
     expect(JSON.stringify(row)).not.toContain(k.key.slice(11))
     for (const suffix of ['', '-wal', '-journal']) {
       const file = join(d.dataDir, `kb.sqlite${suffix}`)
@@ -66,6 +55,8 @@ describe('POST /api-keys', () => {
       const file = join(d.dataDir, `kb.sqlite${suffix}`)
       if (existsSync(file)) expect(readFileSync(file).includes(Buffer.from(d.ownerKey.slice(3)))).toBe(false)
     }
+    // On PostgreSQL: in no column of any key row.
+    if (d.storeUrl) expect(JSON.stringify(await queryStore(d, 'SELECT * FROM api_keys'))).not.toContain(d.ownerKey.slice(3))
     // Two keys are never the same.
     const other = await d.request('POST', '/api-keys', {contentType: null})
     expect(other.status).toBe(201)
@@ -93,7 +84,7 @@ describe('POST /api-keys', () => {
     expectProblem(await d.request('POST', '/api-keys', {key: carol, body: {principal: 'owner'}}), 403)
     expectProblem(await d.request('POST', '/api-keys', {key: carol, body: {principal: 'dave'}}), 403)
     // The refused mint did not create dave.
-    expect(withDb((db) => db.prepare("SELECT count(*) AS n FROM principals WHERE name = 'dave'").get())).toEqual({n: 0})
+    expect(await queryStore(d, "SELECT count(*) AS n FROM principals WHERE name = 'dave'")).toEqual([{n: 0}])
     // A project the caller is not a member of is 404.
     const otherProject = await joinProject(d, 'git@github.com:acme/not-carols.git')
     expectProblem(await d.request('POST', '/api-keys', {key: carol, body: {project_id: otherProject.id}}), 404)
@@ -183,7 +174,7 @@ describe('authentication', () => {
     const ivan = await newPrincipal(d, 'ivan')
     const k = await d.request('POST', '/api-keys', {key: ivan, body: {name: 'short', expires_in_days: 1}})
     expect((await d.request('GET', '/api-keys', {key: k.body.key})).status).toBe(200)
-    withDb((db) => db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), k.body.id))
+    await queryStore(d, 'UPDATE api_keys SET expires_at = ? WHERE id = ?', [new Date(Date.now() - 1000).toISOString(), k.body.id])
     const res = await d.request('GET', '/api-keys', {key: k.body.key})
     expectProblem(res, 401)
     expect(res.headers.get('www-authenticate')).toBe(challenge(true))

@@ -5,10 +5,8 @@
  */
 import {randomUUID} from 'node:crypto'
 import {request as httpRequest} from 'node:http'
-import {join} from 'node:path'
-import Database from 'better-sqlite3'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {newPrincipal, startInProcessDaemon, type HttpResult, type TestDaemon} from '../../helpers/daemon.js'
+import {newPrincipal, queryStore, startInProcessDaemon, type HttpResult, type TestDaemon} from '../../helpers/daemon.js'
 import {toNdjson} from '../transfer/support.js'
 import {createEntry, listAll, MISSING_ID} from './support.js'
 
@@ -229,15 +227,10 @@ describe('a repeat while the first request still runs, and streamed bodies', () 
     const [head, body] = exportLines('Slow import')
     const slow = slowImport(key, head!, body!)
     // The claim is in the store as soon as the first request's handler starts (read through a second connection).
-    const db = new Database(join(d.dataDir, 'kb.sqlite'), {readonly: true})
-    try {
-      const deadline = Date.now() + 10_000
-      while (!db.prepare('SELECT 1 FROM idempotency_keys WHERE key = ?').get(key)) {
-        if (Date.now() > deadline) throw new Error('the first import never claimed its key')
-        await new Promise((r) => setTimeout(r, 10))
-      }
-    } finally {
-      db.close()
+    const deadline = Date.now() + 10_000
+    while ((await queryStore(d, 'SELECT 1 FROM idempotency_keys WHERE key = ?', [key])).length === 0) {
+      if (Date.now() > deadline) throw new Error('the first import never claimed its key')
+      await new Promise((r) => setTimeout(r, 10))
     }
     const during = await d.request('POST', '/import', {
       raw: head! + body!,

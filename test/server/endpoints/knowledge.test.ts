@@ -2,10 +2,8 @@
  * @module Success paths of the /knowledge endpoints (docs/api.md) against a real daemon: exact shapes per
  * detail level, headers, defaults, version bumps, If-Match, reopen, delete and fork semantics.
  */
-import Database from 'better-sqlite3'
-import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {newPrincipal, queryStore, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {
   createEntry,
   expectProblem,
@@ -278,12 +276,7 @@ describe('DELETE /knowledge/:id', () => {
     expect(kept.status).toBe(200)
     expect(kept.body.forked_from).toBe(parent.id)
     // The comment is gone from the store, not just hidden.
-    const db = new Database(join(d.dataDir, 'kb.sqlite'), {readonly: true})
-    try {
-      expect(db.prepare('SELECT count(*) AS n FROM comments WHERE id = ?').get(c.body.id)).toEqual({n: 0})
-    } finally {
-      db.close()
-    }
+    expect(await queryStore(d, 'SELECT count(*) AS n FROM comments WHERE id = ?', [c.body.id])).toEqual([{n: 0}])
     // A deleted parent cannot be forked.
     expectProblem(await d.request('POST', `/knowledge/${parent.id}/fork`, {key: alice}), 404)
   })

@@ -64,10 +64,10 @@ describe('POST /projects/join and GET /projects', () => {
 })
 
 describe('service endpoints', () => {
-  it('GET /health needs no auth', async () => {
+  it('GET /health needs no auth and names the store, which answers', async () => {
     const res = await d.request('GET', '/health', {key: null})
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({status: 'ok', version: 'test'})
+    expect(res.body).toEqual({status: 'ok', version: 'test', store: {kind: d.storeUrl ? 'postgres' : 'sqlite', answers: true}})
   })
 
   it('GET /openapi.json needs no auth and is OpenAPI 3.1', async () => {

@@ -4,8 +4,8 @@
  * says so; a principal lists and revokes its own grants; a grant has an absolute end that caps its tokens.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
-import {authorizeUrl, expectOAuthError, obtainTokens, openConsent, openDb, registerOk, tokenRequest} from './support.js'
+import {newPrincipal, queryStore, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {authorizeUrl, expectOAuthError, obtainTokens, openConsent, registerOk, tokenRequest} from './support.js'
 
 let d: TestDaemon
 
@@ -59,12 +59,7 @@ describe('a grant is tied to the API key that approved it', () => {
     const k = await ownerKey2('expires')
     const {tokens, client} = await obtainTokens(d, k.key)
     expect((await api(tokens.access_token, 'GET', '/knowledge')).status).toBe(200)
-    const db = openDb(d)
-    try {
-      db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), k.id)
-    } finally {
-      db.close()
-    }
+    await queryStore(d, 'UPDATE api_keys SET expires_at = ? WHERE id = ?', [new Date(Date.now() - 1000).toISOString(), k.id])
     expect((await api(tokens.access_token, 'GET', '/knowledge')).status).toBe(401)
     expectOAuthError(await refresh(tokens, client.client_id), 400, 'invalid_grant')
   })
@@ -177,24 +172,18 @@ describe('a grant has an absolute end', () => {
     const grantId = (await d.request('GET', '/oauth/grants')).body.items.find(
       (g: {client_id: string}) => g.client_id === client.client_id,
     ).id
-    const db = openDb(d)
-    try {
-      // Ten minutes left: a refresh now gets tokens that end with the grant, not an hour or 30 days later.
-      db.prepare('UPDATE oauth_grants SET expires_at = ? WHERE id = ?').run(new Date(Date.now() + 600_000).toISOString(), grantId)
-      const r = await refresh(tokens, client.client_id)
-      expect(r.status).toBe(200)
-      expect(r.body.expires_in).toBeLessThanOrEqual(600)
-      const ends = db
-        .prepare("SELECT max(expires_at) AS e FROM oauth_tokens WHERE grant_id = ? AND kind = 'refresh' AND used_at IS NULL")
-        .get(grantId) as {e: string}
-      expect(Date.parse(ends.e)).toBeLessThanOrEqual(Date.now() + 600_000)
-      expect((await api(r.body.access_token, 'GET', '/knowledge')).status).toBe(200)
+    // Ten minutes left: a refresh now gets tokens that end with the grant, not an hour or 30 days later.
+    await queryStore(d, 'UPDATE oauth_grants SET expires_at = ? WHERE id = ?', [new Date(Date.now() + 600_000).toISOString(), grantId])
+    const r = await refresh(tokens, client.client_id)
+    expect(r.status).toBe(200)
+    expect(r.body.expires_in).toBeLessThanOrEqual(600)
+    const live = "SELECT max(expires_at) AS e FROM oauth_tokens WHERE grant_id = ? AND kind = 'refresh' AND used_at IS NULL"
+    const [ends] = await queryStore<{e: string}>(d, live, [grantId])
+    expect(Date.parse(ends!.e)).toBeLessThanOrEqual(Date.now() + 600_000)
+    expect((await api(r.body.access_token, 'GET', '/knowledge')).status).toBe(200)
 
-      db.prepare('UPDATE oauth_grants SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), grantId)
-      expect((await api(r.body.access_token, 'GET', '/knowledge')).status).toBe(401)
-      expectOAuthError(await refresh(r.body, client.client_id), 400, 'invalid_grant')
-    } finally {
-      db.close()
-    }
+    await queryStore(d, 'UPDATE oauth_grants SET expires_at = ? WHERE id = ?', [new Date(Date.now() - 1000).toISOString(), grantId])
+    expect((await api(r.body.access_token, 'GET', '/knowledge')).status).toBe(401)
+    expectOAuthError(await refresh(r.body, client.client_id), 400, 'invalid_grant')
   })
 })

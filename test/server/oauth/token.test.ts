@@ -4,13 +4,12 @@
  * binding, the 401 challenge for bad tokens, revocation, and the sweep of expired records.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {newPrincipal, queryStore, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {
   approve,
   authorizeUrl,
   expectOAuthError,
   obtainTokens,
-  openDb,
   pkcePair,
   registerOk,
   sha256Hex,
@@ -132,15 +131,10 @@ describe('authorization_code', () => {
     expectOAuthError(await exchange(client, 'kbac_nothing', verifier), 400, 'invalid_grant')
 
     const expired = await codeFor(client)
-    const db = openDb(d)
-    try {
-      db.prepare('UPDATE oauth_codes SET expires_at = ? WHERE hash = ?').run(
-        new Date(Date.now() - 1000).toISOString(),
-        sha256Hex(expired.code),
-      )
-    } finally {
-      db.close()
-    }
+    await queryStore(d, 'UPDATE oauth_codes SET expires_at = ? WHERE hash = ?', [
+      new Date(Date.now() - 1000).toISOString(),
+      sha256Hex(expired.code),
+    ])
     expectOAuthError(await exchange(client, expired.code, expired.verifier), 400, 'invalid_grant')
   })
 
@@ -305,15 +299,10 @@ describe('refresh_token', () => {
       tokens,
       client: {client_id: clientId},
     } = await obtainTokens(d, d.ownerKey)
-    const db = openDb(d)
-    try {
-      db.prepare('UPDATE oauth_tokens SET expires_at = ? WHERE hash = ?').run(
-        new Date(Date.now() - 1000).toISOString(),
-        sha256Hex(tokens.refresh_token),
-      )
-    } finally {
-      db.close()
-    }
+    await queryStore(d, 'UPDATE oauth_tokens SET expires_at = ? WHERE hash = ?', [
+      new Date(Date.now() - 1000).toISOString(),
+      sha256Hex(tokens.refresh_token),
+    ])
     expectOAuthError(
       await tokenRequest(d, {grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId}),
       400,
@@ -344,15 +333,10 @@ describe('the API with OAuth access tokens', () => {
     const {tokens} = await obtainTokens(d, d.ownerKey)
     const ok = await apiStatus(tokens.access_token)
     expect(ok).toEqual({status: 200, challenge: null})
-    const db = openDb(d)
-    try {
-      db.prepare('UPDATE oauth_tokens SET expires_at = ? WHERE hash = ?').run(
-        new Date(Date.now() - 1000).toISOString(),
-        sha256Hex(tokens.access_token),
-      )
-    } finally {
-      db.close()
-    }
+    await queryStore(d, 'UPDATE oauth_tokens SET expires_at = ? WHERE hash = ?', [
+      new Date(Date.now() - 1000).toISOString(),
+      sha256Hex(tokens.access_token),
+    ])
     const r = await apiStatus(tokens.access_token)
     expect(r.status).toBe(401)
     expect(r.challenge).toMatch(challengeRe(d.url, true))
@@ -426,36 +410,26 @@ describe('clean-up of expired records', () => {
           code_challenge_method: 'S256',
         }),
       )
-      const count = (): Record<string, number> => {
-        const db = openDb(daemon)
-        try {
-          return Object.fromEntries(
-            ['oauth_tokens', 'oauth_codes', 'oauth_requests', 'oauth_clients'].map((t) => [
-              t,
-              (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as {n: number}).n,
-            ]),
-          )
-        } finally {
-          db.close()
-        }
+      const count = async (): Promise<Record<string, number>> => {
+        const tables = ['oauth_tokens', 'oauth_codes', 'oauth_requests', 'oauth_clients']
+        const counts = await Promise.all(
+          tables.map(async (t) => (await queryStore<{n: number}>(daemon, `SELECT count(*) AS n FROM ${t}`))[0]!.n),
+        )
+        return Object.fromEntries(tables.map((t, i) => [t, counts[i]!]))
       }
-      expect(count()).toEqual({oauth_tokens: 2, oauth_codes: 1, oauth_requests: 1, oauth_clients: 2})
-      const db = openDb(daemon)
+      expect(await count()).toEqual({oauth_tokens: 2, oauth_codes: 1, oauth_requests: 1, oauth_clients: 2})
       const longAgo = new Date(Date.now() - 100 * 86_400_000).toISOString()
-      db.prepare('UPDATE oauth_tokens SET expires_at = ?').run(longAgo)
-      db.prepare('UPDATE oauth_codes SET expires_at = ?').run(longAgo)
-      db.prepare('UPDATE oauth_requests SET expires_at = ?').run(longAgo)
-      db.prepare('UPDATE oauth_clients SET created_at = ?, last_used_at = CASE WHEN last_used_at IS NULL THEN NULL ELSE ? END').run(
-        longAgo,
-        longAgo,
-      )
-      db.close()
+      await queryStore(daemon, 'UPDATE oauth_tokens SET expires_at = ?', [longAgo])
+      await queryStore(daemon, 'UPDATE oauth_codes SET expires_at = ?', [longAgo])
+      await queryStore(daemon, 'UPDATE oauth_requests SET expires_at = ?', [longAgo])
+      const clients = 'UPDATE oauth_clients SET created_at = ?, last_used_at = CASE WHEN last_used_at IS NULL THEN NULL ELSE ? END'
+      await queryStore(daemon, clients, [longAgo, longAgo])
       await daemon.stop()
-      daemon = await startInProcessDaemon({dataDir})
-      let left = count()
+      daemon = await startInProcessDaemon({dataDir, ...(daemon.storeUrl ? {storeUrl: daemon.storeUrl} : {})})
+      let left = await count()
       for (let i = 0; i < 50 && Object.values(left).some((n) => n > 0); i++) {
         await new Promise((r) => setTimeout(r, 50))
-        left = count()
+        left = await count()
       }
       expect(left).toEqual({oauth_tokens: 0, oauth_codes: 0, oauth_requests: 0, oauth_clients: 0})
       expect((await apiStatus(tokens.access_token, '/knowledge', daemon.url)).status).toBe(401)

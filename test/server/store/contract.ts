@@ -1,6 +1,6 @@
 /**
- * @module The Store contract: what every driver (SQLite now, PostgreSQL later) must do, exercised through
- * the `Store` interface alone so a new driver runs it unchanged: `runStoreContract('postgres', make)`.
+ * @module The Store contract: what every driver (SQLite, PostgreSQL) must do, exercised through the `Store`
+ * interface alone so every driver runs it unchanged: `runStoreContract('postgres', make)`.
  * `makeStore` returns a fresh, empty, migrated store; the suite closes it after each test.
  */
 import {randomUUID} from 'node:crypto'
@@ -90,6 +90,34 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(await s.getPrincipalByName('nobody')).toBeNull()
         await expect(s.insertPrincipal({id: randomUUID(), name: 'ann', role: 'member', created_at: tick()})).rejects.toThrow()
         expect(await s.countPrincipals()).toBe(2)
+      })
+    })
+
+    describe('owner bootstrap and health', () => {
+      it('creates the owner with its key only while the store has no principal; answers', async () => {
+        expect(await s.answers()).toBe(true)
+        const owner: PrincipalRecord = {id: randomUUID(), name: 'owner', role: 'owner', created_at: tick()}
+        const key = (p: PrincipalRecord): ApiKeyRow => ({
+          id: randomUUID(),
+          principal_id: p.id,
+          name: 'owner bootstrap key',
+          prefix: 'kb_abcdefgh',
+          hash: randomUUID(),
+          project_id: null,
+          created_at: tick(),
+          expires_at: null,
+          last_used_at: null,
+          revoked_at: null,
+        })
+        const first = key(owner)
+        expect(await s.bootstrapOwner(owner, first)).toBe(true)
+        expect(await s.getPrincipal(owner.id)).toEqual(owner)
+        expect(await s.findApiKeyByHash(first.hash)).toEqual(first)
+        const other: PrincipalRecord = {id: randomUUID(), name: 'other', role: 'owner', created_at: tick()}
+        const second = key(other)
+        expect(await s.bootstrapOwner(other, second)).toBe(false)
+        expect(await s.countPrincipals()).toBe(1)
+        expect(await s.findApiKeyByHash(second.hash)).toBeNull()
       })
     })
 

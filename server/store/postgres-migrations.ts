@@ -1,0 +1,206 @@
+/**
+ * @module The PostgreSQL schema as numbered migrations; `kb_schema` records how far a database has come, and
+ * postgres-db.ts applies the missing steps under an advisory lock, so daemons starting together migrate once.
+ * Append new steps, never edit a released one. Text that is compared or ranged over (ids, times, terms) is
+ * COLLATE "C": byte order, as SQLite compares, whatever locale the database was created with.
+ */
+
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  // 1: the whole initial schema, with search (server/search/postgres-index.ts): each entry's index terms as a
+  // tsvector (title weight A, tags B, body D) built from the shared tokenizer's output, so PostgreSQL matches
+  // exactly the terms SQLite's FTS5 holds. search_terms counts the entries holding each term (BM25's document
+  // frequency) and is the vocabulary typo tolerance and completion read; search_stats holds the collection's
+  // size and field lengths. Both are split into 16 shards by entry (seq % 16), so concurrent writers of
+  // different entries seldom wait on the same counter row.
+  `
+  CREATE TABLE principals (
+    id text COLLATE "C" PRIMARY KEY,
+    name text COLLATE "C" NOT NULL UNIQUE,
+    role text NOT NULL CHECK (role IN ('owner', 'member')),
+    created_at text COLLATE "C" NOT NULL
+  );
+  CREATE TABLE api_keys (
+    id text COLLATE "C" PRIMARY KEY,
+    principal_id text COLLATE "C" NOT NULL REFERENCES principals(id),
+    name text NOT NULL,
+    prefix text NOT NULL,
+    hash text COLLATE "C" NOT NULL UNIQUE,
+    project_id text COLLATE "C",
+    created_at text COLLATE "C" NOT NULL,
+    expires_at text COLLATE "C",
+    last_used_at text COLLATE "C",
+    revoked_at text COLLATE "C"
+  );
+  CREATE INDEX api_keys_principal ON api_keys(principal_id);
+  CREATE TABLE projects (
+    id text COLLATE "C" PRIMARY KEY,
+    name text NOT NULL,
+    remote text COLLATE "C" NOT NULL UNIQUE,
+    created_by text COLLATE "C" NOT NULL REFERENCES principals(id),
+    created_at text COLLATE "C" NOT NULL
+  );
+  CREATE TABLE memberships (
+    project_id text COLLATE "C" NOT NULL REFERENCES projects(id),
+    principal_id text COLLATE "C" NOT NULL REFERENCES principals(id),
+    role text NOT NULL CHECK (role IN ('maintainer', 'member')),
+    created_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (principal_id, project_id)
+  );
+  CREATE TABLE entries (
+    seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id text COLLATE "C" NOT NULL UNIQUE,
+    title text NOT NULL,
+    body text NOT NULL,
+    summary text NOT NULL,
+    summary_title text NOT NULL,
+    scope text NOT NULL CHECK (scope IN ('private', 'project', 'global')),
+    project_id text COLLATE "C",
+    tags text NOT NULL,
+    url text,
+    status text NOT NULL CHECK (status IN ('open', 'resolved')),
+    resolution text,
+    thought_chain text NOT NULL,
+    forked_from text COLLATE "C",
+    author_id text COLLATE "C" NOT NULL REFERENCES principals(id),
+    created_at text COLLATE "C" NOT NULL,
+    updated_at text COLLATE "C" NOT NULL,
+    version integer NOT NULL,
+    comment_count integer NOT NULL DEFAULT 0,
+    search tsvector NOT NULL,
+    title_len integer NOT NULL,
+    tags_len integer NOT NULL,
+    body_len integer NOT NULL
+  );
+  CREATE INDEX entries_updated ON entries(updated_at DESC, id DESC);
+  CREATE INDEX entries_project ON entries(project_id, updated_at DESC);
+  CREATE INDEX entries_author ON entries(author_id, updated_at DESC);
+  CREATE INDEX entries_forked_from ON entries(forked_from) WHERE forked_from IS NOT NULL;
+  CREATE INDEX entries_scope_author ON entries(scope, author_id);
+  CREATE INDEX entries_scope_project ON entries(scope, project_id);
+  CREATE INDEX entries_search ON entries USING gin (search);
+  CREATE TABLE entry_tags (
+    tag text COLLATE "C" NOT NULL,
+    seq bigint NOT NULL REFERENCES entries(seq) ON DELETE CASCADE,
+    PRIMARY KEY (tag, seq)
+  );
+  CREATE INDEX entry_tags_seq ON entry_tags(seq);
+  CREATE TABLE comments (
+    n bigint GENERATED ALWAYS AS IDENTITY,
+    id text COLLATE "C" PRIMARY KEY,
+    entry_seq bigint NOT NULL REFERENCES entries(seq) ON DELETE CASCADE,
+    body text NOT NULL,
+    type text NOT NULL,
+    author_id text COLLATE "C" NOT NULL REFERENCES principals(id),
+    created_at text COLLATE "C" NOT NULL
+  );
+  CREATE INDEX comments_entry ON comments(entry_seq, created_at, n);
+  CREATE TABLE search_terms (
+    term text COLLATE "C" NOT NULL,
+    shard smallint NOT NULL,
+    head text COLLATE "C" NOT NULL,
+    len smallint NOT NULL,
+    rev text COLLATE "C" NOT NULL,
+    df integer NOT NULL,
+    PRIMARY KEY (term, shard)
+  );
+  CREATE INDEX search_terms_prefix ON search_terms(head, len, term);
+  CREATE INDEX search_terms_suffix ON search_terms(head, len, rev);
+  CREATE TABLE search_stats (
+    shard smallint PRIMARY KEY,
+    docs bigint NOT NULL DEFAULT 0,
+    title bigint NOT NULL DEFAULT 0,
+    tags bigint NOT NULL DEFAULT 0,
+    body bigint NOT NULL DEFAULT 0
+  );
+  INSERT INTO search_stats (shard) SELECT generate_series(0, 15);
+  -- Idempotency-Key records (server/store/postgres-idempotency.ts), one per principal and key.
+  CREATE TABLE idempotency_keys (
+    principal_id text COLLATE "C" NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    fingerprint text,
+    claim text NOT NULL,
+    status integer,
+    headers text,
+    body text,
+    created_at text COLLATE "C" NOT NULL,
+    expires_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (principal_id, key)
+  );
+  CREATE INDEX idempotency_keys_expires ON idempotency_keys(expires_at);
+  `,
+  // 2: OAuth 2.1 records (server/oauth). Every secret (client secret, code, token, CSRF token) is a SHA-256 hash.
+  `
+  CREATE TABLE oauth_clients (
+    id text COLLATE "C" PRIMARY KEY,
+    secret_hash text,
+    metadata text NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    last_used_at text COLLATE "C"
+  );
+  CREATE TABLE oauth_requests (
+    id text COLLATE "C" PRIMARY KEY,
+    csrf_hash text NOT NULL,
+    client_id text COLLATE "C" NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+    redirect_uri text NOT NULL,
+    redirect_uri_given boolean NOT NULL,
+    code_challenge text NOT NULL,
+    resource text NOT NULL,
+    scope text,
+    state text,
+    attempts integer NOT NULL DEFAULT 0,
+    created_at text COLLATE "C" NOT NULL,
+    expires_at text COLLATE "C" NOT NULL
+  );
+  CREATE INDEX oauth_requests_expires ON oauth_requests(expires_at);
+  CREATE TABLE oauth_codes (
+    hash text COLLATE "C" PRIMARY KEY,
+    grant_id text COLLATE "C" NOT NULL,
+    client_id text COLLATE "C" NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+    principal_id text COLLATE "C" NOT NULL REFERENCES principals(id),
+    project_id text COLLATE "C",
+    redirect_uri text NOT NULL,
+    redirect_uri_given boolean NOT NULL,
+    code_challenge text NOT NULL,
+    resource text NOT NULL,
+    scope text,
+    created_at text COLLATE "C" NOT NULL,
+    expires_at text COLLATE "C" NOT NULL,
+    used_at text COLLATE "C"
+  );
+  CREATE INDEX oauth_codes_expires ON oauth_codes(expires_at);
+  CREATE INDEX oauth_codes_client ON oauth_codes(client_id);
+  CREATE TABLE oauth_tokens (
+    hash text COLLATE "C" PRIMARY KEY,
+    id text COLLATE "C" NOT NULL UNIQUE,
+    kind text NOT NULL CHECK (kind IN ('access', 'refresh')),
+    grant_id text COLLATE "C" NOT NULL,
+    client_id text COLLATE "C" NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+    principal_id text COLLATE "C" NOT NULL REFERENCES principals(id),
+    project_id text COLLATE "C",
+    resource text NOT NULL,
+    scope text,
+    created_at text COLLATE "C" NOT NULL,
+    expires_at text COLLATE "C" NOT NULL,
+    used_at text COLLATE "C",
+    revoked_at text COLLATE "C"
+  );
+  -- One row per approval (docs/oauth.md, "Grants"), tied to the API key that approved it, with an absolute end.
+  CREATE TABLE oauth_grants (
+    id text COLLATE "C" PRIMARY KEY,
+    client_id text COLLATE "C" NOT NULL REFERENCES oauth_clients(id) ON DELETE CASCADE,
+    principal_id text COLLATE "C" NOT NULL REFERENCES principals(id),
+    api_key_id text COLLATE "C" NOT NULL REFERENCES api_keys(id),
+    project_id text COLLATE "C",
+    scope text,
+    created_at text COLLATE "C" NOT NULL,
+    expires_at text COLLATE "C" NOT NULL,
+    last_used_at text COLLATE "C",
+    revoked_at text COLLATE "C"
+  );
+  CREATE INDEX oauth_grants_principal ON oauth_grants(principal_id);
+  CREATE INDEX oauth_grants_expires ON oauth_grants(expires_at);
+  CREATE INDEX oauth_tokens_grant ON oauth_tokens(grant_id);
+  CREATE INDEX oauth_tokens_expires ON oauth_tokens(expires_at);
+  CREATE INDEX oauth_tokens_client ON oauth_tokens(client_id);
+  `,
+]

@@ -1,0 +1,357 @@
+/**
+ * @module The team server's Store driver: PostgreSQL through a node-postgres pool (postgres-db.ts), for several
+ * daemons over one database. Nothing that must be shared lives in this process: every check that guards a
+ * write (a version for If-Match, "no principal yet" for the owner bootstrap, "not used yet" for OAuth codes
+ * and refresh tokens) is made by the database inside the write's transaction, with row locks or conditional
+ * updates. Search is the shared engine over server/search/postgres-index.ts.
+ */
+import type {Branch, Comment} from '../../src/shared/types.js'
+import {SearchEngine} from '../search/engine.js'
+import {PostgresSearchIndex} from '../search/postgres-index.js'
+import {LOCKS, PostgresDb, type PostgresOptions, type Queryable, type Row} from './postgres-db.js'
+import {IndexDelta, PostgresEntryWriter} from './postgres-entries.js'
+import {PostgresIdempotencyStore} from './postgres-idempotency.js'
+import {POSTGRES_MIGRATIONS} from './postgres-migrations.js'
+import {PostgresOAuthStore} from './postgres-oauth.js'
+import {
+  COMMENT_COLUMNS,
+  COMMENT_ORDER,
+  commentFromRow,
+  ENTRY_COLUMNS,
+  ENTRY_FROM,
+  entryFromRow,
+  filterSql,
+  Params,
+} from './postgres-rows.js'
+import {PostgresTransferStore} from './postgres-transfer.js'
+import type {OAuthStore} from './oauth-store.js'
+import type {
+  ApiKeyRow,
+  CommentPage,
+  CommentRow,
+  EntryChanges,
+  EntryFilter,
+  EntryRow,
+  ListPage,
+  PrincipalRecord,
+  ProjectRow,
+  SearchOptions,
+  SearchOutcome,
+  Store,
+  UpdateOptions,
+  UpdateOutcome,
+  Viewer,
+} from './store.js'
+import type {TransferStore} from './transfer-store.js'
+
+const INSERT_PRINCIPAL = 'INSERT INTO principals (id, name, role, created_at) VALUES ($1, $2, $3, $4)'
+const INSERT_API_KEY = `INSERT INTO api_keys (id, principal_id, name, prefix, hash, project_id, created_at, expires_at, last_used_at, revoked_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+const PRINCIPALS_REMEMBERED = 1_000
+const GET_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE e.id = $1`
+
+const principalValues = (p: PrincipalRecord): unknown[] => [p.id, p.name, p.role, p.created_at]
+const keyValues = (k: ApiKeyRow): unknown[] => [
+  k.id,
+  k.principal_id,
+  k.name,
+  k.prefix,
+  k.hash,
+  k.project_id,
+  k.created_at,
+  k.expires_at,
+  k.last_used_at,
+  k.revoked_at,
+]
+type Role = 'maintainer' | 'member'
+
+/** Connects, applies the migrations the database lacks (once, under an advisory lock) and returns the store. */
+export async function openPostgresStore(options: PostgresOptions, onError?: (e: Error) => void): Promise<PostgresStore> {
+  const db = new PostgresDb(options, onError)
+  try {
+    await db.migrate(POSTGRES_MIGRATIONS)
+  } catch (e) {
+    await db.close()
+    throw e
+  }
+  return new PostgresStore(db)
+}
+
+export class PostgresStore implements Store {
+  readonly driver = 'postgres'
+  readonly oauth: OAuthStore
+  readonly transfer: TransferStore
+  readonly idempotency: PostgresIdempotencyStore
+  private readonly entries = new PostgresEntryWriter()
+  private readonly search: SearchEngine
+  private readonly principals = new Map<string, PrincipalRecord>()
+
+  constructor(readonly db: PostgresDb) {
+    this.search = new SearchEngine(new PostgresSearchIndex(db))
+    this.oauth = new PostgresOAuthStore(db)
+    this.transfer = new PostgresTransferStore(db, this.entries)
+    this.idempotency = new PostgresIdempotencyStore(db)
+  }
+
+  async close(): Promise<void> {
+    await this.db.close()
+  }
+
+  answers(): Promise<boolean> {
+    return this.db.answers()
+  }
+
+  // ---- principals ----
+
+  async countPrincipals(): Promise<number> {
+    return (await this.db.query<{n: number}>('SELECT count(*) AS n FROM principals'))[0]!.n
+  }
+
+  async insertPrincipal(p: PrincipalRecord): Promise<void> {
+    await this.db.run(INSERT_PRINCIPAL, principalValues(p))
+  }
+
+  /** Under a transaction-scoped advisory lock, so two daemons starting on an empty database cannot both see it empty. */
+  async bootstrapOwner(owner: PrincipalRecord, key: ApiKeyRow): Promise<boolean> {
+    return this.db.tx(async (q) => {
+      await q.run('SELECT pg_advisory_xact_lock($1)', [LOCKS.bootstrap])
+      if ((await q.query('SELECT 1 FROM principals LIMIT 1')).length > 0) return false
+      await q.run(INSERT_PRINCIPAL, principalValues(owner))
+      await q.run(INSERT_API_KEY, keyValues(key))
+      return true
+    })
+  }
+
+  /**
+   * Every authenticated request reads its principal. A principal never changes once written (no route renames
+   * one or changes its role, none deletes one), so the rows found are remembered: what another daemon wrote
+   * can only be a principal this one has not read yet.
+   */
+  async getPrincipal(id: string): Promise<PrincipalRecord | null> {
+    const known = this.principals.get(id)
+    if (known) return {...known}
+    const row = (await this.db.query<PrincipalRecord>('SELECT id, name, role, created_at FROM principals WHERE id = $1', [id]))[0] ?? null
+    if (row) {
+      if (this.principals.size >= PRINCIPALS_REMEMBERED) this.principals.clear()
+      this.principals.set(id, row)
+    }
+    return row && {...row}
+  }
+
+  async getPrincipalByName(name: string): Promise<PrincipalRecord | null> {
+    return (await this.db.query<PrincipalRecord>('SELECT id, name, role, created_at FROM principals WHERE name = $1', [name]))[0] ?? null
+  }
+
+  // ---- API keys ----
+
+  async insertApiKey(k: ApiKeyRow): Promise<void> {
+    await this.db.run(INSERT_API_KEY, keyValues(k))
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {
+    return (await this.db.query<ApiKeyRow>('SELECT * FROM api_keys WHERE hash = $1', [hash]))[0] ?? null
+  }
+
+  async listApiKeys(principalId: string): Promise<ApiKeyRow[]> {
+    return this.db.query<ApiKeyRow>('SELECT * FROM api_keys WHERE principal_id = $1 AND revoked_at IS NULL ORDER BY created_at, id', [
+      principalId,
+    ])
+  }
+
+  async revokeApiKey(id: string, principalId: string, at: string): Promise<boolean> {
+    return (
+      (await this.db.run('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND principal_id = $3 AND revoked_at IS NULL', [
+        at,
+        id,
+        principalId,
+      ])) === 1
+    )
+  }
+
+  /** Only ever moves last_used_at forward: daemons touching the same key at once leave the latest time, whatever order they commit in. */
+  async touchApiKey(id: string, at: string): Promise<void> {
+    await this.db.run('UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)', [at, id])
+  }
+
+  // ---- projects ----
+
+  async getProject(id: string): Promise<ProjectRow | null> {
+    return (await this.db.query<ProjectRow>('SELECT * FROM projects WHERE id = $1', [id]))[0] ?? null
+  }
+
+  async getProjectByRemote(remote: string): Promise<ProjectRow | null> {
+    return (await this.db.query<ProjectRow>('SELECT * FROM projects WHERE remote = $1', [remote]))[0] ?? null
+  }
+
+  /** The remote's uniqueness decides between two daemons creating the same project: one inserts, the other finds it. */
+  async createProject(project: ProjectRow): Promise<{project: ProjectRow; created: boolean}> {
+    return this.db.tx(async (q) => {
+      const inserted = await q.run(
+        `INSERT INTO projects (id, name, remote, created_by, created_at) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (remote) DO NOTHING`,
+        [project.id, project.name, project.remote, project.created_by, project.created_at],
+      )
+      if (inserted === 0) {
+        const [existing] = await q.query<ProjectRow>('SELECT * FROM projects WHERE remote = $1', [project.remote])
+        return {project: existing!, created: false}
+      }
+      await q.run(`INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES ($1, $2, 'maintainer', $3)`, [
+        project.id,
+        project.created_by,
+        project.created_at,
+      ])
+      return {project, created: true}
+    })
+  }
+
+  async addMember(projectId: string, principalId: string, role: Role, at: string): Promise<void> {
+    await this.db.run(
+      'INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
+      [projectId, principalId, role, at],
+    )
+  }
+
+  async getMemberRole(projectId: string, principalId: string): Promise<Role | null> {
+    return (
+      (
+        await this.db.query<{role: Role}>('SELECT role FROM memberships WHERE project_id = $1 AND principal_id = $2', [
+          projectId,
+          principalId,
+        ])
+      )[0]?.role ?? null
+    )
+  }
+
+  async listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: Role}>> {
+    return this.db.query(
+      `SELECT p.*, m.role FROM memberships m JOIN projects p ON p.id = m.project_id
+      WHERE m.principal_id = $1 AND p.id > $2 ORDER BY p.id LIMIT $3`,
+      [principalId, page.after ?? '', page.limit],
+    )
+  }
+
+  // ---- entries ----
+
+  /** A write of entries in one transaction, its search counters applied at the end (postgres-entries.ts). */
+  private write<T>(work: (q: Queryable, delta: IndexDelta) => Promise<T>): Promise<T> {
+    return this.db.tx(async (q) => {
+      const delta = new IndexDelta()
+      const result = await work(q, delta)
+      await delta.flush(q)
+      return result
+    })
+  }
+
+  async insertEntry(e: EntryRow, comments: CommentRow[] = []): Promise<void> {
+    await this.write(async (q, delta) => {
+      const seq = await this.entries.insert(q, {...e, comment_count: e.comment_count + comments.length}, delta)
+      for (const c of comments) await this.entries.insertComment(q, seq, c)
+    })
+  }
+
+  async getEntry(id: string): Promise<EntryRow | null> {
+    return getEntry(this.db, id)
+  }
+
+  /** The row is locked (FOR UPDATE) before its version is compared, so of two writers expecting one version only the first succeeds. */
+  async updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome> {
+    return this.write(async (q, delta): Promise<UpdateOutcome> => {
+      const [current] = await q.query<{seq: number; version: number}>('SELECT seq, version FROM entries WHERE id = $1 FOR UPDATE', [id])
+      if (!current) return {ok: false, reason: 'missing'}
+      if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) return {ok: false, reason: 'stale'}
+      await this.entries.update(q, current.seq, changes, options.at, delta)
+      for (const c of options.commentBodies ?? [])
+        await q.run('UPDATE comments SET body = $1 WHERE id = $2 AND entry_seq = $3', [c.body, c.id, current.seq])
+      for (const c of options.comments ?? []) await this.entries.insertComment(q, current.seq, c)
+      if (options.comments?.length)
+        await q.run('UPDATE entries SET comment_count = comment_count + $1 WHERE seq = $2', [options.comments.length, current.seq])
+      return {ok: true, entry: (await getEntry(q, id))!}
+    })
+  }
+
+  async deleteEntry(id: string): Promise<boolean> {
+    return this.write((q, delta) => this.entries.delete(q, id, delta))
+  }
+
+  async listEntries(viewer: Viewer, filter: EntryFilter, page: ListPage): Promise<EntryRow[]> {
+    const p = new Params()
+    const where = filterSql(viewer, filter, p)
+    if (page.after) {
+      const u = p.add(page.after.updated_at)
+      where.push(`(e.updated_at < ${u} OR (e.updated_at = ${u} AND e.id < ${p.add(page.after.id)}))`)
+    }
+    const rows = await this.db.query(
+      `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM}
+      WHERE ${where.join(' AND ')} ORDER BY e.updated_at DESC, e.id DESC LIMIT ${p.add(page.limit)}`,
+      p.values,
+    )
+    return rows.map(entryFromRow)
+  }
+
+  async searchEntries(viewer: Viewer, filter: EntryFilter, options: SearchOptions): Promise<SearchOutcome> {
+    return this.search.search(viewer, filter, options)
+  }
+
+  async listBranches(parentId: string, viewer: Viewer): Promise<Branch[]> {
+    const p = new Params()
+    const where = filterSql(viewer, {}, p)
+    const rows = await this.db.query(
+      `SELECT e.id, e.title, e.scope, e.author_id, p.name AS author_name, e.created_at FROM ${ENTRY_FROM}
+      WHERE e.forked_from = ${p.add(parentId)} AND ${where.join(' AND ')} ORDER BY e.created_at, e.id`,
+      p.values,
+    )
+    return rows.map((r) => ({
+      id: r.id as string,
+      title: r.title as string,
+      scope: r.scope as Branch['scope'],
+      author: {id: r.author_id as string, name: r.author_name as string},
+      created_at: r.created_at as string,
+    }))
+  }
+
+  // ---- comments ----
+
+  /** The entry's row is updated (and so locked) first: comments on one entry are counted one at a time. */
+  async addComment(c: CommentRow): Promise<{comment: Comment; entry: EntryRow} | null> {
+    return this.db.tx(async (q) => {
+      const [entry] = await q.query<{seq: number}>(
+        `UPDATE entries SET comment_count = comment_count + 1, version = version + 1, updated_at = $1
+        WHERE id = $2 RETURNING seq`,
+        [c.created_at, c.entry_id],
+      )
+      if (!entry) return null
+      if (!(await this.entries.insertComment(q, entry.seq, c))) throw new Error(`comment ${c.id} exists`)
+      const [author] = await q.query<{name: string}>('SELECT name FROM principals WHERE id = $1', [c.author_id])
+      const comment: Comment = {
+        id: c.id,
+        body: c.body,
+        type: c.type,
+        author: {id: c.author_id, name: author!.name},
+        created_at: c.created_at,
+      }
+      return {comment, entry: (await getEntry(q, c.entry_id))!}
+    })
+  }
+
+  /** Ties in created_at (one millisecond) keep the order of writing: `n`, found again from the position's id. */
+  async listComments(entryId: string, page: CommentPage): Promise<Comment[]> {
+    const select = `SELECT ${COMMENT_COLUMNS} FROM comments c JOIN entries e ON e.seq = c.entry_seq JOIN principals p ON p.id = c.author_id WHERE e.id = $1`
+    let rows: Row[]
+    if (page.newest) {
+      rows = (await this.db.query<Row>(`${select} ORDER BY c.created_at DESC, c.n DESC LIMIT $2`, [entryId, page.limit])).reverse()
+    } else if (page.after) {
+      rows = await this.db.query<Row>(
+        `${select} AND (c.created_at, c.n) > ($3, (SELECT n FROM comments WHERE id = $4)) ORDER BY ${COMMENT_ORDER} LIMIT $2`,
+        [entryId, page.limit, page.after.created_at, page.after.id],
+      )
+    } else {
+      rows = await this.db.query<Row>(`${select} ORDER BY ${COMMENT_ORDER} LIMIT $2`, [entryId, page.limit])
+    }
+    return rows.map(commentFromRow)
+  }
+}
+
+async function getEntry(q: Queryable, id: string): Promise<EntryRow | null> {
+  const [row] = await q.query(GET_ENTRY, [id])
+  return row ? entryFromRow(row) : null
+}
