@@ -82,7 +82,7 @@ export class SqliteEntryWriter {
     const before = this.searchTexts(seq)!
     this.stmt(OVERWRITE_ENTRY).run({...toDb(e), seq})
     this.writeTags(seq, e.tags)
-    this.unindex(seq)
+    this.unindex(seq, before)
     this.index(seq, e)
     this.addVocabulary(e)
     this.pruneVocabulary(before, e)
@@ -103,7 +103,7 @@ export class SqliteEntryWriter {
     if (changes.tags) this.writeTags(seq, changes.tags)
     if (!before) return
     const after: SearchTexts = {title: changes.title ?? before.title, body: changes.body ?? before.body, tags: changes.tags ?? before.tags}
-    this.unindex(seq)
+    this.unindex(seq, before)
     this.index(seq, after)
     this.addVocabulary(after)
     this.pruneVocabulary(before, after)
@@ -115,7 +115,7 @@ export class SqliteEntryWriter {
     if (seq === undefined) return false
     const before = this.searchTexts(seq)!
     this.stmt('DELETE FROM entries WHERE seq = ?').run(seq)
-    this.unindex(seq)
+    this.unindex(seq, before)
     this.pruneVocabulary(before, {title: '', body: '', tags: []})
     return true
   }
@@ -154,8 +154,19 @@ export class SqliteEntryWriter {
     )
   }
 
-  private unindex(seq: number): void {
-    this.stmt('DELETE FROM entries_fts WHERE rowid = ?').run(seq)
+  /**
+   * Takes the entry's old terms out of the full-text index. A contentless FTS5 table deletes by being told the
+   * terms it held, which the tokenizer gives again from the old text (it is deterministic; a change to it comes
+   * with a migration that rebuilds the index, as 7 does). So every count — the totals BM25F reads, document
+   * frequencies, the vocabulary — follows deletes exactly (`contentless_delete` would not update the totals).
+   */
+  private unindex(seq: number, before: SearchTexts): void {
+    this.stmt("INSERT INTO entries_fts (entries_fts, rowid, title, tags, body) VALUES ('delete', ?, ?, ?, ?)").run(
+      seq,
+      indexText(before.title),
+      indexText(tagsText(before.tags)),
+      indexText(before.body),
+    )
   }
 
   /** Records the texts' index terms in `search_vocab`, where typo tolerance and completion look (server/search/vocabulary.ts). */

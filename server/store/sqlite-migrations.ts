@@ -229,9 +229,10 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   `,
   // 7: search that speaks code and every script (server/search/tokenizer.ts). The index holds the tokenizer's
   // terms — code tokens whole and split, CJK bigrams, German spellings — written by the entry writer
-  // (sqlite-entries.ts), since FTS5 cannot call the tokenizer; so the table is contentless, split on
-  // whitespace alone (`ascii` with the joiners as token characters; non-ASCII is always part of a token), and
-  // the triggers go. Every entry is indexed again and the vocabulary rebuilt from the new terms.
+  // (sqlite-entries.ts), since FTS5 cannot call the tokenizer; so the table is contentless (a delete names the
+  // old terms, which the tokenizer gives again), split on whitespace alone (`ascii` with the joiners as token
+  // characters; non-ASCII is always part of a token), and the triggers go. Every entry is indexed again and the
+  // vocabulary rebuilt from the new terms.
   `
   DROP TRIGGER entries_ai;
   DROP TRIGGER entries_ad;
@@ -241,7 +242,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   DROP TABLE entries_fts;
   CREATE VIRTUAL TABLE entries_fts USING fts5(
     title, tags, body,
-    content = '', contentless_delete = 1,
+    content = '',
     tokenize = "ascii tokenchars '_-./\\:'"
   );
   CREATE VIRTUAL TABLE entries_vocab USING fts5vocab(entries_fts, 'row');
