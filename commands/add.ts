@@ -9,13 +9,13 @@ import {KbCommand} from '../src/cli/base.js'
 import {bodyFrom, noQueueFlag, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
 import {dim, green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
-import {isUuid, projectRef} from '../src/cli/project/project.js'
+import {isUuid} from '../src/cli/project/project.js'
 import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
 
 export default class Add extends KbCommand<typeof Add> {
   static override summary = 'Add a knowledge entry'
   static override description =
-    'The body comes from --body, --body-file (- for stdin), stdin when piped, or $EDITOR on a terminal. In a repository joined with `kb project join` the entry belongs to that project (scope project by default); elsewhere it is private unless --scope says otherwise.\n\n' +
+    'The body comes from --body, --body-file (- for stdin), stdin when piped, or $EDITOR on a terminal. In a checkout whose project is known (docs/cli.md, "The project of a checkout") the entry belongs to that project (scope project by default); elsewhere it is private unless --scope says otherwise.\n\n' +
     'In project or global scope the entry is scanned for secrets and personal data as `kb publish` does: on a terminal you choose to redact them, ' +
     'keep them (recorded on the entry) or stop; elsewhere the command fails with exit 5 unless --redact or --acknowledge <ids> says what to do.'
   static override examples = [
@@ -46,12 +46,12 @@ export default class Add extends KbCommand<typeof Add> {
     if (body === null || body.trim() === '') throw new KbError('usage', 'a body is required: pass --body, --body-file or pipe it on stdin')
     const choice = choiceFrom(flags)
     // A project named by its remote is looked up on the server, so offline that waits for `kb sync`.
-    const ref = await projectRef(flags.project)
+    const ref = await this.projectRef()
     const input = {
       title,
       body,
       ...(flags.scope ? {scope: flags.scope} : {}),
-      ...(ref && isUuid(ref.ref) ? {project_id: ref.ref.toLowerCase()} : {}),
+      ...(ref && ref.source !== 'remote' && isUuid(ref.ref) ? {project_id: ref.ref.toLowerCase()} : {}),
       ...(flags.tag ? {tags: tagsFrom(flags.tag)} : {}),
       ...(flags.url ? {url: flags.url} : {}),
       ...(flags.thought ? {thought_chain: thoughtsFrom(flags.thought)} : {}),
@@ -66,7 +66,7 @@ export default class Add extends KbCommand<typeof Add> {
             command: 'add',
             label: title,
             request: writeRequests.createEntry({...input, ...c}),
-            ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {}),
+            ...(ref && (ref.source === 'remote' || !isUuid(ref.ref)) ? {project_ref: ref} : {}),
           },
           flags['no-queue'],
         ),

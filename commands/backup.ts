@@ -36,7 +36,7 @@ export default class Backup extends KbCommand<typeof Backup> {
     const partial = `${file}.partial`
     try {
       progress.phase('the daemon is taking a consistent copy of the store')
-      const res = await streamRequest(client, {method: 'GET', path: '/backup', accept: 'application/vnd.sqlite3'})
+      const res = await streamRequest(client, {method: 'GET', path: '/backup', accept: 'application/vnd.sqlite3'}, this.provenAddress())
       const length = Number(res.headers['content-length'])
       if (Number.isSafeInteger(length)) progress.total({bytes: length})
       let bytes = 0

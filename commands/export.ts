@@ -31,12 +31,16 @@ export default class Export extends KbCommand<typeof Export> {
     const client = await this.client()
     // Only an explicit --project narrows an export; a checkout's own project would silently cut a backup short.
     const projectId = flags.project !== undefined ? await this.projectId() : null
-    const res = await streamRequest(client, {
-      method: 'GET',
-      path: '/export',
-      accept: 'application/x-ndjson',
-      query: {...(flags.scope ? {scope: flags.scope} : {}), ...(projectId ? {project_id: projectId} : {})},
-    })
+    const res = await streamRequest(
+      client,
+      {
+        method: 'GET',
+        path: '/export',
+        accept: 'application/x-ndjson',
+        query: {...(flags.scope ? {scope: flags.scope} : {}), ...(projectId ? {project_id: projectId} : {})},
+      },
+      this.provenAddress(),
+    )
     // Exported to a terminal, the lines themselves are the progress.
     const progress = await startProgress(
       'kb export',

@@ -84,19 +84,23 @@ export default class Import extends KbCommand<typeof Import> {
     body.on('error', (e: Error) => count.destroy(e))
     let report: ImportReport
     try {
-      const res = await streamRequest(client, {
-        method: 'POST',
-        path: '/import',
-        accept: 'application/json',
-        contentType: 'application/x-ndjson',
-        body: (body as Readable).pipe(count),
-        query: {
-          dry_run: flags['dry-run'] ? true : undefined,
-          on_conflict: flags['on-conflict'],
-          redact: choice.redact,
-          acknowledge: choice.acknowledge?.join(','),
+      const res = await streamRequest(
+        client,
+        {
+          method: 'POST',
+          path: '/import',
+          accept: 'application/json',
+          contentType: 'application/x-ndjson',
+          body: (body as Readable).pipe(count),
+          query: {
+            dry_run: flags['dry-run'] ? true : undefined,
+            on_conflict: flags['on-conflict'],
+            redact: choice.redact,
+            acknowledge: choice.acknowledge?.join(','),
+          },
         },
-      })
+        this.provenAddress(),
+      )
       report = await readJson<ImportReport>(res)
     } finally {
       progress.stop()

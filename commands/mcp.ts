@@ -5,14 +5,12 @@
  * the protocol channel, so nothing else is ever written there.
  */
 import {KbCommand} from '../src/cli/base.js'
-import {canonicalRemote} from '../src/shared/remote.js'
-import {listRemotes, projectRef, resolveProjectId, inGitRepo} from '../src/cli/project/project.js'
 
 export default class Mcp extends KbCommand<typeof Mcp> {
   static override summary = 'Serve the kb tools to a coding agent over MCP (stdio)'
   static override description =
     'Speaks the Model Context Protocol on stdin/stdout: search_knowledge, get_knowledge, add_knowledge, update_knowledge, comment_on_knowledge, resolve_knowledge, publish_knowledge, fork_knowledge and join_project. ' +
-    "Run it from the agent's configuration, in the repository the agent works in: the project is the one joined there (`kb project join`), else the caller's project whose remote matches the repository's. See docs/mcp.md."
+    'Run it from the agent\'s configuration, in the repository the agent works in: the project is the checkout\'s, found as every kb command finds it (docs/cli.md, "The project of a checkout"). See docs/mcp.md.'
   static override examples = ['claude mcp add kb -- kb mcp', '<%= config.bin %> mcp --base-url https://kb.example.com/api/v1']
   static override enableJsonFlag = false
 
@@ -33,11 +31,18 @@ export default class Mcp extends KbCommand<typeof Mcp> {
             return Reflect.get(target, prop, receiver)
           },
         }),
+        // Only a found project is kept: a checkout without one may get one during the session (join_project).
         projectId: () =>
-          (project ??= this.inferProject().catch((e: unknown) => {
-            project = undefined
-            throw e
-          })),
+          (project ??= this.projectId().then(
+            (id) => {
+              if (id === null) project = undefined
+              return id
+            },
+            (e: unknown) => {
+              project = undefined
+              throw e
+            },
+          )),
       },
       this.config.version,
     )
@@ -50,16 +55,5 @@ export default class Mcp extends KbCommand<typeof Mcp> {
     await server.connect(transport)
     await closed
     await server.close()
-  }
-
-  /** `--project`/KB_PROJECT/git config kb.project, else the caller's project matching a remote here. */
-  private async inferProject(): Promise<string | null> {
-    const ref = await projectRef(this.flags.project)
-    const client = await this.client()
-    if (ref) return resolveProjectId(ref, client)
-    if (!(await inGitRepo())) return null
-    const canonical = new Set((await listRemotes()).map((r) => canonicalRemote(r.url)).filter((c): c is string => c !== null))
-    if (canonical.size === 0) return null
-    return (await client.listProjects()).find((p) => canonical.has(p.remote))?.id ?? null
   }
 }

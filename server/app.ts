@@ -6,6 +6,7 @@ import {randomUUID} from 'node:crypto'
 import {pino} from 'pino'
 import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {KbError} from '../src/shared/errors.js'
+import type {DaemonInfo} from '../src/shared/paths.js'
 import {createValidator} from '../src/shared/validator.js'
 import {Authenticator, bearerChallenge} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
@@ -28,6 +29,7 @@ import {transferRoutes} from './routes/transfer.js'
 import {ApiKeyService} from './services/api-keys.js'
 import type {Caller} from './services/context.js'
 import {KnowledgeService} from './services/knowledge.js'
+import {EntryQueries} from './services/queries.js'
 import {PublishService} from './services/publish.js'
 import {ProjectService} from './services/projects.js'
 import {IMPORT_BODY_LIMIT} from './services/transfer/format.js'
@@ -49,6 +51,8 @@ export interface AppOptions {
   publicBaseUrl?: string
   /** The secret of `daemon.secret`, with which `/health` proves the daemon owns its data directory. */
   proofSecret?: Buffer
+  /** A daemon bound to loopback: what `/health` tells a caller on the same machine (its daemon.json). */
+  localInfo?: () => DaemonInfo | null
 }
 
 export interface KbApp {
@@ -169,14 +173,15 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   )
   auth.addVerifier((token, context) => oauth.verifyAccessToken(token, context.baseUrl))
   const knowledge = new KnowledgeService(store)
+  const queries = new EntryQueries(store, knowledge)
   const projects = new ProjectService(store)
   const apiKeys = new ApiKeyService(store)
   const idempotency = new IdempotencyLayer(store.idempotency, app.log, {maxStreamBytes: IMPORT_BODY_LIMIT})
   let openapiDoc: Record<string, unknown> | null = null
   const routes: RouteDef[] = [
-    ...metaRoutes(version, () => openapiDoc ?? {}, store, options.proofSecret),
-    ...knowledgeRoutes(knowledge, new PublishService(store, knowledge)),
-    ...searchRoutes(knowledge),
+    ...metaRoutes(version, () => openapiDoc ?? {}, store, options.proofSecret, options.localInfo),
+    ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge)),
+    ...searchRoutes(queries),
     ...projectRoutes(projects),
     ...apiKeyRoutes(apiKeys),
     ...grantRoutes(new GrantService(store)),

@@ -13,6 +13,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeSync,
 } from 'node:fs'
@@ -33,6 +34,8 @@ export interface DaemonOptions {
   allowedHosts?: string[]
   publicBaseUrl?: string
   logLevel?: string
+  /** The file the starter sent this process's stderr (its log) to; absent in the foreground. */
+  logFile?: string
   /** postgres://… : run on that PostgreSQL database (a team server) instead of SQLite in the data directory. */
   storeUrl?: string
 }
@@ -107,7 +110,7 @@ function writePrivateFile(path: string, content: string): void {
 }
 
 /** Runs the daemon until a signal stops it. Resolves with the listening URL once it accepts requests. */
-export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop: () => Promise<void>}> {
+export async function startDaemon(o: DaemonOptions): Promise<{url: string; info: DaemonInfo; stop: () => Promise<void>}> {
   mkdirSync(o.dataDir, {recursive: true, mode: 0o700})
   const files = dataFiles(o.dataDir)
   let kind
@@ -140,6 +143,7 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
   }
   // Before listening: once the port answers, daemon.secret is this daemon's.
   const proofSecret = randomBytes(32)
+  let info: DaemonInfo | null = null
   writePrivateFile(files.secret, `${proofSecret.toString('hex')}\n`)
   const {app, services} = await buildApp({
     store,
@@ -152,6 +156,7 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
     ],
     ...(o.publicBaseUrl ? {publicBaseUrl: o.publicBaseUrl} : {}),
     proofSecret,
+    ...(isLoopbackAddress(o.host) ? {localInfo: () => info} : {}),
   })
   onStoreError = (e) => app.log.warn({err: e}, 'store: a database connection broke; the next request opens another')
   if (kind === 'postgres') app.log.info({store: redactedStoreUrl(o.storeUrl!)}, 'store: PostgreSQL')
@@ -160,7 +165,18 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
     writePrivateFile(files.ownerKey, `${ownerKey}\n`)
     app.log.info({file: files.ownerKey}, 'created the owner principal; its API key is in owner.key')
   } else if (!existsSync(files.ownerKey)) {
-    app.log.info('owner.key is absent; create keys with an existing credential')
+    app.log.info('owner.key is absent; create keys with an existing credential (an empty owner.key asks for a new one)')
+  } else {
+    const reissued = await services.apiKeys.reissueOwnerKey(readFileSync(files.ownerKey, 'utf8').trim())
+    if (reissued) {
+      // Kept, not lost: it may still open the store it came from (a restore rolled back).
+      renameSync(files.ownerKey, `${files.ownerKey}.stale`)
+      writePrivateFile(files.ownerKey, `${reissued}\n`)
+      app.log.warn(
+        {file: files.ownerKey},
+        'owner.key was not a key of this store (restored from elsewhere?): a new owner key is in it, the old file is owner.key.stale',
+      )
+    }
   }
   if (!isLoopbackAddress(o.host))
     app.log.warn({host: o.host}, 'listening on a non-loopback address: anyone who can reach it and holds a key can use it')
@@ -177,8 +193,16 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
   const port = typeof address === 'object' && address ? address.port : o.port
   const hostForUrl = o.host.includes(':') ? `[${o.host}]` : o.host === '0.0.0.0' ? '127.0.0.1' : o.host
   const url = `http://${hostForUrl}:${port}${API_PREFIX}`
-  const info: DaemonInfo = {pid: process.pid, url, version: o.version, started_at: new Date().toISOString()}
-  writePrivateFile(files.daemonJson, `${JSON.stringify(info, null, 2)}\n`)
+  const started: DaemonInfo = {
+    pid: process.pid,
+    url,
+    version: o.version,
+    started_at: new Date().toISOString(),
+    data_dir: o.dataDir,
+    log: o.logFile ?? null,
+  }
+  info = started
+  writePrivateFile(files.daemonJson, `${JSON.stringify(started, null, 2)}\n`)
   app.log.info({url, pid: process.pid, dataDir: o.dataDir}, 'kb daemon listening')
 
   // A keep-alive connection whose request is still in flight when the stop begins would otherwise stay
@@ -204,5 +228,5 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; stop:
     })()
     return stopping
   }
-  return {url, stop}
+  return {url, info: started, stop}
 }

@@ -2,17 +2,8 @@
  * @module Builds the OpenAPI 3.1 document from the same route definitions and schemas that validate requests.
  */
 import type {TSchema} from '@sinclair/typebox'
-import {
-  ApiKeySchema,
-  CommentSchema,
-  EntrySchema,
-  FindingSchema,
-  GrantSchema,
-  ProblemSchema,
-  ProjectSchema,
-  PublishPreviewSchema,
-  RedactionLineSchema,
-} from '../src/shared/schemas.js'
+import {ApiKeySchema, CommentSchema, EntrySchema, GrantSchema, ProjectSchema} from '../src/shared/schemas.js'
+import {FindingSchema, ProblemSchema, PublishPreviewSchema, RedactionLineSchema} from '../src/shared/safe-publish-schemas.js'
 import {IDEMPOTENCY_KEY_MAX} from '../src/shared/contract.js'
 import {honoursIdempotencyKey, REPLAYED_HEADER} from './http/idempotency.js'
 import type {ResponseDoc, RouteDef} from './http/route.js'

@@ -7,6 +7,7 @@ import {Flags} from '@oclif/core'
 import {KbError} from '../../src/shared/errors.js'
 import {dataDir} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
+import {requireEveryAddress} from '../../src/cli/daemon/proof.js'
 import {readStdin, stdinPiped} from '../../src/cli/input.js'
 import {storeCredential, storeOAuthCredential} from '../../src/cli/credentials/credentials.js'
 import {cell, green, oneLine} from '../../src/cli/output/format.js'
@@ -53,6 +54,7 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
     if (/\s/.test(key)) throw new KbError('usage', 'stdin held more than one word; pipe just the API key')
     // Not client(): that would use (and maybe try to refresh) whatever credential is stored now.
     await this.ensureServer()
+    const boundTo = await this.proveLocal()
     let principal: {id: string; name: string} | null
     try {
       principal = await this.principalOf(key)
@@ -66,7 +68,7 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
       }
       throw e
     }
-    const stored = await storeCredential(this.baseUrl, key, await this.bindingForLogin())
+    const stored = await storeCredential(this.baseUrl, key, boundTo)
     if (stored.store === 'file' && stored.keychainProblem) this.note(`no keychain (${stored.keychainProblem}); using the 0600 file`)
     const result: LoginResult = {
       base_url: this.baseUrl,
@@ -85,13 +87,24 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
   }
 
   /**
-   * A credential obtained from the local daemon that proved it owns our data directory goes only to that
-   * daemon from now on (docs/security.md); one from any other server is stored for its URL alone.
+   * A sign-in at a loopback base URL is one with the local daemon: nothing is sent (no key, no browser)
+   * until it proves it owns the data directory, and the credential goes only to it from then on
+   * (docs/security.md). Returns that directory; null for a remote server, whose credential is its URL's alone.
    */
-  private async bindingForLogin(): Promise<string | null> {
+  private async proveLocal(): Promise<string | null> {
     if (!this.local) return null
     const dir = dataDir()
-    return (await this.daemonOwns(dir)) ? dir : null
+    try {
+      await this.requireDaemonOf(dir)
+    } catch (e) {
+      if (!(e instanceof KbError) || e.code !== 'conflict') throw e
+      // The one case where the listener may be honest: a kb daemon of another data directory.
+      throw new KbError(
+        'conflict',
+        `${e.message}; to sign in to a kb daemon of another data directory, run with KB_DATA_DIR=<its data dir>`,
+      )
+    }
+    return dir
   }
 
   private async principalOf(key: string): Promise<{id: string; name: string} | null> {
@@ -101,8 +114,13 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
 
   private async web(): Promise<LoginResult> {
     await this.ensureServer()
+    const boundTo = await this.proveLocal()
+    const daemon = boundTo === null ? null : await this.localDaemon(boundTo)
+    // The browser resolves `localhost` by itself: every address it may pick must be the daemon's too.
+    if (daemon) await requireEveryAddress(this.baseUrl, boundTo!, daemon.address)
     const {webLogin} = await import('../../src/cli/oauth/login.js')
     const r = await webLogin({
+      daemon,
       baseUrl: this.baseUrl,
       userAgent: `kb/${this.config.version}`,
       browser: !this.flags['no-browser'],
@@ -111,7 +129,7 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
     })
     // The server has accepted the code; asking the API with the new token proves it works and says as whom.
     const principal = await this.principalOf(r.oauth.access_token)
-    const stored = await storeOAuthCredential(this.baseUrl, r.oauth, await this.bindingForLogin())
+    const stored = await storeOAuthCredential(this.baseUrl, r.oauth, boundTo)
     if (stored.store === 'file' && stored.keychainProblem) this.note(`no keychain (${stored.keychainProblem}); using the 0600 file`)
     const result: LoginResult = {
       base_url: this.baseUrl,

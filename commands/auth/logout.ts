@@ -2,6 +2,7 @@
  * @module `kb auth logout`: forget the stored credential of the base URL. OAuth tokens from
  * `kb auth login --web` are revoked at the server first (RFC 7009); an API key stays valid.
  */
+import {dataDir} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {readStoredCredential, removeCredential} from '../../src/cli/credentials/credentials.js'
 
@@ -29,9 +30,10 @@ export default class AuthLogout extends KbCommand<typeof AuthLogout> {
       let problems: string[]
       try {
         await this.ensureServer()
-        if (this.local && cred?.daemonDataDir) await this.requireDaemonOf(cred.daemonDataDir)
+        // A local sign-in is revoked only at the daemon that proves it owns the data directory (docs/security.md).
+        const daemon = await this.localDaemon(cred?.daemonDataDir ?? dataDir())
         const {revokeOAuthCredential} = await import('../../src/cli/oauth/tokens.js')
-        problems = await revokeOAuthCredential(oauth, `kb/${this.config.version}`)
+        problems = await revokeOAuthCredential(oauth, `kb/${this.config.version}`, daemon)
       } catch (e) {
         problems = [`the tokens were not revoked: ${e instanceof Error ? e.message : String(e)}`]
       }

@@ -6,13 +6,13 @@ import {closeSync, existsSync, openSync, readSync, statSync, watch} from 'node:f
 import {KbError} from '../../src/shared/errors.js'
 import {dataDir, dataFiles} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {logTail} from '../../src/cli/daemon/manager.js'
+import {isLoopbackUrl, logTail, probeHealth} from '../../src/cli/daemon/manager.js'
 import {safeText} from '../../src/cli/output/safe-text.js'
 
 export default class DaemonLogs extends KbCommand<typeof DaemonLogs> {
   static override summary = "Show the local kb daemon's log"
   static override description =
-    'The daemon started by kb (autostart or `kb daemon start`) logs JSON lines to daemon.log in its data directory.'
+    'The daemon started by kb (autostart or `kb daemon start`) logs JSON lines to daemon.log in its data directory; a foreground `kb daemon run` logs to its own stderr, so there is nothing to show here.'
   static override examples = [
     '<%= config.bin %> daemon logs',
     '<%= config.bin %> daemon logs -n 100',
@@ -23,8 +23,22 @@ export default class DaemonLogs extends KbCommand<typeof DaemonLogs> {
     follow: Flags.boolean({char: 'f', description: 'keep printing new lines until interrupted', default: false}),
   }
 
+  /**
+   * The log of the local daemon that answers at the base URL (it says where its log goes), else the one in
+   * the CLI's data directory. A foreground `kb daemon run` logs to its own stderr: there is no file to show.
+   */
+  private async logFile(): Promise<string> {
+    const h = isLoopbackUrl(this.baseUrl) ? await probeHealth(this.baseUrl) : null
+    if (h?.log === null)
+      throw new KbError(
+        'not_found',
+        `the kb daemon at ${this.baseUrl} (pid ${h.pid}, data ${h.data_dir}) runs in the foreground (\`kb daemon run\`) and logs to its own stderr, not to a file; \`kb daemon logs\` shows the log of a daemon started by \`kb daemon start\` or autostart`,
+      )
+    return h?.log ?? dataFiles(dataDir()).log
+  }
+
   async run(): Promise<{file: string; lines: string[]}> {
-    const file = dataFiles(dataDir()).log
+    const file = await this.logFile()
     if (!existsSync(file))
       throw new KbError('not_found', `no daemon log at ${file} yet: the daemon writes it when started by \`kb daemon start\` or autostart`)
     const lines = this.flags.lines === 0 ? [] : logTail(file, this.flags.lines)

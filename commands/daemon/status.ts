@@ -14,6 +14,7 @@ export interface DaemonStatus {
   pid: number | null
   started_at: string | null
   data_dir: string | null
+  /** null when not local, or when it runs in the foreground (`kb daemon run` logs to its stderr). */
   log: string | null
 }
 
@@ -26,26 +27,28 @@ export default class DaemonStatusCmd extends KbCommand<typeof DaemonStatusCmd> {
     const url = this.baseUrl
     const h = await probeHealth(url)
     const local = isLoopbackUrl(url)
-    const dir = local ? dataDir() : null
-    const info = dir ? readDaemonInfo(dir) : null
-    const pid = info && isAlive(info.pid) ? info.pid : null
+    // A local daemon says which process and data directory it is (a foreground `kb daemon run --data-dir`
+    // the CLI does not know); an older one does not, and then its daemon.json in the CLI's data directory does.
+    const dir = local ? (h?.data_dir ?? dataDir()) : null
+    const info = h?.pid !== undefined ? null : dir ? readDaemonInfo(dir) : null
+    const pid = h?.pid ?? (info && isAlive(info.pid) ? info.pid : null)
     const status: DaemonStatus = {
       url,
       running: h !== null,
       version: h?.version ?? null,
       cli_version: this.config.version,
       pid: h ? pid : null,
-      started_at: h && info ? info.started_at : null,
+      started_at: h ? (h.started_at ?? info?.started_at ?? null) : null,
       data_dir: dir,
-      log: dir ? dataFiles(dir).log : null,
+      log: h?.log !== undefined ? h.log : dir ? dataFiles(dir).log : null,
     }
     if (this.mode.tty) {
       this.out(
         h
-          ? `${green(this.mode, 'running')}  kb ${oneLine(h.version)} at ${url}${status.pid ? ` (pid ${status.pid}, since ${info!.started_at})` : ''}`
+          ? `${green(this.mode, 'running')}  kb ${oneLine(h.version)} at ${url}${status.pid ? ` (pid ${status.pid}, since ${status.started_at})` : ''}`
           : `${red(this.mode, 'not running')}  nothing answers at ${url}`,
       )
-      if (dir) this.out(dim(this.mode, `data ${dir} · log ${status.log}`))
+      if (dir) this.out(dim(this.mode, `data ${dir} · log ${status.log ?? 'its stderr (kb daemon run in the foreground)'}`))
     } else {
       this.out([h ? 'running' : 'stopped', url, h?.version ?? '', status.pid ?? ''].map(cell).join('\t'))
     }

@@ -3,7 +3,7 @@
  */
 import type {Project} from '../../src/shared/types.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {projectRef} from '../../src/cli/project/project.js'
+import {projectIn} from '../../src/cli/project/project.js'
 import {projectRows} from '../../src/cli/output/format.js'
 
 export default class ProjectList extends KbCommand<typeof ProjectList> {
@@ -13,8 +13,8 @@ export default class ProjectList extends KbCommand<typeof ProjectList> {
   async run(): Promise<{items: Project[]}> {
     const client = await this.client()
     const items = await client.listProjects()
-    const ref = await projectRef(this.flags.project)
-    const current = ref ? (items.find((p) => p.id === ref.ref.toLowerCase() || p.remote === ref.ref.toLowerCase())?.id ?? null) : null
+    const ref = await this.projectRef()
+    const current = ref ? (projectIn(ref, items)?.id ?? null) : null
     if (items.length === 0) {
       if (this.mode.tty) this.out('No projects: run `kb project join` in a git checkout.')
     } else this.out(projectRows(items, this.mode, current))

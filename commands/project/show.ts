@@ -1,10 +1,11 @@
 /**
- * @module `kb project show`: the project commands use here (from --project, KB_PROJECT or git config).
+ * @module `kb project show`: the project commands use here, and where that comes from (docs/cli.md, "The
+ * project of a checkout").
  */
 import {KbError} from '../../src/shared/errors.js'
 import type {Project} from '../../src/shared/types.js'
 import {KbCommand} from '../../src/cli/base.js'
-import {projectRef, resolveProjectId} from '../../src/cli/project/project.js'
+import {inGitRepo, projectIn, refSource, resolveProjectId} from '../../src/cli/project/project.js'
 import {bold, cell, dim, oneLine} from '../../src/cli/output/format.js'
 
 export default class ProjectShow extends KbCommand<typeof ProjectShow> {
@@ -12,17 +13,26 @@ export default class ProjectShow extends KbCommand<typeof ProjectShow> {
   static override examples = ['<%= config.bin %> project show', '<%= config.bin %> project show --json']
 
   async run(): Promise<Project & {source: string}> {
-    const ref = await projectRef(this.flags.project)
-    if (!ref) throw new KbError('not_found', 'no project here: run `kb project join` in a git checkout, or pass --project')
+    const ref = await this.projectRef()
+    if (!ref)
+      throw new KbError(
+        'not_found',
+        (await inGitRepo())
+          ? 'no project here: this checkout has no remote with a host and path; run `kb project join --remote <url>`, or pass --project'
+          : 'no project here: run `kb project join` in a git checkout, or pass --project',
+      )
     const client = await this.client()
-    const id = await resolveProjectId(ref, client)
-    const project = (await client.listProjects()).find((p) => p.id === id)
+    const source = refSource(ref, this.baseUrl)
+    const projects = await client.listProjects()
+    const id = ref.source === 'remote' ? null : await resolveProjectId(ref, client, this.baseUrl)
+    const project = ref.source === 'remote' ? projectIn(ref, projects) : (projects.find((p) => p.id === id) ?? null)
     if (!project)
       throw new KbError(
         'not_found',
-        `project ${id} (from ${ref.source === 'git' ? 'git config kb.project' : ref.source === 'env' ? 'KB_PROJECT' : '--project'}) is not one of yours on ${this.baseUrl}; run \`kb project join\``,
+        ref.source === 'remote'
+          ? `no project here: none of your projects on ${this.baseUrl} has this checkout's remote (${ref.remotes!.join(', ')}); run \`kb project join\``
+          : `project ${ref.ref} (from ${source}) is not one of yours on ${this.baseUrl}; run \`kb project join\``,
       )
-    const source = ref.source === 'git' ? 'git config kb.project' : ref.source === 'env' ? 'KB_PROJECT' : '--project'
     if (this.mode.tty) {
       this.out(bold(this.mode, oneLine(project.name)))
       this.out(

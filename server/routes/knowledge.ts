@@ -20,6 +20,7 @@ import {DETAIL_DEFAULT, LIMIT_DEFAULT} from '../../src/shared/contract.js'
 import type {Detail, EntryFull} from '../../src/shared/types.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {KnowledgeService} from '../services/knowledge.js'
+import type {EntryQueries} from '../services/queries.js'
 import type {PublishService} from '../services/publish.js'
 import {errorResponses, parseIfMatch} from './common.js'
 
@@ -29,7 +30,7 @@ const SAFE =
   'Findings of secrets or personal data in what a shared scope would expose refuse the change with sensitive_content ' +
   '(docs/api.md, "Safe publish"): send redact: true, or acknowledge: [finding ids].'
 
-export function knowledgeRoutes(knowledge: KnowledgeService, publish: PublishService): RouteDef[] {
+export function knowledgeRoutes(knowledge: KnowledgeService, queries: EntryQueries, publish: PublishService): RouteDef[] {
   const withEtag = (reply: {header: (k: string, v: string) => unknown}, e: {version: number}): void => {
     reply.header('ETag', `"${e.version}"`)
   }
@@ -72,7 +73,7 @@ export function knowledgeRoutes(knowledge: KnowledgeService, publish: PublishSer
         ...errorResponses(400, 401),
       },
       handler: async ({caller, query}) =>
-        knowledge.list(caller, {...query, limit: query.limit ?? LIMIT_DEFAULT.entries, detail: query.detail ?? DETAIL_DEFAULT.entry}),
+        queries.list(caller, {...query, limit: query.limit ?? LIMIT_DEFAULT.entries, detail: query.detail ?? DETAIL_DEFAULT.entry}),
     }),
     route<IdParams, {detail?: Detail}>({
       method: 'GET',

@@ -5,6 +5,7 @@
 import {createHmac} from 'node:crypto'
 import {ERROR_CODES, KbError} from '../../src/shared/errors.js'
 import {CHALLENGE_HEADER, CHALLENGE_PATTERN, proofMessage} from '../../src/shared/daemon-proof.js'
+import type {DaemonInfo} from '../../src/shared/paths.js'
 import {HealthSchema} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {Store} from '../store/store.js'
@@ -13,8 +14,23 @@ import {errorResponses} from './common.js'
 /** Seconds a load balancer or client is told to wait when the store does not answer. */
 const RETRY_AFTER_S = 2
 
-/** `proofSecret`: the secret of `daemon.secret`; a daemon without a data directory (tests, benchmarks) has none. */
-export function metaRoutes(version: string, openapi: () => Record<string, unknown>, store: Store, proofSecret?: Buffer): RouteDef[] {
+/** A caller on this machine: an IPv4 loopback address (also IPv4-mapped) or ::1. */
+function loopbackPeer(address: string | undefined): boolean {
+  const a = (address ?? '').toLowerCase()
+  return a === '::1' || a.startsWith('127.') || a.startsWith('::ffff:127.')
+}
+
+/**
+ * `proofSecret`: the secret of `daemon.secret`; a daemon without a data directory (tests, benchmarks) has none.
+ * `local`: what a daemon bound to loopback tells callers on the same machine about itself (docs/api.md, "Health").
+ */
+export function metaRoutes(
+  version: string,
+  openapi: () => Record<string, unknown>,
+  store: Store,
+  proofSecret?: Buffer,
+  local?: () => DaemonInfo | null,
+): RouteDef[] {
   const tags = ['meta']
   return [
     route({
@@ -34,7 +50,12 @@ export function metaRoutes(version: string, openapi: () => Record<string, unknow
         if (challenge !== undefined && proofSecret && (typeof challenge !== 'string' || !CHALLENGE_PATTERN.test(challenge))) {
           throw new KbError('bad_request', `${CHALLENGE_HEADER} must be 32 to 128 lower-case hex digits`)
         }
-        const health = {version, store: {kind: store.driver, answers: await store.answers()}}
+        const info = local && loopbackPeer(req.socket.remoteAddress) ? local() : null
+        const health = {
+          version,
+          store: {kind: store.driver, answers: await store.answers()},
+          ...(info ? {pid: info.pid, started_at: info.started_at, data_dir: info.data_dir, log: info.log ?? null} : {}),
+        }
         if (!health.store.answers) {
           // A problem like any other 503, with the health fields as extension members.
           reply.code(503).header('Retry-After', String(RETRY_AFTER_S)).type('application/problem+json')

@@ -6,10 +6,10 @@ import {DETAIL_DEFAULT, LIMIT_DEFAULT} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
 import {SearchQuery} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
-import type {KnowledgeService} from '../services/knowledge.js'
+import type {EntryQueries} from '../services/queries.js'
 import {errorResponses} from './common.js'
 
-export function searchRoutes(knowledge: KnowledgeService): RouteDef[] {
+export function searchRoutes(queries: EntryQueries): RouteDef[] {
   return [
     route<unknown, SearchQuery>({
       method: 'GET',
@@ -36,7 +36,7 @@ export function searchRoutes(knowledge: KnowledgeService): RouteDef[] {
         if (query.q.trim() === '')
           throw new KbError('bad_request', 'q must contain a word to search for', {errors: [{path: 'q', message: 'blank'}]})
         const limit = query.limit ?? LIMIT_DEFAULT.search
-        return knowledge.search(caller, {...query, limit, detail: query.detail ?? DETAIL_DEFAULT.search, explain: query.explain ?? false})
+        return queries.search(caller, {...query, limit, detail: query.detail ?? DETAIL_DEFAULT.search, explain: query.explain ?? false})
       },
     }),
   ]

@@ -30,6 +30,23 @@ export class ApiKeyService {
     return (await this.store.bootstrapOwner(principal, row)) ? key : null
   }
 
+  /**
+   * A new key for the store's owner unless `current` (the data directory's owner.key) is a live key of it:
+   * a store restored from another data directory does not know that file's key (docs/operations.md).
+   * Returns the new secret, or null when `current` works (or the store has no owner).
+   */
+  async reissueOwnerKey(current: string): Promise<string | null> {
+    const live = current ? await this.store.findApiKeyByHash(sha256Hex(current)) : null
+    const now = Date.now()
+    if (live && live.revoked_at === null && (live.expires_at === null || Date.parse(live.expires_at) > now)) {
+      if ((await this.store.getPrincipal(live.principal_id))?.role === 'owner') return null
+    }
+    // The owner principal is the one bootstrapOwner made; its name cannot change.
+    const owner = await this.store.getPrincipalByName('owner')
+    if (owner?.role !== 'owner') return null
+    return (await this.mint(owner, {name: 'owner key re-issued at start'})).key
+  }
+
   async create(caller: Caller, input: CreateApiKeyBody): Promise<ApiKeyRecord & {key: string}> {
     // A key outlives any grant; minting one would turn a revocable grant into permanent access.
     if (caller.credential.kind !== 'api_key')

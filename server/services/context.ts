@@ -1,7 +1,7 @@
 /**
  * @module Who is making a request, as established by authentication.
  */
-import type {PrincipalRecord} from '../store/store.js'
+import type {PrincipalRecord, Viewer} from '../store/store.js'
 
 export interface Caller {
   principal: PrincipalRecord
@@ -16,4 +16,9 @@ export interface Caller {
  */
 export function isOwner(caller: Caller): boolean {
   return caller.principal.role === 'owner' && caller.credential.kind === 'api_key'
+}
+
+/** What the store needs to apply visibility to a read: who is reading. */
+export function viewerOf(caller: Caller): Viewer {
+  return {principalId: caller.principal.id}
 }

@@ -1,17 +1,17 @@
 /**
- * @module Knowledge entries: create, read, change, resolve, comment, fork, list and search (publish: publish.ts),
- * with the permission rules of docs/api.md, "Visibility and permissions" (a hidden entry is indistinguishable from a missing one).
+ * @module Knowledge entries one at a time: create, read, change, resolve, comment, fork (publish: publish.ts;
+ * list and search: queries.ts), with the permission rules of docs/api.md, "Visibility and permissions" (a
+ * hidden entry is indistinguishable from a missing one).
  */
 import {KbError} from '../../src/shared/errors.js'
-import {COMMENT_TYPE_DEFAULT, COMMENTS_IN_FULL, TITLE_MAX, UUID_PATTERN} from '../../src/shared/contract.js'
+import {COMMENT_TYPE_DEFAULT, COMMENTS_IN_FULL, TITLE_MAX} from '../../src/shared/contract.js'
 import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, ResolveBody} from '../../src/shared/schemas.js'
-import type {Comment, Detail, EntryFull, EntryView, Page, Scope, SearchResult} from '../../src/shared/types.js'
+import type {Comment, Detail, EntryFull, EntryView, Page, Scope} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
-import {TimeSlice} from '../lib/time-slice.js'
-import type {CommentRow, EntryChanges, EntryFilter, EntryRow, Store, Viewer} from '../store/store.js'
-import {type Caller, isOwner} from './context.js'
+import type {CommentRow, EntryChanges, EntryRow, Store} from '../store/store.js'
+import {type Caller, isOwner, viewerOf} from './context.js'
+import {decodeCursor, encodeCursor} from './cursor.js'
 import {summarize} from '../../src/shared/summary.js'
-import {tokensWithin} from '../../src/shared/tokens.js'
 import {
   FieldErrors,
   lowerUuid,
@@ -22,19 +22,14 @@ import {
   normalizeTitle,
   normalizeUrl,
 } from './validate.js'
-import {viewAt, fullView, standardView, summaryView} from './views.js'
+import {viewAt, fullView} from './views.js'
 import {clearFields, findingsOf, gate, sameSecret} from './safe-publish.js'
 
-const UUID = new RegExp(UUID_PATTERN)
 /** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
 const UNGUARDED_ATTEMPTS = 10
 
 export class KnowledgeService {
   constructor(private readonly store: Store) {}
-
-  private viewer(caller: Caller): Viewer {
-    return {principalId: caller.principal.id}
-  }
 
   /** Whether the caller may see the entry (docs/api.md, "Visibility and permissions"). */
   async canSee(caller: Caller, e: EntryRow): Promise<boolean> {
@@ -62,7 +57,7 @@ export class KnowledgeService {
   async full(caller: Caller, e: EntryRow): Promise<EntryFull> {
     const [comments, branches] = await Promise.all([
       this.store.listComments(e.id, {limit: COMMENTS_IN_FULL, newest: true}),
-      this.store.listBranches(e.id, this.viewer(caller)),
+      this.store.listBranches(e.id, viewerOf(caller)),
     ])
     return fullView(e, comments, branches)
   }
@@ -323,133 +318,6 @@ export class KnowledgeService {
     const sameAudience = scope === 'private' || parent.scope === 'global' || (parent.scope === scope && parent.project_id === projectId)
     return this.insertCleared(caller, entry, sameAudience ? null : {choice: input, action: `forking into ${scope} scope`})
   }
-
-  async resolveAuthor(author: string | undefined): Promise<string | undefined | null> {
-    if (author === undefined) return undefined
-    const byId = UUID.test(author) ? await this.store.getPrincipal(author.toLowerCase()) : null
-    const p = byId ?? (await this.store.getPrincipalByName(author))
-    return p ? p.id : null
-  }
-
-  private async filter(
-    caller: Caller,
-    q: {scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string},
-  ): Promise<EntryFilter | null> {
-    // A project you are not a member of is 404, as if it did not exist (docs/api.md, "Errors").
-    if (q.project_id && (await this.store.getMemberRole(lowerUuid(q.project_id), caller.principal.id)) === null) {
-      throw new KbError('not_found', `project ${lowerUuid(q.project_id)} does not exist or you are not a member`, {
-        errors: [{path: 'project_id', message: 'unknown project'}],
-      })
-    }
-    const authorId = await this.resolveAuthor(q.author)
-    if (authorId === null) return null // an unknown author has written nothing
-    const f: EntryFilter = {}
-    if (q.scope) f.scope = q.scope
-    if (q.project_id) f.projectId = lowerUuid(q.project_id)
-    if (q.status) f.status = q.status
-    if (q.tag) f.tag = q.tag.toLowerCase()
-    if (authorId) f.authorId = authorId
-    return f
-  }
-
-  async list(
-    caller: Caller,
-    q: {
-      scope?: Scope
-      project_id?: string
-      status?: 'open' | 'resolved'
-      tag?: string
-      author?: string
-      limit: number
-      cursor?: string
-      detail: Detail
-    },
-  ): Promise<{items: EntryView[]; next_cursor: string | null}> {
-    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
-    const filter = await this.filter(caller, q)
-    if (!filter) return {items: [], next_cursor: null}
-    const rows = await this.store.listEntries(this.viewer(caller), filter, {
-      limit: q.limit + 1,
-      ...(after ? {after: {updated_at: after.at, id: after.id}} : {}),
-    })
-    const page = rows.slice(0, q.limit)
-    const last = page.at(-1)
-    const next = rows.length > q.limit && last ? encodeCursor({at: last.updated_at, id: last.id}) : null
-    const items = await Promise.all(page.map((e) => this.view(caller, e, q.detail)))
-    return {items, next_cursor: next}
-  }
-
-  async search(
-    caller: Caller,
-    q: {
-      q: string
-      scope?: Scope
-      project_id?: string
-      status?: 'open' | 'resolved'
-      tag?: string
-      author?: string
-      limit: number
-      detail: Detail
-      explain: boolean
-      max_tokens?: number
-    },
-  ): Promise<SearchResult> {
-    const filter = await this.filter(caller, q)
-    if (!filter) return {items: [], next_cursor: null, total: 0}
-    const outcome = await this.store.searchEntries(this.viewer(caller), filter, {query: q.q, limit: q.limit, explain: q.explain})
-    const items = await Promise.all(
-      outcome.hits.map(async (h) => {
-        const item: Record<string, unknown> = {...(await this.view(caller, h.entry, q.detail)), score: h.score}
-        if (h.matched) item.matched = h.matched
-        if (h.snippet !== undefined) item.snippet = h.snippet
-        return item as unknown as EntryView
-      }),
-    )
-    const result: SearchResult = {items, next_cursor: null, total: outcome.total}
-    if (q.max_tokens !== undefined)
-      return await packIntoTokens(
-        result,
-        outcome.hits.map((h) => h.entry),
-        q.detail,
-        q.max_tokens,
-      )
-    return result
-  }
-}
-
-/**
- * Packs the best hits into a token budget: each hit at the requested level if it fits, else stepped
- * down a level (full → standard → summary), else dropped; ranks are kept. Counting one item is bounded
- * (tokens.ts), and between hits the event loop serves other requests.
- */
-async function packIntoTokens(result: SearchResult, entries: EntryRow[], detail: Detail, budget: number): Promise<SearchResult> {
-  const levels: Detail[] =
-    detail === 'full' ? ['full', 'standard', 'summary'] : detail === 'standard' ? ['standard', 'summary'] : ['summary']
-  const packed: SearchResult['items'] = []
-  let used = 0
-  let truncated = false
-  const slice = new TimeSlice()
-  for (const [i, item] of result.items.entries()) {
-    await slice.pause()
-    const entry = entries[i]!
-    const extras = {
-      score: item.score,
-      ...('matched' in item ? {matched: item.matched} : {}),
-      ...('snippet' in item ? {snippet: item.snippet} : {}),
-    }
-    let placed: Detail | null = null
-    for (const level of levels) {
-      const candidate = level === detail ? item : {...(level === 'summary' ? summaryView(entry) : standardView(entry)), ...extras}
-      const cost = tokensWithin(JSON.stringify(candidate), budget - used)
-      if (cost === null) continue
-      packed.push(candidate)
-      used += cost
-      placed = level
-      break
-    }
-    if (placed !== detail) truncated = true
-  }
-  return {items: packed, next_cursor: null, total: result.total, tokens_used: used, truncated}
 }
 
 /** "<parent title> (fork)", with the parent's title shortened (by code points) when both would not fit. */
@@ -479,26 +347,4 @@ export function stale(current: EntryRow): KbError {
 
 function hasRealChange(current: EntryRow, changes: EntryChanges): boolean {
   return Object.entries(changes).some(([k, v]) => JSON.stringify(v) !== JSON.stringify((current as unknown as Record<string, unknown>)[k]))
-}
-
-/** A position in a list ordered by a time and then the id: `updated_at` for entries, `created_at` for comments. */
-interface Cursor {
-  at: string
-  id: string
-}
-
-function encodeCursor(c: Cursor): string {
-  return Buffer.from(JSON.stringify([c.at, c.id])).toString('base64url')
-}
-
-function decodeCursor(s: string): Cursor {
-  try {
-    const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return {at: v[0], id: v[1]}
-  } catch {
-    // fall through to the error below
-  }
-  throw new KbError('bad_request', 'cursor is not one this server returned; start again without it', {
-    errors: [{path: 'cursor', message: 'invalid cursor'}],
-  })
 }

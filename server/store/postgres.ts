@@ -3,7 +3,8 @@
  * daemons over one database. Nothing that must be shared lives in this process: every check that guards a
  * write (a version for If-Match, "no principal yet" for the owner bootstrap, "not used yet" for OAuth codes
  * and refresh tokens) is made by the database inside the write's transaction, with row locks or conditional
- * updates. Search is the shared engine over server/search/postgres-index.ts.
+ * updates. Search is the shared engine over server/search/postgres-index.ts. A little over our ~350 lines for
+ * the reason sqlite.ts gives: one object behind the `Store` interface, its separable groups in postgres-*.ts.
  */
 import type {Branch, Comment} from '../../src/shared/types.js'
 import {SearchEngine} from '../search/engine.js'

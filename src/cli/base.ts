@@ -3,7 +3,10 @@
  * the daemon autostarted and the credential chosen, the project of the current directory, writes that
  * queue in the outbox when the server cannot be reached (and a queue sent behind the next command that
  * reaches it), and one mapping of `KbError` to an exit code plus one stderr line that names the fix.
+ * Past 350 lines because oclif gives a command one base class; splitting it needs the outbox and output
+ * parts moved into helpers the class delegates to (not done yet).
  */
+import {join} from 'node:path'
 import {Command, Flags, ux, type Interfaces} from '@oclif/core'
 import {KbError, type ErrorCode} from '../shared/errors.js'
 import {dataDir} from '../shared/paths.js'
@@ -13,7 +16,8 @@ import {httpClient} from './client/http-transport.js'
 import {resolveBaseUrl} from './config/config.js'
 import {oauthExpired, resolveCredential, type ResolvedCredential} from './credentials/credentials.js'
 import {autostartEnabled, ensureDaemon, isLoopbackUrl} from './daemon/manager.js'
-import {impostorError, probeDaemon, type DaemonProbe} from './daemon/proof.js'
+import {impostorError, probeDaemon, probeDaemonIfUp, type DaemonProbe} from './daemon/proof.js'
+import type {ProvenDaemon} from './oauth/pinned-fetch.js'
 import {jsonText, oneLine, outputMode, type OutputMode} from './output/format.js'
 import {page, pagerCommand, screenRows} from './output/pager.js'
 import {progressWanted} from './output/progress.js'
@@ -21,7 +25,7 @@ import {safeText} from './output/safe-text.js'
 import {usageLine} from './output/usage-error.js'
 import type {OutboxOptions} from './outbox/queue.js'
 import {hasQueued, isUnreachable, queueEnabled, type OutboxItem, type QueuedWrite} from './outbox/state.js'
-import {projectRef, resolveProjectId} from './project/project.js'
+import {projectRef, resolveProjectId, type ProjectRef} from './project/project.js'
 
 export type KbFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof KbCommand)['baseFlags'] & T['flags']>
 export type KbArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
@@ -40,7 +44,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
       helpGroup: 'GLOBAL',
     }),
     project: Flags.string({
-      description: 'project id or canonical remote (github.com/acme/api) (env KB_PROJECT; default git config kb.project)',
+      description: "project id or canonical remote (github.com/acme/api) (env KB_PROJECT; default the checkout's, see docs/cli.md)",
       helpGroup: 'GLOBAL',
     }),
   }
@@ -155,10 +159,25 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     if (!(await this.daemonOwns(dir))) throw await impostorError(this.baseUrl, dir, this.probe?.probe ?? null)
   }
 
+  /**
+   * For a local base URL, the daemon of `dir` once it has proved itself (else exit 5), for OAuth requests
+   * pinned to it; null for a remote one, whose OAuth requests go where its URLs say.
+   */
+  protected async localDaemon(dir: string): Promise<ProvenDaemon | null> {
+    if (!this.local) return null
+    await this.requireDaemonOf(dir)
+    return {origin: new URL(this.baseUrl).origin, address: this.provenAddress()!}
+  }
+
+  /** The address the local daemon proved itself on this run, for requests made outside the client (streams). */
+  protected provenAddress(): string | undefined {
+    return this.probe?.probe.proven ? this.probe.probe.peer?.address : undefined
+  }
+
   /** A client for the base URL sending `key` (or nothing), whatever credential is stored. */
   protected bareClient(key: string | null): ApiClient {
     // Pinned to the address the daemon proved itself on: `localhost` has more than one.
-    const address = this.probe?.probe.proven ? this.probe.probe.peer?.address : undefined
+    const address = this.provenAddress()
     return httpClient({
       baseUrl: this.baseUrl,
       key,
@@ -188,8 +207,9 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   }
 
   private async refreshOAuth(): Promise<ResolvedCredential> {
+    const daemon = await this.localDaemon(this.credential!.daemonDataDir ?? dataDir())
     const {refreshOAuthCredential} = await import('./oauth/tokens.js')
-    return refreshOAuthCredential(this.baseUrl, this.credential!, `kb/${this.config.version}`)
+    return refreshOAuthCredential(this.baseUrl, this.credential!, `kb/${this.config.version}`, daemon)
   }
 
   /** The credential the client uses (after `client()`). */
@@ -205,9 +225,24 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
 
   /** The project id for this command, or null when none is known (outside a joined repository). */
   protected async projectId(): Promise<string | null> {
-    const ref = await projectRef((this.flags as {project?: string}).project)
+    const ref = await this.projectRef()
     if (!ref) return null
-    return resolveProjectId(ref, await this.client())
+    return resolveProjectId(ref, await this.client(), this.baseUrl)
+  }
+
+  /** Where this command's project comes from (docs/cli.md, "The project of a checkout"), before asking the server. */
+  protected projectRef(): Promise<ProjectRef | null> {
+    return projectRef((this.flags as {project?: string}).project, this.baseUrl)
+  }
+
+  /** The data directory the local daemon says it uses, when kb sent no credential and looked for owner.key in another. */
+  private async daemonElsewhere(): Promise<string | null> {
+    if (!this.local || this.credential?.source !== 'none') return null
+    const dir = dataDir()
+    if (this.probe?.dir !== dir)
+      this.probe = {dir, probe: (await probeDaemonIfUp(this.baseUrl, dir).catch(() => null)) ?? {health: null, proven: false, peer: null}}
+    const said = this.probe.probe.health?.data_dir
+    return said && said !== dir ? said : null
   }
 
   /** `--json` output, with every control escaped (format.ts jsonText). */
@@ -228,7 +263,8 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     try {
       const client = await this.client()
       if (draft.project_ref) {
-        const body = {...(draft.request!.body as Record<string, unknown>), project_id: await resolveProjectId(draft.project_ref, client)}
+        const projectId = await resolveProjectId(draft.project_ref, client, this.baseUrl)
+        const body = {...(draft.request!.body as Record<string, unknown>), ...(projectId ? {project_id: projectId} : {})}
         settled = {...draft, request: {...draft.request!, body}, project_ref: undefined}
       }
       return (await client.write<T>(settled.request!, {idempotencyKey: key})).body
@@ -346,6 +382,9 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
         ? hintFor(err.code, 'cli', command, err.errors?.length === 1 ? err.errors[0]!.path : undefined)
         : undefined
       if (hint) message = `${message}; ${hint.replace('<command>', command)}`
+      const elsewhere = err.code === 'unauthenticated' ? await this.daemonElsewhere() : null
+      if (elsewhere)
+        message = `no credential: the kb daemon at ${this.baseUrl} keeps its data in ${elsewhere}, not in ${dataDir()} where kb looked for owner.key; set KB_DATA_DIR=${elsewhere} (its key is ${join(elsewhere, 'owner.key')}), or log in with \`kb auth login --with-token\``
       if (err.code === 'rate_limited' && err.headers?.['retry-after']) message = `${err.message}; retry in ${err.headers['retry-after']} s`
     } else if (err.oclif?.exit !== undefined) {
       // oclif's own errors: parse errors (unknown flag, missing argument, bad option value) exit 2.
@@ -355,7 +394,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
         return undefined
       }
       code = exit === 2 ? 'usage' : null
-      message = usageLine(message)
+      message = usageLine(message, (this.id ?? '').split(':').join(' '))
     } else {
       exit = 1
     }

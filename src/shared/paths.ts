@@ -32,4 +32,8 @@ export interface DaemonInfo {
   url: string
   version: string
   started_at: string
+  /** Absent in files of earlier versions. */
+  data_dir?: string
+  /** The file its stderr (its log) goes to; null in the foreground (`kb daemon run` on a terminal or a pipe). */
+  log?: string | null
 }

@@ -12,15 +12,14 @@ import type {
   EntryFullSchema,
   EntryStandardSchema,
   EntrySummarySchema,
-  Finding,
   GrantSchema,
   HealthSchema,
   JoinResultSchema,
   ProjectSchema,
-  RedactionLine,
   ResolutionSchema,
   ThoughtStepSchema,
 } from './schemas.js'
+import type {Finding, RedactionLine} from './safe-publish-schemas.js'
 
 export type Scope = (typeof SCOPES)[number]
 export type Status = (typeof STATUSES)[number]
@@ -62,7 +61,7 @@ export type ApiKeyRecord = Static<typeof ApiKeySchema>
 export type Grant = Static<typeof GrantSchema>
 export type Health = Static<typeof HealthSchema>
 
-export type {Finding, PublishPreview, RedactionLine} from './schemas.js'
+export type {Finding, PublishPreview, RedactionLine} from './safe-publish-schemas.js'
 
 /** What a sensitive_content problem adds to its body (docs/api.md, "Safe publish"). */
 export interface SensitiveReport {

@@ -41,7 +41,7 @@ requireSystem('chromium').describe('kb auth login --web without a sign-in', () =
       JSON.stringify({version: 1, clients: {[d.url]: {client_id: FORGOTTEN, issuer: d.url, registered_at: '2026-01-01T00:00:00.000Z'}}}),
     )
     // No --no-browser: with DISPLAY and WAYLAND_DISPLAY empty there is no browser to open.
-    const login = startLogin(user, ['--timeout', '2'])
+    const login = startLogin(user, d.dataDir, ['--timeout', '2'])
     const url = new URL(await login.url)
     // Another path, and a callback whose state is not this sign-in's (a page slipping its own code in).
     const redirect = new URL(url.searchParams.get('redirect_uri')!)
@@ -67,7 +67,7 @@ requireSystem('chromium').describe('kb auth login --web without a sign-in', () =
 
   it('deny: the page says so, kb exits 4 and stores nothing; the cached client is reused', async () => {
     const cached = readJson(configFile('oauth-clients.json')).clients[d.url].client_id
-    const login = startLogin(user)
+    const login = startLogin(user, d.dataDir)
     const url = new URL(await login.url)
     expect(url.searchParams.get('client_id')).toBe(cached)
     const page = await consent(browser, url.toString(), '', 'deny')

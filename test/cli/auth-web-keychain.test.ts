@@ -51,7 +51,7 @@ requireSystem('chromium', 'secret-service').describe('kb auth login --web with a
       script,
       `set -e
 echo kb-test-password | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
-${kbCmd} auth login --web --no-browser --json > "$OUT/login.json" 2> "$OUT/login.err"
+KB_DATA_DIR="${d.dataDir}" ${kbCmd} auth login --web --no-browser --json > "$OUT/login.json" 2> "$OUT/login.err"
 ${kbCmd} auth status --json > "$OUT/status.json"
 ${keyring('process.stdout.write(e.getPassword())')} > "$OUT/first.json"
 ${keyring('const c = JSON.parse(e.getPassword()); c.expires_at = "2000-01-01T00:00:00.000Z"; e.setPassword(JSON.stringify(c))')}
@@ -82,7 +82,7 @@ ${keyring('process.stdout.write(String(e.getPassword() ?? "gone"))')} > "$OUT/af
     expect(first.refresh_token).toMatch(/^kbrt_/)
     // Our file (as it was after the refresh) only says where the credential is; no token in it.
     const credText = readFileSync(join(out, 'credentials.json'), 'utf8')
-    expect(JSON.parse(credText).credentials[d.url]).toEqual({store: 'keychain', kind: 'oauth'})
+    expect(JSON.parse(credText).credentials[d.url]).toEqual({store: 'keychain', kind: 'oauth', data_dir: d.dataDir})
 
     expect(read('add.json').author.name).toBe('bob')
     const refreshed = read('refreshed.json')

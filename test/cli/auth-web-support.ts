@@ -60,12 +60,16 @@ export interface Login {
   done: Promise<RunResult>
 }
 
-/** Starts `kb auth login --web` and hands out the URL it prints as soon as it appears. */
-export function startLogin(user: KbEnv, args: string[] = ['--no-browser']): Login {
+/**
+ * Starts `kb auth login --web` and hands out the URL it prints as soon as it appears. `daemonDir`: the
+ * daemon's data directory, whose proof a sign-in at a loopback URL needs (docs/security.md); the stored
+ * tokens remember it, so later commands need no KB_DATA_DIR.
+ */
+export function startLogin(user: KbEnv, daemonDir: string, args: string[] = ['--no-browser']): Login {
   const started = Date.now()
   const child = spawn(process.execPath, [KB_BIN, 'auth', 'login', '--web', '--json', ...args], {
     cwd: user.home,
-    env: user.env,
+    env: {...user.env, KB_DATA_DIR: daemonDir},
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let stdout = ''

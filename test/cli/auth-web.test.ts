@@ -86,7 +86,7 @@ let beforeLogout: string
 
 system.describe('kb auth login --web', () => {
   it('signs in through the consent page, stores the tokens (0600), and every command uses them', async () => {
-    const login = startLogin(user)
+    const login = startLogin(user, d.dataDir)
     const page = await consent(browser, await login.url, aliceKey, 'approve')
     expect(page.title).toBe('Signed in to kb')
     expect(page.body).toContain('You can close this tab')

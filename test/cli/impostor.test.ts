@@ -4,7 +4,7 @@
  * receives no Authorization header, and the person gets exit 5 naming the port and who holds it.
  */
 import {createHmac} from 'node:crypto'
-import {readFileSync, statSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {createServer, request as httpRequest, type IncomingHttpHeaders, type Server} from 'node:http'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -14,20 +14,26 @@ interface Seen {
   method: string
   url: string
   headers: IncomingHttpHeaders
+  body: string
 }
 
-/** An HTTP server on 127.0.0.1:port that records every request; `/health` answers like kb (or as `health` says). */
+/** An HTTP server on host:port that records every request with its body; `/health` answers like kb (or as `health` says). */
 async function impostor(
   port: number,
   health: (h: IncomingHttpHeaders) => Promise<string>,
+  host = '127.0.0.1',
 ): Promise<{seen: Seen[]; close: () => Promise<void>}> {
   const seen: Seen[] = []
   const server: Server = createServer((req, res) => {
-    seen.push({method: req.method!, url: req.url!, headers: req.headers})
-    const answer = req.url!.startsWith('/api/v1/health') ? health(req.headers) : Promise.resolve('{"items":[],"next_cursor":null}')
-    void answer.then((body) => res.writeHead(200, {'content-type': 'application/json'}).end(body))
+    let body = ''
+    req.on('data', (c: Buffer) => (body += c.toString()))
+    req.on('end', () => {
+      seen.push({method: req.method!, url: req.url!, headers: req.headers, body})
+      const answer = req.url!.startsWith('/api/v1/health') ? health(req.headers) : Promise.resolve('{"items":[],"next_cursor":null}')
+      void answer.then((text) => res.writeHead(200, {'content-type': 'application/json'}).end(text))
+    })
   })
-  await new Promise<void>((r) => server.listen(port, '127.0.0.1', r))
+  await new Promise<void>((r) => server.listen(port, host, r))
   return {seen, close: () => new Promise((r) => server.close(() => r()))}
 }
 
@@ -148,6 +154,146 @@ describe('an impostor on the daemon port', () => {
       expectRefused(await kb(user, ['auth', 'status']), fake.seen)
     } finally {
       await fake.close()
+    }
+  })
+})
+
+const ACCESS = `kbat_${'a'.repeat(43)}`
+const REFRESH = `kbrt_${'r'.repeat(43)}`
+const credentialsPath = (): string => join(user.root, 'config', 'kb', 'credentials.json')
+
+/**
+ * Stores OAuth tokens for the base URL as `kb auth login --web` does; `dataDir` undefined is an entry of an
+ * older kb that recorded no data directory. Endpoints on `endpointBase` (default the base URL).
+ */
+function storeOAuth(o: {dataDir?: string; expired: boolean; endpointBase?: string}): void {
+  const at = o.endpointBase ?? base
+  const oauth = {
+    access_token: ACCESS,
+    refresh_token: REFRESH,
+    expires_at: new Date(Date.now() + (o.expired ? -60_000 : 3_600_000)).toISOString(),
+    client_id: 'kbc_test',
+    issuer: at,
+    token_endpoint: `${at}/oauth/token`,
+    revocation_endpoint: `${at}/oauth/revoke`,
+    resource: base,
+    obtained_at: new Date().toISOString(),
+  }
+  mkdirSync(join(user.root, 'config', 'kb'), {recursive: true, mode: 0o700})
+  const entry = {store: 'file', kind: 'oauth', oauth, ...(o.dataDir ? {data_dir: o.dataDir} : {})}
+  writeFileSync(credentialsPath(), JSON.stringify({version: 1, credentials: {[base]: entry}}), {mode: 0o600})
+}
+
+/** Nothing of the stored tokens in any header or body the listener saw (and it was asked, so this can fail). */
+function expectNoTokens(seen: Seen[]): void {
+  expect(seen.length).toBeGreaterThan(0)
+  for (const s of seen) {
+    const text = `${JSON.stringify(s.headers)}\n${s.body}`
+    expect(text).not.toContain(ACCESS)
+    expect(text).not.toContain(REFRESH)
+  }
+}
+
+describe('OAuth with an impostor on the daemon port', () => {
+  it('kb auth login (--web or --with-token) sends it nothing and opens no consent page', async () => {
+    const fake = await impostor(port, kbHealth)
+    try {
+      const web = await kb(user, ['auth', 'login', '--web', '--no-browser', '--timeout', '5'])
+      expectRefused(web, fake.seen)
+      expect(web.stderr).not.toContain('/oauth/authorize')
+      expect(web.stderr).toContain('to sign in to a kb daemon of another data directory, run with KB_DATA_DIR=<its data dir>')
+      // Only the challenged /health: no discovery, no registration, no token request.
+      expect(fake.seen.map((s) => `${s.method} ${s.url}`).every((l) => l === 'GET /api/v1/health')).toBe(true)
+      const key = `kb_${'k'.repeat(40)}`
+      const withToken = await kb(user, ['auth', 'login', '--with-token'], {input: `${key}\n`})
+      expectRefused(withToken, fake.seen)
+      expect(fake.seen.some((s) => JSON.stringify(s.headers).includes(key) || s.body.includes(key))).toBe(false)
+      expect(existsSync(credentialsPath()) && readFileSync(credentialsPath(), 'utf8').includes(key)).toBe(false)
+    } finally {
+      await fake.close()
+    }
+  })
+
+  it('refreshes nothing there: stored tokens, bound or from an older kb, go nowhere', async () => {
+    const fake = await impostor(port, kbHealth)
+    try {
+      for (const dataDir of [user.dataDir, undefined]) {
+        storeOAuth({dataDir, expired: true})
+        expectRefused(await kb(user, ['list']), fake.seen)
+        storeOAuth({dataDir, expired: false})
+        expectRefused(await kb(user, ['search', 'anything'], {env: {KB_NO_AUTOSTART: '1'}}), fake.seen)
+      }
+      expectNoTokens(fake.seen)
+      expect(fake.seen.filter((s) => s.url.includes('/oauth/'))).toEqual([])
+    } finally {
+      await fake.close()
+    }
+  })
+
+  it('kb auth logout revokes nothing there, says why in one line naming the port, and forgets the tokens', async () => {
+    const fake = await impostor(port, kbHealth)
+    try {
+      for (const dataDir of [user.dataDir, undefined]) {
+        storeOAuth({dataDir, expired: false})
+        const r = await kb(user, ['auth', 'logout'])
+        expect(r.code, r.stderr).toBe(0)
+        expect(r.stdout).toBe('removed\tfile\tnot-revoked\n')
+        const warnings = r.stderr
+          .split('\n')
+          .filter((l) => l.includes(`port ${port} on 127.0.0.1 is held by a program that is not the kb daemon of ${user.dataDir}`))
+        expect(warnings.length, r.stderr).toBeGreaterThan(0)
+        expect(warnings[0]).toContain('no credential was sent')
+        expect(readFileSync(credentialsPath(), 'utf8')).not.toContain(ACCESS)
+      }
+      expectNoTokens(fake.seen)
+      expect(fake.seen.filter((s) => s.url.includes('/oauth/'))).toEqual([])
+    } finally {
+      await fake.close()
+    }
+  })
+})
+
+describe('OAuth requests go only to the proven daemon, at the address it proved itself on', () => {
+  beforeAll(async () => {
+    const start = await kb(user, ['daemon', 'start'])
+    expect(start.code, start.stderr).toBe(0)
+  })
+
+  it('web login at localhost: refused while another listener holds the port on ::1 (a browser may pick it); signs in through the daemon otherwise', async () => {
+    const local = `http://localhost:${port}/api/v1`
+    const fake = await impostor(port, kbHealth, '::1')
+    try {
+      const r = await kb(user, ['auth', 'login', '--web', '--no-browser', '--timeout', '5', '--base-url', local])
+      expect(r.code, r.stderr).toBe(5)
+      expect(r.stderr).toContain(`port ${port} on localhost is held by a program that is not the kb daemon of ${user.dataDir}`)
+      expect(r.stderr).not.toContain('/oauth/authorize')
+      expect(fake.seen.length).toBeGreaterThan(0)
+      expect(fake.seen.every((s) => s.url === '/api/v1/health' && s.headers.authorization === undefined)).toBe(true)
+    } finally {
+      await fake.close()
+    }
+    // Control: with ::1 free, discovery and registration reach the daemon (pinned) and the consent URL is printed.
+    const ok = await kb(user, ['auth', 'login', '--web', '--no-browser', '--timeout', '2', '--base-url', local])
+    expect(ok.code, ok.stderr).toBe(4)
+    expect(ok.stderr).toContain(`  http://localhost:${port}/api/v1/oauth/authorize?`)
+    expect(ok.stderr).toContain('no sign-in arrived from the browser')
+  })
+
+  it('a stored token endpoint or revocation endpoint elsewhere on loopback is sent nothing', async () => {
+    const other = await freePort()
+    const recorder = await impostor(other, kbHealth)
+    try {
+      storeOAuth({dataDir: user.dataDir, expired: true, endpointBase: `http://127.0.0.1:${other}/api/v1`})
+      const r = await kb(user, ['list'])
+      expect(r.code, r.stderr).toBe(5)
+      expect(r.stderr).toContain(`the local sign-in goes only to the kb daemon at http://127.0.0.1:${port}`)
+      const out = await kb(user, ['auth', 'logout'])
+      expect(out.code, out.stderr).toBe(0)
+      expect(out.stdout).toBe('removed\tfile\tnot-revoked\n')
+      expect(out.stderr).toContain(`not to http://127.0.0.1:${other}`)
+      expect(recorder.seen).toEqual([])
+    } finally {
+      await recorder.close()
     }
   })
 })

@@ -37,7 +37,7 @@ describe('a session in a git checkout', () => {
     expect(remote).toBe('github.com/acme/api')
     expect(how).toBe('created')
     projectId = id!
-    expect(git(user, repo, 'config', 'kb.project')).toBe(projectId)
+    expect(git(user, repo, 'config', `kb.${d.url}.project`)).toBe(projectId)
 
     const again = await kb(user, ['project', 'join', '--json'], {cwd: repo})
     expect(again.code, again.stderr).toBe(0)
@@ -45,9 +45,9 @@ describe('a session in a git checkout', () => {
     expect(joined).toMatchObject({created: false, project: {id: projectId, remote: 'github.com/acme/api', name: 'api', role: 'maintainer'}})
 
     const show = await kb(user, ['project', 'show', '--json'], {cwd: repo})
-    expect(JSON.parse(show.stdout)).toMatchObject({id: projectId, remote: 'github.com/acme/api', source: 'git config kb.project'})
+    expect(JSON.parse(show.stdout)).toMatchObject({id: projectId, remote: 'github.com/acme/api', source: `git config kb.${d.url}.project`})
 
-    // kb reads kb.project from the repository's config file itself: from a subdirectory and from a
+    // kb reads kb.<base URL>.project from the repository's config file itself: from a subdirectory and from a
     // linked worktree (whose .git is a file pointing at the common git dir) it must agree with git.
     mkdirSync(join(repo, 'src', 'deep'), {recursive: true})
     git(user, repo, 'worktree', 'add', '-q', join(user.root, 'api-wt'))
@@ -204,6 +204,6 @@ describe('a session in a git checkout', () => {
     // --project takes the canonical remote too
     const p = await kb(user, ['add', 'Named project', '--body', 'x', '--project', 'github.com/acme/api', '--json'], {cwd: user.home})
     expect(p.code, p.stderr).toBe(0)
-    expect(JSON.parse(p.stdout)).toMatchObject({scope: 'project', project_id: git(user, repo, 'config', 'kb.project')})
+    expect(JSON.parse(p.stdout)).toMatchObject({scope: 'project', project_id: git(user, repo, 'config', `kb.${d.url}.project`)})
   })
 })

@@ -148,4 +148,25 @@ describe('kb mcp over stdio', () => {
       await refused.client.close()
     }
   }, 30_000)
+
+  it('a checkout with no project yet: after join_project, the next add belongs to it', async () => {
+    const fresh = gitRepo(user, 'fresh', {origin: 'https://github.com/acme/fresh-mcp.git'})
+    const {client} = await spawnMcp(fresh)
+    try {
+      const before = (await client.callTool({name: 'add_knowledge', arguments: {title: 'Before joining', body: 'b'}})) as CallToolResult
+      const entryOf = async (r: CallToolResult): Promise<unknown> =>
+        (await d.request('GET', `/knowledge/${(r.structuredContent as {entry: {id: string}}).entry.id}`)).body
+      expect(await entryOf(before)).toMatchObject({scope: 'private', project_id: null})
+      const joined = (await client.callTool({
+        name: 'join_project',
+        arguments: {remote: 'https://github.com/acme/fresh-mcp.git'},
+      })) as CallToolResult
+      expect(joined.isError, textOf(joined)).toBeFalsy()
+      const id = (joined.structuredContent as {project: {id: string}}).project.id
+      const after = (await client.callTool({name: 'add_knowledge', arguments: {title: 'After joining', body: 'b'}})) as CallToolResult
+      expect(await entryOf(after)).toMatchObject({scope: 'project', project_id: id})
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
 })

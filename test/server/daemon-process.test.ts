@@ -171,7 +171,16 @@ describe('kb daemon run, as a process', () => {
     expect(JSON.parse(readFileSync(join(a.dataDir, 'daemon.json'), 'utf8')).pid).toBe(a.child.pid)
     const health = await a.request('GET', '/health', {key: null})
     expect(health.status).toBe(200)
-    expect(health.body).toEqual({status: 'ok', version: VERSION, store: {kind: 'sqlite', answers: true}})
+    // A loopback caller of a loopback daemon also learns which process and data directory it is.
+    expect(health.body).toEqual({
+      status: 'ok',
+      version: VERSION,
+      store: {kind: 'sqlite', answers: true},
+      pid: a.child.pid,
+      started_at: expect.any(String),
+      data_dir: a.dataDir,
+      log: null,
+    })
   })
 
   it('answers exactly localhost, 127.0.0.1 and [::1] on any port, and refuses every other Host with 403 problem+json', async () => {

@@ -24,18 +24,21 @@ export interface HttpTransportOptions {
 
 const agents = new Map<string, Agent>()
 
+/** A DNS lookup that answers `address` whatever the name: connections go to the proven daemon (see `address`). */
+export function pinnedLookup(address: string): LookupFunction {
+  return (_host, o, cb) => {
+    const family = address.includes(':') ? 6 : 4
+    if (o.all) (cb as unknown as (e: null, a: LookupAddress[]) => void)(null, [{address, family}])
+    else cb(null, address, family)
+  }
+}
+
 /** Keep-alive agents per origin (and pinned address), so the requests of one command share a connection. */
 async function agentFor(url: URL, address: string | undefined): Promise<Agent> {
   const key = `${url.protocol}${url.host} ${address ?? ''}`
   let agent = agents.get(key)
   if (!agent) {
-    const lookup: LookupFunction | undefined = address
-      ? (_host, o, cb) => {
-          const family = address.includes(':') ? 6 : 4
-          if (o.all) (cb as unknown as (e: null, a: LookupAddress[]) => void)(null, [{address, family}])
-          else cb(null, address, family)
-        }
-      : undefined
+    const lookup = address ? pinnedLookup(address) : undefined
     const options = {keepAlive: true, ...(lookup ? {lookup} : {})}
     // node:https pulls in TLS: only remote servers pay for it.
     agent = url.protocol === 'https:' ? new (await import('node:https')).Agent(options) : new Agent(options)

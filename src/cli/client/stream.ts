@@ -1,12 +1,14 @@
 /**
  * @module Streamed requests for bodies too large to hold as one string: `kb export` and `kb backup`
  * download into a file or stdout, `kb import` uploads a file of up to 512 MiB. Problem answers become
- * `KbError` as in the JSON client.
+ * `KbError` as in the JSON client. Like the JSON client, pinned to the address the local daemon proved
+ * itself on, so `localhost` cannot lead the credential to another listener (docs/security.md).
  */
 import {request as httpRequest, type IncomingMessage} from 'node:http'
 import type {Readable} from 'node:stream'
 import {KbError} from '../../shared/errors.js'
 import {problemToError, type ApiClient} from '../../shared/client.js'
+import {pinnedLookup} from './http-transport.js'
 
 export interface StreamRequest {
   method: 'GET' | 'POST'
@@ -17,8 +19,11 @@ export interface StreamRequest {
   accept: string
 }
 
-/** Sends the request and resolves with the response once its status is 2xx; an error status throws its problem. */
-export async function streamRequest(client: ApiClient, r: StreamRequest): Promise<IncomingMessage> {
+/**
+ * Sends the request and resolves with the response once its status is 2xx; an error status throws its
+ * problem. `address`: connect there whatever the host name resolves to (the proven daemon's).
+ */
+export async function streamRequest(client: ApiClient, r: StreamRequest, address: string | undefined): Promise<IncomingMessage> {
   const url = new URL(client.baseUrl + r.path)
   for (const [k, v] of Object.entries(r.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
   const headers: Record<string, string> = {accept: `${r.accept}, application/problem+json`}
@@ -26,7 +31,9 @@ export async function streamRequest(client: ApiClient, r: StreamRequest): Promis
   if (r.contentType) headers['content-type'] = r.contentType
   const request = url.protocol === 'https:' ? (await import('node:https')).request : httpRequest
   const res = await new Promise<IncomingMessage>((resolve, reject) => {
-    const req = request(url, {method: r.method, headers}, resolve)
+    // A pinned request gets a connection of its own: the global agent's pool does not tell pinned sockets apart.
+    const pin = address ? {lookup: pinnedLookup(address), agent: false as const} : {}
+    const req = request(url, {method: r.method, headers, ...pin}, resolve)
     req.on('error', (e: NodeJS.ErrnoException) =>
       reject(new KbError('unreachable', `the kb server at ${url.origin} is not reachable (${e.code ?? e.message})`, {cause: e})),
     )

@@ -6,12 +6,15 @@
  * credential is an API key (`kb auth login --with-token`) or OAuth tokens (`kb auth login --web`); in the
  * keychain the OAuth tokens are one JSON string, which an API key can never look like. Credentials of the
  * local data directory carry `daemonDataDir`: they go only to a daemon that proves it owns it (base.ts).
+ * Every stored credential of a loopback base URL is one (docs/security.md): one stored without a data
+ * directory (by an older kb) is taken to be the current one's.
  */
 import {chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {KbError} from '../../shared/errors.js'
 import {dataDir, dataFiles} from '../../shared/paths.js'
 import {configDir} from '../config/config.js'
+import {isLoopbackUrl} from '../daemon/manager.js'
 import {keychainCall} from './keychain.js'
 
 export type CredentialSource = 'env' | 'keychain' | 'file' | 'owner-key' | 'none'
@@ -107,8 +110,9 @@ function fromKeychainValue(value: string, baseUrl: string): ResolvedCredential {
   return {key: value, source: 'keychain', kind: 'api-key', location: keychainLocation(baseUrl)}
 }
 
-function bound(c: ResolvedCredential, stored: StoredEntry): ResolvedCredential {
-  return stored.data_dir ? {...c, daemonDataDir: stored.data_dir} : c
+function bound(c: ResolvedCredential, stored: StoredEntry, baseUrl: string, env: NodeJS.ProcessEnv): ResolvedCredential {
+  const dir = stored.data_dir ?? (isLoopbackUrl(baseUrl) ? dataDir(env) : undefined)
+  return dir ? {...c, daemonDataDir: dir} : c
 }
 
 /** The credential stored for a base URL by `kb auth login`, ignoring KB_API_KEY and owner.key; null when none. */
@@ -123,11 +127,13 @@ export async function readStoredCredential(
       return bound(
         {key: stored.oauth.access_token, source: 'file', kind: 'oauth', location: credentialFilePath(env), oauth: stored.oauth},
         stored,
+        baseUrl,
+        env,
       )
-    return bound({key: stored.key, source: 'file', kind: 'api-key', location: credentialFilePath(env)}, stored)
+    return bound({key: stored.key, source: 'file', kind: 'api-key', location: credentialFilePath(env)}, stored, baseUrl, env)
   }
   const r = await keychainCall('get', baseUrl)
-  if (r.ok && typeof r.value === 'string' && r.value !== '') return bound(fromKeychainValue(r.value, baseUrl), stored)
+  if (r.ok && typeof r.value === 'string' && r.value !== '') return bound(fromKeychainValue(r.value, baseUrl), stored, baseUrl, env)
   return {problem: r.ok ? 'the keychain no longer holds the stored credential' : `the keychain did not answer: ${r.reason}`}
 }
 

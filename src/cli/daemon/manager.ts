@@ -130,7 +130,7 @@ export async function spawnDaemon(o: StartOptions): Promise<DaemonProbe> {
   const startedAt = Date.now()
   const child = spawn(
     process.execPath,
-    [join(o.root, 'bin', 'run.js'), 'daemon', 'run', '--port', port, '--host', host, '--data-dir', dir],
+    [join(o.root, 'bin', 'run.js'), 'daemon', 'run', '--port', port, '--host', host, '--data-dir', dir, '--log-file', files.log],
     {
       detached: true,
       stdio: ['ignore', log, log],

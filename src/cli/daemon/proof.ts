@@ -83,7 +83,9 @@ export async function probeDaemon(
   const peer = res.peer ?? null
   if (typeof h?.version !== 'string') return {health: null, proven: false, peer}
   const proven = secret !== null && peer !== null && proofMatches(secret, challenge, peer, h.proof)
-  return {health: {status: 'ok', version: h.version}, proven, peer}
+  // data_dir is unproven: used only to word a fix (a daemon started with another --data-dir).
+  const dataDirSaid = typeof h.data_dir === 'string' ? {data_dir: h.data_dir} : {}
+  return {health: {status: 'ok', version: h.version, ...dataDirSaid}, proven, peer}
 }
 
 /** `probeDaemon`, or null when nothing answers. */
@@ -103,9 +105,41 @@ export async function impostorError(baseUrl: string, dir: string, probe: DaemonP
   const {portHolder} = await import('./port-holder.js')
   const holder = portHolder(port, probe?.peer?.address)
   const who = holder ? ` (it belongs to ${holder})` : ''
+  const said = probe?.health?.data_dir
+  const other =
+    said && said !== dir
+      ? `. It says it is the kb daemon of ${said} (\`kb daemon run --data-dir\`): if so, set KB_DATA_DIR=${said} to use its owner.key`
+      : ''
   return new KbError(
     'conflict',
     `port ${port} on ${u.hostname} is held by a program that is not the kb daemon of ${dir}${who}: it could not prove it owns that data directory, so no credential was sent. ` +
-      `Stop that program, or run kb on another port (\`kb config set base_url http://127.0.0.1:<port>/api/v1\`)`,
+      `Stop that program, or run kb on another port (\`kb config set base_url http://127.0.0.1:<port>/api/v1\`)${other}`,
   )
+}
+
+/** Where a browser may connect for a loopback host: a literal is itself; `localhost` is both loopbacks and what the system maps it to. */
+async function addressesOf(hostname: string): Promise<string[]> {
+  const host = hostname.startsWith('[') ? hostname.slice(1, -1) : hostname
+  if (host.toLowerCase() !== 'localhost') return [host]
+  const {lookup} = await import('node:dns/promises')
+  const found = await lookup('localhost', {all: true}).catch(() => [])
+  return [...new Set(['127.0.0.1', '::1', ...found.map((a) => a.address)])]
+}
+
+/**
+ * Refuses (exit 5) unless every address the base URL's host names is closed or the daemon of `dir`: what
+ * the browser reaches, which kb cannot pin, is then the daemon that proved itself at `proven`.
+ */
+export async function requireEveryAddress(baseUrl: string, dir: string, proven: string): Promise<void> {
+  for (const address of await addressesOf(new URL(baseUrl).hostname)) {
+    if (address === proven) continue
+    let probe: DaemonProbe
+    try {
+      probe = await probeDaemon(baseUrl, dir, 2000, {address})
+    } catch (e) {
+      if (e instanceof KbError && e.code === 'unreachable') continue
+      throw e
+    }
+    if (!probe.proven) throw await impostorError(baseUrl, dir, probe)
+  }
 }

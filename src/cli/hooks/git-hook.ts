@@ -8,7 +8,8 @@ import {chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} f
 import {join, resolve} from 'node:path'
 import {KbError} from '../../shared/errors.js'
 import {canonicalRemote} from '../../shared/remote.js'
-import {git, listRemotes} from '../project/project.js'
+import {git} from '../project/git-config.js'
+import {listRemotes} from '../project/project.js'
 
 const HOOK_NAME = 'post-commit'
 const MARKER = '# kb-hook v1'
@@ -167,7 +168,7 @@ export function commitWebUrl(remote: string, sha: string): string | null {
   return null
 }
 
-/** The remote a commit is published on: origin first (where one pushes), then upstream, then others. */
+/** The remote a commit links to: the first with a known forge, in the order every kb command uses (docs/cli.md, "The project of a checkout"). */
 export async function commitRemoteUrl(sha: string, cwd?: string): Promise<string | null> {
   let remotes
   try {
@@ -175,8 +176,7 @@ export async function commitRemoteUrl(sha: string, cwd?: string): Promise<string
   } catch {
     return null
   }
-  const order = [...remotes.filter((r) => r.name === 'origin'), ...remotes.filter((r) => r.name !== 'origin')]
-  for (const r of order) {
+  for (const r of remotes) {
     const url = commitWebUrl(r.url, sha)
     if (url) return url
   }

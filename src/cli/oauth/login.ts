@@ -4,6 +4,8 @@
  * registration cached per base URL, a loopback listener on 127.0.0.1 with a port picked by the OS, PKCE
  * S256 and state, the browser at the authorize URL (or the URL printed), the code exchanged with the
  * RFC 8707 resource. Loaded only by this command: oauth4webapi and fetch stay off every other path.
+ * With the local daemon every request, and the browser, go only to the daemon that proved it owns the
+ * data directory (pinned-fetch.ts, docs/security.md).
  */
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import {hostname} from 'node:os'
@@ -14,6 +16,7 @@ import {canOpenBrowser, openBrowser} from './browser.js'
 import {CALLBACK_HEADERS, callbackPage} from './callback-page.js'
 import {cachedClient, saveClient} from './client-cache.js'
 import {describeOAuthError, RELOGIN, unreachable} from './errors.js'
+import {pinnedFetch, type OAuthFetch, type ProvenDaemon} from './pinned-fetch.js'
 import {credentialFrom} from './tokens.js'
 
 export interface WebLoginOptions {
@@ -25,6 +28,8 @@ export interface WebLoginOptions {
   timeoutMs: number
   /** A line for the person, on stderr whatever the output mode: the URL must reach them. */
   say: (line: string) => void
+  /** The local daemon that proved itself (every request pinned to it), or null for a remote server. */
+  daemon: ProvenDaemon | null
   env?: NodeJS.ProcessEnv
 }
 
@@ -40,12 +45,16 @@ export interface WebLoginResult {
 const REGISTERED_REDIRECT = 'http://127.0.0.1/callback'
 const CALLBACK_PATH = '/callback'
 
-type Insecure = {[oauth.allowInsecureRequests]?: boolean}
+type Insecure = {[oauth.allowInsecureRequests]?: boolean; [oauth.customFetch]?: typeof fetch}
 
 export async function webLogin(o: WebLoginOptions): Promise<WebLoginResult> {
   const env = o.env ?? process.env
   const base = new URL(o.baseUrl)
-  const insecure: Insecure = base.protocol === 'http:' ? {[oauth.allowInsecureRequests]: true} : {}
+  const get: OAuthFetch = o.daemon ? pinnedFetch(o.daemon) : fetch
+  const insecure: Insecure = {
+    ...(base.protocol === 'http:' ? {[oauth.allowInsecureRequests]: true} : {}),
+    ...(o.daemon ? {[oauth.customFetch]: get as typeof fetch} : {}),
+  }
   const headers = {'user-agent': o.userAgent}
   const guard = async <T>(url: string, what: string, fn: () => Promise<T>): Promise<T> => {
     try {
@@ -65,11 +74,11 @@ export async function webLogin(o: WebLoginOptions): Promise<WebLoginResult> {
 
   // Discovery, as MCP clients do it: the API's 401 names the resource metadata; the well-known URL otherwise.
   const prm = await guard(o.baseUrl, 'discovery', async () => {
-    const probe = await fetch(`${o.baseUrl}/knowledge`, {headers: {...headers, accept: 'application/json'}, redirect: 'manual'})
+    const probe = await get(`${o.baseUrl}/knowledge`, {headers: {...headers, accept: 'application/json'}, redirect: 'manual'})
     await probe.body?.cancel()
     const pointer = /resource_metadata="([^"]+)"/.exec(probe.headers.get('www-authenticate') ?? '')?.[1]
     const res = pointer
-      ? await fetch(pointer, {headers, redirect: 'manual'})
+      ? await get(pointer, {headers, redirect: 'manual'})
       : await oauth.resourceDiscoveryRequest(base, {...insecure, headers})
     try {
       return await oauth.processResourceDiscoveryResponse(base, res)
@@ -96,6 +105,12 @@ export async function webLogin(o: WebLoginOptions): Promise<WebLoginResult> {
   )
   if (!as.authorization_endpoint || !as.token_endpoint)
     throw new KbError('unauthenticated', `the authorization server ${as.issuer} has no authorization or token endpoint`)
+  // The browser is not pinned: it must at least be sent to the proven daemon's origin (login.ts in commands checks every address of it).
+  if (o.daemon && new URL(as.authorization_endpoint).origin !== o.daemon.origin)
+    throw new KbError(
+      'conflict',
+      `the local daemon names a consent page at ${new URL(as.authorization_endpoint).origin}, not ${o.daemon.origin}; no browser was opened`,
+    )
   if (!as.code_challenge_methods_supported?.includes('S256'))
     throw new KbError('unauthenticated', `the authorization server ${as.issuer} does not support PKCE with S256, which kb requires`)
   const resource = prm.resource
@@ -109,7 +124,7 @@ export async function webLogin(o: WebLoginOptions): Promise<WebLoginResult> {
     // A cached client may have been swept by the server (unused for 90 days). The authorization endpoint
     // would then show an error page in the browser and never come back here, so ask it first: a known
     // client with a valid redirect is *redirected* (with invalid_request, as no PKCE was sent).
-    if (clientId && !(await clientKnown(as.authorization_endpoint, clientId, redirectUri, headers))) clientId = null
+    if (clientId && !(await clientKnown(get, as.authorization_endpoint, clientId, redirectUri, headers))) clientId = null
     if (!clientId) {
       if (!as.registration_endpoint)
         throw new KbError(
@@ -236,6 +251,7 @@ export async function webLogin(o: WebLoginOptions): Promise<WebLoginResult> {
 
 /** Whether the authorization endpoint knows this client and accepts the redirect (a redirect back, not an error page). */
 async function clientKnown(
+  get: OAuthFetch,
   authorizationEndpoint: string,
   clientId: string,
   redirectUri: string,
@@ -246,12 +262,12 @@ async function clientKnown(
   u.searchParams.set('client_id', clientId)
   u.searchParams.set('redirect_uri', redirectUri)
   try {
-    const res = await fetch(u, {headers, redirect: 'manual'})
+    const res = await get(u, {headers, redirect: 'manual'})
     await res.body?.cancel()
     const location = res.headers.get('location')
     return res.status >= 300 && res.status < 400 && location !== null && location.startsWith(redirectUri)
   } catch (e) {
-    throw unreachable(e, authorizationEndpoint) ?? e
+    throw (e instanceof KbError ? null : unreachable(e, authorizationEndpoint)) ?? e
   }
 }
 

@@ -2,7 +2,9 @@
  * @module Refreshing and revoking the OAuth tokens of `kb auth login --web`. Loaded only when a token
  * has to be refreshed or revoked: oauth4webapi and fetch cost start-up time every command would pay.
  * A refresh holds a lock file, because refresh tokens rotate: two kb processes refreshing with the same
- * token would look like a stolen token to the server, which then revokes the whole sign-in.
+ * token would look like a stolen token to the server, which then revokes the whole sign-in. Tokens of the
+ * local daemon travel only through `daemon` (pinned-fetch.ts): to the daemon that proved it owns the data
+ * directory, at the address it proved itself on.
  */
 import {closeSync, openSync, statSync, unlinkSync, writeSync} from 'node:fs'
 import {join} from 'node:path'
@@ -17,6 +19,7 @@ import {
   type ResolvedCredential,
 } from '../credentials/credentials.js'
 import {describeOAuthError, RELOGIN, unreachable} from './errors.js'
+import {pinnedFetch, type ProvenDaemon} from './pinned-fetch.js'
 
 const LOCK_STALE_MS = 30_000
 const LOCK_WAIT_MS = 15_000
@@ -29,12 +32,15 @@ function serverOf(c: OAuthCredential): oauth.AuthorizationServer {
   }
 }
 
-function requestOptions(c: OAuthCredential, userAgent: string): {[oauth.allowInsecureRequests]?: boolean; headers: Record<string, string>} {
+type RequestOptions = {[oauth.allowInsecureRequests]?: boolean; [oauth.customFetch]?: typeof fetch; headers: Record<string, string>}
+
+function requestOptions(c: OAuthCredential, userAgent: string, daemon: ProvenDaemon | null): RequestOptions {
   // Plain http is what the person chose as base URL (the local daemon is always http); the tokens travel
   // exactly where the API calls already go.
   return {
     headers: {'user-agent': userAgent},
     ...(new URL(c.token_endpoint).protocol === 'http:' ? {[oauth.allowInsecureRequests]: true} : {}),
+    ...(daemon ? {[oauth.customFetch]: pinnedFetch(daemon) as typeof fetch} : {}),
   }
 }
 
@@ -97,11 +103,13 @@ async function withLock<T>(fn: () => Promise<T>, env: NodeJS.ProcessEnv): Promis
 /**
  * Fresh tokens for `baseUrl`, given the credential in hand (expired, or just refused with
  * invalid_token): another kb process may have refreshed already, in which case its tokens are used.
+ * `daemon`: the local daemon that proved itself, the only place a local refresh token may go.
  */
 export async function refreshOAuthCredential(
   baseUrl: string,
   current: ResolvedCredential,
   userAgent: string,
+  daemon: ProvenDaemon | null,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ResolvedCredential> {
   return withLock(async () => {
@@ -116,11 +124,12 @@ export async function refreshOAuthCredential(
     let tokens: oauth.TokenEndpointResponse
     try {
       const res = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), c.refresh_token, {
-        ...requestOptions(c, userAgent),
+        ...requestOptions(c, userAgent, daemon),
         additionalParameters: {resource: c.resource},
       })
       tokens = await oauth.processRefreshTokenResponse(as, client, res)
     } catch (e) {
+      if (e instanceof KbError) throw e
       const down = unreachable(e, c.token_endpoint)
       if (down) throw down
       throw new KbError(
@@ -148,7 +157,7 @@ export async function refreshOAuthCredential(
  * Revokes the refresh token (which ends the whole grant on kb servers) and the access token (RFC 7009).
  * Returns what could not be revoked; an empty list means both are dead.
  */
-export async function revokeOAuthCredential(c: OAuthCredential, userAgent: string): Promise<string[]> {
+export async function revokeOAuthCredential(c: OAuthCredential, userAgent: string, daemon: ProvenDaemon | null): Promise<string[]> {
   if (!c.revocation_endpoint) return ['the server has no revocation endpoint']
   const as = serverOf(c)
   const client: oauth.Client = {client_id: c.client_id, token_endpoint_auth_method: 'none'}
@@ -160,12 +169,12 @@ export async function revokeOAuthCredential(c: OAuthCredential, userAgent: strin
     if (!token) continue
     try {
       const res = await oauth.revocationRequest(as, client, oauth.None(), token, {
-        ...requestOptions(c, userAgent),
+        ...requestOptions(c, userAgent, daemon),
         additionalParameters: {token_type_hint: hint},
       })
       await oauth.processRevocationResponse(res)
     } catch (e) {
-      const down = unreachable(e, c.revocation_endpoint)
+      const down = e instanceof KbError ? e : unreachable(e, c.revocation_endpoint)
       problems.push(`the ${hint.replace('_', ' ')} was not revoked: ${down ? down.message : describeOAuthError(e)}`)
     }
   }

@@ -137,7 +137,8 @@ async function sendOne(
     if (item.project_ref) {
       // Settled once, before the first send: every attempt must carry the same body.
       const body = item.request.body as Record<string, unknown>
-      item.request = {...item.request, body: {...body, project_id: await resolveProjectId(item.project_ref, client)}}
+      const projectId = await resolveProjectId(item.project_ref, client, client.baseUrl)
+      item.request = {...item.request, body: projectId ? {...body, project_id: projectId} : body}
       await persist()
       delete item.project_ref
     }

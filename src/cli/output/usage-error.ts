@@ -4,9 +4,19 @@
  * name on the next line), which would break both the `kb:` line and the `--json` message.
  */
 
+/** Global flags a command does not take, and why (docs/cli.md, "Global flags"). */
+const NOT_HERE: Record<string, Record<string, string>> = {
+  browse: {'--json': 'it is a terminal UI; in scripts use `kb search --json` or `kb list --json`'},
+  mcp: {'--json': 'stdout carries the MCP protocol (JSON-RPC) already'},
+  'daemon run': {'--project': 'the daemon serves every project'},
+}
+
 /** oclif's parse-error message folded onto one line, ending with where to read more. */
-export function usageLine(message: string): string {
-  const text = message.replace(/\nSee more help with --help$/, '')
+export function usageLine(message: string, command = ''): string {
+  const text = message.replace(/\nSee more help with --help$/, '').replace(/^The following errors? occurred:\s*/, '')
+  const flag = /^Nonexistent flags?: (--[\w-]+)/.exec(text)?.[1]
+  const why = flag ? NOT_HERE[command]?.[flag] : undefined
+  if (why) return `${flag} does not apply to kb ${command}: ${why}`
   // "Parsing --limit \n\tExpected an integer …" → "--limit: expected an integer …"
   const parsing = /^Parsing (--?[\w-]+) ?\n\t*(.*)$/s.exec(text)
   const folded = parsing ? `${parsing[1]}: ${lowerFirst(parsing[2]!)}` : text

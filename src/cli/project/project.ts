@@ -1,15 +1,15 @@
 /**
- * @module The project of the current directory. `--project` / KB_PROJECT (an id or a canonical remote)
- * win; else `git config kb.project`, written by `kb project join` and read straight from the repository's
- * config file on the hot path; the remote listing behind `kb project join` uses simple-git, imported lazily.
+ * @module The project of a checkout — one rule for every command, the git hook, `kb mcp` and `kb browse`
+ * (docs/cli.md, "The project of a checkout"): `--project`, else KB_PROJECT, else the project `kb project
+ * join` stored for this server (`git config kb.<base URL>.project`), else the first of the checkout's
+ * remotes, in gh's order, that is one of the caller's projects on that server.
  */
-import {execFile} from 'node:child_process'
-import {readFileSync, statSync} from 'node:fs'
-import {dirname, join, resolve} from 'node:path'
 import {KbError} from '../../shared/errors.js'
 import {UUID_PATTERN} from '../../shared/contract.js'
 import {canonicalRemote} from '../../shared/remote.js'
 import type {ApiClient} from '../../shared/client.js'
+import type {Project} from '../../shared/types.js'
+import {git, repoConfig, type ConfigEntry} from './git-config.js'
 
 const UUID = new RegExp(UUID_PATTERN)
 
@@ -17,91 +17,86 @@ export function isUuid(s: string): boolean {
   return UUID.test(s)
 }
 
-/** `git <args>` in `cwd`: stdout trimmed, or null when git fails or is missing. */
-export function git(args: string[], cwd = process.cwd()): Promise<string | null> {
-  return new Promise((resolve) => {
-    execFile('git', args, {cwd, encoding: 'utf8', windowsHide: true}, (err, stdout) => resolve(err ? null : stdout.trim()))
-  })
-}
-
-/** The repository's git dir: `.git` in `cwd` or above (a directory, or a worktree's `gitdir:` file). */
-function findGitDir(cwd: string, env: NodeJS.ProcessEnv): string | null {
-  if (env.GIT_DIR) return resolve(cwd, env.GIT_DIR)
-  for (let dir = cwd; ; dir = dirname(dir)) {
-    const dotGit = join(dir, '.git')
-    try {
-      if (statSync(dotGit).isDirectory()) return dotGit
-      const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, 'utf8'))
-      return m ? resolve(dir, m[1]!.trim()) : null
-    } catch {
-      // not here
-    }
-    if (dirname(dir) === dir) return null
-  }
-}
-
-/**
- * `kb.project` from the repository's own config file, read directly: spawning `git config` from a
- * Node process costs tens of ms on every command. Returns undefined when the file uses something this
- * small reader does not follow (includes), so the caller asks git.
- */
-function readKbProject(gitDir: string): string | null | undefined {
-  let dir = gitDir
-  try {
-    const common = readFileSync(join(gitDir, 'commondir'), 'utf8').trim()
-    dir = resolve(gitDir, common)
-  } catch {
-    // not a linked worktree
-  }
-  let text: string
-  try {
-    text = readFileSync(join(dir, 'config'), 'utf8')
-  } catch {
-    return null
-  }
-  if (/^\s*\[\s*include/im.test(text)) return undefined
-  let section = ''
-  let value: string | null = null
-  for (const raw of text.split('\n')) {
-    const line = raw.trim()
-    const head = /^\[\s*([A-Za-z0-9.-]+)(\s+"[^"]*")?\s*\]/.exec(line)
-    if (head) {
-      section = head[2] ? '' : head[1]!.toLowerCase()
-      continue
-    }
-    const kv = /^([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*(?:[#;].*)?$/.exec(line)
-    if (section === 'kb' && kv && kv[1]!.toLowerCase() === 'project') value = kv[2]!.replace(/^"(.*)"$/, '$1')
-  }
-  return value
-}
-
 export interface ProjectRef {
-  /** A project id, or a canonical remote to look up. */
+  /** A project id, or a canonical remote to look up (for source `remote`, the checkout's first one). */
   ref: string
-  source: 'flag' | 'env' | 'git'
+  source: 'flag' | 'env' | 'git' | 'remote'
+  /** Source `remote`: the checkout's canonical remotes in gh's order; the first that is a project of the caller's wins. */
+  remotes?: string[]
 }
 
-/** Where the project comes from, before asking the server anything. Null outside a joined repository. */
+/** The git config key `kb project join` stores the project in: one per server, so none goes stale when the base URL changes. */
+export function projectConfigKey(baseUrl: string): string {
+  return `kb.${baseUrl}.project`
+}
+
+/** Where a project ref came from, as an error or `kb project show` names it. */
+export function refSource(ref: ProjectRef, baseUrl: string): string {
+  if (ref.source === 'flag') return '--project'
+  if (ref.source === 'env') return 'KB_PROJECT'
+  if (ref.source === 'git') return `git config ${projectConfigKey(baseUrl)}`
+  return `git remote ${ref.remotes!.join(', ')}`
+}
+
+/** The remotes of config entries in gh's order: upstream, origin, then the others by name (the first URL of each). */
+function remotesOf(entries: ConfigEntry[]): Remote[] {
+  const urls = new Map<string, string>()
+  for (const e of entries)
+    if (e.section === 'remote' && e.subsection !== null && e.key === 'url' && e.value && !urls.has(e.subsection))
+      urls.set(e.subsection, e.value)
+  const rank = (n: string): number => (n === 'upstream' ? 0 : n === 'origin' ? 1 : 2)
+  return [...urls]
+    .map(([name, url]) => ({name, url}))
+    .sort((a, b) => rank(a.name) - rank(b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+}
+
+/** Where the project comes from, before asking the server anything. Null outside a checkout with a usable remote. */
 export async function projectRef(
   flag: string | undefined,
+  baseUrl: string,
   env: NodeJS.ProcessEnv = process.env,
   cwd = process.cwd(),
 ): Promise<ProjectRef | null> {
   if (flag) return {ref: flag.trim(), source: 'flag'}
   if (env.KB_PROJECT) return {ref: env.KB_PROJECT.trim(), source: 'env'}
-  const gitDir = findGitDir(cwd, env)
-  if (!gitDir) return null
-  const direct = readKbProject(gitDir)
-  const stored = direct === undefined ? await git(['config', '--get', 'kb.project'], cwd) : direct
-  return stored ? {ref: stored, source: 'git'} : null
+  const entries = await repoConfig(cwd, env)
+  if (!entries) return null
+  const stored = entries.findLast((e) => e.section === 'kb' && e.subsection === baseUrl && e.key === 'project')?.value
+  if (stored) return {ref: stored.trim(), source: 'git'}
+  const remotes = [...new Set(remotesOf(entries).map((r) => canonicalRemote(r.url)))].filter((c): c is string => c !== null)
+  return remotes.length > 0 ? {ref: remotes[0]!, source: 'remote', remotes} : null
 }
 
-/** An id as is; a remote (any git form) → the id of the caller's project with that canonical remote. */
-export async function resolveProjectId(ref: ProjectRef, client: ApiClient): Promise<string> {
-  if (isUuid(ref.ref)) return ref.ref.toLowerCase()
+/** The canonical form of a ref that names a remote, or null when it is not one. */
+function canonicalOf(ref: string): string | null {
   // The canonical form itself (github.com/acme/api) has no scheme, so canonicalRemote() would not take it.
-  const canonical = /^[^/:@\s]+(\/[^/\s]+)+$/.test(ref.ref) ? ref.ref.toLowerCase().replace(/\.git$/, '') : canonicalRemote(ref.ref)
-  const from = ref.source === 'flag' ? '--project' : ref.source === 'env' ? 'KB_PROJECT' : 'git config kb.project'
+  return /^[^/:@\s]+(\/[^/\s]+)+$/.test(ref) ? ref.toLowerCase().replace(/\.git$/, '') : canonicalRemote(ref)
+}
+
+/** The project among `projects` that `ref` names (for source `remote`: the first remote that matches), or null. */
+export function projectIn(ref: ProjectRef, projects: Project[]): Project | null {
+  if (ref.source === 'remote') {
+    for (const r of ref.remotes ?? [ref.ref]) {
+      const p = projects.find((x) => x.remote === r)
+      if (p) return p
+    }
+    return null
+  }
+  if (isUuid(ref.ref)) return projects.find((p) => p.id === ref.ref.toLowerCase()) ?? null
+  const canonical = canonicalOf(ref.ref)
+  return projects.find((p) => p.remote === canonical) ?? null
+}
+
+/**
+ * The project id of a ref: an id as is; a remote (any git form) → the id of the caller's project with that
+ * canonical remote, or a not_found naming the fix; the checkout's remotes → the first that matches, or null
+ * (no project: entries are private).
+ */
+export async function resolveProjectId(ref: ProjectRef, client: ApiClient, baseUrl: string): Promise<string | null> {
+  if (ref.source === 'remote') return projectIn(ref, await client.listProjects())?.id ?? null
+  if (isUuid(ref.ref)) return ref.ref.toLowerCase()
+  const canonical = canonicalOf(ref.ref)
+  const from = refSource(ref, baseUrl)
   if (!canonical) throw new KbError('usage', `${from} "${ref.ref}" is neither a project id nor a git remote (like github.com/acme/api)`)
   const match = (await client.listProjects()).find((p) => p.remote === canonical)
   if (!match)
@@ -115,15 +110,8 @@ export interface Remote {
 }
 
 /** The repository's remotes in gh's order: upstream, origin, then the others by name. */
-export async function listRemotes(cwd = process.cwd()): Promise<Remote[]> {
-  const {simpleGit} = await import('simple-git')
-  const repo = simpleGit({baseDir: cwd})
-  const remotes = await repo.getRemotes(true)
-  const rank = (n: string): number => (n === 'upstream' ? 0 : n === 'origin' ? 1 : 2)
-  return remotes
-    .map((r) => ({name: r.name, url: r.refs.fetch || r.refs.push}))
-    .filter((r) => r.url)
-    .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name))
+export async function listRemotes(cwd = process.cwd(), env: NodeJS.ProcessEnv = process.env): Promise<Remote[]> {
+  return remotesOf((await repoConfig(cwd, env)) ?? [])
 }
 
 /** Is `cwd` inside a git work tree? */

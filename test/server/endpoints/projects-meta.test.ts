@@ -67,7 +67,15 @@ describe('service endpoints', () => {
   it('GET /health needs no auth and names the store, which answers', async () => {
     const res = await d.request('GET', '/health', {key: null})
     expect(res.status).toBe(200)
-    expect(res.body).toEqual({status: 'ok', version: 'test', store: {kind: d.storeUrl ? 'postgres' : 'sqlite', answers: true}})
+    expect(res.body).toEqual({
+      status: 'ok',
+      version: 'test',
+      store: {kind: d.storeUrl ? 'postgres' : 'sqlite', answers: true},
+      pid: process.pid,
+      started_at: expect.any(String),
+      data_dir: d.dataDir,
+      log: null,
+    })
   })
 
   it('GET /openapi.json needs no auth and is OpenAPI 3.1', async () => {

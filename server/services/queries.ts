@@ -1,0 +1,114 @@
+/**
+ * @module Reading many entries: `GET /knowledge` (a filtered list in keyset pages) and `GET /search` (ranked,
+ * optionally packed into a token budget), each under the caller's visibility (docs/api.md).
+ */
+import {KbError} from '../../src/shared/errors.js'
+import {UUID_PATTERN} from '../../src/shared/contract.js'
+import type {Detail, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
+import type {EntryFilter, Store} from '../store/store.js'
+import {type Caller, viewerOf} from './context.js'
+import {decodeCursor, encodeCursor} from './cursor.js'
+import type {KnowledgeService} from './knowledge.js'
+import {packIntoTokens} from './token-budget.js'
+import {lowerUuid} from './validate.js'
+
+const UUID = new RegExp(UUID_PATTERN)
+
+export class EntryQueries {
+  constructor(
+    private readonly store: Store,
+    private readonly knowledge: KnowledgeService,
+  ) {}
+
+  async resolveAuthor(author: string | undefined): Promise<string | undefined | null> {
+    if (author === undefined) return undefined
+    const byId = UUID.test(author) ? await this.store.getPrincipal(author.toLowerCase()) : null
+    const p = byId ?? (await this.store.getPrincipalByName(author))
+    return p ? p.id : null
+  }
+
+  private async filter(
+    caller: Caller,
+    q: {scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string},
+  ): Promise<EntryFilter | null> {
+    // A project you are not a member of is 404, as if it did not exist (docs/api.md, "Errors").
+    if (q.project_id && (await this.store.getMemberRole(lowerUuid(q.project_id), caller.principal.id)) === null) {
+      throw new KbError('not_found', `project ${lowerUuid(q.project_id)} does not exist or you are not a member`, {
+        errors: [{path: 'project_id', message: 'unknown project'}],
+      })
+    }
+    const authorId = await this.resolveAuthor(q.author)
+    if (authorId === null) return null // an unknown author has written nothing
+    const f: EntryFilter = {}
+    if (q.scope) f.scope = q.scope
+    if (q.project_id) f.projectId = lowerUuid(q.project_id)
+    if (q.status) f.status = q.status
+    if (q.tag) f.tag = q.tag.toLowerCase()
+    if (authorId) f.authorId = authorId
+    return f
+  }
+
+  async list(
+    caller: Caller,
+    q: {
+      scope?: Scope
+      project_id?: string
+      status?: 'open' | 'resolved'
+      tag?: string
+      author?: string
+      limit: number
+      cursor?: string
+      detail: Detail
+    },
+  ): Promise<{items: EntryView[]; next_cursor: string | null}> {
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
+    const filter = await this.filter(caller, q)
+    if (!filter) return {items: [], next_cursor: null}
+    const rows = await this.store.listEntries(viewerOf(caller), filter, {
+      limit: q.limit + 1,
+      ...(after ? {after: {updated_at: after.at, id: after.id}} : {}),
+    })
+    const page = rows.slice(0, q.limit)
+    const last = page.at(-1)
+    const next = rows.length > q.limit && last ? encodeCursor({at: last.updated_at, id: last.id}) : null
+    const items = await Promise.all(page.map((e) => this.knowledge.view(caller, e, q.detail)))
+    return {items, next_cursor: next}
+  }
+
+  async search(
+    caller: Caller,
+    q: {
+      q: string
+      scope?: Scope
+      project_id?: string
+      status?: 'open' | 'resolved'
+      tag?: string
+      author?: string
+      limit: number
+      detail: Detail
+      explain: boolean
+      max_tokens?: number
+    },
+  ): Promise<SearchResult> {
+    const filter = await this.filter(caller, q)
+    if (!filter) return {items: [], next_cursor: null, total: 0}
+    const outcome = await this.store.searchEntries(viewerOf(caller), filter, {query: q.q, limit: q.limit, explain: q.explain})
+    const items = await Promise.all(
+      outcome.hits.map(async (h) => {
+        const item: Record<string, unknown> = {...(await this.knowledge.view(caller, h.entry, q.detail)), score: h.score}
+        if (h.matched) item.matched = h.matched
+        if (h.snippet !== undefined) item.snippet = h.snippet
+        return item as unknown as EntryView
+      }),
+    )
+    const result: SearchResult = {items, next_cursor: null, total: outcome.total}
+    if (q.max_tokens !== undefined)
+      return await packIntoTokens(
+        result,
+        outcome.hits.map((h) => h.entry),
+        q.detail,
+        q.max_tokens,
+      )
+    return result
+  }
+}
