@@ -17,6 +17,7 @@
  * - A run of Chinese, Japanese or Korean characters is indexed as overlapping bigrams (`文字化け` → 文字
  *   字化 化け; one character alone is itself), normalised with NFKC (half-width kana become full-width).
  * Terms never contain whitespace; besides letters, digits and marks they hold only joiners.
+ * One file past ~350 lines on purpose: it is one contract (what every driver indexes and every query reads).
  */
 import {stemOf} from './stem.js'
 
@@ -40,8 +41,6 @@ export type Chunk =
       start: number
       end: number
       parts: ChunkPart[]
-      /** Whether joiners join the parts (else they are the humps of one camel-case word). */
-      joined: boolean
       /** The whole as written, folded; null for a single part, and past WHOLE_MAX. */
       whole: string | null
       wholeGerman: string | null
@@ -196,7 +195,7 @@ function codeChunk(text: string, start: number): Chunk | null {
       for (const run of runs) if (run.humps > 1) forms.push(fold(run.text))
     }
   }
-  return {kind: 'code', start, end: start + text.length, parts, joined, whole, wholeGerman, forms}
+  return {kind: 'code', start, end: start + text.length, parts, whole, wholeGerman, forms}
 }
 
 /**
@@ -272,7 +271,7 @@ export function readChunks(text: string, visit: (chunk: Chunk) => void): void {
     text,
     (start, end) => {
       const part = {text: text.slice(start, end).toLowerCase(), german: null, start, end}
-      visit({kind: 'code', start, end, parts: [part], joined: false, whole: null, wholeGerman: null, forms: []})
+      visit({kind: 'code', start, end, parts: [part], whole: null, wholeGerman: null, forms: []})
     },
     visit,
   )

@@ -81,6 +81,7 @@ describe('search by identifiers, codes, CJK and German through HTTP', () => {
     await add('version', 'Node v20.19.0 loads ES modules with require', 'Drop the dynamic import shim.')
     await add('econn', 'connect ECONNREFUSED 127.0.0.1:5432', 'Postgres was not running.')
     await add('rust', 'error[E0432]: unresolved import', 'A mod declaration was missing.')
+    await add('esm', 'Error [ERR_REQUIRE_ESM]: require() of ES Module', 'The package became ESM-only in its last major.')
     await add('status', 'Gateway answers 502', 'The upstream was down.')
     await add('port5020', 'Service listens on 5020', 'An internal port, not a status.')
     await add('ja', 'デプロイ後に文字化けする', 'サーバーのロケールが POSIX のままだった。')
@@ -104,6 +105,7 @@ describe('search by identifiers, codes, CJK and German through HTTP', () => {
     ['scoped', 'tokio::spawn', 'spawn'],
     ['version', 'v20.19.0', '20.19'],
     ['econn', '127.0.0.1:5432', '5432'],
+    ['esm', 'ERR_REQUIRE_ESM', 'esm'],
   ])('%s: found first by the whole (%s) and found by a part (%s)', async (name, whole, part) => {
     expect((await search(whole))[0]).toBe(name)
     expect(await search(part)).toContain(name)
