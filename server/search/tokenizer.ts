@@ -132,6 +132,19 @@ function humps(run: string, at: number, out: Array<{text: string; start: number;
   out.push({text: chars.slice(from).join(''), start: at + fromOffset, end: at + run.length})
 }
 
+/** An ASCII run with no hump (`two`, `Mach`, `HTTP`, `1`): no capital after the first character, or no small letter (scan). */
+function humpless(run: string): boolean {
+  let laterCapital = false
+  let small = false
+  for (let i = 0; i < run.length; i++) {
+    const c = run.charCodeAt(i)
+    if (c >= 97 && c <= 122) small = true
+    else if (c >= 65 && c <= 90) laterCapital ||= i > 0
+    else if (c >= 128) return false
+  }
+  return !(laterCapital && small)
+}
+
 const VERSION = /^v?\d+(?:\.\d+)+$/
 
 /** A version's other spellings: without its `v`, and major.minor of major.minor.patch (`v20.19.0` → 20.19.0, 20.19). */
@@ -156,9 +169,11 @@ function codeChunk(text: string, start: number): Chunk | null {
     }
     if (joiner) joined = true
     if (runStart >= 0) {
+      const run = text.slice(runStart, i)
       const before = pieces.length
-      humps(text.slice(runStart, i), start + runStart, pieces)
-      runs.push({text: text.slice(runStart, i), humps: pieces.length - before})
+      if (humpless(run)) pieces.push({text: run, start: start + runStart, end: start + i})
+      else humps(run, start + runStart, pieces)
+      runs.push({text: run, humps: pieces.length - before})
     }
     runStart = -1
   }
