@@ -3,38 +3,33 @@
  * the daemon autostarted and the credential chosen, the project of the current directory, writes that
  * queue in the outbox when the server cannot be reached (and a queue sent behind the next command that
  * reaches it), and one mapping of `KbError` to an exit code plus one stderr line that names the fix.
- * Past 350 lines because oclif gives a command one base class; splitting it needs the outbox and output
- * parts moved into helpers the class delegates to (not done yet).
+ * The error report is output/command-error.ts, the outbox's side outbox/enqueue.ts and outbox/background.ts.
  */
-import {join} from 'node:path'
 import {Command, Flags, ux, type Interfaces} from '@oclif/core'
-import {KbError, type ErrorCode} from '../shared/errors.js'
+import type {KbError} from '../shared/errors.js'
 import {dataDir} from '../shared/paths.js'
-import {isServerError, type ApiClient} from '../shared/client.js'
-import {hintFor} from '../shared/hints.js'
+import type {ApiClient} from '../shared/client.js'
 import {httpClient} from './client/http-transport.js'
 import {resolveBaseUrl} from './config/config.js'
 import {oauthExpired, resolveCredential, type ResolvedCredential} from './credentials/credentials.js'
 import {autostartEnabled, ensureDaemon, isLoopbackUrl} from './daemon/manager.js'
 import {impostorError, probeDaemon, probeDaemonIfUp, type DaemonProbe} from './daemon/proof.js'
 import type {ProvenDaemon} from './oauth/pinned-fetch.js'
-import {jsonText, oneLine, outputMode, type OutputMode} from './output/format.js'
+import {jsonText, outputMode, type OutputMode} from './output/format.js'
 import {page, pagerCommand, screenRows} from './output/pager.js'
 import {progressWanted} from './output/progress.js'
 import {safeText} from './output/safe-text.js'
-import {usageLine} from './output/usage-error.js'
+import {reportCommandError} from './output/command-error.js'
 import type {OutboxOptions} from './outbox/queue.js'
-import {hasQueued, isUnreachable, queueEnabled, type OutboxItem, type QueuedWrite} from './outbox/state.js'
+import {sendQueuedInBackground} from './outbox/background.js'
+import {enqueueWrite, type WriteDraft} from './outbox/enqueue.js'
+import {hasQueued, isUnreachable, queueEnabled, type QueuedWrite} from './outbox/state.js'
 import {projectRef, resolveProjectId, type ProjectRef} from './project/project.js'
 
 export type KbFlags<T extends typeof Command> = Interfaces.InferredFlags<(typeof KbCommand)['baseFlags'] & T['flags']>
 export type KbArgs<T extends typeof Command> = Interfaces.InferredArgs<T['args']>
 
-/** What a write command hands `write`: the request (or, for an edit, what to settle later) and how to name it. */
-export type WriteDraft = Pick<OutboxItem, 'command' | 'label' | 'request' | 'project_ref' | 'edit'>
-
-/** How long the queue may be sent behind a command that reached the server (docs/cli.md, "Offline writes"). */
-const BACKGROUND_SEND_MS = 3000
+export type {WriteDraft} from './outbox/enqueue.js'
 
 export abstract class KbCommand<T extends typeof Command> extends Command {
   static override enableJsonFlag = true
@@ -250,7 +245,6 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     process.stdout.write(`${jsonText(json)}\n`)
   }
 
-  /** Writes human output (never in --json mode); through the pager for a command that has one. */
   /**
    * Sends a write under a fresh Idempotency-Key, or — when the server cannot be reached and queueing is on —
    * keeps it in the outbox with that key for `kb sync` (docs/cli.md, "Offline writes"), so a request whose
@@ -276,32 +270,12 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
 
   /** Keeps a write in the outbox and says so in one line (none for the git hook); what `write` does offline. */
   protected async enqueue(draft: WriteDraft, because: KbError, key: string = crypto.randomUUID()): Promise<QueuedWrite> {
-    const {Outbox} = await import('./outbox/queue.js')
     this.queuedBecause = because
-    const item: OutboxItem = {
-      key,
-      base_url: this.baseUrl,
-      queued_at: new Date().toISOString(),
-      ...stripUndefined(draft),
-      attempts: 1,
-      last_error: because.message,
-    }
-    const waiting = await Outbox.forServer(this.baseUrl, this.outboxOptions).append(item)
-    const queued: QueuedWrite = {
-      queued: true,
-      key,
-      command: item.command,
-      label: item.label,
-      base_url: item.base_url,
-      queued_at: item.queued_at,
-      reason: because.message,
-      waiting,
-    }
-    if (!this.quietQueue && !this.jsonEnabled()) {
-      const why = oneLine(because.message.split(';')[0]!)
-      process.stderr.write(`kb: queued ${item.command} "${oneLine(item.label)}" for \`kb sync\` (${waiting} waiting): ${why}\n`)
-    }
-    return queued
+    return enqueueWrite(draft, because, key, {
+      baseUrl: this.baseUrl,
+      outbox: this.outboxOptions,
+      announce: !this.quietQueue && !this.jsonEnabled(),
+    })
   }
 
   /** How the outbox tells of a file it had to set aside. */
@@ -331,28 +305,15 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   }
 
   private async sendQueuedInBackground(): Promise<void> {
-    try {
-      const [{Outbox}, {sendQueued}, {syncLine}] = await Promise.all([
-        import('./outbox/queue.js'),
-        import('./outbox/sync.js'),
-        import('./outbox/report.js'),
-      ])
-      const report = await sendQueued(Outbox.forServer(this.baseUrl, this.outboxOptions), await this.client(), {
-        lockWaitMs: 0,
-        deadline: Date.now() + BACKGROUND_SEND_MS,
-      })
-      const done = report.items.filter((i) => i.status !== 'waiting')
-      if (done.length === 0 || this.quietQueue) return
-      this.note(
-        `sent ${done.length} queued write(s)${report.remaining ? `; ${report.remaining} still waiting (\`kb sync --status\`)` : ''}`,
-      )
-      for (const i of done) if (i.status === 'forked' || i.status === 'refused') this.note(`  ${syncLine(i)}`)
-    } catch {
-      // The queue stays as it was, for `kb sync`.
-    }
+    await sendQueuedInBackground(
+      this.baseUrl,
+      this.outboxOptions,
+      () => this.client(),
+      this.quietQueue ? () => {} : (line) => this.note(line),
+    )
   }
 
-  /** Writes human output (never in --json mode). */
+  /** Writes human output (never in --json mode); through the pager for a command that has one. */
   protected out(text: string): void {
     if (this.jsonEnabled()) return
     const line = text.endsWith('\n') || text === '' ? text : `${text}\n`
@@ -371,54 +332,14 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   }
 
   protected override async catch(err: Error & {exitCode?: number; oclif?: {exit?: number}}): Promise<unknown> {
-    let code: ErrorCode | null = null
-    let message = err.message
-    let exit: number
-    if (err instanceof KbError) {
-      code = err.code
-      exit = err.exitCode
-      const command = (this.id ?? '').split(':').join(' ')
-      const hint = isServerError(err)
-        ? hintFor(err.code, 'cli', command, err.errors?.length === 1 ? err.errors[0]!.path : undefined)
-        : undefined
-      if (hint) message = `${message}; ${hint.replace('<command>', command)}`
-      const elsewhere = err.code === 'unauthenticated' ? await this.daemonElsewhere() : null
-      if (elsewhere)
-        message = `no credential: the kb daemon at ${this.baseUrl} keeps its data in ${elsewhere}, not in ${dataDir()} where kb looked for owner.key; set KB_DATA_DIR=${elsewhere} (its key is ${join(elsewhere, 'owner.key')}), or log in with \`kb auth login --with-token\``
-      if (err.code === 'rate_limited' && err.headers?.['retry-after']) message = `${err.message}; retry in ${err.headers['retry-after']} s`
-    } else if (err.oclif?.exit !== undefined) {
-      // oclif's own errors: parse errors (unknown flag, missing argument, bad option value) exit 2.
-      exit = err.oclif.exit
-      if (err.message.startsWith('EEXIT:')) {
-        process.exitCode = exit
-        return undefined
-      }
-      code = exit === 2 ? 'usage' : null
-      message = usageLine(message, (this.id ?? '').split(':').join(' '))
-    } else {
-      exit = 1
-    }
-    process.exitCode = exit
-    if (this.jsonEnabled()) {
-      const e = err instanceof KbError ? err : undefined
-      // A problem's extension members (a sensitive_content refusal's findings) go along for scripts to read.
-      const error = {
-        code: code ?? 'error',
-        message,
-        exit,
-        ...(e?.status ? {status: e.status} : {}),
-        ...(e?.errors ? {errors: e.errors} : {}),
-        ...(e?.extra ?? {}),
-      }
-      process.stdout.write(`${jsonText({error})}\n`)
-    }
-    // The message may echo the server's words (a problem's detail): never raw to the terminal. --json keeps them exact.
-    process.stderr.write(`kb: ${safeText(message).split('\n').join('\n    ')}\n`)
+    await reportCommandError(err, {
+      command: (this.id ?? '').split(':').join(' '),
+      json: this.jsonEnabled(),
+      elsewhere: async () => {
+        const dir = await this.daemonElsewhere()
+        return dir ? {baseUrl: this.baseUrl, looked: dataDir(), dir} : null
+      },
+    })
     return undefined
   }
-}
-
-/** The draft without its unset fields, so the outbox file holds only what an item has. */
-function stripUndefined(draft: WriteDraft): WriteDraft {
-  return Object.fromEntries(Object.entries(draft).filter(([, v]) => v !== undefined)) as WriteDraft
 }

@@ -1,0 +1,30 @@
+/**
+ * @module The outbox sent behind a command that reached the server (docs/cli.md, "Offline writes"): for at
+ * most a few seconds, without waiting for another kb holding the queue, one line for what was sent.
+ */
+import type {ApiClient} from '../../shared/client.js'
+import type {OutboxOptions} from './queue.js'
+
+/** How long the queue may be sent behind a command that reached the server. */
+const BACKGROUND_SEND_MS = 3000
+
+export async function sendQueuedInBackground(
+  baseUrl: string,
+  outbox: OutboxOptions,
+  client: () => Promise<ApiClient>,
+  note: (line: string) => void,
+): Promise<void> {
+  try {
+    const [{Outbox}, {sendQueued}, {syncLine}] = await Promise.all([import('./queue.js'), import('./sync.js'), import('./report.js')])
+    const report = await sendQueued(Outbox.forServer(baseUrl, outbox), await client(), {
+      lockWaitMs: 0,
+      deadline: Date.now() + BACKGROUND_SEND_MS,
+    })
+    const done = report.items.filter((i) => i.status !== 'waiting')
+    if (done.length === 0) return
+    note(`sent ${done.length} queued write(s)${report.remaining ? `; ${report.remaining} still waiting (\`kb sync --status\`)` : ''}`)
+    for (const i of done) if (i.status === 'forked' || i.status === 'refused') note(`  ${syncLine(i)}`)
+  } catch {
+    // The queue stays as it was, for `kb sync`.
+  }
+}
