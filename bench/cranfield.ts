@@ -127,7 +127,8 @@ export interface KbClient {
   key: string
 }
 
-async function call<T>(client: KbClient, method: string, path: string, body?: unknown): Promise<T> {
+/** One request to the daemon's API with the client's key; throws on a non-2xx answer. */
+export async function call<T>(client: KbClient, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(client.url + path, {
     method,
     headers: {authorization: `Bearer ${client.key}`, ...(body === undefined ? {} : {'content-type': 'application/json'})},

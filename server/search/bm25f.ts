@@ -2,8 +2,9 @@
  * @module BM25F ranking (Robertson & Zaragoza), driver-independent: a driver finds candidates, this scorer
  * orders them over all the query's terms with per-field length normalisation (docs/search.md, "Ranking").
  */
+import type {IndexTerm} from './driver.js'
 import {type Phrase, PhraseCounter} from './phrases.js'
-import {fold, stemOf} from './text.js'
+import {type TokenKind, tokenize} from './tokenizer.js'
 
 /** The fields search looks at, in the order of the FTS5 table's columns. */
 export const SEARCH_FIELDS = ['title', 'tags', 'body'] as const
@@ -33,16 +34,12 @@ export interface CollectionStats {
   avgLength: Record<SearchField, number>
 }
 
-export interface RankTerm {
-  /** The term as the index stores it (Porter stem of the folded word); for a phrase, its stems joined by spaces. */
-  stem: string
-  /** How many entries contain it. */
-  df: number
-  /** A phrase's stems, which count only when adjacent and in this order. */
-  phrase?: string[]
-  /** How much the term counts (default 1): a completion of a word still being typed counts less than a word. */
-  weight?: number
-}
+/**
+ * How much one token counts towards a term's frequency, by how the tokenizer made it: a part of a code token
+ * counts less than a word standing alone, so that `user` ranks an entry about a user above one that only
+ * mentions `getUserName` (docs/search.md, "Tokens").
+ */
+const TOKEN_WEIGHTS: Record<TokenKind, number> = {word: 1, whole: 1, part: 0.5, form: 1, gram: 1}
 
 /** Inverse document frequency, BM25's with 1 added inside the logarithm so that it never goes negative. */
 export function idf(df: number, docs: number): number {
@@ -51,70 +48,62 @@ export function idf(df: number, docs: number): number {
 
 /**
  * Scores documents against a query with BM25F (Robertson & Zaragoza): each field's term frequency is
- * normalised by that field's length, weighted, summed, then saturated once per term with k1.
+ * normalised by that field's length, weighted, summed, then saturated once per term with k1. Fields are
+ * read with the index's tokenizer, so the counts are those of the index.
  */
 export class Bm25fScorer {
+  /** Index term → the query term it counts for. */
   private readonly index = new Map<string, number>()
   private readonly idfs: number[]
   private readonly weights: number[]
   private readonly phrases: PhraseCounter | null
-  private readonly firstChars: Set<string>
+  private readonly firstChars = new Set<number>()
   private readonly asciiFirst = new Uint8Array(128)
 
   constructor(
-    terms: RankTerm[],
+    terms: IndexTerm[],
     private readonly stats: CollectionStats,
     private readonly params: RankingParams = RANKING,
   ) {
     const phrases: Phrase[] = []
     terms.forEach((t, i) => {
-      if (t.phrase && t.phrase.length > 1) phrases.push({stems: t.phrase, term: i})
-      else this.index.set(t.stem, i)
+      if (t.phrase) phrases.push({stems: t.terms, term: i})
+      else for (const term of t.terms) if (!this.index.has(term)) this.index.set(term, i)
     })
     this.phrases = phrases.length > 0 ? new PhraseCounter(phrases) : null
     this.idfs = terms.map((t) => idf(t.df, Math.max(stats.docs, t.df)))
-    this.weights = terms.map((t) => t.weight ?? 1)
-    // The stemmer never changes a word's first character, so other words need no stemming at all.
-    this.firstChars = new Set([...this.index.keys(), ...phrases.flatMap((p) => p.stems)].map((stem) => stem[0]!))
-    for (const c of this.firstChars) if (c.charCodeAt(0) < 128) this.asciiFirst[c.charCodeAt(0)] = 1
-  }
-
-  /** Counts one token (its stem, or null when it cannot be a query term) towards words and phrases. */
-  private visit(stem: string | null, tf: Float64Array): void {
-    if (stem !== null) {
-      const t = this.index.get(stem)
-      if (t !== undefined) tf[t]!++
+    this.weights = terms.map((t) => t.weight)
+    for (const t of terms) {
+      for (const term of t.terms) {
+        const c = term.charCodeAt(0)
+        if (c < 128) this.asciiFirst[c] = 1
+        else this.firstChars.add(c)
+      }
     }
-    if (this.phrases) for (const term of this.phrases.step(stem)) tf[term]!++
   }
 
-  /** Occurrences of each query term in the text, and the text's length in tokens. */
+  /** Whether a word may stem to a query term: Porter keeps the first character, so most words need no stemming. */
+  private readonly wanted = (first: number): boolean => (first < 128 ? this.asciiFirst[first] === 1 : this.firstChars.has(first))
+
+  /** Occurrences of each query term in the text (weighted by token kind), and the text's length in tokens. */
   private count(text: string, tf: Float64Array): number {
     this.phrases?.reset()
-    if (!/^[\x00-\x7f]*$/.test(text)) return this.countUnicode(text, tf)
-    // ASCII text (most of it): scan char codes, and cut out only words that may be query terms.
     let tokens = 0
-    let start = -1
-    const lower = text.toLowerCase()
-    for (let i = 0; i <= lower.length; i++) {
-      const c = i < lower.length ? lower.charCodeAt(i) : 32
-      if ((c >= 97 && c <= 122) || (c >= 48 && c <= 57)) {
-        if (start < 0) start = i
-        continue
-      }
-      if (start < 0) continue
-      tokens++
-      this.visit(this.asciiFirst[lower.charCodeAt(start)] === 1 ? stemOf(lower.slice(start, i)) : null, tf)
-      start = -1
-    }
+    tokenize(
+      text,
+      (term, kind) => {
+        tokens++
+        if (term === '') {
+          this.phrases?.step(null)
+          return
+        }
+        const t = this.index.get(term)
+        if (t !== undefined) tf[t]! += TOKEN_WEIGHTS[kind]
+        if (this.phrases) for (const p of this.phrases.step(term)) tf[p]!++
+      },
+      this.wanted,
+    )
     return tokens
-  }
-
-  private countUnicode(text: string, tf: Float64Array): number {
-    const words = fold(text).match(/[\p{L}\p{N}]+/gu)
-    if (!words) return 0
-    for (const w of words) this.visit(this.firstChars.has(w[0]!) ? stemOf(w) : null, tf)
-    return words.length
   }
 
   score(doc: Record<SearchField, string>): number {

@@ -1,9 +1,11 @@
 /**
  * @module The seam between the search engine and a store driver. Everything about *what* a search means
- * lives in `server/search/` and is shared by every driver: query parsing (`query.ts`), the index's text
- * form (`text.ts`, `porter.ts`), typo and prefix expansion (`vocabulary.ts`), candidate policy and BM25F
- * re-ranking (`engine.ts`, `bm25f.ts`, `phrases.ts`), explaining hits (`explain.ts`). A driver implements only `SearchIndex` — the reads its query
- * language does best:
+ * lives in `server/search/` and is shared by every driver: the tokenizer (`tokenizer.ts`, with `stem.ts` and
+ * `porter.ts`) that turns text into the terms an index holds and a query into the terms to look up
+ * (`query.ts`), typo and prefix expansion (`vocabulary.ts`), candidate policy and BM25F re-ranking
+ * (`engine.ts`, `bm25f.ts`, `phrases.ts`), explaining hits (`explain.ts`). A driver stores, for each entry's
+ * title, tags and body, the terms of `indexTerms()` in order (positions matter for phrases), keeps the
+ * vocabulary of `vocabularyTerms()`, and implements only `SearchIndex` — the reads its query language does best:
  * - term statistics: how many entries hold a term or a phrase, and the collection's size and mean field
  *   lengths (BM25F's inputs), asked for many terms at once;
  * - vocabulary reads: terms by first character, length and prefix or (reversed) suffix, for typo
@@ -16,13 +18,18 @@
  * integer key (`seq`), stable while a search runs.
  */
 import type {EntryFilter, EntryRow, Viewer} from '../store/store.js'
-import type {CollectionStats, RankTerm} from './bm25f.js'
+import type {CollectionStats} from './bm25f.js'
 import type {VocabularyProbe} from './vocabulary.js'
 
-/** A query term as the engine resolved it: its words and statistics. */
-export interface IndexTerm extends RankTerm {
-  /** The folded, unstemmed word, or a phrase's words in order (a driver matches the index form of the same text). */
-  words: string[]
+/** A query term as the engine resolved it against the index. */
+export interface IndexTerm {
+  /** Index terms, exactly as `indexTerms()` produced them: any one of them (other spellings of one word), or all of them adjacent and in order. */
+  terms: string[]
+  phrase: boolean
+  /** How many entries hold it. */
+  df: number
+  /** How much it counts (query.ts QUERY_WEIGHTS). */
+  weight: number
 }
 
 /** A candidate's searchable text, for the re-ranker. */
@@ -48,9 +55,9 @@ export interface CandidateSource {
  * completion length at once, so a networked driver answers each group in one round trip.
  */
 export interface SearchIndex {
-  /** For each index term (a stem), the entries whose text holds it; 0 when none does. In the order given. */
-  documentFrequencies(stems: string[]): Promise<number[]>
-  /** For each phrase, the entries holding its words adjacent and in order. */
+  /** For each index term, the entries whose text holds it; 0 when none does. In the order given. */
+  documentFrequencies(terms: string[]): Promise<number[]>
+  /** For each phrase, the entries holding its index terms adjacent and in order. */
   phraseFrequencies(phrases: string[][]): Promise<number[]>
   /** Entries in the index and mean field lengths. */
   collectionStats(): Promise<CollectionStats>

@@ -9,8 +9,8 @@ import type {EntryFilter, SearchHit, SearchOptions, SearchOutcome, Viewer} from 
 import {Bm25fScorer} from './bm25f.js'
 import type {IndexTerm, SearchIndex} from './driver.js'
 import {explainHit} from './explain.js'
-import {parseTerm, rankTerms} from './query.js'
-import {stemOf} from './text.js'
+import {parseQuery, type QueryTerm} from './query.js'
+import {tagsText} from './tokenizer.js'
 import {
   PROBE_LIMIT,
   VOCABULARY_MIN_LENGTH,
@@ -29,15 +29,10 @@ const CANDIDATE_POSTINGS = 10_000
 const TYPO_LOOKUPS_MAX = 3
 /** Shortest word that typo tolerance corrects. */
 const TYPO_WORD_MIN = 5
-/** Completions of a word still being typed, the shortest first, and how much each counts next to a typed word. */
+/** Completions of a word still being typed, the shortest first. */
 const COMPLETIONS_MAX = 8
-const COMPLETION_WEIGHT = 0.5
 /** How much longer than the typed prefix a completion may be. */
 const COMPLETION_EXTRA_MAX = 12
-/** How much a code token's phrase counts on top of its parts (docs/search.md: Cranfield's hyphenated words). */
-const PHRASE_WEIGHT = 0.5
-
-const WORD_ONLY = /^[\p{L}\p{N}]+$/u
 
 /**
  * The terms that generate candidates: the rarest first, adding commoner ones while the postings they
@@ -66,7 +61,7 @@ export class SearchEngine {
    * half the store; they still count in the re-ranking and in `total`.
    */
   async search(viewer: Viewer, filter: EntryFilter, options: SearchOptions): Promise<SearchOutcome> {
-    const terms = await this.expandTerms(rankTerms(options.terms))
+    const terms = await this.expandTerms(parseQuery(options.query))
     if (terms.length === 0) return {hits: [], total: 0}
     const source = await this.index.candidates(viewer, filter)
     const total = await source.count(terms)
@@ -82,7 +77,7 @@ export class SearchEngine {
     }
     const scorer = new Bm25fScorer(terms, await this.index.collectionStats())
     const ranked = (await this.index.texts(keys))
-      .map((text) => ({text, score: scorer.score({title: text.title, tags: text.tags.join(' '), body: text.body})}))
+      .map((text) => ({text, score: scorer.score({title: text.title, tags: tagsText(text.tags), body: text.body})}))
       .sort((a, b) => b.score - a.score || b.text.key - a.text.key)
       .slice(0, options.limit)
     const entries = await this.index.entries(ranked.map((r) => r.text.key))
@@ -94,66 +89,69 @@ export class SearchEngine {
   }
 
   /**
-   * The query's terms (query.ts queryTerms) as index terms with their document frequencies, one per stem
-   * or phrase, without those that match nothing. A longer word that matches nothing brings instead the
-   * indexed terms one edit away (typo tolerance; the vocabulary holds stems, so a few trailing characters
-   * may be dropped first). A prefix brings the shortest indexed terms it begins, counting less than typed
-   * words; a phrase (a code token's parts) is one more term, rarer than its parts. The index is read in a
-   * few batches (every word's statistics, then every typo probe, then every completion), each one call.
+   * The query's terms (query.ts) resolved against the index, with their document frequencies, without those
+   * that match nothing. A word that matches nothing brings instead the indexed terms one edit away (typo
+   * tolerance; the vocabulary holds stems, so a few trailing characters may be dropped first). A prefix
+   * brings the shortest indexed terms it begins. Each index term counts once, for the first query term that
+   * brings it. The index is read in a few batches (every term's statistics, every phrase's, every typo probe,
+   * every completion, then the statistics of what those brought), each one call, so that a networked driver
+   * answers each group in one round trip.
    */
-  private async expandTerms(terms: string[]): Promise<IndexTerm[]> {
-    const parsed = terms.map(parseTerm)
+  private async expandTerms(query: QueryTerm[]): Promise<IndexTerm[]> {
     const df = new Map<string, number>()
-    const words = parsed.flatMap((p) => (p.kind === 'word' ? [p.word] : []))
-    await this.frequencies(words, df)
+    await this.frequencies(
+      query.flatMap((q) => (q.kind === 'term' ? q.terms : [])),
+      df,
+    )
+    const dfOf = (terms: string[]): number => Math.max(0, ...terms.map((t) => df.get(t) ?? 0))
     const phrases = new Map<string, string[]>()
-    for (const p of parsed) if (p.kind === 'phrase') phrases.set(p.words.map(stemOf).join(' '), p.words)
+    for (const q of query) if (q.kind === 'phrase') phrases.set(q.terms.join(' '), q.terms)
     const counts = await this.index.phraseFrequencies([...phrases.values()])
     const phraseDf = new Map([...phrases.keys()].map((key, i) => [key, counts[i]!]))
 
     // Typo tolerance for the first few longer words that match nothing.
-    let lookups = 0
-    const typoWords = words.filter(
-      (w) => df.get(stemOf(w))! === 0 && Array.from(w).length >= TYPO_WORD_MIN && WORD_ONLY.test(w) && lookups++ < TYPO_LOOKUPS_MAX,
-    )
+    const typoWords: string[] = []
+    for (const q of query) {
+      if (q.kind !== 'term' || q.typo === null || dfOf(q.terms) > 0 || Array.from(q.typo).length < TYPO_WORD_MIN) continue
+      if (typoWords.length < TYPO_LOOKUPS_MAX && !typoWords.includes(q.typo)) typoWords.push(q.typo)
+    }
     const near = await this.near(typoWords)
     const corrections = new Map(typoWords.map((w, i) => [w, typoCandidates(w, near[i]!)]))
-    // Completions of the word being typed.
-    const prefixes = parsed.flatMap((p) => (p.kind === 'prefix' ? [p.word] : []))
-    const completions = await this.completions(prefixes)
+    const prefixes = query.flatMap((q) => (q.kind === 'prefix' ? [q] : []))
+    const completions = await this.completions(prefixes.map((p) => p.word))
     await this.frequencies([...[...corrections.values()].flat(), ...completions.flat()], df)
 
     const out = new Map<string, IndexTerm>()
-    const add = (word: string, weight = 1): number => {
-      const stem = stemOf(word)
-      const known = out.get(stem)
+    const add = (terms: string[], weight: number): number => {
+      const known = out.get(terms[0]!)
       if (known) return known.df
-      const n = df.get(stem)!
-      if (n > 0) out.set(stem, {words: [word], stem, df: n, ...(weight !== 1 ? {weight} : {})})
+      const n = dfOf(terms)
+      if (n > 0) out.set(terms[0]!, {terms, phrase: false, df: n, weight})
       return n
     }
-    for (const p of parsed) {
-      if (p.kind === 'prefix') continue
-      if (p.kind === 'phrase') {
-        const stems = p.words.map(stemOf)
-        const key = stems.join(' ')
-        const n = phraseDf.get(key)!
-        if (!out.has(key) && n > 0) out.set(key, {words: p.words, stem: key, df: n, phrase: stems, weight: PHRASE_WEIGHT})
+    for (const q of query) {
+      if (q.kind === 'prefix') continue
+      if (q.kind === 'phrase') {
+        const key = `\u0000${q.terms.join(' ')}`
+        const n = phraseDf.get(q.terms.join(' '))!
+        if (!out.has(key) && n > 0) out.set(key, {terms: q.terms, phrase: true, df: n, weight: q.weight})
         continue
       }
-      if (add(p.word) > 0) continue
-      for (const candidate of corrections.get(p.word) ?? []) add(candidate)
+      if (add(q.terms, q.weight) > 0 || q.typo === null) continue
+      for (const candidate of corrections.get(q.typo) ?? []) add([candidate], q.weight)
     }
     // Completions last, so that a word typed in full keeps its full weight.
-    for (const list of completions) for (const completion of list) add(completion, COMPLETION_WEIGHT)
+    prefixes.forEach((p, i) => {
+      for (const completion of completions[i]!) add([completion], p.weight)
+    })
     return [...out.values()]
   }
 
-  /** Document frequencies of the words' stems not in `df` yet, read in one call into `df`. */
-  private async frequencies(words: string[], df: Map<string, number>): Promise<void> {
-    const stems = [...new Set(words.map(stemOf))].filter((s) => !df.has(s))
-    const counts = await this.index.documentFrequencies(stems)
-    stems.forEach((s, i) => df.set(s, counts[i]!))
+  /** Document frequencies of the index terms not in `df` yet, read in one call into `df`. */
+  private async frequencies(terms: string[], df: Map<string, number>): Promise<void> {
+    const todo = [...new Set(terms)].filter((t) => !df.has(t))
+    const counts = await this.index.documentFrequencies(todo)
+    todo.forEach((t, i) => df.set(t, counts[i]!))
   }
 
   /** For each word, the vocabulary terms that may be one edit from a form of it (vocabulary.ts typoProbes), in vocabulary order. */
@@ -161,23 +159,21 @@ export class SearchEngine {
     const probes = words.map(typoProbes)
     const found = await this.index.vocabulary(probes.flat(), PROBE_LIMIT)
     let at = 0
-    return probes.map((list) => {
-      const terms = new Set(found.slice(at, (at += list.length)).flat())
-      return [...terms].sort(byVocabularyOrder)
-    })
+    return probes.map((list) => [...new Set(found.slice(at, (at += list.length)).flat())].sort(byVocabularyOrder))
   }
 
   /** For each prefix, the shortest indexed terms (at most COMPLETIONS_MAX) that begin with it: one vocabulary read per length. */
   private async completions(prefixes: string[]): Promise<string[][]> {
     const probes = prefixes.map((prefix): VocabularyProbe[] => {
-      if (!WORD_ONLY.test(prefix)) return []
       const length = Array.from(prefix).length
-      const lengths: number[] = []
-      for (let len = Math.max(VOCABULARY_MIN_LENGTH, length + 1); len <= length + COMPLETION_EXTRA_MAX; len++) lengths.push(len)
-      return lengths.map((len) => ({head: headOf(prefix), length: len, prefix}))
+      const lengths: VocabularyProbe[] = []
+      for (let len = Math.max(VOCABULARY_MIN_LENGTH, length + 1); len <= length + COMPLETION_EXTRA_MAX; len++) {
+        lengths.push({head: headOf(prefix), length: len, prefix})
+      }
+      return lengths
     })
-    // Each length read as deep as all of them may need: taking the first COMPLETIONS_MAX in length order is
-    // what reading length by length until that many are found gives.
+    // Each length read as deep as all of them may need: the first COMPLETIONS_MAX in length order are what
+    // reading length by length until that many are found gives.
     const found = await this.index.vocabulary(probes.flat(), COMPLETIONS_MAX)
     let at = 0
     return probes.map((list) =>

@@ -1,96 +1,98 @@
 /**
  * @module `explain=true` for a hit, driver-independent and linear in the entry's text: which fields and
  * words matched the query's terms, and the best excerpt of the body with the matches marked «» (docs/api.md,
- * "Search"). A window of SNIPPET_TOKENS tokens is slid once over the body, keeping the one that holds the
- * most distinct terms, then the most matches, the earliest on a tie.
+ * "Search"). The text is read with the index's tokenizer, so what is marked is what matched. A window of
+ * SNIPPET_TOKENS tokens is slid once over the body, keeping the one that holds the most distinct terms, then
+ * the most matches, the earliest on a tie.
  */
 import type {SearchHit} from '../store/store.js'
 import {SEARCH_FIELDS} from './bm25f.js'
 import type {CandidateText, IndexTerm} from './driver.js'
 import {PhraseCounter} from './phrases.js'
-import {stemOf, tokenSpans} from './text.js'
+import {tagsText, tokenize} from './tokenizer.js'
 
-const NONE: readonly number[] = []
 /** Tokens in a snippet. */
 const SNIPPET_TOKENS = 24
 
-/** A field's tokens and the marked spans (token ranges, inclusive) of its matches, each with its term. */
+/** A field read for marking: its surface tokens (words, parts, grams) and the matches found in it. */
 interface Marked {
-  spans: Array<{from: number; to: number}>
-  /** Per token: the terms whose match ends at it, if any. */
+  /** Where each surface token lies in the text. */
+  surface: Array<{start: number; end: number}>
+  /** The matched text ranges, in order, overlapping ones merged. */
+  spans: Array<{start: number; end: number}>
+  /** Per surface token: the terms whose match ends at or around it, if any. */
   hits: Array<number[] | undefined>
-  tokens: Array<{start: number; end: number; word: string}>
 }
 
 export function explainHit(text: CandidateText, terms: IndexTerm[]): Pick<SearchHit, 'matched' | 'snippet'> {
   const words = new Map<string, number>()
   const phrases: Array<{stems: string[]; term: number}> = []
   terms.forEach((t, i) => {
-    if (t.phrase && t.phrase.length > 1) phrases.push({stems: t.phrase, term: i})
-    else words.set(t.stem, i)
+    if (t.phrase) phrases.push({stems: t.terms, term: i})
+    else for (const term of t.terms) if (!words.has(term)) words.set(term, i)
   })
   const counter = phrases.length > 0 ? new PhraseCounter(phrases) : null
   const length = new Map(phrases.map((p) => [p.term, p.stems.length]))
+
   const mark = (value: string): Marked => {
-    const tokens = tokenSpans(value)
-    const spans: Marked['spans'] = []
+    const surface: Marked['surface'] = []
     const hits: Marked['hits'] = []
-    // Spans arrive by their last token; one that reaches back over earlier ones absorbs them.
-    const add = (from: number, to: number): void => {
-      let last = spans.at(-1)
-      while (last && last.to >= from) {
-        from = Math.min(from, last.from)
-        to = Math.max(to, last.to)
-        spans.pop()
-        last = spans.at(-1)
-      }
-      spans.push({from, to})
-    }
+    const ranges: Marked['spans'] = []
+    // The starts of the last tokens, to mark a phrase from its first token.
+    const starts: number[] = []
     counter?.reset()
-    for (let i = 0; i < tokens.length; i++) {
-      const stem = stemOf(tokens[i]!.word)
-      let here: number[] | undefined
-      const word = words.get(stem)
-      if (word !== undefined) {
-        here = [word]
-        add(i, i)
+    tokenize(value, (term, kind, start, end) => {
+      if (kind === 'word' || kind === 'part' || kind === 'gram') {
+        surface.push({start, end})
+        hits.push(undefined)
       }
-      const ending = counter ? counter.step(stem) : NONE
-      for (const term of ending) {
-        ;(here ??= []).push(term)
-        add(i - length.get(term)! + 1, i)
+      starts.push(start)
+      // A whole comes before its parts: its hits count at its first part.
+      const at = Math.max(0, kind === 'whole' ? surface.length : surface.length - 1)
+      const note = (queryTerm: number, from: number): void => {
+        ranges.push({start: from, end})
+        ;(hits[at] ??= []).push(queryTerm)
       }
-      hits.push(here)
-    }
-    return {spans, hits, tokens}
+      const word = words.get(term)
+      if (word !== undefined) note(word, start)
+      for (const t of counter?.step(term) ?? []) note(t, starts[starts.length - length.get(t)!]!)
+    })
+    return {surface, spans: merge(ranges), hits}
   }
 
   const fields: string[] = []
-  // The matched text as written (lower-cased), by folded word for one-token matches: one slice per distinct word.
-  const found = new Map<string, string>()
+  const found = new Set<string>()
   let body: Marked | null = null
   for (const field of SEARCH_FIELDS) {
-    const value = field === 'tags' ? text.tags.join(' ') : text[field]
+    const value = field === 'tags' ? tagsText(text.tags) : text[field]
     const marked = mark(value)
     if (field === 'body') body = marked
     if (marked.spans.length > 0) fields.push(field)
-    for (const {from, to} of marked.spans) {
-      const first = marked.tokens[from]!
-      const key = from === to ? first.word : `${first.start}:${field}`
-      if (!found.has(key)) found.set(key, value.slice(first.start, marked.tokens[to]!.end).toLowerCase())
-    }
+    for (const s of marked.spans) found.add(value.slice(s.start, s.end).toLowerCase())
   }
-  return {matched: {fields, terms: [...new Set(found.values())]}, snippet: snippet(text.body, body!, terms.length)}
+  return {matched: {fields, terms: [...found]}, snippet: snippet(text.body, body!, terms.length)}
+}
+
+/** The ranges in order of their starts, overlapping or touching ones merged. */
+function merge(ranges: Marked['spans']): Marked['spans'] {
+  ranges.sort((a, b) => a.start - b.start)
+  const out: Marked['spans'] = []
+  for (const r of ranges) {
+    const last = out.at(-1)
+    if (last && r.start < last.end) last.end = Math.max(last.end, r.end)
+    else out.push({...r})
+  }
+  return out
 }
 
 function snippet(body: string, marked: Marked, termCount: number): string {
-  const {tokens, hits, spans} = marked
-  if (tokens.length === 0) return ''
+  const {surface, hits, spans} = marked
+  if (surface.length === 0) return ''
   const inWindow = new Int32Array(termCount)
   let distinct = 0
   let count = 0
   let best = {from: 0, distinct: -1, count: -1}
-  for (let i = 0; i < tokens.length; i++) {
+  for (let i = 0; i < surface.length; i++) {
     for (const t of hits[i] ?? []) {
       if (inWindow[t]!++ === 0) distinct++
       count++
@@ -104,17 +106,18 @@ function snippet(body: string, marked: Marked, termCount: number): string {
     }
     if (distinct > best.distinct || (distinct === best.distinct && count > best.count)) best = {from: Math.max(0, from), distinct, count}
   }
-  const from = best.from
-  const to = Math.min(tokens.length, from + SNIPPET_TOKENS) - 1
-  let out = from > 0 ? '…' : ''
-  let at = tokens[from]!.start
+  const to = Math.min(surface.length, best.from + SNIPPET_TOKENS) - 1
+  const first = surface[best.from]!.start
+  const last = surface[to]!.end
+  let out = best.from > 0 ? '…' : ''
+  let at = first
   for (const s of spans) {
-    if (s.to < from || s.from > to) continue
-    const start = tokens[Math.max(s.from, from)]!.start
-    const end = tokens[Math.min(s.to, to)]!.end
+    const start = Math.max(s.start, first)
+    const end = Math.min(s.end, last)
+    if (end <= start || start < at) continue
     out += `${body.slice(at, start)}«${body.slice(start, end)}»`
     at = end
   }
-  out += body.slice(at, tokens[to]!.end)
-  return to < tokens.length - 1 ? `${out}…` : out
+  out += body.slice(at, last)
+  return to < surface.length - 1 ? `${out}…` : out
 }

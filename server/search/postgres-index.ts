@@ -11,7 +11,6 @@ import {ENTRY_COLUMNS, ENTRY_FROM, entryFromRow, filterSql, Params} from '../sto
 import type {EntryFilter, EntryRow, Viewer} from '../store/store.js'
 import type {CollectionStats} from './bm25f.js'
 import type {CandidateSource, CandidateText, SearchIndex} from './driver.js'
-import {stemOf} from './text.js'
 import {anyTermQuery, indexable} from './tsvector.js'
 import type {VocabularyProbe} from './vocabulary.js'
 
@@ -35,12 +34,12 @@ export class PostgresSearchIndex implements SearchIndex {
 
   constructor(private readonly db: Queryable) {}
 
-  async documentFrequencies(stems: string[]): Promise<number[]> {
-    if (stems.length === 0) return []
+  async documentFrequencies(terms: string[]): Promise<number[]> {
+    if (terms.length === 0) return []
     const rows = await this.db.query<{n: number}>(
       `SELECT (SELECT coalesce(sum(t.df), 0) FROM search_terms t WHERE t.term = s.term)::int8 AS n
       FROM unnest($1::text[]) WITH ORDINALITY s(term, i) ORDER BY s.i`,
-      [stems],
+      [terms],
     )
     return rows.map((r) => r.n)
   }
@@ -53,15 +52,14 @@ export class PostgresSearchIndex implements SearchIndex {
    */
   async phraseFrequencies(phrases: string[][]): Promise<number[]> {
     const now = Date.now()
-    const out = phrases.map((words) => {
-      if (!words.every((w) => indexable(stemOf(w)))) return 0
-      const cached = this.phraseCounts.get(words.join(' '))
+    const out = phrases.map((terms) => {
+      if (!terms.every(indexable)) return 0
+      const cached = this.phraseCounts.get(terms.join(' '))
       return cached && now - cached.at < PHRASE_CACHE_MS ? cached.df : null
     })
-    const todo = phrases.flatMap((words, i) => (out[i] === null ? [i] : []))
+    const todo = phrases.flatMap((terms, i) => (out[i] === null ? [i] : []))
     if (todo.length > 0) {
-      // A term of the words alone: tsvector.ts makes it their stems adjacent and in order.
-      const queries = todo.map((i) => anyTermQuery([{words: phrases[i]!, stem: '', df: 0}]))
+      const queries = todo.map((i) => anyTermQuery([{terms: phrases[i]!, phrase: true, df: 0, weight: 1}]))
       const rows = await this.db.query<{n: number}>(
         `SELECT (SELECT count(*) FROM entries e WHERE e.search @@ q.query) AS n
         FROM unnest($1::tsquery[]) WITH ORDINALITY q(query, i) ORDER BY q.i`,
@@ -91,7 +89,8 @@ export class PostgresSearchIndex implements SearchIndex {
 
   /**
    * Per probe, one range of `search_terms` by prefix or by reversed suffix (a term counted in several shards
-   * is one term), all probes in one statement.
+   * is one term), all probes in one statement. Only words: a code token's whole or other forms (terms with a
+   * joiner) are no vocabulary, as SQLite's `search_vocab` keeps none (vocabulary.ts inVocabulary).
    */
   async vocabulary(probes: VocabularyProbe[], limit: number): Promise<string[][]> {
     if (probes.length === 0) return []
@@ -105,6 +104,7 @@ export class PostgresSearchIndex implements SearchIndex {
     }
     const range = (column: string): string => `(SELECT DISTINCT s.${column} AS key, s.term FROM search_terms s
       WHERE s.head = p.head AND s.len = p.len AND s.${column} >= p.lo COLLATE "C" AND s.${column} < (p.lo || U&'\\+10FFFF') COLLATE "C" AND s.df > 0
+        AND s.term !~ '[-_./:\\\\]'
       ORDER BY s.${column} LIMIT $5)`
     const rows = await this.db.query<{i: number; term: string}>(
       `SELECT p.i, t.term FROM unnest($1::text[], $2::int2[], $3::text[], $4::text[])

@@ -1,8 +1,11 @@
 /**
- * @module Query parsing: a query's text as the terms search looks up (words, code tokens as phrases, the
- * word being typed as a prefix), stop words, and the terms that take part in ranking (docs/search.md).
+ * @module Query parsing: a query's text as the terms search looks up, read with the index's own tokenizer
+ * (tokenizer.ts) so that both sides agree, and the weights each kind of term carries (docs/search.md).
+ * Everything but letters, digits and joiners separates words, so FTS5 or tsquery syntax in the input
+ * (`AND`, `"`, `*`, `(` …) is plain text.
  */
-import {fold} from './text.js'
+import {stemOf} from './stem.js'
+import {type Chunk, readChunks} from './tokenizer.js'
 
 // Words that carry no meaning in a question ("what are the problems of …"); dropped from queries unless
 // nothing else is left. Kept short on purpose: BM25 already gives frequent words little weight.
@@ -14,61 +17,86 @@ const STOP_WORDS = new Set(
   ).split(' '),
 )
 
-const WORD = /[\p{L}\p{N}]+/gu
-/**
- * The most words a phrase has: matching a phrase costs the index and the re-ranker work in proportion to
- * its length at every occurrence of its words, and a longer code token is found well enough by its parts.
- */
-const PHRASE_WORDS_MAX = 8
+/** The most terms a phrase has: matching one costs the index work in proportion to its length at every occurrence. */
+const PHRASE_TERMS_MAX = 8
+/** The most terms a query looks up. */
+const QUERY_TERMS_MAX = 64
 
 /**
- * Splits a query into its terms, lower-cased and accent-free, in order, without repeats. Everything that
- * is not a letter or digit separates words, so FTS5 syntax in the input (`AND`, `"`, `*`, `:`, `(` …)
- * is plain text. Besides the words, a term may be:
- * - a **phrase** (words joined by one space): the parts of a code token in the order written, so that
- *   `max_idle_conns`, `foo.bar()`, `src/server/app.ts` or `node:http` match as a whole (the index splits
- *   them into adjacent words) above entries that merely contain the parts; `getUserName` brings the
- *   phrase `get user name` too, for the same identifier written `get_user_name`. A token of more than
- *   PHRASE_WORDS_MAX parts brings its words only;
- * - a **prefix** (a word and `*`): the last word, when the query ends inside it (someone is still typing;
- *   `daemo` → `daemon`). Words under three letters and stop words are not completed.
+ * How much each kind of query term counts (a typed word counts 1). Tuned on the code, multilingual and
+ * Cranfield collections (docs/search.md, "Tokens"): a code token's whole and the phrase of its parts rank
+ * the exact token first; its parts alone still find it.
  */
-export function queryTerms(query: string): string[] {
-  const out: string[] = []
-  const chunks = query.split(/\s+/).filter((c) => c !== '')
-  const typing = /[\p{L}\p{N}]$/u.test(query)
+const QUERY_WEIGHTS = {whole: 0.75, part: 0.25, phrase: 0.5, gram: 1, gramPhrase: 1, completion: 0.5}
+
+export type QueryTerm =
+  /** Any of the index terms (a word and its other spelling); `typo`: the word, when typo tolerance may replace it. */
+  | {kind: 'term'; terms: string[]; weight: number; typo: string | null; stop: boolean}
+  /** The index terms adjacent and in order. */
+  | {kind: 'phrase'; terms: string[]; weight: number}
+  /** Indexed terms beginning with the (folded, unstemmed) word still being typed. */
+  | {kind: 'prefix'; word: string; weight: number}
+
+const LETTERS = /^\p{L}+$/u
+
+/**
+ * The query's terms, in order, without repeats: for a word, the word (and its German spelling); for a code
+ * token, its whole, the phrase of its parts and each part; for a CJK run, its bigrams and phrases of them;
+ * and when the query ends inside its last word (someone is still typing: `daemo` → `daemon`), that word as
+ * a prefix. Words under three letters, numbers and stop words are not completed.
+ */
+export function parseQuery(query: string): QueryTerm[] {
+  const out = new Map<string, QueryTerm>()
+  const add = (t: QueryTerm): void => {
+    const key = `${t.kind}:${t.kind === 'prefix' ? t.word : t.terms.join(' ')}`
+    if (!out.has(key)) out.set(key, t)
+  }
+  const word = (text: string, german: string | null, weight: number): void => {
+    const terms = [stemOf(text), ...(german === null ? [] : [stemOf(german)])]
+    add({kind: 'term', terms: [...new Set(terms)], weight, typo: LETTERS.test(text) ? text : null, stop: STOP_WORDS.has(text)})
+  }
+  const phrases = (terms: string[], weight: number): void => {
+    if (terms.length < 2) return
+    // A longer run is covered by overlapping phrases of at most PHRASE_TERMS_MAX terms.
+    for (let i = 0; i + 1 < terms.length; i += PHRASE_TERMS_MAX - 1)
+      add({kind: 'phrase', terms: terms.slice(i, i + PHRASE_TERMS_MAX), weight})
+  }
+  const chunks: Chunk[] = []
+  readChunks(query, (c) => chunks.push(c))
+  const typing = chunks.length > 0 && chunks.at(-1)!.end === query.length
   chunks.forEach((chunk, i) => {
-    const runs = chunk.match(WORD) ?? []
-    const words = runs.map(fold)
-    if (words.length === 0) return
-    if (words.length > 1 && words.length <= PHRASE_WORDS_MAX) out.push(words.join(' '))
-    for (const run of runs) {
-      const camel = camelParts(run)
-      if (camel.length > 1 && camel.length <= PHRASE_WORDS_MAX) out.push(camel.map(fold).join(' '))
+    if (chunk.kind === 'cjk') {
+      const grams = chunk.chars.length === 1 ? chunk.chars : chunk.chars.slice(1).map((c, k) => chunk.chars[k]! + c)
+      phrases(grams, QUERY_WEIGHTS.gramPhrase)
+      for (const g of grams) add({kind: 'term', terms: [g], weight: QUERY_WEIGHTS.gram, typo: null, stop: false})
+      return
     }
-    out.push(...words)
-    const last = words.at(-1)!
-    if (i === chunks.length - 1 && typing && Array.from(last).length >= 3 && !STOP_WORDS.has(last)) out.push(`${last}*`)
+    const {parts} = chunk
+    if (parts.length === 1) word(parts[0]!.text, parts[0]!.german, 1)
+    else {
+      if (chunk.whole !== null) {
+        const whole = chunk.whole
+        const german = chunk.wholeGerman === null ? [] : [chunk.wholeGerman]
+        // A version asked for as `v20.19.0` is also written `20.19.0`.
+        const version = chunk.forms.filter((f) => chunk.whole!.startsWith('v') && f === chunk.whole!.slice(1))
+        add({kind: 'term', terms: [...new Set([whole, ...german, ...version])], weight: QUERY_WEIGHTS.whole, typo: null, stop: false})
+      }
+      phrases(
+        parts.map((p) => stemOf(p.text)),
+        QUERY_WEIGHTS.phrase,
+      )
+      for (const p of parts) word(p.text, p.german, QUERY_WEIGHTS.part)
+    }
+    const last = parts.at(-1)!.text
+    if (i === chunks.length - 1 && typing && Array.from(last).length >= 3 && LETTERS.test(last) && !STOP_WORDS.has(last)) {
+      add({kind: 'prefix', word: last, weight: QUERY_WEIGHTS.completion})
+    }
   })
-  return [...new Set(out)]
+  return rankTerms([...out.values()])
 }
 
-/** `getUserName` → get, User, Name; `XMLHttpRequest` → XML, Http, Request; one part when not camel case. */
-function camelParts(run: string): string[] {
-  return run.match(/\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|[^\p{Lu}\p{Ll}\p{N}]+/gu) ?? [run]
-}
-
-export type ParsedTerm = {kind: 'word'; word: string} | {kind: 'phrase'; words: string[]} | {kind: 'prefix'; word: string}
-
-/** Reads back a term of queryTerms: a word, a phrase of words, or a prefix to complete. */
-export function parseTerm(term: string): ParsedTerm {
-  if (term.includes(' ')) return {kind: 'phrase', words: term.split(' ').filter((w) => w !== '')}
-  if (term.endsWith('*') && term.length > 1) return {kind: 'prefix', word: term.slice(0, -1)}
-  return {kind: 'word', word: term}
-}
-
-/** The terms worth matching: without stop words, unless the query is nothing but stop words. */
-export function rankTerms(terms: string[]): string[] {
-  const meaningful = terms.filter((t) => !STOP_WORDS.has(t))
-  return (meaningful.length > 0 ? meaningful : terms).slice(0, 64)
+/** The terms worth matching: without stop words, unless the query is nothing but stop words; at most QUERY_TERMS_MAX. */
+function rankTerms(terms: QueryTerm[]): QueryTerm[] {
+  const meaningful = terms.filter((t) => !(t.kind === 'term' && t.stop))
+  return (meaningful.length > 0 ? meaningful : terms).slice(0, QUERY_TERMS_MAX)
 }

@@ -20,9 +20,15 @@ function ftsString(text: string): string {
   return `"${text.replaceAll('"', '""')}"`
 }
 
+/** One query term in FTS5 syntax: a phrase of index terms, or any of its spellings. */
+function ftsTerm(t: IndexTerm): string {
+  if (t.phrase) return ftsString(t.terms.join(' '))
+  return t.terms.length === 1 ? ftsString(t.terms[0]!) : `(${t.terms.map(ftsString).join(' OR ')})`
+}
+
 /** An FTS5 expression matching any of the terms in title, tags or body. */
 function ftsMatch(terms: IndexTerm[]): string {
-  return `{title tags body} : (${terms.map((t) => ftsString(t.words.join(' '))).join(' OR ')})`
+  return `{title tags body} : (${terms.map(ftsTerm).join(' OR ')})`
 }
 
 /** SQLite varints (big-endian, 7 bits a byte, the ninth byte whole), as FTS5 stores its totals. */
@@ -76,18 +82,16 @@ export class SqliteSearchIndex implements SearchIndex {
     this.dfCache.clear()
   }
 
-  async documentFrequencies(stems: string[]): Promise<number[]> {
+  async documentFrequencies(terms: string[]): Promise<number[]> {
     const read = this.stmt('SELECT doc FROM entries_vocab WHERE term = ?').pluck()
-    return stems.map((stem) => this.cached(stem, () => (read.get(stem) as number | undefined) ?? 0))
+    return terms.map((term) => this.cached(term, () => (read.get(term) as number | undefined) ?? 0))
   }
 
   async phraseFrequencies(phrases: string[][]): Promise<number[]> {
-    return phrases.map((words) => {
-      const match = ftsString(words.join(' '))
-      return this.cached(
-        `\u0000${match}`,
-        () => this.stmt('SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck().get(match) as number,
-      )
+    const count = this.stmt('SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck()
+    return phrases.map((terms) => {
+      const match = ftsString(terms.join(' '))
+      return this.cached(`\u0000${match}`, () => count.get(match) as number)
     })
   }
 
@@ -143,7 +147,7 @@ export class SqliteSearchIndex implements SearchIndex {
         }) as number[],
       // FTS5 reads doclists backwards and stops: the newest matches cost no scan of the older ones.
       newest: async (terms, depth) => {
-        const words = terms.map((t) => ftsString(t.words.join(' '))).join(' OR ')
+        const words = terms.map(ftsTerm).join(' OR ')
         const sql = matching(direct ? 'ORDER BY rowid DESC LIMIT @depth' : 'ORDER BY f.rowid DESC LIMIT @depth')
         return [
           ...(run(sql, {match: `{title} : (${words})`, depth}) as number[]),

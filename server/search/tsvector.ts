@@ -1,13 +1,13 @@
 /**
- * @module An entry's text as PostgreSQL's full-text types hold it, written from the shared tokenizer (text.ts)
+ * @module An entry's text as PostgreSQL's full-text types hold it, written from the shared tokenizer (tokenizer.ts)
  * rather than by PostgreSQL's own parser, so that both drivers index exactly the same terms: a `tsvector`
  * literal with every term's positions (title weight A, tags B, body D, a gap between fields so a phrase never
  * spans two), the entry's distinct terms and its field lengths (BM25F's statistics), and `tsquery` literals
- * matching any of a search's terms. Tags are tokenized as their JSON text, as the FTS5 table indexes them.
+ * matching any of a search's terms. Tags are tokenized as one text, as the FTS5 table indexes them.
  */
 import type {SearchField} from './bm25f.js'
 import type {IndexTerm} from './driver.js'
-import {indexTokens, stemOf} from './text.js'
+import {indexTerms, tagsText} from './tokenizer.js'
 
 /** PostgreSQL's largest position; later tokens share it (phrases there may match loosely, the re-ranker reads the text). */
 const POSITION_MAX = 16_383
@@ -39,9 +39,9 @@ function lexeme(term: string): string {
 /** The index form of an entry's searchable text. */
 export function indexEntry(title: string, tags: string[], body: string): IndexedEntry {
   const fields: Record<SearchField, string[]> = {
-    title: indexTokens(title),
-    tags: indexTokens(JSON.stringify(tags)),
-    body: indexTokens(body),
+    title: indexTerms(title),
+    tags: indexTerms(tagsText(tags)),
+    body: indexTerms(body),
   }
   const positions = new Map<string, string[]>()
   let position = 0
@@ -63,11 +63,13 @@ export function indexEntry(title: string, tags: string[], body: string): Indexed
   }
 }
 
-/** One term as a tsquery: a stem, or a phrase's stems adjacent and in order; with `weight`, only in that weight's field. */
+/**
+ * One term as a tsquery: an index term, any of its spellings, or a phrase's terms adjacent and in order; with
+ * `weight`, only in that weight's field.
+ */
 function termQuery(term: IndexTerm, weight: string): string {
-  const stems = term.phrase ?? term.words.map(stemOf)
-  const parts = stems.map((s) => `${lexeme(s)}${weight === '' ? '' : `:${weight}`}`)
-  return parts.length === 1 ? parts[0]! : `(${parts.join(' <-> ')})`
+  const parts = term.terms.map((t) => `${lexeme(t)}${weight === '' ? '' : `:${weight}`}`)
+  return parts.length === 1 ? parts[0]! : `(${parts.join(term.phrase ? ' <-> ' : ' | ')})`
 }
 
 /** A tsquery literal matching any of the terms; `titleOnly` keeps it to title positions (weight A). */

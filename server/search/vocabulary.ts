@@ -3,7 +3,7 @@
  * driver keeps in it, which misspelt-word candidates to accept, and where to read them — a bounded number
  * of small index ranges per word instead of a scan of every term with its first letter (docs/search.md).
  */
-import {indexStems} from './text.js'
+import {tokenize} from './tokenizer.js'
 
 /** Shortest term the vocabulary keeps: a shorter word has too many neighbours one edit away to correct. */
 export const VOCABULARY_MIN_LENGTH = 4
@@ -13,10 +13,17 @@ export const PROBE_LIMIT = 100
 /** One read of the vocabulary: terms of `length` code points beginning with `head`, and with `prefix` or ending with `suffix`. */
 export type VocabularyProbe = {head: string; length: number} & ({prefix: string} | {suffix: string})
 
-/** The terms of the texts that the vocabulary keeps (index terms at least VOCABULARY_MIN_LENGTH long). */
+const WORD_TERM = /^[\p{L}\p{N}]+$/u
+
+/** Whether the vocabulary keeps an index term: a word (letters and digits) at least VOCABULARY_MIN_LENGTH long. */
+export function inVocabulary(term: string): boolean {
+  return WORD_TERM.test(term) && codePoints(term).length >= VOCABULARY_MIN_LENGTH
+}
+
+/** The terms of the texts that the vocabulary keeps. */
 export function vocabularyTerms(texts: string[]): Set<string> {
   const out = new Set<string>()
-  for (const text of texts) for (const term of indexStems(text)) if (codePoints(term).length >= VOCABULARY_MIN_LENGTH) out.add(term)
+  for (const text of texts) tokenize(text, (term) => inVocabulary(term) && out.add(term))
   return out
 }
 

@@ -6,7 +6,6 @@ import {KbError} from '../../src/shared/errors.js'
 import {UUID_PATTERN} from '../../src/shared/contract.js'
 import type {Detail, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
 import type {EntryFilter, Store} from '../store/store.js'
-import {queryTerms} from '../search/query.js'
 import {type Caller, viewerOf} from './context.js'
 import {decodeCursor, encodeCursor} from './cursor.js'
 import type {KnowledgeService} from './knowledge.js'
@@ -91,10 +90,9 @@ export class EntryQueries {
       max_tokens?: number
     },
   ): Promise<SearchResult> {
-    const terms = queryTerms(q.q)
     const filter = await this.filter(caller, q)
-    if (!filter || terms.length === 0) return {items: [], next_cursor: null, total: 0}
-    const outcome = await this.store.searchEntries(viewerOf(caller), filter, {terms, limit: q.limit, explain: q.explain})
+    if (!filter) return {items: [], next_cursor: null, total: 0}
+    const outcome = await this.store.searchEntries(viewerOf(caller), filter, {query: q.q, limit: q.limit, explain: q.explain})
     const items = await Promise.all(
       outcome.hits.map(async (h) => {
         const item: Record<string, unknown> = {...(await this.knowledge.view(caller, h.entry, q.detail)), score: h.score}

@@ -140,7 +140,12 @@ function encodeColumn(key: string, value: unknown): unknown {
   return value
 }
 
-const SEARCH_COLUMNS = 'search = $2::tsvector, title_len = $3, tags_len = $4, body_len = $5'
+/** The version of the index terms an entry's `search` holds (migration 3); older ones are indexed again by reindexStale. */
+const SEARCH_VERSION = 1
+/** Entries indexed again per transaction. */
+const REINDEX_BATCH = 500
+
+const SEARCH_COLUMNS = `search = $2::tsvector, title_len = $3, tags_len = $4, body_len = $5, search_version = ${SEARCH_VERSION}`
 /** An entry's stored contribution to the counters, as `stored` reads it. */
 const CONTRIBUTION_COLUMNS = 'tsvector_to_array(search) AS terms, title_len, tags_len, body_len'
 type StoredContribution = {terms: string[]; title_len: number; tags_len: number; body_len: number}
@@ -209,11 +214,46 @@ export class PostgresEntryWriter {
       set('title_len', indexed.lengths.title)
       set('tags_len', indexed.lengths.tags)
       set('body_len', indexed.lengths.body)
+      set('search_version', SEARCH_VERSION)
       delta.add(seq, stored(old!), -1)
       delta.add(seq, indexed, 1)
     }
     await q.run(`UPDATE entries SET ${sets.join(', ')} WHERE seq = $1`, params)
     if (changes.tags) await this.writeTags(q, seq, changes.tags, true)
+  }
+
+  /**
+   * Indexes again, in batches, the entries whose `search` an older kb wrote (migration 3), taking their old
+   * terms out of the counters and the new ones in; returns how many. Rows another daemon is re-indexing are
+   * skipped (SKIP LOCKED), so daemons starting together share the work instead of waiting.
+   */
+  async reindexStale(db: {tx<T>(work: (q: Queryable) => Promise<T>): Promise<T>}): Promise<number> {
+    let total = 0
+    for (;;) {
+      const done = await db.tx(async (q) => {
+        const rows = await q.query<{seq: number; title: string; tags: string; body: string} & StoredContribution>(
+          `SELECT seq, title, tags, body, ${CONTRIBUTION_COLUMNS} FROM entries WHERE search_version < ${SEARCH_VERSION}
+          ORDER BY seq LIMIT ${REINDEX_BATCH} FOR UPDATE SKIP LOCKED`,
+        )
+        const delta = new IndexDelta()
+        for (const r of rows) {
+          const indexed = indexEntry(r.title, JSON.parse(r.tags) as string[], r.body)
+          await q.run(`UPDATE entries SET ${SEARCH_COLUMNS} WHERE seq = $1`, [
+            r.seq,
+            indexed.vector,
+            indexed.lengths.title,
+            indexed.lengths.tags,
+            indexed.lengths.body,
+          ])
+          delta.add(r.seq, stored(r), -1)
+          delta.add(r.seq, indexed, 1)
+        }
+        await delta.flush(q)
+        total += rows.length
+        return rows.length < REINDEX_BATCH
+      })
+      if (done) return total
+    }
   }
 
   /** Deletes the entry (its tags and comments go with it); false if there was none. */

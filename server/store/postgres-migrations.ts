@@ -203,4 +203,13 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX oauth_tokens_expires ON oauth_tokens(expires_at);
   CREATE INDEX oauth_tokens_client ON oauth_tokens(client_id);
   `,
+  // 3: search that speaks code and every script (server/search/tokenizer.ts): the index terms changed (code tokens
+  // whole and split, CJK bigrams, German spellings), so every entry written before is marked stale and indexed
+  // again with the new terms when a daemon opens the store (postgres-entries.ts reindexStale); entries written
+  // from now on carry the current version. Counters follow, from the stored vectors, as on any write.
+  `
+  ALTER TABLE entries ADD COLUMN search_version smallint NOT NULL DEFAULT 0;
+  ALTER TABLE entries ALTER COLUMN search_version SET DEFAULT 1;
+  CREATE INDEX entries_search_stale ON entries(seq) WHERE search_version < 1;
+  `,
 ]

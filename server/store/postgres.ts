@@ -66,11 +66,13 @@ const keyValues = (k: ApiKeyRow): unknown[] => [
 ]
 type Role = 'maintainer' | 'member'
 
-/** Connects, applies the migrations the database lacks (once, under an advisory lock) and returns the store. */
+/** Connects, applies the migrations the database lacks (once, under an advisory lock), indexes stale entries again and returns the store. */
 export async function openPostgresStore(options: PostgresOptions, onError?: (e: Error) => void): Promise<PostgresStore> {
   const db = new PostgresDb(options, onError)
   try {
     await db.migrate(POSTGRES_MIGRATIONS)
+    // Entries an older kb indexed (migration 3) are indexed again before the store serves searches.
+    await new PostgresEntryWriter().reindexStale(db)
   } catch (e) {
     await db.close()
     throw e

@@ -1,11 +1,12 @@
 /**
  * @module Writing entries in the SQLite store, shared by live writes (sqlite.ts) and import
  * (sqlite-transfer.ts) so that both store and index text identically: the row's columns, its tags, the
- * search vocabulary (added to on every write, pruned of terms no entry holds any more) and comment rows.
- * FTS5 follows the `entries` table through its triggers (migration 1). Callers run these methods inside
- * their own transaction.
+ * full-text index (the terms of server/search/tokenizer.ts, written here: FTS5 cannot call the tokenizer),
+ * the search vocabulary (added to on every write, pruned of terms no entry holds any more) and comment
+ * rows. Callers run these methods inside their own transaction.
  */
 import type Database from 'better-sqlite3'
+import {indexText, tagsText} from '../search/tokenizer.js'
 import {headOf, reversed, vocabularyTerms} from '../search/vocabulary.js'
 import type {Row, StatementCache} from './sqlite-rows.js'
 import type {CommentRow, EntryChanges, EntryRow} from './store.js'
@@ -51,8 +52,14 @@ function encodeColumn(key: string, value: unknown): unknown {
   return value
 }
 
-/** The searchable texts of an entry (title, body and each tag), as the vocabulary takes them. */
-type SearchTexts = string[]
+/** The searchable texts of an entry. */
+interface SearchTexts {
+  title: string
+  body: string
+  tags: string[]
+}
+
+const textsOf = (t: SearchTexts): string[] => [t.title, t.body, ...t.tags]
 
 export class SqliteEntryWriter {
   constructor(private readonly statements: StatementCache) {}
@@ -65,24 +72,26 @@ export class SqliteEntryWriter {
   insert(e: EntryRow): number {
     const seq = Number(this.stmt(INSERT_ENTRY).run(toDb(e)).lastInsertRowid)
     this.writeTags(seq, e.tags)
-    this.addVocabulary([e.title, e.body, ...e.tags])
+    this.index(seq, e)
+    this.addVocabulary(e)
     return seq
   }
 
   /** Replaces every stored column of entry `seq` (an import's overwrite); its comments are the caller's. */
   overwrite(seq: number, e: EntryRow): void {
-    const before = this.textsOf(seq)
+    const before = this.searchTexts(seq)!
     this.stmt(OVERWRITE_ENTRY).run({...toDb(e), seq})
     this.writeTags(seq, e.tags)
-    const after = [e.title, e.body, ...e.tags]
-    this.addVocabulary(after)
-    this.pruneVocabulary(before, after)
+    this.unindex(seq, before)
+    this.index(seq, e)
+    this.addVocabulary(e)
+    this.pruneVocabulary(before, e)
   }
 
   /** Applies the changes to entry `seq`, sets `updated_at` and bumps `version`. */
   update(seq: number, changes: EntryChanges, at: string): void {
     const textChanges = changes.title !== undefined || changes.body !== undefined || changes.tags !== undefined
-    const before = textChanges ? this.textsOf(seq) : null
+    const before = textChanges ? this.searchTexts(seq) : null
     const sets: string[] = []
     const params: Row = {seq, at}
     for (const [key, value] of Object.entries(changes)) {
@@ -93,17 +102,21 @@ export class SqliteEntryWriter {
     this.stmt(`UPDATE entries SET ${[...sets, 'updated_at = @at', 'version = version + 1'].join(', ')} WHERE seq = @seq`).run(params)
     if (changes.tags) this.writeTags(seq, changes.tags)
     if (!before) return
-    this.addVocabulary([changes.title ?? '', changes.body ?? '', ...(changes.tags ?? [])])
-    this.pruneVocabulary(before, this.textsOf(seq))
+    const after: SearchTexts = {title: changes.title ?? before.title, body: changes.body ?? before.body, tags: changes.tags ?? before.tags}
+    this.unindex(seq, before)
+    this.index(seq, after)
+    this.addVocabulary(after)
+    this.pruneVocabulary(before, after)
   }
 
   /** Deletes the entry (its tags and comments go with it); false if there was none. */
   delete(id: string): boolean {
     const seq = this.stmt('SELECT seq FROM entries WHERE id = ?').pluck().get(id) as number | undefined
     if (seq === undefined) return false
-    const before = this.textsOf(seq)
+    const before = this.searchTexts(seq)!
     this.stmt('DELETE FROM entries WHERE seq = ?').run(seq)
-    this.pruneVocabulary(before, [])
+    this.unindex(seq, before)
+    this.pruneVocabulary(before, {title: '', body: '', tags: []})
     return true
   }
 
@@ -125,16 +138,41 @@ export class SqliteEntryWriter {
     for (const tag of tags) insert.run(tag, seq)
   }
 
-  private textsOf(seq: number): SearchTexts {
+  private searchTexts(seq: number): SearchTexts | null {
     const row = this.stmt('SELECT title, body, tags FROM entries WHERE seq = ?').get(seq) as
       {title: string; body: string; tags: string} | undefined
-    return row ? [row.title, row.body, ...(JSON.parse(row.tags) as string[])] : []
+    return row ? {title: row.title, body: row.body, tags: JSON.parse(row.tags) as string[]} : null
+  }
+
+  /** The entry's terms into the full-text index (migration 7: FTS5 holds terms, tokenized by whitespace alone). */
+  private index(seq: number, t: SearchTexts): void {
+    this.stmt('INSERT INTO entries_fts (rowid, title, tags, body) VALUES (?, ?, ?, ?)').run(
+      seq,
+      indexText(t.title),
+      indexText(tagsText(t.tags)),
+      indexText(t.body),
+    )
+  }
+
+  /**
+   * Takes the entry's old terms out of the full-text index. A contentless FTS5 table deletes by being told the
+   * terms it held, which the tokenizer gives again from the old text (it is deterministic; a change to it comes
+   * with a migration that rebuilds the index, as 7 does). So every count — the totals BM25F reads, document
+   * frequencies, the vocabulary — follows deletes exactly (`contentless_delete` would not update the totals).
+   */
+  private unindex(seq: number, before: SearchTexts): void {
+    this.stmt("INSERT INTO entries_fts (entries_fts, rowid, title, tags, body) VALUES ('delete', ?, ?, ?, ?)").run(
+      seq,
+      indexText(before.title),
+      indexText(tagsText(before.tags)),
+      indexText(before.body),
+    )
   }
 
   /** Records the texts' index terms in `search_vocab`, where typo tolerance and completion look (server/search/vocabulary.ts). */
   private addVocabulary(texts: SearchTexts): void {
     const insert = this.stmt('INSERT OR IGNORE INTO search_vocab (head, len, term, rev) VALUES (?, ?, ?, ?)')
-    for (const term of vocabularyTerms(texts)) insert.run(headOf(term), Array.from(term).length, term, reversed(term))
+    for (const term of vocabularyTerms(textsOf(texts))) insert.run(headOf(term), Array.from(term).length, term, reversed(term))
   }
 
   /**
@@ -143,10 +181,10 @@ export class SqliteEntryWriter {
    * the text written, not of the store.
    */
   private pruneVocabulary(before: SearchTexts, after: SearchTexts): void {
-    const kept = vocabularyTerms(after)
+    const kept = vocabularyTerms(textsOf(after))
     const held = this.stmt('SELECT 1 FROM entries_instances WHERE term = ? LIMIT 1').pluck()
     const remove = this.stmt('DELETE FROM search_vocab WHERE head = ? AND len = ? AND term = ?')
-    for (const term of vocabularyTerms(before)) {
+    for (const term of vocabularyTerms(textsOf(before))) {
       if (!kept.has(term) && held.get(term) === undefined) remove.run(headOf(term), Array.from(term).length, term)
     }
   }

@@ -227,4 +227,29 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX oauth_grants_expires ON oauth_grants(expires_at);
   UPDATE oauth_tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE revoked_at IS NULL;
   `,
+  // 7: search that speaks code and every script (server/search/tokenizer.ts). The index holds the tokenizer's
+  // terms — code tokens whole and split, CJK bigrams, German spellings — written by the entry writer
+  // (sqlite-entries.ts), since FTS5 cannot call the tokenizer; so the table is contentless (a delete names the
+  // old terms, which the tokenizer gives again), split on whitespace alone (`ascii` with the joiners as token
+  // characters; non-ASCII is always part of a token), and the triggers go. Every entry is indexed again and the
+  // vocabulary rebuilt from the new terms.
+  `
+  DROP TRIGGER entries_ai;
+  DROP TRIGGER entries_ad;
+  DROP TRIGGER entries_au;
+  DROP TABLE entries_instances;
+  DROP TABLE entries_vocab;
+  DROP TABLE entries_fts;
+  CREATE VIRTUAL TABLE entries_fts USING fts5(
+    title, tags, body,
+    content = '',
+    tokenize = "ascii tokenchars '_-./\\:'"
+  );
+  CREATE VIRTUAL TABLE entries_vocab USING fts5vocab(entries_fts, 'row');
+  CREATE VIRTUAL TABLE entries_instances USING fts5vocab(entries_fts, 'instance');
+  INSERT INTO entries_fts (rowid, title, tags, body) SELECT seq, kb_index_text(title), kb_index_tags(tags), kb_index_text(body) FROM entries;
+  DELETE FROM search_vocab;
+  INSERT INTO search_vocab (head, len, term, rev)
+    SELECT substr(term, 1, 1), length(term), term, kb_reverse(term) FROM entries_vocab WHERE doc > 0 AND kb_in_vocabulary(term);
+  `,
 ]

@@ -11,7 +11,8 @@ import Database from 'better-sqlite3'
 import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import {SearchEngine} from '../search/engine.js'
 import {SqliteSearchIndex} from '../search/sqlite-index.js'
-import {reversed} from '../search/vocabulary.js'
+import {indexText, tagsText} from '../search/tokenizer.js'
+import {inVocabulary, reversed} from '../search/vocabulary.js'
 import {SqliteEntryWriter} from './sqlite-entries.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
 import {commentFromRow, ENTRY_COLUMNS, entryFromRow, filterSql, type Row, StatementCache} from './sqlite-rows.js'
@@ -84,8 +85,11 @@ export class SqliteStore implements Store {
     // Reads through a memory map instead of a read() per page missing from SQLite's 2 MB cache: a get by
     // id at 100k entries (320 MB) went from 25–30 µs to 16 µs of CPU (docs/performance.md).
     this.db.pragma('mmap_size = 1073741824')
-    // For migrations that fill search_vocab's reversed terms (migration 4).
+    // The search tokenizer for migrations that rebuild the index and its vocabulary (4, 7): FTS5 cannot call it.
     this.db.function('kb_reverse', {deterministic: true}, (term) => reversed(String(term)))
+    this.db.function('kb_index_text', {deterministic: true}, (text) => indexText(String(text)))
+    this.db.function('kb_index_tags', {deterministic: true}, (tags) => indexText(tagsText(JSON.parse(String(tags)) as string[])))
+    this.db.function('kb_in_vocabulary', {deterministic: true}, (term) => (inVocabulary(String(term)) ? 1 : 0))
     this.migrate()
     this.statements = new StatementCache(this.db)
     this.entries = new SqliteEntryWriter(this.statements)

@@ -98,8 +98,8 @@ export interface ListPage {
 }
 
 export interface SearchOptions {
-  /** The query's terms (server/search/query.ts `queryTerms`: words, phrases of a code token's parts, a prefix being typed), lower-cased and accent-free; the driver stems and matches them. */
-  terms: string[]
+  /** The query as the caller wrote it; the search engine (server/search/) reads it with the index's tokenizer. */
+  query: string
   limit: number
   explain: boolean
 }

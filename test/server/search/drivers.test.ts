@@ -1,7 +1,8 @@
 /**
  * @module Search is the same on both drivers: the same entries written through HTTP to a daemon on SQLite and
  * one on PostgreSQL, and the same queries — plain words, stems, accents, typos, completion of the word being
- * typed, code tokens, query syntax as text, filters, visibility, explain — give the same hits in the same order
+ * typed, code tokens (whole and by part, versions, error codes), CJK words, German spellings, query syntax as
+ * text, filters, visibility, explain — give the same hits in the same order
  * with the same scores and totals, and the same matched fields and words. The PostgreSQL index is written from
  * the shared tokenizer and its statistics kept to match FTS5's, so anything else is a bug.
  */
@@ -39,6 +40,16 @@ const ENTRIES: Array<{title: string; body: string; tags?: string[]; scope?: stri
   },
   {title: 'Private note on rotation', body: 'Rotate the staging password every month.', scope: 'private', by: 'bob'},
   {title: 'Memory leak in the watcher', body: 'The file watcher kept every path it ever saw; a WeakRef cache fixed the leak.'},
+  // Code, CJK and German (docs/search.md, "Tokens").
+  {title: 'デプロイ後に文字化けする', body: 'サーバーのロケールが POSIX のままだった。UTF-8 BOM 付き CSV で直った。'},
+  {title: '数据库连接池耗尽导致服务超时', body: '报表查询占用连接，max_idle_conns 太小。'},
+  {title: '배포 후 한글이 깨지는 문제', body: '컨테이너에 로케일이 설치되어 있지 않았다.'},
+  {title: 'Fußgängerzone-Dienst liefert 502', body: 'Der Health-Check zeigte auf den falschen Pfad.'},
+  {
+    title: 'Node v20.19.0 loads ES modules with require',
+    body: 'connect ECONNREFUSED 127.0.0.1:5432, then error[E0432] in tokio::spawn; XMLHttpRequest is not defined; see ERR_REQUIRE_ESM.',
+    tags: ['node-20'],
+  },
 ]
 
 const QUERIES = [
@@ -71,6 +82,31 @@ const QUERIES = [
   'nginx',
   'zzzzzz',
   '日本語',
+  '文字化け',
+  'デプロイ',
+  '付き CSV',
+  '服务超时',
+  '连接池',
+  '한글',
+  '로케일',
+  'fussgaengerzone',
+  'fussgangerzone',
+  'Fußgängerzone',
+  'Dienst 502',
+  '20.19',
+  'v20.19.0',
+  'node 20.19',
+  'ECONNREFUSED',
+  '127.0.0.1:5432',
+  '5432',
+  'E0432',
+  'tokio::spawn',
+  'spawn',
+  'XMLHttpRequest',
+  'request',
+  'user',
+  'ERR_REQUIRE_ESM',
+  'node-20',
 ]
 /** The queries above that find nothing the owner may see. */
 const NOTHING = ['NOT found AND "quoted" OR x* col:val NEAR(a b)', 'rotation password', 'zzzzzz', '日本語']
@@ -147,7 +183,19 @@ requireSystem('postgres').describe('search on SQLite and on PostgreSQL', () => {
   })
 
   it('explains alike: the same matched fields and words, snippets marking the same words', async () => {
-    for (const q of ['deadlock', 'max_idle_conns', 'crashes', 'cafe', 'proxy nginx', 'migratoin']) {
+    for (const q of [
+      'deadlock',
+      'max_idle_conns',
+      'crashes',
+      'cafe',
+      'proxy nginx',
+      'migratoin',
+      '文字化け',
+      '한글',
+      'fussgaenger',
+      'tokio::spawn',
+      '20.19',
+    ]) {
       const [a, b] = await both({q, explain: true})
       expect(b, q).toEqual(a)
     }

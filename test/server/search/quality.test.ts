@@ -11,7 +11,8 @@ import {evaluate, loadCranfield, loadIntoStore} from '../../../bench/cranfield.j
 import {dataFiles} from '../../../src/shared/paths.js'
 import {Bm25fScorer, idf} from '../../../server/search/bm25f.js'
 import {porterStem} from '../../../server/search/porter.js'
-import {indexStems, stemOf} from '../../../server/search/text.js'
+import {stemOf} from '../../../server/search/stem.js'
+import {indexTerms} from '../../../server/search/tokenizer.js'
 import {openSqliteStore} from '../../../server/store/sqlite.js'
 import {startInProcessDaemon, tempDir, type TestDaemon} from '../../helpers/daemon.js'
 
@@ -95,8 +96,8 @@ describe('search through the API', () => {
   })
 })
 
-describe('the re-ranker agrees with the FTS5 index', () => {
-  it('stems exactly as the FTS5 porter tokenizer does', () => {
+describe('the index and the re-ranker', () => {
+  it('stem exactly as the FTS5 porter tokenizer does (porter.ts is its port)', () => {
     const words = [
       'crashes',
       'crashed',
@@ -206,25 +207,61 @@ describe('the re-ranker agrees with the FTS5 index', () => {
     db.close()
   })
 
-  it('tokenizes text into the same terms as the index, accents and case folded', () => {
-    const text = 'Café CRASHED twice; naïve re-runs of node_modules/.bin failed (EADDRINUSE 7411).'
-    const db = new Database(':memory:')
-    db.exec(`CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'porter unicode61 remove_diacritics 2');
-      CREATE VIRTUAL TABLE v USING fts5vocab(t, 'row');`)
-    db.prepare('INSERT INTO t (x) VALUES (?)').run(text)
-    expect([...indexStems(text)].sort()).toEqual((db.prepare('SELECT term FROM v').pluck().all() as string[]).sort())
-    db.close()
+  it("hold exactly the tokenizer's terms, whatever FTS5 would make of them", async () => {
+    const text =
+      'Café CRASHED twice; naïve re-runs of node_modules/.bin failed (EADDRINUSE 127.0.0.1:7411) in src/app.ts — 文字化け, Fußgänger.'
+    const dir = tempDir('kb-index-terms-')
+    const store = openSqliteStore({path: join(dir, 'kb.sqlite')})
+    try {
+      await store.insertPrincipal({id: 'p', name: 'p', role: 'owner', created_at: '2024-01-01T00:00:00.000Z'})
+      await store.insertEntry({
+        id: 'e',
+        title: 'x',
+        body: text,
+        summary: '',
+        summary_title: 'x',
+        scope: 'global',
+        project_id: null,
+        tags: [],
+        url: null,
+        status: 'open',
+        resolution: null,
+        thought_chain: [],
+        forked_from: null,
+        author: {id: 'p', name: 'p'},
+        created_at: '2024-01-01T00:00:00.000Z',
+        updated_at: '2024-01-01T00:00:00.000Z',
+        version: 1,
+        comment_count: 0,
+      })
+      const held = store.db.prepare(`SELECT term FROM entries_vocab WHERE term != 'x'`).pluck().all() as string[]
+      expect(held.sort()).toEqual([...new Set(indexTerms(text))].sort())
+      expect(held).toEqual(
+        expect.arrayContaining([
+          'node_modules/.bin',
+          '127.0.0.1:7411',
+          '127.0.0.1',
+          'app.ts',
+          '字化',
+          stemOf('fussganger'),
+          stemOf('fussgaenger'),
+        ]),
+      )
+    } finally {
+      await store.close()
+      rmSync(dir, {recursive: true, force: true})
+    }
   })
 
   it('scores more occurrences, rarer terms and shorter fields higher', () => {
     const stats = {docs: 1000, avgLength: {title: 6, tags: 2, body: 100}}
-    const scorer = new Bm25fScorer(
-      [
-        {stem: stemOf('deadlock'), df: 10},
-        {stem: stemOf('migration'), df: 500},
-      ],
-      stats,
-    )
+    const term = (word: string, df: number): {terms: string[]; phrase: boolean; df: number; weight: number} => ({
+      terms: [stemOf(word)],
+      phrase: false,
+      df,
+      weight: 1,
+    })
+    const scorer = new Bm25fScorer([term('deadlock', 10), term('migration', 500)], stats)
     const doc = (title: string, body: string): {title: string; tags: string; body: string} => ({title, tags: '', body})
     const filler = ' word'.repeat(50)
     expect(scorer.score(doc('x', `deadlock deadlock${filler}`))).toBeGreaterThan(scorer.score(doc('x', `deadlock${filler}`)))
@@ -247,24 +284,32 @@ describe('search on a larger store', () => {
     await store.insertPrincipal({...owner, role: 'owner', created_at: '2024-01-01T00:00:00.000Z'})
     await store.insertPrincipal({...other, role: 'member', created_at: '2024-01-01T00:00:00.000Z'})
     // Every entry says "error"; one in a hundred says "timeout"; one says "zeppelin"; one is another's private.
-    const insert = store.db
-      .prepare(`INSERT INTO entries (id, title, body, summary, summary_title, scope, tags, status, thought_chain, author_id, created_at, updated_at, version)
-      VALUES (?, ?, ?, '', ?, ?, '[]', 'open', '[]', ?, ?, ?, 1)`)
     store.db.transaction(() => {
       for (let i = 0; i < N; i++) {
         const title = i === 7 ? 'zeppelin error' : i % 100 === 0 ? `timeout number ${i}` : `note ${i}`
         const body = `an error happened in step ${i}${i % 100 === 0 ? ' after a timeout' : ''}`
         const at = new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString()
-        insert.run(
-          `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`,
+        const author = i === 9 ? other : owner
+        void store.insertEntry({
+          id: `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`,
           title,
           body,
-          title,
-          i === 9 ? 'private' : 'global',
-          i === 9 ? other.id : owner.id,
-          at,
-          at,
-        )
+          summary: '',
+          summary_title: title,
+          scope: i === 9 ? 'private' : 'global',
+          project_id: null,
+          tags: [],
+          url: null,
+          status: 'open',
+          resolution: null,
+          thought_chain: [],
+          forked_from: null,
+          author,
+          created_at: at,
+          updated_at: at,
+          version: 1,
+          comment_count: 0,
+        })
       }
     })()
   })
@@ -272,18 +317,18 @@ describe('search on a larger store', () => {
     await store.close()
     rmSync(dir, {recursive: true, force: true})
   })
-  const search = (terms: string[], limit = 10, filter = {}): ReturnType<typeof store.searchEntries> =>
-    store.searchEntries(viewer, filter, {terms, limit, explain: false})
+  const search = (query: string, limit = 10, filter = {}): ReturnType<typeof store.searchEntries> =>
+    store.searchEntries(viewer, filter, {query, limit, explain: false})
 
   it('puts the rare term first when a query mixes it with one every entry has', async () => {
-    const r = await search(['zeppelin', 'error'])
+    const r = await search('zeppelin error ')
     expect(r.hits[0]!.entry.title).toBe('zeppelin error')
     expect(r.total).toBe(N - 1) // the other principal's private entry is neither found nor counted
     expect(r.hits).toHaveLength(10)
   })
 
   it('answers a query of common terms only, title matches first, and counts them all', async () => {
-    const r = await search(['error'], 20)
+    const r = await search('error ', 20)
     expect(r.total).toBe(N - 1)
     expect(r.hits).toHaveLength(20)
     expect(r.hits[0]!.entry.title).toBe('zeppelin error')
@@ -292,16 +337,16 @@ describe('search on a larger store', () => {
   })
 
   it('ranks by the rarer term and keeps filters exact', async () => {
-    const r = await search(['timeout', 'error'], 50)
+    const r = await search('timeout error ', 50)
     expect(r.hits.slice(0, N / 100).every((h) => h.entry.title.startsWith('timeout'))).toBe(true)
     expect(r.total).toBe(N - 1)
-    const filtered = await search(['timeout'], 5, {scope: 'global'})
+    const filtered = await search('timeout ', 5, {scope: 'global'})
     expect(filtered.total).toBe(N / 100)
     expect(filtered.hits).toHaveLength(5)
   })
 
   it('counts as the other principal sees it', async () => {
-    const r = await store.searchEntries({principalId: other.id}, {}, {terms: ['error'], limit: 5, explain: false})
+    const r = await store.searchEntries({principalId: other.id}, {}, {query: 'error', limit: 5, explain: false})
     expect(r.total).toBe(N) // the owner's entries are global; its own private one counts for it
   })
 
@@ -331,13 +376,13 @@ describe('search on a larger store', () => {
     await store.insertEntry(entry('10000000-0000-7000-8000-000000000001', 'proj-a'))
     // A project id without a projects row must not slip through either.
     await store.insertEntry(entry('10000000-0000-7000-8000-000000000002', 'proj-gone'))
-    expect((await search(['zeppelin'])).total).toBe(1)
-    expect((await search(['error'])).total).toBe(N - 1)
+    expect((await search('zeppelin ')).total).toBe(1)
+    expect((await search('error ')).total).toBe(N - 1)
     await store.addMember('proj-a', owner.id, 'member', at)
-    const r = await search(['zeppelin'])
+    const r = await search('zeppelin ')
     expect(r.total).toBe(2)
     expect(r.hits.map((h) => h.entry.project_id)).toContain('proj-a')
-    expect((await search(['error'])).total).toBe(N)
+    expect((await search('error ')).total).toBe(N)
   })
 })
 

@@ -135,7 +135,7 @@ describe('a typo lookup in a large vocabulary', () => {
       return found
     }
     const engine = new SearchEngine(index)
-    const r = await engine.search({principalId: author.id}, {}, {terms: ['aqauriums'], limit: 10, explain: false})
+    const r = await engine.search({principalId: author.id}, {}, {query: 'aqauriums ', limit: 10, explain: false})
     expect(r.hits.map((h) => h.entry.id)).toContain('e0')
     expect(rows).toBeGreaterThan(0)
     expect(rows).toBeLessThanOrEqual(24 * PROBE_LIMIT)

@@ -201,7 +201,7 @@ system.describe('PostgreSQL driver', () => {
         )
         expect(stats).toEqual(actual)
         expect(
-          (await (stores[1] as PostgresStore).searchEntries({principalId: owner.id}, {}, {terms: ['rare35'], limit: 5, explain: false}))
+          (await (stores[1] as PostgresStore).searchEntries({principalId: owner.id}, {}, {query: 'rare35', limit: 5, explain: false}))
             .total,
         ).toBe(1)
       } finally {

@@ -110,7 +110,7 @@ describe('SQLite import in slices', () => {
     expect(await store.getEntry(during.id)).toMatchObject({title: during.title})
     expect(await store.getEntry(rows[1999]!.id)).toMatchObject({title: 'imported 1999'})
     // Counts and remembered rows follow the import's commit on the other connection.
-    const found = await store.searchEntries({principalId: OWNER.id}, {}, {terms: ['imported'], limit: 5, explain: false})
+    const found = await store.searchEntries({principalId: OWNER.id}, {}, {query: 'imported', limit: 5, explain: false})
     expect(found.total).toBe(2000)
   })
 

@@ -80,6 +80,29 @@ describe('search vocabulary', () => {
     expect(vocab()).toEqual([])
   })
 
+  it("keeps the full-text index's totals and term counts exact through updates, deletes and overwrites", async () => {
+    // The index is contentless (migration 7): a delete must name the old terms, or FTS5's totals — the
+    // collection size and field lengths BM25F normalises by — keep counting the old text.
+    const index = (s: SqliteStore): unknown => ({
+      totals: s.db.prepare('SELECT block FROM entries_fts_data WHERE id = 1').pluck().get(),
+      terms: s.db.prepare('SELECT term, doc, cnt FROM entries_vocab ORDER BY term').all(),
+    })
+    await open()
+    await store.insertEntry(entry('e1', 'getUserName fails', 'Zephyrs blowing 文字化け', ['wild-life']))
+    await store.insertEntry(entry('e2', 'Quokka census', 'Fußgängerzone counting'))
+    await store.insertEntry(entry('e3', 'Gone soon', 'v20.19.0 at src/app.ts'))
+    await store.updateEntry('e1', {body: 'Calm weather', tags: ['calm']}, {at})
+    await store.deleteEntry('e3')
+    const record = {line: 2, kind: 'entry' as const, entry: {...entry('e2', 'Platypus census', 'max_idle_conns'), comments: []}}
+    await store.transfer.applyImport([record], {onConflict: 'overwrite', dryRun: false, importer, at})
+    const written = index(store)
+    await store.close()
+    await open()
+    await store.insertEntry(entry('e1', 'getUserName fails', 'Calm weather', ['calm']))
+    await store.insertEntry(entry('e2', 'Platypus census', 'max_idle_conns'))
+    expect(written).toEqual(index(store))
+  })
+
   it('an import that overwrites an entry prunes what the old text alone held; a rolled-back one leaves no trace', async () => {
     await open()
     await store.insertEntry(entry('e1', 'Quokka sightings', 'Zephyrs blowing'))
