@@ -20,7 +20,8 @@ export class EntryQueries {
     private readonly knowledge: KnowledgeService,
   ) {}
 
-  async resolveAuthor(author: string | undefined): Promise<string | undefined | null> {
+  /** An author filter by id or name: undefined when none is asked for, null when no such principal exists. */
+  private async resolveAuthor(author: string | undefined): Promise<string | undefined | null> {
     if (author === undefined) return undefined
     const byId = UUID.test(author) ? await this.store.getPrincipal(author.toLowerCase()) : null
     const p = byId ?? (await this.store.getPrincipalByName(author))
