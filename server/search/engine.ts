@@ -64,18 +64,22 @@ export class SearchEngine {
     const terms = await this.expandTerms(parseQuery(options.query))
     if (terms.length === 0) return {hits: [], total: 0}
     const source = await this.index.candidates(viewer, filter)
-    const total = await source.count(terms)
-    if (total === 0) return {hits: [], total: 0}
-
     const depth = Math.max(CANDIDATES_MIN, 2 * options.limit)
     const selective = selectiveTerms(terms)
-    let keys = selective.length > 0 ? await source.best(selective, depth * (this.index.candidateFactor ?? 1)) : []
+    // Independent reads: a driver with a connection pool (PostgreSQL) answers them at once.
+    const [total, best, stats] = await Promise.all([
+      source.count(terms),
+      selective.length > 0 ? source.best(selective, depth * (this.index.candidateFactor ?? 1)) : [],
+      this.index.collectionStats(),
+    ])
+    if (total === 0) return {hits: [], total: 0}
+    let keys = best
     if (keys.length < Math.min(depth, total)) {
       // Only very common terms, or too few entries with the rarer ones: ranking every entry with a
       // common word would cost a scan, so take the newest matches, those with a title match first.
       keys = [...new Set([...keys, ...(await source.newest(terms, depth))])]
     }
-    const scorer = new Bm25fScorer(terms, await this.index.collectionStats())
+    const scorer = new Bm25fScorer(terms, stats)
     const ranked = (await this.index.texts(keys))
       .map((text) => ({text, score: scorer.score({title: text.title, tags: tagsText(text.tags), body: text.body})}))
       .sort((a, b) => b.score - a.score || b.text.key - a.text.key)
