@@ -7,7 +7,8 @@
  * The shared engine then re-ranks with BM25F. Visibility and filters are the SQL of postgres-rows.ts.
  */
 import type {Queryable} from '../store/postgres-db.js'
-import {ENTRY_COLUMNS, ENTRY_FROM, entryFromRow, filterSql, Params} from '../store/postgres-rows.js'
+import {ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params} from '../store/postgres-rows.js'
+import {entryFromRow} from '../store/rows.js'
 import type {EntryFilter, EntryRow, Viewer} from '../store/store.js'
 import type {CollectionStats} from './bm25f.js'
 import type {CandidateSource, CandidateText, SearchIndex} from './driver.js'

@@ -5,7 +5,8 @@
  * filters are the SQL of sqlite-rows.ts, as `GET /knowledge` uses.
  */
 import type Database from 'better-sqlite3'
-import {ENTRY_COLUMNS, entryFromRow, filterSql, type Row, type StatementCache} from '../store/sqlite-rows.js'
+import {ENTRY_COLUMNS, filterSql, type StatementCache} from '../store/sqlite-rows.js'
+import {entryFromRow, type Row} from '../store/rows.js'
 import type {EntryFilter, EntryRow, Viewer} from '../store/store.js'
 import type {CollectionStats} from './bm25f.js'
 import type {CandidateSource, CandidateText, IndexTerm, SearchIndex} from './driver.js'

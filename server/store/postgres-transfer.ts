@@ -8,7 +8,8 @@ import {KbError} from '../../src/shared/errors.js'
 import type {AuthorRef, Comment} from '../../src/shared/types.js'
 import {LOCKS, type PostgresDb, type Queryable, type Row} from './postgres-db.js'
 import {IndexDelta, type PostgresEntryWriter} from './postgres-entries.js'
-import {COMMENT_COLUMNS, COMMENT_ORDER, commentFromRow, entryFromRow, Params, visibleTo} from './postgres-rows.js'
+import {COMMENT_COLUMNS, COMMENT_ORDER, Params, visibleTo} from './postgres-rows.js'
+import {commentFromRow, entryFromRow} from './rows.js'
 import type {EntryRow, Viewer} from './store.js'
 import type {
   EntryExport,

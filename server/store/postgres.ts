@@ -14,16 +14,8 @@ import {IndexDelta, PostgresEntryWriter} from './postgres-entries.js'
 import {PostgresIdempotencyStore} from './postgres-idempotency.js'
 import {POSTGRES_MIGRATIONS} from './postgres-migrations.js'
 import {PostgresOAuthStore} from './postgres-oauth.js'
-import {
-  COMMENT_COLUMNS,
-  COMMENT_ORDER,
-  commentFromRow,
-  ENTRY_COLUMNS,
-  ENTRY_FROM,
-  entryFromRow,
-  filterSql,
-  Params,
-} from './postgres-rows.js'
+import {COMMENT_COLUMNS, COMMENT_ORDER, ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params} from './postgres-rows.js'
+import {commentFromRow, entryFromRow} from './rows.js'
 import {PostgresTransferStore} from './postgres-transfer.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {

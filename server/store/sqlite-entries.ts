@@ -8,7 +8,8 @@
 import type Database from 'better-sqlite3'
 import {indexText, tagsText} from '../search/tokenizer.js'
 import {headOf, reversed, vocabularyTerms} from '../search/vocabulary.js'
-import type {Row, StatementCache} from './sqlite-rows.js'
+import type {StatementCache} from './sqlite-rows.js'
+import type {Row} from './rows.js'
 import type {CommentRow, EntryChanges, EntryRow} from './store.js'
 
 const INSERT_ENTRY = `INSERT INTO entries (id, title, body, summary, summary_title, scope, project_id, tags, url, status, resolution,

@@ -4,7 +4,8 @@
  */
 import type Database from 'better-sqlite3'
 import type {ClaimOutcome, IdempotencyClaim, IdempotencyRecord, IdempotencyResponse, IdempotencyStore} from './idempotency.js'
-import {type Row, StatementCache} from './sqlite-rows.js'
+import {StatementCache} from './sqlite-rows.js'
+import type {Row} from './rows.js'
 import type {WriteGate} from './write-gate.js'
 
 const CLAIM_SQL = `INSERT INTO idempotency_keys (principal_id, key, fingerprint, claim, created_at, expires_at)

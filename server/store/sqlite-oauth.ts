@@ -3,7 +3,8 @@
  * and tokens. Single-use steps (code exchange, refresh rotation) are one transaction each.
  */
 import type Database from 'better-sqlite3'
-import {type Row, StatementCache} from './sqlite-rows.js'
+import {StatementCache} from './sqlite-rows.js'
+import type {Row} from './rows.js'
 import type {WriteGate} from './write-gate.js'
 import type {
   OAuthClientRow,

@@ -1,10 +1,11 @@
 /**
  * @module What the SQLite driver's modules share: the visibility rule and list/search filters as SQL, a
- * statement cache, and rows of the `entries` and `comments` tables (joined with the author's name) as records.
+ * statement cache, and an entry as exported (rows as records: rows.ts, shared with PostgreSQL).
  */
 import type Database from 'better-sqlite3'
-import type {Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
-import type {EntryFilter, EntryRow, Viewer} from './store.js'
+import type {Comment} from '../../src/shared/types.js'
+import {entryFromRow, type Row} from './rows.js'
+import type {EntryFilter, Viewer} from './store.js'
 import type {EntryExport} from './transfer-store.js'
 
 /** docs/api.md, "Visibility and permissions" over `entries e` for the principal bound as `@me`: the one place this rule is written in SQL. */
@@ -72,42 +73,6 @@ export class StatementCache {
       this.stmts.set(`raw:${sql}`, s)
     }
     return s
-  }
-}
-
-export type Row = Record<string, unknown>
-
-export function entryFromRow(r: Row): EntryRow {
-  return {
-    id: r.id as string,
-    title: r.title as string,
-    body: r.body as string,
-    summary: r.summary as string,
-    summary_title: r.summary_title as string,
-    scope: r.scope as EntryRow['scope'],
-    project_id: (r.project_id as string | null) ?? null,
-    tags: JSON.parse(r.tags as string) as string[],
-    url: (r.url as string | null) ?? null,
-    status: r.status as EntryRow['status'],
-    resolution: r.resolution ? (JSON.parse(r.resolution as string) as Resolution) : null,
-    thought_chain: JSON.parse(r.thought_chain as string) as ThoughtStep[],
-    forked_from: (r.forked_from as string | null) ?? null,
-    author: {id: r.author_id as string, name: r.author_name as string},
-    created_at: r.created_at as string,
-    updated_at: r.updated_at as string,
-    version: r.version as number,
-    comment_count: r.comment_count as number,
-  }
-}
-
-/** A row of `comments c JOIN principals p ON p.id = c.author_id` (columns id, body, type, author_id, author_name, created_at). */
-export function commentFromRow(c: Row): Comment {
-  return {
-    id: c.id as string,
-    body: c.body as string,
-    type: c.type as Comment['type'],
-    author: {id: c.author_id as string, name: c.author_name as string},
-    created_at: c.created_at as string,
   }
 }
 

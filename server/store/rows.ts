@@ -1,0 +1,42 @@
+/**
+ * @module A stored entry or comment as the store interface returns it, from a row of either driver (the
+ * columns are named alike in SQLite and PostgreSQL; JSON columns arrive as text from both).
+ */
+import type {Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
+import type {EntryRow} from './store.js'
+
+export type Row = Record<string, unknown>
+
+export function entryFromRow(r: Row): EntryRow {
+  return {
+    id: r.id as string,
+    title: r.title as string,
+    body: r.body as string,
+    summary: r.summary as string,
+    summary_title: r.summary_title as string,
+    scope: r.scope as EntryRow['scope'],
+    project_id: (r.project_id as string | null) ?? null,
+    tags: JSON.parse(r.tags as string) as string[],
+    url: (r.url as string | null) ?? null,
+    status: r.status as EntryRow['status'],
+    resolution: r.resolution ? (JSON.parse(r.resolution as string) as Resolution) : null,
+    thought_chain: JSON.parse(r.thought_chain as string) as ThoughtStep[],
+    forked_from: (r.forked_from as string | null) ?? null,
+    author: {id: r.author_id as string, name: r.author_name as string},
+    created_at: r.created_at as string,
+    updated_at: r.updated_at as string,
+    version: r.version as number,
+    comment_count: r.comment_count as number,
+  }
+}
+
+/** A row of `comments c JOIN principals p ON p.id = c.author_id` (columns id, body, type, author_id, author_name, created_at). */
+export function commentFromRow(c: Row): Comment {
+  return {
+    id: c.id as string,
+    body: c.body as string,
+    type: c.type as Comment['type'],
+    author: {id: c.author_id as string, name: c.author_name as string},
+    created_at: c.created_at as string,
+  }
+}
