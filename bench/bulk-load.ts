@@ -16,6 +16,7 @@ import {StatementCache} from '../server/store/sqlite-rows.js'
 import {openSqliteStore} from '../server/store/sqlite.js'
 import type {EntryRow} from '../server/store/store.js'
 import {corpus} from './corpus.js'
+import {entryRow} from './entry-row.js'
 
 export interface PreparedDir {
   dataDir: string
@@ -54,26 +55,18 @@ function* batches(from: number, to: number, owner: {id: string; name: string}, s
     for (let i = start; i < Math.min(to, start + BATCH); i++) {
       const e = c.entry(i)
       const at = new Date(base + i * 1_000).toISOString()
-      rows.push({
-        id: uuidv7(base + i * 1_000),
-        title: e.title,
-        body: e.body,
-        summary: cheapSummary(e.body),
-        summary_title: e.title,
-        scope: 'global',
-        project_id: null,
-        tags: e.tags,
-        url: null,
-        status: i % 3 === 0 ? 'resolved' : 'open',
-        resolution: null,
-        thought_chain: [],
-        forked_from: null,
-        author: owner,
-        created_at: at,
-        updated_at: at,
-        version: 1,
-        comment_count: 0,
-      })
+      rows.push(
+        entryRow({
+          id: uuidv7(base + i * 1_000),
+          title: e.title,
+          body: e.body,
+          summary: cheapSummary(e.body),
+          tags: e.tags,
+          status: i % 3 === 0 ? 'resolved' : 'open',
+          author: owner,
+          created_at: at,
+        }),
+      )
     }
     yield rows
   }

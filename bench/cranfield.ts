@@ -5,6 +5,7 @@
 import {existsSync, readFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
 import type {SqliteStore} from '../server/store/sqlite.js'
+import {entryRow} from './entry-row.js'
 
 export interface CranfieldDoc {
   id: string
@@ -170,26 +171,16 @@ export async function loadIntoStore(
     docs.forEach((doc, i) => {
       const {title, body} = toEntry(doc)
       const id = `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`
-      void store.insertEntry({
-        id,
-        title,
-        body,
-        summary: body.slice(0, 200),
-        summary_title: title,
-        scope: 'global',
-        project_id: null,
-        tags: [],
-        url: null,
-        status: 'open',
-        resolution: null,
-        thought_chain: [],
-        forked_from: null,
-        author,
-        created_at: at,
-        updated_at: at,
-        version: 1,
-        comment_count: 0,
-      })
+      void store.insertEntry(
+        entryRow({
+          id,
+          title,
+          body,
+          summary: body.slice(0, 200),
+          author,
+          created_at: at,
+        }),
+      )
       byEntry.set(id, doc.id)
     })
   })()

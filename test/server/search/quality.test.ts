@@ -15,6 +15,7 @@ import {stemOf} from '../../../server/search/stem.js'
 import {indexTerms} from '../../../server/search/tokenizer.js'
 import {openSqliteStore} from '../../../server/store/sqlite.js'
 import {startInProcessDaemon, tempDir, type TestDaemon} from '../../helpers/daemon.js'
+import {entryRow} from '../../../bench/entry-row.js'
 
 type Item = {id: string; title: string; score: number; matched?: {fields: string[]; terms: string[]}; snippet?: string}
 
@@ -214,26 +215,17 @@ describe('the index and the re-ranker', () => {
     const store = openSqliteStore({path: join(dir, 'kb.sqlite')})
     try {
       await store.insertPrincipal({id: 'p', name: 'p', role: 'owner', created_at: '2024-01-01T00:00:00.000Z'})
-      await store.insertEntry({
-        id: 'e',
-        title: 'x',
-        body: text,
-        summary: '',
-        summary_title: 'x',
-        scope: 'global',
-        project_id: null,
-        tags: [],
-        url: null,
-        status: 'open',
-        resolution: null,
-        thought_chain: [],
-        forked_from: null,
-        author: {id: 'p', name: 'p'},
-        created_at: '2024-01-01T00:00:00.000Z',
-        updated_at: '2024-01-01T00:00:00.000Z',
-        version: 1,
-        comment_count: 0,
-      })
+      await store.insertEntry(
+        entryRow({
+          id: 'e',
+          title: 'x',
+          body: text,
+          summary_title: 'x',
+          author: {id: 'p', name: 'p'},
+          created_at: '2024-01-01T00:00:00.000Z',
+          updated_at: '2024-01-01T00:00:00.000Z',
+        }),
+      )
       const held = store.db.prepare(`SELECT term FROM entries_vocab WHERE term != 'x'`).pluck().all() as string[]
       expect(held.sort()).toEqual([...new Set(indexTerms(text))].sort())
       expect(held).toEqual(
@@ -290,26 +282,16 @@ describe('search on a larger store', () => {
         const body = `an error happened in step ${i}${i % 100 === 0 ? ' after a timeout' : ''}`
         const at = new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString()
         const author = i === 9 ? other : owner
-        void store.insertEntry({
-          id: `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`,
-          title,
-          body,
-          summary: '',
-          summary_title: title,
-          scope: i === 9 ? 'private' : 'global',
-          project_id: null,
-          tags: [],
-          url: null,
-          status: 'open',
-          resolution: null,
-          thought_chain: [],
-          forked_from: null,
-          author,
-          created_at: at,
-          updated_at: at,
-          version: 1,
-          comment_count: 0,
-        })
+        void store.insertEntry(
+          entryRow({
+            id: `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`,
+            title,
+            body,
+            scope: i === 9 ? 'private' : 'global',
+            author,
+            created_at: at,
+          }),
+        )
       }
     })()
   })

@@ -13,6 +13,7 @@ import {SqliteSearchIndex} from '../../../server/search/sqlite-index.js'
 import {openSqliteStore} from '../../../server/store/sqlite.js'
 import {StatementCache} from '../../../server/store/sqlite-rows.js'
 import {tempDir} from '../../helpers/daemon.js'
+import {entryRow} from '../../../bench/entry-row.js'
 
 /** Whether a vocabulary term would come back from the probe (ignoring its row limit). */
 function hits(probe: VocabularyProbe, term: string): boolean {
@@ -96,26 +97,16 @@ describe('a typo lookup in a large vocabulary', () => {
     store.db.transaction(() => {
       for (let i = 0; i < 20; i++) {
         const body = words.slice(i * 5_000, (i + 1) * 5_000).join(' ')
-        void store.insertEntry({
-          id: `e${i}`,
-          title: `batch ${i}`,
-          body,
-          summary: '',
-          summary_title: '',
-          scope: 'global',
-          project_id: null,
-          tags: [],
-          url: null,
-          status: 'open',
-          resolution: null,
-          thought_chain: [],
-          forked_from: null,
-          author,
-          created_at: at,
-          updated_at: at,
-          version: 1,
-          comment_count: 0,
-        })
+        void store.insertEntry(
+          entryRow({
+            id: `e${i}`,
+            title: `batch ${i}`,
+            body,
+            summary_title: '',
+            author,
+            created_at: at,
+          }),
+        )
       }
     })()
   }, 120_000)
