@@ -74,12 +74,8 @@ export class TokenEndpoint {
     }
     if (!sameHash(pkceChallenge(verifier), row.code_challenge))
       return oauthError(400, 'invalid_grant', 'code_verifier does not match the code_challenge')
-    const resource = grantResource(form.get('resource'), row.resource)
-    if (resource === null)
-      return oauthError(400, 'invalid_target', `resource must be ${allowedResources(resourceBase(row.resource)).join(' or ')}`)
-    const grant = await liveGrant(this.store, row.grant_id, Date.now())
-    if (!grant) return oauthError(400, 'invalid_grant', GRANT_ENDED)
-    const issued = this.issue(client, grant, resource, row.resource)
+    const issued = await this.issueFor(form, client, row)
+    if (isFailure(issued)) return issued
     if (!(await this.store.oauth.exchangeCode(hash, new Date().toISOString(), issued.rows))) return this.replayedCode(row)
     return issued.response
   }
@@ -101,12 +97,8 @@ export class TokenEndpoint {
     if (row.revoked_at !== null) return oauthError(400, 'invalid_grant', 'the refresh token was revoked')
     if (row.used_at !== null) return this.reusedRefreshToken(row)
     if (Date.parse(row.expires_at) <= Date.now()) return oauthError(400, 'invalid_grant', 'the refresh token has expired')
-    const resource = grantResource(form.get('resource'), row.resource)
-    if (resource === null)
-      return oauthError(400, 'invalid_target', `resource must be ${allowedResources(resourceBase(row.resource)).join(' or ')}`)
-    const grant = await liveGrant(this.store, row.grant_id, Date.now())
-    if (!grant) return oauthError(400, 'invalid_grant', GRANT_ENDED)
-    const issued = this.issue(client, grant, resource, row.resource)
+    const issued = await this.issueFor(form, client, row)
+    if (isFailure(issued)) return issued
     if (!(await this.store.oauth.rotateRefreshToken(hash, new Date().toISOString(), issued.rows))) return this.reusedRefreshToken(row)
     return issued.response
   }
@@ -119,6 +111,20 @@ export class TokenEndpoint {
   }
 
   /** A new access token (and refresh token, if the client uses them) for a grant; neither outlives the grant. */
+  /** The tokens a code or a refresh token leads to, once the resource asked for and the grant behind it check out. */
+  private async issueFor(
+    form: URLSearchParams,
+    client: OAuthClientRow,
+    row: {grant_id: string; resource: string},
+  ): Promise<{rows: OAuthTokenRow[]; response: TokenResponse} | OAuthFailure> {
+    const resource = grantResource(form.get('resource'), row.resource)
+    if (resource === null)
+      return oauthError(400, 'invalid_target', `resource must be ${allowedResources(resourceBase(row.resource)).join(' or ')}`)
+    const grant = await liveGrant(this.store, row.grant_id, Date.now())
+    if (!grant) return oauthError(400, 'invalid_grant', GRANT_ENDED)
+    return this.issue(client, grant, resource, row.resource)
+  }
+
   private issue(
     client: OAuthClientRow,
     grant: OAuthGrantState,
