@@ -3,8 +3,9 @@
  * the key only when it is free, expired or abandoned, so of two daemons claiming one key at once exactly one
  * gets it; the loser reads the record that holds it.
  */
-import type {ClaimOutcome, IdempotencyClaim, IdempotencyRecord, IdempotencyResponse, IdempotencyStore} from './idempotency.js'
+import type {ClaimOutcome, IdempotencyClaim, IdempotencyResponse, IdempotencyStore} from './idempotency.js'
 import type {PostgresDb, Row} from './postgres-db.js'
+import {idempotencyRecordFromRow} from './rows.js'
 
 const CLAIM_SQL = `INSERT INTO idempotency_keys AS k (principal_id, key, fingerprint, claim, created_at, expires_at)
   VALUES ($1, $2, $3, $4, $5, $6)
@@ -31,7 +32,7 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
     const [row] = await this.db.query<Row>('SELECT * FROM idempotency_keys WHERE principal_id = $1 AND key = $2', [c.principal_id, c.key])
     // Released between the two statements: the key is free again, so claim it anew.
     if (!row) return this.claim(c, abandonedBefore)
-    return {claimed: false, record: recordOf(row)}
+    return {claimed: false, record: idempotencyRecordFromRow(row)}
   }
 
   async complete(principalId: string, key: string, claim: string, fingerprint: string, r: IdempotencyResponse): Promise<boolean> {
@@ -49,20 +50,5 @@ export class PostgresIdempotencyStore implements IdempotencyStore {
 
   async purgeExpired(now: string): Promise<number> {
     return this.db.run('DELETE FROM idempotency_keys WHERE expires_at <= $1', [now])
-  }
-}
-
-function recordOf(r: Row): IdempotencyRecord {
-  return {
-    principal_id: r.principal_id as string,
-    key: r.key as string,
-    fingerprint: (r.fingerprint as string | null) ?? null,
-    claim: r.claim as string,
-    response:
-      r.status === null
-        ? null
-        : {status: r.status as number, headers: JSON.parse(r.headers as string) as Record<string, string>, body: r.body as string},
-    created_at: r.created_at as string,
-    expires_at: r.expires_at as string,
   }
 }

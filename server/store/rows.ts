@@ -1,8 +1,9 @@
 /**
- * @module A stored entry or comment as the store interface returns it, from a row of either driver (the
+ * @module A stored entry, comment or Idempotency-Key record as the store interface returns it, from a row of either driver (the
  * columns are named alike in SQLite and PostgreSQL; JSON columns arrive as text from both).
  */
 import type {Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
+import type {IdempotencyRecord} from './idempotency.js'
 import type {EntryRow} from './store.js'
 
 export type Row = Record<string, unknown>
@@ -38,5 +39,20 @@ export function commentFromRow(c: Row): Comment {
     type: c.type as Comment['type'],
     author: {id: c.author_id as string, name: c.author_name as string},
     created_at: c.created_at as string,
+  }
+}
+
+export function idempotencyRecordFromRow(r: Row): IdempotencyRecord {
+  return {
+    principal_id: r.principal_id as string,
+    key: r.key as string,
+    fingerprint: (r.fingerprint as string | null) ?? null,
+    claim: r.claim as string,
+    response:
+      r.status === null
+        ? null
+        : {status: r.status as number, headers: JSON.parse(r.headers as string) as Record<string, string>, body: r.body as string},
+    created_at: r.created_at as string,
+    expires_at: r.expires_at as string,
   }
 }

@@ -3,9 +3,9 @@
  * upsert that takes the key only when it is free, expired or abandoned, read back in the same transaction.
  */
 import type Database from 'better-sqlite3'
-import type {ClaimOutcome, IdempotencyClaim, IdempotencyRecord, IdempotencyResponse, IdempotencyStore} from './idempotency.js'
+import type {ClaimOutcome, IdempotencyClaim, IdempotencyResponse, IdempotencyStore} from './idempotency.js'
 import {StatementCache} from './sqlite-rows.js'
-import type {Row} from './rows.js'
+import {idempotencyRecordFromRow, type Row} from './rows.js'
 import type {WriteGate} from './write-gate.js'
 
 const CLAIM_SQL = `INSERT INTO idempotency_keys (principal_id, key, fingerprint, claim, created_at, expires_at)
@@ -30,7 +30,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       const won = this.stmt(CLAIM_SQL).get({...c, abandoned_before: abandonedBefore}) as {claim: string} | undefined
       if (won?.claim === c.claim) return {claimed: true}
       const row = this.stmt('SELECT * FROM idempotency_keys WHERE principal_id = ? AND key = ?').get(c.principal_id, c.key) as Row
-      return {claimed: false, record: recordOf(row)}
+      return {claimed: false, record: idempotencyRecordFromRow(row)}
     })
   }
 
@@ -58,20 +58,5 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   async purgeExpired(now: string): Promise<number> {
     await this.gate.wait()
     return this.stmt('DELETE FROM idempotency_keys WHERE expires_at <= ?').run(now).changes
-  }
-}
-
-function recordOf(r: Row): IdempotencyRecord {
-  return {
-    principal_id: r.principal_id as string,
-    key: r.key as string,
-    fingerprint: (r.fingerprint as string | null) ?? null,
-    claim: r.claim as string,
-    response:
-      r.status === null
-        ? null
-        : {status: r.status as number, headers: JSON.parse(r.headers as string) as Record<string, string>, body: r.body as string},
-    created_at: r.created_at as string,
-    expires_at: r.expires_at as string,
   }
 }
