@@ -335,26 +335,17 @@ describe('search on a larger store', () => {
   it("neither finds nor counts project entries outside the viewer's projects, until it joins", async () => {
     const at = '2025-01-01T00:00:00.000Z'
     await store.createProject({id: 'proj-a', name: 'a', remote: 'example.com/a', created_by: other.id, created_at: at})
-    const entry = (id: string, projectId: string): Parameters<typeof store.insertEntry>[0] => ({
-      id,
-      title: 'zeppelin in a project',
-      body: 'error',
-      summary: '',
-      summary_title: '',
-      scope: 'project',
-      project_id: projectId,
-      tags: [],
-      url: null,
-      status: 'open',
-      resolution: null,
-      thought_chain: [],
-      forked_from: null,
-      author: other,
-      created_at: at,
-      updated_at: at,
-      version: 1,
-      comment_count: 0,
-    })
+    const entry = (id: string, projectId: string): Parameters<typeof store.insertEntry>[0] =>
+      entryRow({
+        id,
+        title: 'zeppelin in a project',
+        body: 'error',
+        summary_title: '',
+        scope: 'project',
+        project_id: projectId,
+        author: other,
+        created_at: at,
+      })
     await store.insertEntry(entry('10000000-0000-7000-8000-000000000001', 'proj-a'))
     // A project id without a projects row must not slip through either.
     await store.insertEntry(entry('10000000-0000-7000-8000-000000000002', 'proj-gone'))

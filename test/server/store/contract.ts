@@ -6,6 +6,7 @@
 import {randomUUID} from 'node:crypto'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {ApiKeyRow, EntryRow, PrincipalRecord, Store} from '../../../server/store/store.js'
+import {entryRow as newEntryRow} from '../../../bench/entry-row.js'
 
 const T0 = Date.parse('2026-01-01T00:00:00.000Z')
 /** A distinct, ordered time: `at(n)` is n seconds after T0. */
@@ -46,27 +47,17 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       const t = tick()
       const title = o.title ?? 'An entry'
       const body = o.body ?? 'Some body.'
-      return {
+      return newEntryRow({
         id: randomUUID(),
         title,
         body,
         summary: body.slice(0, 50),
-        summary_title: title,
         scope: 'private',
-        project_id: null,
-        tags: [],
-        url: null,
-        status: 'open',
-        resolution: null,
-        thought_chain: [],
-        forked_from: null,
         author: {id: author.id, name: author.name},
         created_at: t,
         updated_at: t,
-        version: 1,
-        comment_count: 0,
         ...o,
-      }
+      })
     }
 
     async function entry(author: PrincipalRecord, o: Partial<EntryRow> = {}): Promise<EntryRow> {
