@@ -9,8 +9,8 @@ import type {AuthorRef, Comment} from '../../src/shared/types.js'
 import {LOCKS, type PostgresDb, type Queryable, type Row} from './postgres-db.js'
 import {IndexDelta, type PostgresEntryWriter} from './postgres-entries.js'
 import {COMMENT_COLUMNS, COMMENT_ORDER, Params, visibleTo} from './postgres-rows.js'
-import {commentFromRow, entryFromRow} from './rows.js'
-import type {EntryRow, Viewer} from './store.js'
+import {canonical, commentFromRow, exportedEntry, type ImportedEntry, importedRow} from './rows.js'
+import type {Viewer} from './store.js'
 import type {
   EntryExport,
   ExportFilter,
@@ -33,7 +33,6 @@ class Rollback extends Error {}
 /** A line the import refuses; the message is the reason the report gives. */
 class Rejection extends Error {}
 
-type ImportedEntry = EntryExport & {summary: string; summary_title: string}
 type Outcome = 'created' | 'updated' | 'skipped'
 
 export class PostgresTransferStore implements TransferStore {
@@ -310,40 +309,4 @@ export class PostgresTransferStore implements TransferStore {
 /** Whether principal `me` may see entry `id` (the rule of every read). */
 async function visible(q: Queryable, id: string, me: string): Promise<boolean> {
   return (await q.query(`SELECT 1 FROM entries e WHERE e.id = $1 AND ${visibleTo('$2')}`, [id, me])).length > 0
-}
-
-function exportedEntry(r: Row, comments: Comment[]): EntryExport {
-  // Everything stored but what the server derives again on import (summary) or counts (comments).
-  const {summary: _summary, summary_title: _title, comment_count: _count, ...entry} = entryFromRow(r)
-  return {...entry, comments}
-}
-
-/** An import record as the entry row it becomes (its comments are rows of their own). */
-function importedRow(e: ImportedEntry): EntryRow {
-  const {comments, ...entry} = e
-  return {...entry, comment_count: comments.length}
-}
-
-/** An import record in exactly the shape (and key order) an export of it has, to tell unchanged from changed. */
-function canonical(e: ImportedEntry): EntryExport {
-  const comments = e.comments.map((c) => ({
-    id: c.id,
-    body: c.body,
-    type: c.type,
-    author: {id: c.author.id, name: c.author.name},
-    created_at: c.created_at,
-  }))
-  return exportedEntry(asRow(importedRow(e)), comments)
-}
-
-/** An entry as the row `entryFromRow` reads (JSON text for the structured fields). */
-function asRow(e: EntryRow): Row {
-  return {
-    ...e,
-    tags: JSON.stringify(e.tags),
-    resolution: e.resolution ? JSON.stringify(e.resolution) : null,
-    thought_chain: JSON.stringify(e.thought_chain),
-    author_id: e.author.id,
-    author_name: e.author.name,
-  }
 }

@@ -1,10 +1,12 @@
 /**
- * @module A stored entry, comment or Idempotency-Key record as the store interface returns it, from a row of either driver (the
+ * @module A stored entry, comment or Idempotency-Key record as the store interface returns it, and an entry
+ * as exported and imported (the same shape on both drivers), from a row of either driver (the
  * columns are named alike in SQLite and PostgreSQL; JSON columns arrive as text from both).
  */
 import type {Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import type {IdempotencyRecord} from './idempotency.js'
 import type {EntryRow} from './store.js'
+import type {EntryExport} from './transfer-store.js'
 
 export type Row = Record<string, unknown>
 
@@ -54,5 +56,44 @@ export function idempotencyRecordFromRow(r: Row): IdempotencyRecord {
         : {status: r.status as number, headers: JSON.parse(r.headers as string) as Record<string, string>, body: r.body as string},
     created_at: r.created_at as string,
     expires_at: r.expires_at as string,
+  }
+}
+
+/** An entry as exported: everything stored but what the server derives again on import (summary) or counts (comments). */
+export function exportedEntry(r: Row, comments: Comment[]): EntryExport {
+  const {summary: _summary, summary_title: _title, comment_count: _count, ...entry} = entryFromRow(r)
+  return {...entry, comments}
+}
+
+/** An import record: an entry as exported, with the summary the server derived for it. */
+export type ImportedEntry = EntryExport & {summary: string; summary_title: string}
+
+/** An import record as the entry row it becomes (its comments are rows of their own). */
+export function importedRow(e: ImportedEntry): EntryRow {
+  const {comments, ...entry} = e
+  return {...entry, comment_count: comments.length}
+}
+
+/** An import record in exactly the shape (and key order) an export of it has, to tell unchanged from changed. */
+export function canonical(e: ImportedEntry): EntryExport {
+  const comments = e.comments.map((c) => ({
+    id: c.id,
+    body: c.body,
+    type: c.type,
+    author: {id: c.author.id, name: c.author.name},
+    created_at: c.created_at,
+  }))
+  return exportedEntry(asRow(importedRow(e)), comments)
+}
+
+/** An entry as the row `entryFromRow` reads (JSON text for the structured fields). */
+function asRow(e: EntryRow): Row {
+  return {
+    ...e,
+    tags: JSON.stringify(e.tags),
+    resolution: e.resolution ? JSON.stringify(e.resolution) : null,
+    thought_chain: JSON.stringify(e.thought_chain),
+    author_id: e.author.id,
+    author_name: e.author.name,
   }
 }

@@ -23,7 +23,7 @@ const OVERWRITE_ENTRY = `UPDATE entries SET title = @title, body = @body, summar
     comment_count = @comment_count WHERE seq = @seq`
 
 /** An entry's row as the `entries` table stores it (JSON for the structured fields, the author by id). */
-export function toDb(e: EntryRow): Row {
+function toDb(e: EntryRow): Row {
   return {
     id: e.id,
     title: e.title,

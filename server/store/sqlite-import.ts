@@ -11,11 +11,10 @@ import {Worker} from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import type {AuthorRef, Comment} from '../../src/shared/types.js'
 import {TimeSlice} from '../lib/time-slice.js'
-import {SqliteEntryWriter, toDb} from './sqlite-entries.js'
-import {exportedEntry, StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
-import {commentFromRow, type Row} from './rows.js'
-import type {EntryRow} from './store.js'
-import type {EntryExport, ImportOptions, ImportOutcome, ImportRecord, ProjectExport} from './transfer-store.js'
+import {SqliteEntryWriter} from './sqlite-entries.js'
+import {StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
+import {canonical, commentFromRow, exportedEntry, type ImportedEntry, importedRow, type Row} from './rows.js'
+import type {ImportOptions, ImportOutcome, ImportRecord, ProjectExport} from './transfer-store.js'
 
 /** Rejections listed in one outcome; an import with more is wrong throughout and the first ones tell why. */
 const REJECTIONS_MAX = 1000
@@ -264,24 +263,4 @@ class Importer {
       ).all(seq) as Row[]
     ).map(commentFromRow)
   }
-}
-
-type ImportedEntry = EntryExport & {summary: string; summary_title: string}
-
-/** An import record as the entry row it becomes (its comments are rows of their own). */
-function importedRow(e: ImportedEntry): EntryRow {
-  const {comments, ...entry} = e
-  return {...entry, comment_count: comments.length}
-}
-
-/** An import record in exactly the shape (and key order) an export of it has, to tell unchanged from changed. */
-function canonical(e: ImportedEntry): EntryExport {
-  const comments = e.comments.map((c) => ({
-    id: c.id,
-    body: c.body,
-    type: c.type,
-    author: {id: c.author.id, name: c.author.name},
-    created_at: c.created_at,
-  }))
-  return exportedEntry({...toDb(importedRow(e)), author_name: e.author.name}, comments)
 }

@@ -1,12 +1,10 @@
 /**
  * @module What the SQLite driver's modules share: the visibility rule and list/search filters as SQL, a
- * statement cache, and an entry as exported (rows as records: rows.ts, shared with PostgreSQL).
+ * and a statement cache (rows as records, and entries as exported: rows.ts, shared with PostgreSQL).
  */
 import type Database from 'better-sqlite3'
-import type {Comment} from '../../src/shared/types.js'
-import {entryFromRow, type Row} from './rows.js'
+import type {Row} from './rows.js'
 import type {EntryFilter, Viewer} from './store.js'
-import type {EntryExport} from './transfer-store.js'
 
 /** docs/api.md, "Visibility and permissions" over `entries e` for the principal bound as `@me`: the one place this rule is written in SQL. */
 export const VISIBLE_TO_ME = `(e.scope = 'global'
@@ -74,10 +72,4 @@ export class StatementCache {
     }
     return s
   }
-}
-
-/** An entry as exported: everything stored but what the server derives again on import (summary) or counts (comments). */
-export function exportedEntry(r: Row, comments: Comment[]): EntryExport {
-  const {summary: _summary, summary_title: _title, comment_count: _count, ...entry} = entryFromRow(r)
-  return {...entry, comments}
 }

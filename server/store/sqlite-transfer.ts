@@ -11,8 +11,8 @@ import type Database from 'better-sqlite3'
 import type {Comment} from '../../src/shared/types.js'
 import type {SqliteEntryWriter} from './sqlite-entries.js'
 import {applyImport} from './sqlite-import.js'
-import {exportedEntry, type StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
-import {commentFromRow, type Row} from './rows.js'
+import {type StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
+import {commentFromRow, exportedEntry, type Row} from './rows.js'
 import type {Viewer} from './store.js'
 import type {
   EntryExport,
