@@ -1,5 +1,5 @@
 /**
- * @module The PostgreSQL driver: the Store contract, unchanged, on a fresh database per test, and what only a
+ * @module The PostgreSQL driver: the Store and idempotency contracts, unchanged, on a fresh database per test, and what only a
  * shared database asks of it: migrations applied once under an advisory lock by stores opening together, a
  * newer schema refused, one owner bootstrapped by racing daemons, and search counters that stay exact.
  */
@@ -13,6 +13,7 @@ import type {ApiKeyRow, EntryRow, PrincipalRecord} from '../../../server/store/s
 import {useCluster} from '../../helpers/postgres.js'
 import {requireSystem} from '../../helpers/system.js'
 import {runStoreContract} from './contract.js'
+import {runIdempotencyContract} from './idempotency-contract.js'
 
 const system = requireSystem('postgres')
 
@@ -20,6 +21,14 @@ system.describe('PostgreSQL driver', () => {
   const cluster = useCluster()
 
   runStoreContract('postgres', async () => openPostgresStore({url: await cluster().createDatabase()}))
+
+  // Idempotency-Key records live in the shared database, so every daemon of a team server sees the same ones.
+  let lastUrl = ''
+  runIdempotencyContract(
+    'postgres',
+    async () => openPostgresStore({url: (lastUrl = await cluster().createDatabase())}),
+    async () => openPostgresStore({url: lastUrl}),
+  )
 
   async function sql<T = Record<string, unknown>>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
     const client = new pg.Client(url)
