@@ -115,6 +115,11 @@ export class ApiClient {
   private readonly userAgent: string
   private readonly timeoutMs: number
   /**
+   * No request of this client waits past this time (ms since the epoch), for work that must stay bounded
+   * however the server behaves: the CLI's background send of its outbox.
+   */
+  deadline: number | undefined
+  /**
    * Set for OAuth credentials: fresh tokens after a 401 with `error="invalid_token"`. Used at most once
    * per client, so a token the server keeps refusing is reported instead of refreshed in a loop.
    */
@@ -144,7 +149,8 @@ export class ApiClient {
       headers['content-type'] = 'application/json'
       headers['content-length'] = String(Buffer.byteLength(payload))
     }
-    const timeoutMs = init.timeoutMs ?? this.timeoutMs
+    let timeoutMs = init.timeoutMs ?? this.timeoutMs
+    if (this.deadline !== undefined) timeoutMs = Math.max(250, Math.min(timeoutMs, this.deadline - Date.now()))
     let res = await this.transport.send({method, url, headers, body: payload, timeoutMs})
     if (res.status === 401 && this.key && this.refreshKey && /invalid_token/.test(String(res.headers['www-authenticate'] ?? ''))) {
       const refresh = this.refreshKey

@@ -16,10 +16,11 @@ export async function sendQueuedInBackground(
 ): Promise<void> {
   try {
     const [{Outbox}, {sendQueued}, {syncLine}] = await Promise.all([import('./queue.js'), import('./sync.js'), import('./report.js')])
-    const report = await sendQueued(Outbox.forServer(baseUrl, outbox), await client(), {
-      lockWaitMs: 0,
-      deadline: Date.now() + BACKGROUND_SEND_MS,
-    })
+    const deadline = Date.now() + BACKGROUND_SEND_MS
+    // The command is done with its client: from here on, none of its requests (reads that settle an edit too) outlast the budget.
+    const c = await client()
+    c.deadline = deadline
+    const report = await sendQueued(Outbox.forServer(baseUrl, outbox), c, {lockWaitMs: 0, deadline})
     const done = report.items.filter((i) => i.status !== 'waiting')
     if (done.length === 0) return
     note(`sent ${done.length} queued write(s)${report.remaining ? `; ${report.remaining} still waiting (\`kb sync --status\`)` : ''}`)
