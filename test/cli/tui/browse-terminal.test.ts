@@ -119,6 +119,19 @@ system.describe('kb browse in a real terminal (tmux)', () => {
     )
   })
 
+  it('draws its screen when CI is set in the shell (Ink alone would draw nothing until it exits)', async () => {
+    const p = await tmux.pane('ci', browseCommand(['sqlite'], exitsFile('ci'), {CI: 'true', CONTINUOUS_INTEGRATION: '1'}))
+    await p.waitFor(/^› SQLite database is locked/m, 8_000)
+    await p.keys('j')
+    await p.waitFor(/^› データベースがロック/m)
+    await p.keys('q')
+    await until(
+      () => exitsIn(exitsFile('ci')),
+      (e) => e.length === 1,
+      'kb browse should exit after q',
+    )
+  })
+
   it("draws on the alternate screen: the shell's scrollback survives, nothing clears it, escape sequences in entries never reach the terminal", async () => {
     const p = await tmux.pane('screen', `seq 1 300; ${browseCommand(['evil clipboard'], exitsFile('screen'))}; echo after-browse; exec cat`)
     // The hostile entry: selected, in the detail pane, then in full with its comment.
