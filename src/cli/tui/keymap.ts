@@ -91,7 +91,7 @@ const entryActions: Binding[] = [
   {keys: 'r', action: 'resolve', help: 'resolve (optional note); on a resolved entry: reopen', match: ch('r')},
   {keys: 'c', action: 'comment', help: 'comment (Tab picks the type; a paste is kept whole)', match: ch('c')},
   {keys: 'f', action: 'fork', help: 'fork (a title, or Enter for "<title> (fork)")', match: ch('f')},
-  {keys: 'p', action: 'publish', help: 'publish wider, after a look at any secrets or personal data', match: ch('p')},
+  {keys: 'p', action: 'publish', help: 'publish to a wider scope (secrets or personal data shown first)', match: ch('p')},
   {keys: 'o', action: 'openUrl', help: "open the entry's url (http/https) in the browser", match: ch('o')},
   {keys: 'y', action: 'copyId', help: "copy the entry's id", match: ch('y')},
   {keys: 'd', action: 'delete', help: 'delete (asks first, naming the entry)', match: ch('d')},
