@@ -38,7 +38,7 @@ export default class Browse extends KbCommand<typeof Browse> {
       if (!(e instanceof KbError) || !['unreachable', 'unauthenticated', 'unavailable', 'internal'].includes(e.code)) throw e
     }
     const query = this.positional.join(' ').trim()
-    const {runBrowse} = await import('../src/cli/tui/run.js')
+    const {runBrowse} = await importOutsideCi(() => import('../src/cli/tui/run.js'))
     await runBrowse({
       client,
       ...(query ? {query} : {}),
@@ -46,5 +46,20 @@ export default class Browse extends KbCommand<typeof Browse> {
       ...(this.flags.status ? {status: this.flags.status} : {}),
       projectId,
     })
+  }
+}
+
+/**
+ * Runs `load` (the import of Ink) with CI and CONTINUOUS_INTEGRATION unset, then puts them back. Ink reads
+ * them once as it loads (is-in-ci) and, when set, draws nothing until it exits; `kb browse` has just
+ * checked that it runs on a terminal, so a CI variable left in a shell must not blank the screen.
+ */
+async function importOutsideCi<T>(load: () => Promise<T>): Promise<T> {
+  const saved = (['CI', 'CONTINUOUS_INTEGRATION'] as const).map((k) => [k, process.env[k]] as const)
+  for (const [k] of saved) delete process.env[k]
+  try {
+    return await load()
+  } finally {
+    for (const [k, v] of saved) if (v !== undefined) process.env[k] = v
   }
 }

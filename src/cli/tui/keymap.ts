@@ -91,7 +91,7 @@ const entryActions: Binding[] = [
   {keys: 'r', action: 'resolve', help: 'resolve (optional note); on a resolved entry: reopen', match: ch('r')},
   {keys: 'c', action: 'comment', help: 'comment (Tab picks the type; a paste is kept whole)', match: ch('c')},
   {keys: 'f', action: 'fork', help: 'fork (a title, or Enter for "<title> (fork)")', match: ch('f')},
-  {keys: 'p', action: 'publish', help: 'publish to a wider scope, after a look at any secrets or personal data in it', match: ch('p')},
+  {keys: 'p', action: 'publish', help: 'publish to a wider scope (secrets or personal data shown first)', match: ch('p')},
   {keys: 'o', action: 'openUrl', help: "open the entry's url (http/https) in the browser", match: ch('o')},
   {keys: 'y', action: 'copyId', help: "copy the entry's id", match: ch('y')},
   {keys: 'd', action: 'delete', help: 'delete (asks first, naming the entry)', match: ch('d')},
@@ -149,7 +149,7 @@ const TABLES: Record<Place, Binding[]> = {
   ],
   review: [
     {keys: 'r', action: 'redact', help: 'replace each finding with [REDACTED:<kind>] and go on', match: ch('r')},
-    {keys: 'k', action: 'keep', help: 'keep them as written and go on; recorded on the entry (all findings listed only)', match: ch('k')},
+    {keys: 'k', action: 'keep', help: 'keep as written, recorded on the entry (when all are listed)', match: ch('k')},
     {keys: 's Esc', action: 'cancel', help: 'stop: nothing is changed', match: any(ch('s'), is('escape'))},
     ...moves('line'),
     help,

@@ -99,10 +99,11 @@ function confirm(s: State, p: Prompt): Step {
 }
 
 export function promptKey(s: State, p: Prompt, k: Key): Step {
-  if (s.busy) return step(s)
-  if (p.kind === 'sensitive') return reviewKey(s, p, k)
   const a = actionOf(placeOfPrompt(p), k)
   if (a === 'quit') return quit(s)
+  // While the API answers, every key but q waits for that answer.
+  if (s.busy) return step(s)
+  if (p.kind === 'sensitive') return reviewKey(s, p, k)
   if (a === 'help') return openHelp(s)
   if (a === 'cancel') return step({...s, prompt: null, line: {tone: 'info', text: 'Cancelled'}})
   if (p.kind === 'delete' || p.kind === 'reopen') {

@@ -10,7 +10,7 @@ import type {Key} from './keys.js'
 import {step, type Msg, type PublishCall, type ScannedCall, type Step} from './messages.js'
 import {allListed, reviewLines, type Review} from './review-lines.js'
 import {layout, type State} from './state.js'
-import {openHelp, quit} from './transitions.js'
+import {openHelp} from './transitions.js'
 
 /** The rows under the body while a review is open: the status line and the two lines of its prompt. */
 const REVIEW_FOOT = 3
@@ -43,6 +43,7 @@ function maxScroll(s: State, p: Review): number {
   return Math.max(0, reviewLines(p, s.size.columns).length - layout(s.size, REVIEW_FOOT).bodyRows)
 }
 
+/** The review's keys (q, which quits from every prompt, is taken before them in `promptKey`). */
 export function reviewKey(s: State, p: Review, k: Key): Step {
   const a = actionOf('review', k)
   const max = maxScroll(s, p)
@@ -50,8 +51,6 @@ export function reviewKey(s: State, p: Review, k: Key): Step {
   const to = (n: number): Step => step({...s, prompt: {...p, scroll: Math.max(0, Math.min(max, n))}})
   const choice = p.call.choice ?? {}
   switch (a) {
-    case 'quit':
-      return quit(s)
     case 'help':
       return openHelp(s)
     case 'redact':

@@ -73,6 +73,8 @@ export function reduce(s: State, msg: Msg): Step {
       const failed = {
         ...s,
         results: {...s.results, loaded: true, error: msg.error},
+        // A note such as "Refreshed" would contradict the error now shown in place of the rows.
+        line: s.line?.tone === 'info' ? null : s.line,
         loading: {...s.loading, pending: false, slow: false},
         wantLast: false,
       }
@@ -239,7 +241,8 @@ function searchKey(s: State, k: Key): Step {
 function listKey(s: State, k: Key): Step {
   const a = actionOf('list', k)
   const {listRows} = layout(s.size)
-  const current = selectedEntry(s)
+  // Rows behind a load error are not on screen, so nothing may act on them.
+  const current = s.results.error ? undefined : selectedEntry(s)
   switch (a) {
     case null:
       return step(s)
@@ -279,7 +282,10 @@ function listKey(s: State, k: Key): Step {
       return quit(s)
     default:
       if (!isEntryAction(a)) return step(s)
-      if (!current) return step({...s, line: {tone: 'error', text: 'No entry selected'}})
+      if (!current) {
+        const text = s.results.error ? 'No entry on screen: the results could not be loaded (R tries again)' : 'No entry selected'
+        return step({...s, line: {tone: 'error', text}})
+      }
       return startAction(s, a, current)
   }
 }

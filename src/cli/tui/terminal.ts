@@ -27,6 +27,9 @@ export function inkStream(out: NodeJS.WriteStream): NodeJS.WriteStream {
   })
 }
 
+/** Signals that end the process without an `exit` event unless something listens for them. */
+const SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT']
+
 /**
  * Enters the alternate screen with paste and focus reports on; returns the way back, which also runs if
  * the process exits first (a crash, a signal). Call before Ink renders, so the resize handler runs first.
@@ -43,8 +46,16 @@ export function enterScreen(out: NodeJS.WriteStream): () => void {
     left = true
     out.off('resize', onResize)
     process.off('exit', leave)
+    for (const sig of SIGNALS) process.off(sig, onSignal)
     out.write(LEAVE_SCREEN)
   }
+  // `kill` or a closed terminal: the shell gets its screen back, then the signal ends the process as it would have.
+  const onSignal = (sig: NodeJS.Signals): void => {
+    leave()
+    if (process.stdin.isTTY) process.stdin.setRawMode(false)
+    process.kill(process.pid, sig)
+  }
   process.on('exit', leave)
+  for (const sig of SIGNALS) process.on(sig, onSignal)
   return leave
 }

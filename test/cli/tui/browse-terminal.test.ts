@@ -1,11 +1,14 @@
 /**
  * `kb browse` end to end in a real terminal: the built binary in tmux panes with their own HOME and XDG
  * folders, talking to a child daemon. A query, a resolve through the API; a resize and NO_COLOR; the
- * alternate screen (the shell's scrollback survives, no screen clears per key); an entry full of escape
+ * alternate screen (the shell's scrollback survives, no screen clears per key; given back on a signal; drawn
+ * with CI set); an entry full of escape
  * sequences reaching the terminal as plain text; 80×24 showing every key; copy into tmux's buffer; a
  * three-line paste arriving whole. Also: without a terminal, `kb browse` exits 2.
  */
+import {execFile} from 'node:child_process'
 import {join} from 'node:path'
+import {promisify} from 'node:util'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {helpSections, KEY_LINES} from '../../../src/cli/tui/keymap.js'
 import {width} from '../../../src/cli/tui/text.js'
@@ -15,6 +18,7 @@ import {requireSystem} from '../../helpers/system.js'
 import {browseCommand, exitsIn, Tmux, until} from './tmux.js'
 
 const system = requireSystem('tmux')
+const exec = promisify(execFile)
 
 let d: ChildDaemon
 let user: KbEnv
@@ -119,6 +123,19 @@ system.describe('kb browse in a real terminal (tmux)', () => {
     )
   })
 
+  it('draws its screen when CI is set in the shell (Ink alone would draw nothing until it exits)', async () => {
+    const p = await tmux.pane('ci', browseCommand(['sqlite'], exitsFile('ci'), {CI: 'true', CONTINUOUS_INTEGRATION: '1'}))
+    await p.waitFor(/^› SQLite database is locked/m, 8_000)
+    await p.keys('j')
+    await p.waitFor(/^› データベースがロック/m)
+    await p.keys('q')
+    await until(
+      () => exitsIn(exitsFile('ci')),
+      (e) => e.length === 1,
+      'kb browse should exit after q',
+    )
+  })
+
   it("draws on the alternate screen: the shell's scrollback survives, nothing clears it, escape sequences in entries never reach the terminal", async () => {
     const p = await tmux.pane('screen', `seq 1 300; ${browseCommand(['evil clipboard'], exitsFile('screen'))}; echo after-browse; exec cat`)
     // The hostile entry: selected, in the detail pane, then in full with its comment.
@@ -157,6 +174,20 @@ system.describe('kb browse in a real terminal (tmux)', () => {
     expect(raw).not.toContain('\u001B]52')
     expect(raw).not.toContain('\u001B]8;')
     expect((await tmux.run('list-buffers')).trim()).toBe('')
+  })
+
+  it('killed by a signal, it still gives the shell its screen back (alternate screen and paste mode off)', async () => {
+    const p = await tmux.pane('signal', `seq 1 40; ${browseCommand([], exitsFile('signal'))}; echo after-browse; exec cat`)
+    await p.waitFor(/^› /m)
+    expect(await p.display('#{alternate_on}')).toBe('1')
+    const browse = (await exec('pgrep', ['-P', await p.display('#{pane_pid}')])).stdout.trim()
+    process.kill(Number(browse), 'SIGTERM')
+    await p.waitFor('after-browse')
+    expect(exitsIn(exitsFile('signal'))).toEqual(['143'])
+    expect(await p.display('#{alternate_on}')).toBe('0')
+    const raw = p.output()
+    expect(raw.lastIndexOf('\u001B[?2004l')).toBeGreaterThan(raw.lastIndexOf('\u001B[?2004h'))
+    expect((await p.history()).split('\n').filter((l) => /^\d+$/.test(l))).toHaveLength(40)
   })
 
   it('fits 80×24: the key line whole, help that scrolls to every key and returns; y copies into tmux', async () => {

@@ -61,6 +61,17 @@ describe('leaving and backing out, in every place', () => {
     }
   })
 
+  it('q quits from a prompt while its action is on its way (Working…); other keys wait for the answer', () => {
+    for (const [where, s] of everyPlace()) {
+      if (!s.prompt || ['resolve prompt', 'comment prompt', 'fork prompt'].includes(where)) continue
+      const busy = {...s, busy: true}
+      expect(press(busy, KEYS.esc).state, where).toEqual(busy)
+      const r = press(busy, 'q')
+      expect(r.state.quit, where).toBe(true)
+      expect(effectsOf(r, 'quit'), where).toHaveLength(1)
+    }
+  })
+
   it('Esc never quits: it closes a prompt, help, the full view, the search box, then clears the query', () => {
     for (const [where, s] of everyPlace()) {
       const r = press(s, KEYS.esc)

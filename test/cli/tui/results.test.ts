@@ -105,6 +105,24 @@ describe('selection', () => {
     expect(screen(failed)).toContain('Could not load entries: boom')
   })
 
+  it('rows hidden behind a load error are not acted on; a note like "Refreshed" does not outlive the failure', () => {
+    const s = browsing(items)
+    const failed = apply(press(s, 'R').state, {type: 'resultsFailed', seq: s.seq + 1, error: 'daemon down'}).state
+    expect(screen(failed)).toContain('Could not load entries: daemon down')
+    expect(screen(failed)).not.toContain('Refreshed')
+    expect(screen(failed)).not.toContain(items[0]!.title)
+    for (const k of ['d', 'r', 'c', 'f', 'p', 'y', 'o']) {
+      const r = press(failed, k)
+      expect(r.state.prompt, k).toBeNull()
+      expect(r.effects, k).toEqual([])
+      expect(r.state.line?.text, k).toBe('No entry on screen: the results could not be loaded (R tries again)')
+    }
+    expect(press(failed, KEYS.enter).state.full).toBeNull()
+    // R asks again; once the rows are back, keys act on them.
+    const back = answer(press(failed, 'R').state, page(items)).state
+    expect(press(back, 'd').state.prompt).toMatchObject({kind: 'delete', entry: {id: items[0]!.id}})
+  })
+
   it('Loading… shows only after the slow message of the current load', () => {
     const s = press(press(browsing(items), '/').state, 'a').state
     expect(screen(s)).not.toContain('Loading…')
