@@ -9,7 +9,7 @@ import {Command, Flags, ux, type Interfaces} from '@oclif/core'
 import type {KbError} from '../shared/errors.js'
 import {dataDir} from '../shared/paths.js'
 import type {ApiClient} from '../shared/client.js'
-import {httpClient} from './client/http-transport.js'
+import {httpClient, type HttpTransportOptions} from './client/http-transport.js'
 import {resolveBaseUrl} from './config/config.js'
 import {oauthExpired, resolveCredential, type ResolvedCredential} from './credentials/credentials.js'
 import {autostartEnabled, ensureDaemon, isLoopbackUrl} from './daemon/manager.js'
@@ -105,10 +105,21 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     return (this.clientPromise ??= this.makeClient())
   }
 
-  private unreachableHint(): string {
-    if (!this.local) return 'check --base-url / KB_BASE_URL / `kb config get base_url` and the network'
-    if (!autostartEnabled()) return 'start it with `kb daemon start` (autostart is off: KB_NO_AUTOSTART is set) or check --base-url'
-    return 'run `kb daemon start` or check --base-url'
+  /** How "not reachable" and "did not answer" messages name the server and what they advise. */
+  private transportWords(): Required<Pick<HttpTransportOptions, 'unreachableHint' | 'noAnswerHint' | 'serverLabel'>> {
+    if (!this.local)
+      return {
+        unreachableHint: 'check --base-url / KB_BASE_URL / `kb config get base_url` and the network',
+        noAnswerHint: 'retry later',
+        serverLabel: 'kb server',
+      }
+    return {
+      unreachableHint: autostartEnabled()
+        ? 'run `kb daemon start` or check --base-url'
+        : 'start it with `kb daemon start` (autostart is off: KB_NO_AUTOSTART is set) or check --base-url',
+      noAnswerHint: 'if it is a kb daemon, it is busy or stuck: see `kb daemon logs`, then retry',
+      serverLabel: 'kb daemon',
+    }
   }
 
   /** Starts the local daemon when the base URL is local and nothing answers (what `client()` does first). */
@@ -143,7 +154,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
    */
   protected async daemonOwns(dir: string): Promise<boolean> {
     if (this.probe?.dir !== dir || !this.probe.probe.proven) {
-      const probe = await probeDaemon(this.baseUrl, dir, 2000, {unreachableHint: this.unreachableHint(), serverLabel: 'kb daemon'})
+      const probe = await probeDaemon(this.baseUrl, dir, 2000, this.transportWords())
       this.probe = {dir, probe}
     }
     return this.probe.probe.proven
@@ -177,8 +188,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
       baseUrl: this.baseUrl,
       key,
       userAgent: `kb/${this.config.version}`,
-      unreachableHint: this.unreachableHint(),
-      serverLabel: this.local ? 'kb daemon' : 'kb server',
+      ...this.transportWords(),
       ...(address ? {address} : {}),
     })
   }

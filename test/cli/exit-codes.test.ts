@@ -2,6 +2,8 @@
  * Every exit code of docs/cli.md's table (0 ok, 1 failure, 2 usage, 3 not found, 4 auth, 5 conflict,
  * 6 unreachable), each with one stderr line that names the fix, and the --json error shape.
  */
+import {createServer} from 'node:http'
+import type {AddressInfo} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {newPrincipal, type ChildDaemon} from '../helpers/daemon.js'
 import {cleanup, freePort, kb, type KbEnv, userWithDaemon} from './helpers.js'
@@ -101,6 +103,22 @@ describe('exit codes', () => {
     const remote = await kb(user, ['list', '--base-url', 'http://kb.invalid/api/v1'])
     expect(remote.code, remote.stderr).toBe(6)
     expect(remote.stderr).toContain('check --base-url')
+  })
+
+  it('6: a listener that takes the request and never answers is not called stopped', async () => {
+    const silent = createServer(() => {})
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
+    const {port} = silent.address() as AddressInfo
+    try {
+      const r = await kb(user, ['list'], {env: {KB_BASE_URL: `http://127.0.0.1:${port}/api/v1`, KB_NO_AUTOSTART: '1'}})
+      expect(r.code, r.stderr).toBe(6)
+      expect(r.stderr.trim()).toBe(
+        `kb: kb daemon at http://127.0.0.1:${port} did not answer (no answer within 2 s); if it is a kb daemon, it is busy or stuck: see \`kb daemon logs\`, then retry`,
+      )
+    } finally {
+      silent.closeAllConnections()
+      silent.close()
+    }
   })
 })
 

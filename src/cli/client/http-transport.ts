@@ -13,6 +13,8 @@ import {ApiClient, type ClientOptions, type Transport, type TransportRequest, ty
 export interface HttpTransportOptions {
   /** Appended to the "not reachable" message: what to do about it. */
   unreachableHint?: string
+  /** Appended instead when the server took the request but did not answer in time: it runs, so starting it is no advice. */
+  noAnswerHint?: string
   /** How the "not reachable" message names the server: "kb daemon" for a local one. */
   serverLabel?: string
   /**
@@ -50,7 +52,11 @@ async function agentFor(url: URL, address: string | undefined): Promise<Agent> {
 export function httpTransport(o: HttpTransportOptions = {}): Transport {
   const hint = o.unreachableHint ?? 'check --base-url'
   const label = o.serverLabel ?? 'kb server'
-  const unreachable = (url: URL, e: Error & {code?: string}): KbError => {
+  const unreachable = (url: URL, e: Error & {code?: string; noAnswer?: boolean}): KbError => {
+    if (e.noAnswer)
+      return new KbError('unreachable', `${label} at ${url.origin} did not answer (${e.message}); ${o.noAnswerHint ?? 'retry later'}`, {
+        cause: e,
+      })
     const why =
       e.code === 'ECONNREFUSED'
         ? 'connection refused'
@@ -84,7 +90,9 @@ export function httpTransport(o: HttpTransportOptions = {}): Transport {
           res.on('error', (e) => reject(unreachable(r.url, e)))
         })
         req.setTimeout(r.timeoutMs, () =>
-          req.destroy(Object.assign(new Error(`no answer within ${Math.round(r.timeoutMs / 1000)} s`), {code: 'ETIMEDOUT'})),
+          req.destroy(
+            Object.assign(new Error(`no answer within ${Math.round(r.timeoutMs / 1000)} s`), {code: 'ETIMEDOUT', noAnswer: true}),
+          ),
         )
         req.on('error', (e) => reject(unreachable(r.url, e)))
         req.end(r.body)
