@@ -13,6 +13,10 @@ import {initialState, type Size} from './state.js'
 import {BrowseStore} from './store.js'
 import {Screen} from './view.js'
 
+/** Ink's most frames a second (its `maxFps`, here explicit): a frame waits at most 1000 / RENDER_FPS ms. */
+export const RENDER_FPS = 30
+const PAINT_MS = Math.ceil(1000 / RENDER_FPS) + 5
+
 export interface BrowseProps {
   client: ApiClient
   /** Initial query; when given, focus starts in the list. */
@@ -81,9 +85,14 @@ export function BrowseApp(props: BrowseProps): ReactElement {
   }, [store, stdin, setRawMode])
 
   const state = useSyncExternalStore(store.subscribe, store.getState)
-  // Runs once the frame is committed (Ink draws it as it commits): keys held for these results may act now.
+  // Keys held for new results act once their frame is on the terminal: Ink writes a committed frame at once
+  // or, within RENDER_FPS's interval of the previous one, at the end of that interval; so the frame is out
+  // by PAINT_MS after the commit. A newer result set cancels the wait (docs/tui.md, "Keys act on what is on screen").
+  const {seq} = state.results
   useLayoutEffect(() => {
-    if (state.results.seq > state.painted) store.dispatch({type: 'painted', seq: state.results.seq})
-  })
+    if (seq <= store.getState().painted) return
+    const timer = setTimeout(() => store.dispatch({type: 'painted', seq}), PAINT_MS)
+    return () => clearTimeout(timer)
+  }, [store, seq])
   return <Screen lines={frame(state)} columns={state.size.columns} color={props.color !== false} />
 }

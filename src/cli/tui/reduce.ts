@@ -40,6 +40,9 @@ const HELD: ReadonlySet<Action> = new Set<Action>([
   'delete',
 ])
 
+/** Held keys whose action opens a text field (a comment, a resolution note, a fork's title). */
+const TEXT_OPENERS: ReadonlySet<Action> = new Set<Action>(['comment', 'resolve', 'fork'])
+
 const SCOPE_CYCLE: (Scope | undefined)[] = [undefined, ...SCOPES]
 const STATUS_CYCLE: (Status | undefined)[] = [undefined, ...STATUSES]
 
@@ -164,7 +167,9 @@ function onKey(s: State, k: Key): Step {
   if (k.name === 'focusOut') return step(s)
   const place = placeOf(s)
   if (s.queue.length > 0 || (place === 'list' && !settled(s) && HELD.has(actionOf('list', k) ?? 'quit'))) {
-    if (actionOf(place, k) === 'quit') return quit(s)
+    // `q` quits at once, unless a held key opens a text field (c, r, f): then it is the field's first letter.
+    const typing = s.queue.some((held) => TEXT_OPENERS.has(actionOf('list', held) ?? 'quit'))
+    if (!typing && actionOf(place, k) === 'quit') return quit(s)
     return holdKey(s, k)
   }
   return dispatchKey(s, place, k)

@@ -3,7 +3,7 @@
  * module `commands/browse.ts` imports (dynamically), so Ink and React load for this command alone.
  */
 import {render} from 'ink'
-import {BrowseApp, type BrowseProps} from './app.js'
+import {BrowseApp, RENDER_FPS, type BrowseProps} from './app.js'
 import {copyText, openUrl} from './system.js'
 import {enterScreen, inkStream} from './terminal.js'
 
@@ -20,6 +20,7 @@ export async function runBrowse(options: RunBrowseOptions): Promise<void> {
     const app = render(<BrowseApp {...options} color={colorWanted()} openUrl={openUrl} copy={(text) => copyText(text)} />, {
       stdout: inkStream(process.stdout),
       exitOnCtrlC: false,
+      maxFps: RENDER_FPS,
     })
     await app.waitUntilExit()
     app.cleanup()

@@ -106,7 +106,9 @@ describe('kb browse: finding', () => {
     const u = ui(d, {query: 'Fully detailed'})
     await u.waitFor(row('Fully detailed entry'))
     await u.press(KEY.enter)
-    await u.waitFor('Line 1 of the body.')
+    // The full view's own header (the detail pane beside the list shows the body's first lines too).
+    await u.waitFor('author   owner')
+    expect(u.frame()).toContain('Line 1 of the body.')
     expect(u.frame()).not.toContain('Line 40 of the body.')
     await u.press('G')
     const bottom = await u.waitFor('Seen on macOS too')

@@ -63,6 +63,15 @@ describe('keys wait for the results they would act on', () => {
     expect(press(r.state, KEYS.ctrlC).state.quit).toBe(true)
   })
 
+  it('behind a held c, q is the first letter of the comment, not quit (Ctrl-C still quits)', () => {
+    const r = press(press(browsing(old), '/').state, 'kafka', KEYS.enter, 'c', 'quick')
+    expect(r.state.quit).toBe(false)
+    expect(press(r.state, KEYS.ctrlC).state.quit).toBe(true)
+    const shown = answer(r.state, page([kafka, ...old])).state
+    expect(shown.prompt).toMatchObject({kind: 'comment', entry: {id: kafka.id}})
+    expect(screen(shown)).toContain('quick')
+  })
+
   it('keys in the search box and prompts are not held (they do not act on rows)', () => {
     const s0 = press(browsing(old), '/').state
     const r = press(s0, 'abc')
