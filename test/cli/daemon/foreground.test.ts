@@ -1,7 +1,7 @@
 /**
  * A foreground `kb daemon run` the CLI was not told about (its own --data-dir), with the built binary:
  * `kb list` names that directory's owner.key and KB_DATA_DIR, `kb daemon status` shows its real pid and
- * data directory, `kb daemon logs` says it logs to its stderr; `kb daemon run --json` and `--base-url`,
+ * data directory, `kb daemon logs` says it logs to its stderr, `kb daemon stop` says how to stop it; `kb daemon run --json` and `--base-url`,
  * and the global flags a command does not take named as such (docs/cli.md, "Global flags").
  */
 import {spawn} from 'node:child_process'
@@ -50,6 +50,19 @@ describe('a foreground daemon with a data directory the CLI does not know', () =
     expect(l.stderr).toMatch(
       /^kb: the kb daemon at .* \(pid \d+, data .*\) runs in the foreground \(`kb daemon run`\) and logs to its own stderr/,
     )
+  })
+
+  it('kb daemon stop leaves it running and says whose it is and how to stop it', async () => {
+    const r = await kb(user, ['daemon', 'stop'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toBe('not-running\n')
+    expect(r.stderr).toBe(
+      `kb: warning: the kb daemon at ${d.url} (pid ${d.child.pid}) keeps its data in ${otherDir}: ` +
+        `stop it with \`KB_DATA_DIR=${otherDir} kb daemon stop\`, or Ctrl-C where it runs in the foreground\n`,
+    )
+    const json = JSON.parse((await kb(user, ['daemon', 'stop', '--json'])).stdout)
+    expect(json).toMatchObject({stopped: false, elsewhere: {url: d.url, data_dir: otherDir, pid: d.child.pid}})
+    expect((await kb(user, ['daemon', 'status'])).code).toBe(0)
   })
 
   it('a daemon kb started records its log file, and kb daemon logs reads it', async () => {
