@@ -11,7 +11,7 @@
  * (≈ 90 s); compiling it is better-sqlite3's business, not this package's.
  */
 import {execFile} from 'node:child_process'
-import {existsSync, mkdirSync, readFileSync, readdirSync} from 'node:fs'
+import {existsSync, mkdirSync, readFileSync, readdirSync, statSync} from 'node:fs'
 import {builtinModules} from 'node:module'
 import {join} from 'node:path'
 import {promisify} from 'node:util'
@@ -145,13 +145,16 @@ describe('installed with --omit=dev', () => {
 describe('npx kb inside this checkout', () => {
   it('runs our bin (the npm name kb belongs to another package)', async () => {
     // --offline: were npx to look for a package named kb, it would fail here instead of running it.
-    // ignore-scripts: the first npx in a checkout links it into npx's cache and runs its `prepare`, which
-    // rebuilds dist/ (removing it first) under the test files running now.
+    // A cache of its own: the first npx of a checkout links it into npx's cache and runs its `prepare`,
+    // which must not build again what `npm install` built (the README's first command; a rebuild would also
+    // remove dist/ under the test files running now).
+    const built = statSync(join(ROOT, 'dist', 'commands', 'add.js')).mtimeMs
     const r = await exec('npx', ['--offline', 'kb', '--version'], {
       cwd: ROOT,
-      env: {...process.env, npm_config_ignore_scripts: 'true'},
+      env: {...process.env, npm_config_cache: join(user.root, 'npm-cache')},
       timeout: 120_000,
     })
     expect(r.stdout).toMatch(new RegExp(`^kb/${pkg.version.replace(/\./g, '\\.')} `))
+    expect(statSync(join(ROOT, 'dist', 'commands', 'add.js')).mtimeMs).toBe(built)
   }, 150_000)
 })
