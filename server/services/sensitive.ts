@@ -200,9 +200,14 @@ function groupByField(hits: Hit[]): Map<string, Hit[]> {
   return byField
 }
 
-/** The lines redaction changes: before (masked) and after (redacted), long lines shown around their findings. */
-function redactionDiff(fields: ScanField[], hits: Hit[]): RedactionLine[] {
+/**
+ * The lines redaction changes: before (masked) and after (redacted), long lines shown around their findings.
+ * `kept` are findings that stay (acknowledged, or already there before an edit): masked on both sides, as no
+ * answer carries a secret.
+ */
+function redactionDiff(fields: ScanField[], hits: Hit[], kept: Hit[]): RedactionLine[] {
   const byField = groupByField(hits)
+  const keptByField = groupByField(kept)
   const diff: RedactionLine[] = []
   for (const {field, text} of fields) {
     const mine = byField.get(field)
@@ -225,26 +230,46 @@ function redactionDiff(fields: ScanField[], hits: Hit[]): RedactionLine[] {
       const nl = text.indexOf('\n', h.start)
       const lineEnd = nl === -1 ? text.length : nl
       const onLine: Hit[] = []
-      for (; i < mine.length && mine[i]!.start < lineEnd; i++)
-        onLine.push({...mine[i]!, start: mine[i]!.start - lineStart, end: mine[i]!.end - lineStart})
+      for (; i < mine.length && mine[i]!.start < lineEnd; i++) onLine.push(mine[i]!)
+      const from = lineStart
+      // A kept finding may span lines (a key block): the part of it on this line is masked.
+      const keptOnLine = (keptByField.get(field) ?? [])
+        .filter((h) => h.start < lineEnd && h.end > from)
+        .map((h) => ({...h, start: Math.max(h.start, from), end: Math.min(h.end, lineEnd)}))
+      const local = (h: Hit): Hit => ({...h, start: h.start - from, end: h.end - from})
+      const all = [...onLine, ...keptOnLine].sort((a, b) => a.start - b.start).map(local)
       const original = text.slice(lineStart, lineEnd)
       diff.push({
         field,
         line,
-        before: shorten(maskedText(original, onLine).text),
-        after: url ? null : shorten(redactText(original, onLine)),
+        before: shorten(maskedText(original, all).text),
+        after: url ? null : shorten(maskKept(original, all, new Set(onLine.map((h) => h.id)))),
       })
     }
   }
   return diff
 }
 
+/** A line with its redacted findings replaced by markers and the others masked. */
+function maskKept(line: string, hits: Hit[], redacted: Set<string>): string {
+  let out = ''
+  let from = 0
+  for (const h of hits) {
+    out += line.slice(from, h.start) + (redacted.has(h.id) ? marker(h.kind) : mask(line.slice(h.start, h.end)))
+    from = h.end
+  }
+  return out + line.slice(from)
+}
+
 function shorten(line: string): string {
   return line.length <= LINE_SHOWN ? line : `${line.slice(0, LINE_SHOWN - 1)}…`
 }
 
-export function report(fields: ScanField[], hits: Hit[]): SensitiveReport {
-  return {findings: hits.slice(0, FINDINGS_MAX).map(publicFinding), findings_total: hits.length, diff: redactionDiff(fields, hits)}
+/** The findings as the API reports them; `kept` (findings that stay as written) are only masked in the diff. */
+export function report(fields: ScanField[], hits: Hit[], kept: Hit[] = []): SensitiveReport {
+  const open = new Set(hits.map((h) => h.id))
+  const stay = kept.filter((h) => !open.has(h.id))
+  return {findings: hits.slice(0, FINDINGS_MAX).map(publicFinding), findings_total: hits.length, diff: redactionDiff(fields, hits, stay)}
 }
 
 /** The findings the request did not acknowledge, or a refusal when they remain and it did not ask to redact them. */
@@ -258,7 +283,7 @@ export function unacknowledged(hits: Hit[], choice: SensitiveChoice): Hit[] {
  * the content. Its detail names the first findings and both ways out, so a client that shows only the
  * detail (an agent's tool error) still says what to do.
  */
-export function refusal(fields: ScanField[], hits: Hit[], what: string, status: 409 | 422): KbError {
+export function refusal(fields: ScanField[], hits: Hit[], what: string, status: 409 | 422, kept: Hit[] = []): KbError {
   const shown = hits.slice(0, 5).map((h) => `${h.label} in ${h.field} line ${h.line} (${h.excerpt}; id ${h.id})`)
   const more = hits.length > shown.length ? `, and ${hits.length - shown.length} more` : ''
   const ids = hits.length <= 5 ? hits.map((h) => `"${h.id}"`).join(', ') : '<the ids of the findings>'
@@ -267,7 +292,7 @@ export function refusal(fields: ScanField[], hits: Hit[], what: string, status: 
     'sensitive_content',
     `${what} would expose ${hits.length === 1 ? 'a finding' : `${hits.length} findings`}: ${shown.join('; ')}${more}. ` +
       `Send redact: true to replace ${it} with [REDACTED:<kind>], or acknowledge: [${ids}] to keep ${it} as written (recorded on the entry)`,
-    {status, extra: {...report(fields, hits)}},
+    {status, extra: {...report(fields, hits, kept)}},
   )
 }
 
