@@ -53,6 +53,9 @@ const LINE_SHOWN = 400
 const CONTEXT = 24
 /** Scanned characters between yields to the event loop, so one large entry cannot hold up other requests. */
 const YIELD_EVERY = 256 * 1024
+/** What one finding costs to report (hash, excerpt), in scanned characters: a text dense with findings yields too. */
+const HIT_WEIGHT = 64
+const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 /** Everything of the entry a reader of a wider scope would see, in a fixed order. */
 export function fieldsOf(e: ScannableEntry): ScanField[] {
@@ -75,7 +78,7 @@ export async function scanFields(fields: ScanField[]): Promise<Hit[]> {
   let since = 0
   for (const {field, text} of fields) {
     if (since > YIELD_EVERY) {
-      await new Promise((resolve) => setImmediate(resolve))
+      await yieldNow()
       since = 0
     }
     since += text.length
@@ -86,6 +89,11 @@ export async function scanFields(fields: ScanField[]): Promise<Hit[]> {
     let lineStart = 0
     let scanned = 0
     for (const m of matches) {
+      since += HIT_WEIGHT
+      if (since > YIELD_EVERY) {
+        await yieldNow()
+        since = 0
+      }
       for (; scanned < m.start; scanned++) {
         if (text.charCodeAt(scanned) === 10) {
           line++
@@ -217,6 +225,8 @@ function redactionDiff(fields: ScanField[], hits: Hit[], kept: Hit[]): Redaction
       continue
     }
     const url = isUrlField(field) && !validUrl(redactText(text, mine))
+    const keptHere = keptByField.get(field) ?? []
+    let k = 0
     let lineStart = 0
     let line = 1
     for (let i = 0; i < mine.length && diff.length < DIFF_MAX;) {
@@ -232,22 +242,43 @@ function redactionDiff(fields: ScanField[], hits: Hit[], kept: Hit[]): Redaction
       const onLine: Hit[] = []
       for (; i < mine.length && mine[i]!.start < lineEnd; i++) onLine.push(mine[i]!)
       const from = lineStart
-      // A kept finding may span lines (a key block): the part of it on this line is masked.
-      const keptOnLine = (keptByField.get(field) ?? [])
-        .filter((h) => h.start < lineEnd && h.end > from)
-        .map((h) => ({...h, start: Math.max(h.start, from), end: Math.min(h.end, lineEnd)}))
-      const local = (h: Hit): Hit => ({...h, start: h.start - from, end: h.end - from})
-      const all = [...onLine, ...keptOnLine].sort((a, b) => a.start - b.start).map(local)
+      // A kept finding may span lines (a key block): the part of it on this line is masked. They are in
+      // text order, so one pointer walks them for the whole field.
+      const keptOnLine: Hit[] = []
+      while (k < keptHere.length && keptHere[k]!.end <= from) k++
+      for (let j = k; j < keptHere.length && keptHere[j]!.start < lineEnd; j++) {
+        const h = keptHere[j]!
+        keptOnLine.push({...h, start: Math.max(h.start, from), end: Math.min(h.end, lineEnd)})
+      }
+      const shown = firstInOrder(onLine, keptOnLine, LINE_SHOWN)
+      const all = shown.map((h): Hit => ({...h, start: h.start - from, end: h.end - from}))
       const original = text.slice(lineStart, lineEnd)
+      const keptSet = new Set(keptOnLine)
+      const redacted = new Set(shown.filter((h) => !keptSet.has(h)).map((h) => h.id))
       diff.push({
         field,
         line,
         before: shorten(maskedText(original, all).text),
-        after: url ? null : shorten(maskKept(original, all, new Set(onLine.map((h) => h.id)))),
+        after: url ? null : shorten(maskKept(original, all, redacted)),
       })
     }
   }
   return diff
+}
+
+/**
+ * The first `n` findings of two lists in text order, merged. Each finding shows as at least one character,
+ * so a line cut to `n` characters never reaches past the n-th: the rest need not be masked, only cut.
+ */
+function firstInOrder(a: Hit[], b: Hit[], n: number): Hit[] {
+  const out: Hit[] = []
+  let i = 0
+  let j = 0
+  while (out.length < n && (i < a.length || j < b.length)) {
+    if (j >= b.length || (i < a.length && a[i]!.start < b[j]!.start)) out.push(a[i++]!)
+    else out.push(b[j++]!)
+  }
+  return out
 }
 
 /** A line with its redacted findings replaced by markers and the others masked. */
