@@ -78,6 +78,9 @@ export const HOSTILE_BODIES: Record<string, string> = {
   'emoji × 50,000': '😀🚀'.repeat(N / 4),
 }
 
+/** 100,000 characters of email addresses: every seventh character begins a finding. */
+const DENSE = 'a@b.co '.repeat(14_286).slice(0, N)
+
 const marker = (): string => `hostile${randomUUID().slice(0, 8)}`
 
 async function created(t: Target, title: string, body: string): Promise<string> {
@@ -237,6 +240,21 @@ export const HOSTILE_SHAPES: HostileShape[] = [
     expect: 201,
     prepare: (t) => created(t, 'commented', 'short'),
     send: (t, id) => call(t, 'POST', `/knowledge/${id as string}/comments`, {body: '['.repeat(20_000)}),
+  },
+  // Safe publish (docs/security.md, "Linear time, whatever the text"): a body made of 14,285 findings.
+  {
+    name: 'publish-preview: a@b.co × 14,285',
+    group: 'other',
+    expect: 200,
+    prepare: (t) => created(t, 'dense', DENSE),
+    send: (t, id) => call(t, 'GET', `/knowledge/${id as string}/publish-preview?scope=global`),
+  },
+  {
+    name: 'publish, redact: a@b.co × 14,285',
+    group: 'other',
+    expect: 200,
+    prepare: (t) => created(t, 'dense', DENSE),
+    send: (t, id) => call(t, 'POST', `/knowledge/${id as string}/publish`, {scope: 'global', redact: true}),
   },
   {
     name: 'projects/join: a. × 1,024',

@@ -11,6 +11,7 @@ import {createValidator} from '../src/shared/validator.js'
 import {Authenticator, bearerChallenge} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
 import {honoursIdempotencyKey, IdempotencyLayer} from './http/idempotency.js'
+import {loggedUrl} from './http/log-url.js'
 import {sendClientErrorProblem, sendProblem} from './http/problem.js'
 import type {RouteDef} from './http/route.js'
 import {oauthOpenApiPaths} from './oauth/openapi-paths.js'
@@ -151,7 +152,10 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   })
   app.addHook('onSend', async (req, reply) => answerHeaders(req, reply))
   app.addHook('onResponse', async (req, reply) => {
-    req.log.info({method: req.method, url: req.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10}, 'request')
+    req.log.info(
+      {method: req.method, url: loggedUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10},
+      'request',
+    )
   })
   app.setErrorHandler((error, req, reply) => sendProblem(req, reply, error))
   app.setNotFoundHandler((req, reply) =>

@@ -84,7 +84,7 @@ export async function clearFields(
   const all = await scanFields(fields)
   const hits = o.only ? all.filter(o.only) : all
   const open = unacknowledged(hits, choice)
-  if (open.length > 0 && !choice.redact) throw refusal(fields, open, o.action, o.status)
+  if (open.length > 0 && !choice.redact) throw refusal(fields, open, o.action, o.status, all)
   const openIds = new Set(open.map((h) => h.id))
   const acknowledged = hits.filter((h) => !openIds.has(h.id))
   const at = nowIso()

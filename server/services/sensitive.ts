@@ -53,6 +53,9 @@ const LINE_SHOWN = 400
 const CONTEXT = 24
 /** Scanned characters between yields to the event loop, so one large entry cannot hold up other requests. */
 const YIELD_EVERY = 256 * 1024
+/** What one finding costs to report (hash, excerpt), in scanned characters: a text dense with findings yields too. */
+const HIT_WEIGHT = 64
+const yieldNow = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 /** Everything of the entry a reader of a wider scope would see, in a fixed order. */
 export function fieldsOf(e: ScannableEntry): ScanField[] {
@@ -75,7 +78,7 @@ export async function scanFields(fields: ScanField[]): Promise<Hit[]> {
   let since = 0
   for (const {field, text} of fields) {
     if (since > YIELD_EVERY) {
-      await new Promise((resolve) => setImmediate(resolve))
+      await yieldNow()
       since = 0
     }
     since += text.length
@@ -86,6 +89,11 @@ export async function scanFields(fields: ScanField[]): Promise<Hit[]> {
     let lineStart = 0
     let scanned = 0
     for (const m of matches) {
+      since += HIT_WEIGHT
+      if (since > YIELD_EVERY) {
+        await yieldNow()
+        since = 0
+      }
       for (; scanned < m.start; scanned++) {
         if (text.charCodeAt(scanned) === 10) {
           line++
@@ -200,9 +208,14 @@ function groupByField(hits: Hit[]): Map<string, Hit[]> {
   return byField
 }
 
-/** The lines redaction changes: before (masked) and after (redacted), long lines shown around their findings. */
-function redactionDiff(fields: ScanField[], hits: Hit[]): RedactionLine[] {
+/**
+ * The lines redaction changes: before (masked) and after (redacted), long lines shown around their findings.
+ * `kept` are findings that stay (acknowledged, or already there before an edit): masked on both sides, as no
+ * answer carries a secret.
+ */
+function redactionDiff(fields: ScanField[], hits: Hit[], kept: Hit[]): RedactionLine[] {
   const byField = groupByField(hits)
+  const keptByField = groupByField(kept)
   const diff: RedactionLine[] = []
   for (const {field, text} of fields) {
     const mine = byField.get(field)
@@ -212,6 +225,8 @@ function redactionDiff(fields: ScanField[], hits: Hit[]): RedactionLine[] {
       continue
     }
     const url = isUrlField(field) && !validUrl(redactText(text, mine))
+    const keptHere = keptByField.get(field) ?? []
+    let k = 0
     let lineStart = 0
     let line = 1
     for (let i = 0; i < mine.length && diff.length < DIFF_MAX;) {
@@ -225,26 +240,67 @@ function redactionDiff(fields: ScanField[], hits: Hit[]): RedactionLine[] {
       const nl = text.indexOf('\n', h.start)
       const lineEnd = nl === -1 ? text.length : nl
       const onLine: Hit[] = []
-      for (; i < mine.length && mine[i]!.start < lineEnd; i++)
-        onLine.push({...mine[i]!, start: mine[i]!.start - lineStart, end: mine[i]!.end - lineStart})
+      for (; i < mine.length && mine[i]!.start < lineEnd; i++) onLine.push(mine[i]!)
+      const from = lineStart
+      // A kept finding may span lines (a key block): the part of it on this line is masked. They are in
+      // text order, so one pointer walks them for the whole field.
+      const keptOnLine: Hit[] = []
+      while (k < keptHere.length && keptHere[k]!.end <= from) k++
+      for (let j = k; j < keptHere.length && keptHere[j]!.start < lineEnd; j++) {
+        const h = keptHere[j]!
+        keptOnLine.push({...h, start: Math.max(h.start, from), end: Math.min(h.end, lineEnd)})
+      }
+      const shown = firstInOrder(onLine, keptOnLine, LINE_SHOWN)
+      const all = shown.map((h): Hit => ({...h, start: h.start - from, end: h.end - from}))
       const original = text.slice(lineStart, lineEnd)
+      const keptSet = new Set(keptOnLine)
+      const redacted = new Set(shown.filter((h) => !keptSet.has(h)).map((h) => h.id))
       diff.push({
         field,
         line,
-        before: shorten(maskedText(original, onLine).text),
-        after: url ? null : shorten(redactText(original, onLine)),
+        before: shorten(maskedText(original, all).text),
+        after: url ? null : shorten(maskKept(original, all, redacted)),
       })
     }
   }
   return diff
 }
 
+/**
+ * The first `n` findings of two lists in text order, merged. Each finding shows as at least one character,
+ * so a line cut to `n` characters never reaches past the n-th: the rest need not be masked, only cut.
+ */
+function firstInOrder(a: Hit[], b: Hit[], n: number): Hit[] {
+  const out: Hit[] = []
+  let i = 0
+  let j = 0
+  while (out.length < n && (i < a.length || j < b.length)) {
+    if (j >= b.length || (i < a.length && a[i]!.start < b[j]!.start)) out.push(a[i++]!)
+    else out.push(b[j++]!)
+  }
+  return out
+}
+
+/** A line with its redacted findings replaced by markers and the others masked. */
+function maskKept(line: string, hits: Hit[], redacted: Set<string>): string {
+  let out = ''
+  let from = 0
+  for (const h of hits) {
+    out += line.slice(from, h.start) + (redacted.has(h.id) ? marker(h.kind) : mask(line.slice(h.start, h.end)))
+    from = h.end
+  }
+  return out + line.slice(from)
+}
+
 function shorten(line: string): string {
   return line.length <= LINE_SHOWN ? line : `${line.slice(0, LINE_SHOWN - 1)}…`
 }
 
-export function report(fields: ScanField[], hits: Hit[]): SensitiveReport {
-  return {findings: hits.slice(0, FINDINGS_MAX).map(publicFinding), findings_total: hits.length, diff: redactionDiff(fields, hits)}
+/** The findings as the API reports them; `kept` (findings that stay as written) are only masked in the diff. */
+export function report(fields: ScanField[], hits: Hit[], kept: Hit[] = []): SensitiveReport {
+  const open = new Set(hits.map((h) => h.id))
+  const stay = kept.filter((h) => !open.has(h.id))
+  return {findings: hits.slice(0, FINDINGS_MAX).map(publicFinding), findings_total: hits.length, diff: redactionDiff(fields, hits, stay)}
 }
 
 /** The findings the request did not acknowledge, or a refusal when they remain and it did not ask to redact them. */
@@ -258,7 +314,7 @@ export function unacknowledged(hits: Hit[], choice: SensitiveChoice): Hit[] {
  * the content. Its detail names the first findings and both ways out, so a client that shows only the
  * detail (an agent's tool error) still says what to do.
  */
-export function refusal(fields: ScanField[], hits: Hit[], what: string, status: 409 | 422): KbError {
+export function refusal(fields: ScanField[], hits: Hit[], what: string, status: 409 | 422, kept: Hit[] = []): KbError {
   const shown = hits.slice(0, 5).map((h) => `${h.label} in ${h.field} line ${h.line} (${h.excerpt}; id ${h.id})`)
   const more = hits.length > shown.length ? `, and ${hits.length - shown.length} more` : ''
   const ids = hits.length <= 5 ? hits.map((h) => `"${h.id}"`).join(', ') : '<the ids of the findings>'
@@ -267,7 +323,7 @@ export function refusal(fields: ScanField[], hits: Hit[], what: string, status: 
     'sensitive_content',
     `${what} would expose ${hits.length === 1 ? 'a finding' : `${hits.length} findings`}: ${shown.join('; ')}${more}. ` +
       `Send redact: true to replace ${it} with [REDACTED:<kind>], or acknowledge: [${ids}] to keep ${it} as written (recorded on the entry)`,
-    {status, extra: {...report(fields, hits)}},
+    {status, extra: {...report(fields, hits, kept)}},
   )
 }
 

@@ -133,3 +133,31 @@ describe('POST /knowledge/:id/resolve on a shared entry', () => {
     expect(res.body.resolution.url).toBe('https://ci.acme-corp.io/runs/3?token=[REDACTED:github-pat]')
   })
 })
+
+describe('the redaction diff of a refusal', () => {
+  it('masks findings that stay as written (acknowledged, or already there before an edit), never showing them', async () => {
+    const aws = secret('aws-access-token')
+    const gh = secret('github-pat')
+    const e = await createEntry(d, {title: 'Keys in the log', body: `keys ${aws} and ${gh} on one line`, scope: 'private'})
+    const preview = (await d.request('GET', `/knowledge/${e.id}/publish-preview`, {query: {scope: 'global'}})).body
+    const awsId = preview.findings.find((f: {kind: string}) => f.kind === 'aws-access-token').id
+    // The AWS key acknowledged, the token not: refused for the token; the diff shows neither.
+    const res = await d.request('POST', `/knowledge/${e.id}/publish`, {body: {scope: 'global', acknowledge: [awsId]}})
+    expect(res.status, res.text.slice(0, 400)).toBe(409)
+    expect(res.body.findings).toMatchObject([{kind: 'github-pat'}])
+    expect(res.body.diff[0].after).toContain('[REDACTED:github-pat]')
+    expect(res.text).not.toContain(aws)
+    expect(res.text).not.toContain(gh)
+    // Acknowledged and published; an edit adding a second token to the same line is refused without showing the first.
+    const ghId = preview.findings.find((f: {kind: string}) => f.kind === 'github-pat').id
+    const published = await d.request('POST', `/knowledge/${e.id}/publish`, {body: {scope: 'global', acknowledge: [awsId, ghId]}})
+    expect(published.status, published.text.slice(0, 400)).toBe(200)
+    const stripe = secret('stripe-access-token')
+    const edit = await d.request('PATCH', `/knowledge/${e.id}`, {
+      body: {body: `keys ${aws} and ${gh} and ${stripe} on one line`},
+      headers: {'if-match': `"${published.body.version}"`},
+    })
+    expectRefused(edit, [aws, gh, stripe])
+    expect(edit.body.findings).toMatchObject([{kind: 'stripe-access-token'}])
+  })
+})
