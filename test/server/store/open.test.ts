@@ -1,10 +1,11 @@
 /**
  * @module Which store a URL names and how it is logged (server/store/open.ts): every form node-postgres takes,
- * libpq's socket form among them, selects PostgreSQL, and no form shows its password.
+ * libpq's socket form among them, selects PostgreSQL, and no form shows its password; a daemon on one logs
+ * a connection that broke without the connection's internals.
  */
-import {describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {redactedStoreUrl, storeKindOf} from '../../../server/store/open.js'
-import {startChildDaemon} from '../../helpers/daemon.js'
+import {type ChildDaemon, startChildDaemon} from '../../helpers/daemon.js'
 import {useCluster} from '../../helpers/postgres.js'
 import {requireSystem} from '../../helpers/system.js'
 
@@ -40,16 +41,36 @@ describe('redactedStoreUrl', () => {
 
 requireSystem('postgres').describe('a daemon on a socket directory', () => {
   const cluster = useCluster()
+  let d: ChildDaemon
+  beforeAll(async () => {
+    const tcp = new URL(await cluster().createDatabase())
+    d = await startChildDaemon({storeUrl: `postgres://${tcp.username}@${tcp.pathname}?host=${cluster().dir}&port=${cluster().port}`})
+  }, 120_000)
+  afterAll(async () => {
+    await d?.stop()
+  })
 
   it("runs on libpq's form postgres://user@/database?host=<directory>", async () => {
-    const tcp = new URL(await cluster().createDatabase())
-    const socket = `postgres://${tcp.username}@${tcp.pathname}?host=${cluster().dir}&port=${cluster().port}`
-    const d = await startChildDaemon({storeUrl: socket})
-    try {
-      const health = await fetch(`${d.url}/health`)
-      expect(await health.json()).toMatchObject({store: {kind: 'postgres', answers: true}})
-    } finally {
-      await d.stop()
+    const health = await fetch(`${d.url}/health`)
+    expect(await health.json()).toMatchObject({store: {kind: 'postgres', answers: true}})
+  })
+
+  it('logs a connection that broke while idle in one short line, without the connection object', async () => {
+    // An idle connection in the pool, which the restart cuts.
+    expect((await fetch(`${d.url}/health`)).status).toBe(200)
+    await cluster().restart()
+    let line: string | undefined
+    for (let i = 0; i < 100 && !line; i++) {
+      line = d
+        .stderr()
+        .split('\n')
+        .find((l) => l.includes('a database connection broke'))
+      if (!line) await new Promise((r) => setTimeout(r, 100))
     }
-  }, 120_000)
+    expect(line).toBeDefined()
+    expect(line).toContain('terminating connection due to administrator command')
+    // pg-pool hangs the client on the error: its buffers, its backend's cancel key, its parameters.
+    expect(line).not.toMatch(/secretKey|connectionParameters/)
+    expect(line!.length).toBeLessThan(1_000)
+  }, 60_000)
 })
