@@ -158,7 +158,12 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; info:
     proofSecret,
     ...(isLoopbackAddress(o.host) ? {localInfo: () => info} : {}),
   })
-  onStoreError = (e) => app.log.warn({err: e}, 'store: a database connection broke; the next request opens another')
+  // Not the error itself: pg-pool hangs the client on it (buffers, parameters, the backend's cancel key).
+  onStoreError = (e) =>
+    app.log.warn(
+      {err: {type: e.name, message: e.message, code: (e as {code?: unknown}).code}},
+      'store: a database connection broke; the next request opens another',
+    )
   if (kind === 'postgres') app.log.info({store: redactedStoreUrl(o.storeUrl!)}, 'store: PostgreSQL')
   const ownerKey = await services.apiKeys.bootstrapOwner()
   if (ownerKey) {

@@ -8,30 +8,32 @@ import {openSqliteStore} from './sqlite.js'
 
 export type StoreKind = 'sqlite' | 'postgres'
 
-/** The kind of store a URL names; throws a message for the user when it names none kb knows. */
+/**
+ * The kind of store a URL names; throws a message for the user when it names none kb knows. Only the scheme is
+ * read here: node-postgres parses the rest, including libpq's socket form `postgres://kb@/kb?host=/run/postgresql`,
+ * which WHATWG's URL refuses (a user without a host).
+ */
 export function storeKindOf(url: string | undefined): StoreKind {
   if (url === undefined) return 'sqlite'
-  let protocol: string
-  try {
-    protocol = new URL(url).protocol
-  } catch {
-    throw new Error('the store URL is not a URL; use postgres://user:password@host:5432/database')
-  }
-  if (protocol === 'postgres:' || protocol === 'postgresql:') return 'postgres'
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase()
+  if (scheme === undefined) throw new Error('the store URL is not a URL; use postgres://user:password@host:5432/database')
+  if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres'
   throw new Error(
-    `the store URL must be postgres://… (a PostgreSQL database), not ${protocol}//…; without one the daemon uses SQLite in its data directory`,
+    `the store URL must be postgres://… (a PostgreSQL database), not ${scheme}://…; without one the daemon uses SQLite in its data directory`,
   )
 }
 
-/** The URL without its password, for logs and messages. */
+/** The URL without its password (after the user's name, or a `password=` parameter), for logs and messages. */
 export function redactedStoreUrl(url: string): string {
-  try {
-    const u = new URL(url)
-    if (u.password !== '') u.password = '***'
-    return u.toString()
-  } catch {
-    return '(unparseable URL)'
-  }
+  const authority = url.indexOf('//') + 2
+  const rest = url.slice(authority)
+  const pathAt = rest.search(/[/?#]/)
+  const head = pathAt === -1 ? rest : rest.slice(0, pathAt)
+  const at = head.lastIndexOf('@')
+  const colon = head.indexOf(':')
+  const hidden = colon !== -1 && colon < at ? `${head.slice(0, colon)}:***${head.slice(at)}` : head
+  const tail = pathAt === -1 ? '' : rest.slice(pathAt)
+  return url.slice(0, authority) + hidden + tail.replace(/([?&]password=)[^&#]*/gi, '$1***')
 }
 
 /**

@@ -35,6 +35,8 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
   },
   conflict: {
     cli: '`kb show <id>` shows its current state',
+    // The one conflict of `kb backup`: a team server on PostgreSQL, which the server's words already name.
+    commands: {backup: '`kb export -o <file>` copies every project and entry in a form any kb server imports'},
     tui: 'it is already so; the view is refreshed',
     agent: "get_knowledge shows the entry's current state",
   },

@@ -119,5 +119,8 @@ requireSystem('postgres').describe('moving a local knowledge base into a team se
     expect(r.code).toBe(5)
     expect(r.stderr).toMatch(/PostgreSQL/)
     expect(r.stderr).toMatch(/pg_dump/)
+    // The hint is the fallback that works on any server, not the one for an entry's conflict.
+    expect(r.stderr).toMatch(/`kb export -o <file>`/)
+    expect(r.stderr).not.toMatch(/kb show/)
   })
 })
