@@ -1,7 +1,7 @@
 /**
  * @module An import: the whole body read first — every line validated (import-lines.ts) and spooled,
  * normalised, to a private temp file — and only when no line was rejected applied in one store
- * transaction, or none (docs/api.md "Export and import"). Both steps run in slices between other requests
+ * transaction, or none (docs/api.md "Export, import and backup"). Both steps run in slices between other requests
  * (docs/api.md, "Import").
  */
 import {closeSync, mkdtempSync, openSync, readSync, rmSync} from 'node:fs'
