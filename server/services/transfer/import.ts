@@ -9,6 +9,7 @@ import {open} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Readable} from 'node:stream'
+import type {OnConflict} from '../../../src/shared/contract.js'
 import {nowIso} from '../../lib/ids.js'
 import {TimeSlice} from '../../lib/time-slice.js'
 import type {Store} from '../../store/store.js'
@@ -28,7 +29,7 @@ export interface ImportReport extends ImportOutcome {
 }
 
 export interface ImportRequest {
-  onConflict: 'skip' | 'overwrite'
+  onConflict: OnConflict
   dryRun: boolean
   /** What to do about findings in entries bound for a shared scope (docs/api.md, "Safe publish"). */
   sensitive: SensitiveChoice

@@ -340,6 +340,17 @@ describe('POST /import into a shared scope', () => {
     expect(e.comments[0].body).toMatch(/^Safe publish: importing into global scope with one finding acknowledged/)
   })
 
+  it('acknowledge= takes comma-separated finding ids and nothing else', async () => {
+    const ids = (n: number): string => Array.from({length: n}, (_, i) => i.toString(16).padStart(16, '0')).join(',')
+    const clean = importBody(entryLine('01930000-0000-7000-8000-00000000a021', 'clean'))
+    expect((await post(clean, {acknowledge: ids(50), dry_run: true})).status).toBe(200)
+    for (const bad of ['not-an-id', `${ids(2)},`, 'ABCDEF0123456789']) {
+      const res = await post(clean, {acknowledge: bad, dry_run: true})
+      expect(res.status, bad).toBe(400)
+      expect(res.body.code).toBe('bad_request')
+    }
+  })
+
   it('an entry published with an acknowledgement exports and imports again without asking twice', async () => {
     const e = await createEntry(d, {title: 'Round trip', body: line('sendgrid-api-token'), project_id: projectId, scope: 'private'})
     const ids = (await d.request('GET', `/knowledge/${e.id}/publish-preview`, {query: {scope: 'global'}})).body.findings.map(
