@@ -1,7 +1,7 @@
 /**
  * A foreground `kb daemon run` the CLI was not told about (its own --data-dir), with the built binary:
  * `kb list` names that directory's owner.key and KB_DATA_DIR, `kb daemon status` shows its real pid and
- * data directory, `kb daemon logs` says it logs to its stderr; `kb daemon run --json` and `--base-url`,
+ * data directory, `kb daemon logs` says it logs to its stderr, `kb daemon stop` names the stop that works; `kb daemon run --json` and `--base-url`,
  * and the global flags a command does not take named as such (docs/cli.md, "Global flags").
  */
 import {spawn} from 'node:child_process'
@@ -10,7 +10,7 @@ import {join} from 'node:path'
 import {createInterface} from 'node:readline'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {KB_BIN, startChildDaemon, tempDir, type ChildDaemon} from '../../helpers/daemon.js'
-import {cleanup, freePort, kb, makeUser, type KbEnv} from '../helpers.js'
+import {cleanup, freePort, kb, kbTty, makeUser, type KbEnv} from '../helpers.js'
 
 let d: ChildDaemon
 let user: KbEnv
@@ -50,6 +50,24 @@ describe('a foreground daemon with a data directory the CLI does not know', () =
     expect(l.stderr).toMatch(
       /^kb: the kb daemon at .* \(pid \d+, data .*\) runs in the foreground \(`kb daemon run`\) and logs to its own stderr/,
     )
+  })
+
+  it('kb daemon stop names it and the stop that works; that stop stops it', async () => {
+    // A note for people: on a terminal only (stdout and stderr both reach the pseudo-terminal here).
+    const r = await kbTty(user, ['daemon', 'stop'])
+    expect(r.code, r.stdout).toBe(0)
+    expect(r.stdout).toContain(`No kb daemon is running for ${user.dataDir}`)
+    expect(r.stdout).toContain(
+      `kb: the kb daemon at ${d.url} (pid ${d.child.pid}) keeps its data in ${otherDir}; stop it with \`KB_DATA_DIR=${otherDir} kb daemon stop\``,
+    )
+    expect(d.child.exitCode).toBe(null)
+    const piped = await kb(user, ['daemon', 'stop'])
+    expect(piped.stdout).toBe('not-running\n')
+    expect(piped.stderr).toBe('')
+    const fixed = await kb(user, ['daemon', 'stop'], {env: {KB_DATA_DIR: otherDir}})
+    expect(fixed.code, fixed.stderr).toBe(0)
+    expect(fixed.stdout).toBe(`stopped\t${d.child.pid}\n`)
+    expect(await d.exited).toBe(0)
   })
 
   it('a daemon kb started records its log file, and kb daemon logs reads it', async () => {
