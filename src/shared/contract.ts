@@ -63,3 +63,5 @@ export const LIMIT_MAX = 100
 export const LIMIT_DEFAULT = {entries: 20, search: 10, projects: 50, comments: 50} as const
 /** The full view carries an entry's newest comments, at most this many; `GET /knowledge/:id/comments` pages them all. */
 export const COMMENTS_IN_FULL = 50
+/** The whole `summary` item as served, in o200k_base tokens (docs/api.md, "Summary form"). */
+export const SUMMARY_TOKEN_BUDGET = 100
