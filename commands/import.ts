@@ -5,6 +5,7 @@
 import {createReadStream, statSync} from 'node:fs'
 import {type Readable, Transform} from 'node:stream'
 import {Args, Flags} from '@oclif/core'
+import {ON_CONFLICTS} from '../src/shared/contract.js'
 import {KbError} from '../src/shared/errors.js'
 import {KbCommand} from '../src/cli/base.js'
 import {ExportCounter} from '../src/cli/client/export-lines.js'
@@ -35,7 +36,7 @@ export default class Import extends KbCommand<typeof Import> {
   static override flags = {
     'dry-run': Flags.boolean({description: 'check and count, change nothing', default: false}),
     'on-conflict': Flags.option({
-      options: ['skip', 'overwrite'] as const,
+      options: ON_CONFLICTS,
       description: 'what to do with an id that exists',
       default: 'skip' as const,
     })(),

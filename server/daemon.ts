@@ -18,7 +18,7 @@ import {
   writeSync,
 } from 'node:fs'
 import {randomBytes} from 'node:crypto'
-import {join} from 'node:path'
+import {dirname, join} from 'node:path'
 import type {IncomingMessage, ServerResponse} from 'node:http'
 import {KbError} from '../src/shared/errors.js'
 import {dataFiles, type DaemonInfo} from '../src/shared/paths.js'
@@ -72,7 +72,7 @@ export function acquireLock(lockPath: string): () => void {
         }
         if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
           throw new DaemonError(
-            `another kb daemon (pid ${pid}) already uses this data directory; stop it with \`kb daemon stop\` or pass --data-dir`,
+            `another kb daemon (pid ${pid}) already uses the data directory ${dirname(lockPath)}; stop it with \`KB_DATA_DIR=${dirname(lockPath)} kb daemon stop\`, or pass another --data-dir`,
           )
         }
         rmSync(lockPath, {force: true})

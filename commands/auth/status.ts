@@ -39,6 +39,8 @@ function inMinutes(iso: string): string {
 }
 
 const FIX = 'log in with `kb auth login --web` or `kb auth login --with-token < key.txt`, or set KB_API_KEY'
+/** KB_API_KEY wins over every stored credential, so logging in would not change what is sent. */
+const ENV_FIX = 'KB_API_KEY wins over any login: set it to a key the server accepts, or unset it'
 
 export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
   static override summary = 'Show which credential kb uses and whether it works'
@@ -103,7 +105,7 @@ export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
           `  stored by kb auth login: ${status.stored_in === 'keychain' ? 'system keychain' : 'credential file'} (not used: ${SOURCE_LABEL[cred.source]} wins)`,
         )
       if (status.error) this.out(`  ${oneLine(status.error)}`)
-      if (!status.authenticated) this.out(`  fix: ${FIX}`)
+      if (!status.authenticated) this.out(`  fix: ${cred.source === 'env' ? ENV_FIX : FIX}`)
     } else {
       this.out(
         [
@@ -122,7 +124,8 @@ export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
       process.exitCode = 4
       // Exit 4 says why on stderr, as every failure does (docs/cli.md, "Exit codes"); a terminal has read it above.
       const why = status.error ? `: ${oneLine(status.error)}` : ' (no credential)'
-      if (!this.mode.tty || this.jsonEnabled()) process.stderr.write(`kb: not authenticated at ${this.baseUrl}${safeText(why)}; ${FIX}\n`)
+      if (!this.mode.tty || this.jsonEnabled())
+        process.stderr.write(`kb: not authenticated at ${this.baseUrl}${safeText(why)}; ${cred.source === 'env' ? ENV_FIX : FIX}\n`)
     }
     return status
   }

@@ -6,7 +6,7 @@ import {KbError} from '../../src/shared/errors.js'
 import {DEFAULT_HOST, DEFAULT_PORT, dataDir} from '../../src/shared/paths.js'
 import {usageLine} from '../../src/cli/output/usage-error.js'
 
-/** The host and port a `--base-url` names (docs/cli.md, "kb daemon run"): an http URL ending in /api/v1. */
+/** The host and port a `--base-url` names (docs/cli.md, "The daemon"): an http URL ending in /api/v1. */
 function listenAddress(baseUrl: string): {host: string; port: number} {
   let u: URL
   try {

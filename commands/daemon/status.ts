@@ -52,7 +52,14 @@ export default class DaemonStatusCmd extends KbCommand<typeof DaemonStatusCmd> {
     } else {
       this.out([h ? 'running' : 'stopped', url, h?.version ?? '', status.pid ?? ''].map(cell).join('\t'))
     }
-    if (!h) process.exitCode = 6
+    if (!h) {
+      process.exitCode = 6
+      // Exit 6 says why on stderr, as every failure does (docs/cli.md, "Exit codes"); a terminal has read it above.
+      if (!this.mode.tty || this.jsonEnabled())
+        process.stderr.write(
+          `kb: nothing answers at ${url}; ${local ? 'start the daemon with `kb daemon start`' : 'check --base-url (KB_BASE_URL)'}\n`,
+        )
+    }
     return status
   }
 }

@@ -35,14 +35,14 @@ export class Authenticator {
     context: VerifyContext = {},
   ): Promise<Caller> {
     if (header === undefined || header.trim() === '') {
-      throw new KbError('unauthenticated', 'no credential: send Authorization: Bearer <API key> (run `kb auth login`)', {
+      throw new KbError('unauthenticated', 'no credential: send Authorization: Bearer <API key>', {
         headers: {'WWW-Authenticate': challenge(false)},
       })
     }
     const m = /^Bearer +([\x21-\x7e]+) *$/i.exec(header)
     const caller = m ? await this.verify(m[1]!, context) : null
     if (!caller) {
-      throw new KbError('unauthenticated', 'the credential is unknown, revoked or expired; create a new API key', {
+      throw new KbError('unauthenticated', 'the credential is unknown, revoked or expired', {
         headers: {'WWW-Authenticate': challenge(true)},
       })
     }

@@ -22,7 +22,7 @@ function loopbackPeer(address: string | undefined): boolean {
 
 /**
  * `proofSecret`: the secret of `daemon.secret`; a daemon without a data directory (tests, benchmarks) has none.
- * `local`: what a daemon bound to loopback tells callers on the same machine about itself (docs/api.md, "Health").
+ * `local`: what a daemon bound to loopback tells callers on the same machine about itself (docs/api.md, "Service").
  */
 export function metaRoutes(
   version: string,

@@ -5,8 +5,9 @@
 import {createReadStream} from 'node:fs'
 import {Readable} from 'node:stream'
 import {Type, type Static} from '@sinclair/typebox'
+import {FINDING_ID_LIST_MAX, FINDING_ID_LIST_PATTERN, ON_CONFLICTS} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
-import {ScopeSchema, Uuid} from '../../src/shared/schemas.js'
+import {oneOf, ScopeSchema, Uuid} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import {IMPORT_BODY_LIMIT, tooLarge} from '../services/transfer/format.js'
 import type {TransferService} from '../services/transfer/service.js'
@@ -17,16 +18,12 @@ type ExportQuery = Static<typeof ExportQuery>
 
 const ImportQuery = Type.Object({
   dry_run: Type.Optional(Type.Boolean({description: 'Check and count, change nothing'})),
-  on_conflict: Type.Optional(
-    Type.Union([Type.Literal('skip'), Type.Literal('overwrite')], {
-      description: 'What to do with a project or entry whose id exists: skip (default) or overwrite',
-    }),
-  ),
+  on_conflict: Type.Optional(oneOf(ON_CONFLICTS, 'What to do with a project or entry whose id exists: skip (default) or overwrite')),
   redact: Type.Optional(Type.Boolean({description: 'Redact findings in entries bound for a shared scope (docs/api.md, "Safe publish")'})),
   acknowledge: Type.Optional(
     Type.String({
-      maxLength: 20_000,
-      pattern: '^[0-9a-f]{16}(,[0-9a-f]{16})*$',
+      maxLength: FINDING_ID_LIST_MAX,
+      pattern: FINDING_ID_LIST_PATTERN,
       description: 'Comma-separated finding ids to import as they are (recorded)',
     }),
   ),

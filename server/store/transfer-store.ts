@@ -2,6 +2,7 @@
  * @module The Store's export, import and online backup group (`Store.transfer`), and its records: what a
  * driver implements for server/services/transfer/, apart from the rest of the Store.
  */
+import type {OnConflict} from '../../src/shared/contract.js'
 import type {AuthorRef, Comment, Scope} from '../../src/shared/types.js'
 import type {EntryRow, Viewer} from './store.js'
 
@@ -30,7 +31,7 @@ export type ImportRecord =
   | {line: number; kind: 'entry'; entry: EntryExport & {summary: string; summary_title: string}}
 
 export interface ImportOptions {
-  onConflict: 'skip' | 'overwrite'
+  onConflict: OnConflict
   dryRun: boolean
   /** Who imports: only the owner may create principals and import what other principals wrote. */
   importer: {id: string; name: string; owner: boolean}

@@ -44,7 +44,14 @@ export const MAX_TOKENS_MAX = 1_000_000
 /** The most findings a problem or preview lists, and the most a request may acknowledge (docs/api.md, "Safe publish"). */
 export const FINDINGS_MAX = 1000
 /** A finding's id: 16 hex digits of a hash of its field, kind, position and text. */
-export const FINDING_ID_PATTERN = '^[0-9a-f]{16}$'
+const FINDING_ID = '[0-9a-f]{16}'
+export const FINDING_ID_PATTERN = `^${FINDING_ID}$`
+/** `acknowledge` as one query parameter (`POST /import`): at most FINDINGS_MAX finding ids, comma-separated. */
+export const FINDING_ID_LIST_PATTERN = `^${FINDING_ID}(,${FINDING_ID})*$`
+export const FINDING_ID_LIST_MAX = FINDINGS_MAX * 17 - 1
+/** What an import does with a project or entry whose id exists (docs/api.md, "Export, import and backup"). */
+export const ON_CONFLICTS = ['skip', 'overwrite'] as const
+export type OnConflict = (typeof ON_CONFLICTS)[number]
 /** The two kinds of thing the scanner finds (docs/security.md, "Safe publish"). */
 export const FINDING_CATEGORIES = ['secret', 'personal'] as const
 
@@ -56,3 +63,5 @@ export const LIMIT_MAX = 100
 export const LIMIT_DEFAULT = {entries: 20, search: 10, projects: 50, comments: 50} as const
 /** The full view carries an entry's newest comments, at most this many; `GET /knowledge/:id/comments` pages them all. */
 export const COMMENTS_IN_FULL = 50
+/** The whole `summary` item as served, in o200k_base tokens (docs/api.md, "Summary form"). */
+export const SUMMARY_TOKEN_BUDGET = 100

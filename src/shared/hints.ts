@@ -3,6 +3,7 @@
  * MCP tools show. Each audience has its own words where the fix differs (a person types `kb …` commands,
  * an agent calls tools, the TUI refreshes by itself); `hintFor` falls back from the TUI to the CLI.
  */
+import {BODY_MAX} from './contract.js'
 import type {ErrorCode} from './errors.js'
 
 export type Audience = 'cli' | 'tui' | 'agent'
@@ -12,6 +13,8 @@ export type Audience = 'cli' | 'tui' | 'agent'
  * differs, and `fields` for an error about one field (`project_id`), whatever the command.
  */
 type Hint = Partial<Record<Audience, string>> & {commands?: Record<string, string>; fields?: Record<string, string>}
+
+const BODY_LIMIT = `a body holds at most ${BODY_MAX.toLocaleString('en-US')} characters`
 
 const HINTS: Partial<Record<ErrorCode, Hint>> = {
   bad_request: {cli: 'check the arguments (`kb help <command>`)', agent: 'fix the arguments named above'},
@@ -46,8 +49,8 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
     agent: 'it changed meanwhile; read it again with get_knowledge and retry',
   },
   payload_too_large: {
-    cli: 'send less (a body holds at most 100,000 characters)',
-    agent: 'send less: a body holds at most 100,000 characters',
+    cli: `send less (${BODY_LIMIT})`,
+    agent: `send less: ${BODY_LIMIT}`,
   },
   unsupported_media_type: {cli: 'this CLI and the server disagree; update kb'},
   method_not_allowed: {cli: 'this CLI and the server disagree; update kb'},

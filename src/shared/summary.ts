@@ -1,14 +1,14 @@
 /**
  * @module The summary form of an entry (docs/api.md, "Detail levels" and "Summary form"): the first paragraph of text, stripped of
  * Markdown, cut so that the whole `summary` item — id, title, body, status and a search score, as JSON —
- * stays within 100 tokens of o200k_base as counted by gpt-tokenizer. Shared by the daemon and `kb mcp`,
+ * stays within SUMMARY_TOKEN_BUDGET (contract.ts) tokens of o200k_base as counted by gpt-tokenizer. Shared by the daemon and `kb mcp`,
  * unlike the rest of src/shared it loads a tokenizer: import it only where tokens are counted.
  */
 import {isSpace} from './chars.js'
+import {SUMMARY_TOKEN_BUDGET} from './contract.js'
 import {firstParagraph} from './markdown.js'
 import {countUpTo, piecesWithin} from './tokens.js'
 
-export const SUMMARY_TOKEN_BUDGET = 100
 const ELLIPSIS = '…'
 // Worst cases of the fields around title and body, so the stored summary fits however the item is served.
 const PLACEHOLDER_ID = '01234567-89ab-7cde-8f01-23456789abcd'

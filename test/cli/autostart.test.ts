@@ -49,6 +49,7 @@ describe('autostart', () => {
     const down = await kb(user, ['daemon', 'status'])
     expect(down.code, down.stderr).toBe(6)
     expect(down.stdout.startsWith('stopped\t')).toBe(true)
+    expect(down.stderr).toBe(`kb: nothing answers at ${user.env.KB_BASE_URL}; start the daemon with \`kb daemon start\`\n`)
 
     // With autostart off, nothing is started: one line, exit 6.
     const off = await kb(user, ['search', 'cold'], {env: {KB_NO_AUTOSTART: '1'}})

@@ -46,7 +46,19 @@ describe('hints per command', () => {
     expect(r.code).toBe(4)
     const lines = r.stderr.trimEnd().split('\n')
     expect(lines).toHaveLength(1)
-    expect(lines[0]).toMatch(/^kb: not authenticated at http:\/\/127\.0\.0\.1:\d+\/api\/v1: .*; log in with `kb auth login --web`/)
+    expect(lines[0]).toMatch(
+      /^kb: not authenticated at http:\/\/127\.0\.0\.1:\d+\/api\/v1: the credential is unknown, revoked or expired; /,
+    )
+    // KB_API_KEY wins over any login, so the fix is the variable itself, not `kb auth login`.
+    expect(lines[0]).toMatch(/; KB_API_KEY wins over any login: set it to a key the server accepts, or unset it$/)
+  })
+
+  it('kb auth status with no credential at all says to log in', async () => {
+    const r = await kb(user, ['auth', 'status'], {env: {KB_DATA_DIR: user.root}})
+    expect(r.code).toBe(4)
+    expect(r.stderr).toMatch(
+      /^kb: not authenticated at http:\/\/127\.0\.0\.1:\d+\/api\/v1 \(no credential\); log in with `kb auth login --web`/,
+    )
   })
 
   it('an unknown KB_PROJECT points at kb project join, not at the HTTP route', async () => {

@@ -165,7 +165,9 @@ describe('kb daemon run, as a process', () => {
   it('refuses a second daemon on the same data directory, and the first keeps serving', async () => {
     const second = await runKb(['daemon', 'run', '--port', '0', '--data-dir', a.dataDir])
     expect(second.code).not.toBe(0)
-    expect(second.stderr).toContain(`another kb daemon (pid ${a.child.pid}) already uses this data directory`)
+    expect(second.stderr).toContain(`another kb daemon (pid ${a.child.pid}) already uses the data directory ${a.dataDir}`)
+    // the fix it names works from any data directory kb would otherwise use
+    expect(second.stderr).toContain(`\`KB_DATA_DIR=${a.dataDir} kb daemon stop\``)
     expect(second.stderr).not.toMatch(/\n\s+at /) // a message, not a stack trace
     expect(Number(readFileSync(join(a.dataDir, 'daemon.lock'), 'utf8'))).toBe(a.child.pid)
     expect(JSON.parse(readFileSync(join(a.dataDir, 'daemon.json'), 'utf8')).pid).toBe(a.child.pid)

@@ -1,6 +1,6 @@
 /**
  * @module An export: the header line, then projects, then entries with their comments, thought chains,
- * resolutions and fork lineage, read from the store in keyset pages (docs/api.md "Export and import").
+ * resolutions and fork lineage, read from the store in keyset pages (docs/api.md "Export, import and backup").
  */
 import {KbError} from '../../../src/shared/errors.js'
 import type {Scope} from '../../../src/shared/types.js'

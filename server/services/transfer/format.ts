@@ -1,5 +1,5 @@
 /**
- * @module The export format (JSON Lines, docs/api.md "Export and import"): its header, project and entry
+ * @module The export format (JSON Lines, docs/api.md "Export, import and backup"): its header, project and entry
  * lines as TypeBox schemas with their validators, and the limits an import body keeps to.
  */
 import {Type, type Static} from '@sinclair/typebox'

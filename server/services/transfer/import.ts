@@ -1,7 +1,7 @@
 /**
  * @module An import: the whole body read first — every line validated (import-lines.ts) and spooled,
  * normalised, to a private temp file — and only when no line was rejected applied in one store
- * transaction, or none (docs/api.md "Export and import"). Both steps run in slices between other requests
+ * transaction, or none (docs/api.md "Export, import and backup"). Both steps run in slices between other requests
  * (docs/api.md, "Import").
  */
 import {closeSync, mkdtempSync, openSync, readSync, rmSync} from 'node:fs'
@@ -9,6 +9,7 @@ import {open} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Readable} from 'node:stream'
+import type {OnConflict} from '../../../src/shared/contract.js'
 import {nowIso} from '../../lib/ids.js'
 import {TimeSlice} from '../../lib/time-slice.js'
 import type {Store} from '../../store/store.js'
@@ -28,7 +29,7 @@ export interface ImportReport extends ImportOutcome {
 }
 
 export interface ImportRequest {
-  onConflict: 'skip' | 'overwrite'
+  onConflict: OnConflict
   dryRun: boolean
   /** What to do about findings in entries bound for a shared scope (docs/api.md, "Safe publish"). */
   sensitive: SensitiveChoice

@@ -1,5 +1,5 @@
 /**
- * @module Export, import and online backup (docs/api.md "Export and import"), as the routes call them:
+ * @module Export, import and online backup (docs/api.md "Export, import and backup"), as the routes call them:
  * the format is format.ts, an export export.ts, an import import.ts.
  */
 import type {Readable} from 'node:stream'

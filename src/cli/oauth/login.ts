@@ -5,7 +5,8 @@
  * S256 and state, the browser at the authorize URL (or the URL printed), the code exchanged with the
  * RFC 8707 resource. Loaded only by this command: oauth4webapi and fetch stay off every other path.
  * With the local daemon every request, and the browser, go only to the daemon that proved it owns the
- * data directory (pinned-fetch.ts, docs/security.md).
+ * data directory (pinned-fetch.ts, docs/security.md). A little over ~350 lines on purpose: one flow whose
+ * steps share their state and must run in this order.
  */
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import {hostname} from 'node:os'

@@ -1,5 +1,5 @@
 /**
- * @module How a failed command ends (docs/cli.md, "Errors and exit codes"): the exit code of its `KbError`
+ * @module How a failed command ends (docs/cli.md, "Exit codes"): the exit code of its `KbError`
  * (2 for oclif's own parse errors), one `kb:` line on stderr with the fix from the hints table, and with
  * --json the same as `{error}` on stdout. The server's words never reach the terminal raw.
  */

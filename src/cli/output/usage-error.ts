@@ -19,12 +19,21 @@ export function usageLine(message: string, command = ''): string {
   if (why) return `${flag} does not apply to kb ${command}: ${why}`
   // "Parsing --limit \n\tExpected an integer …" → "--limit: expected an integer …"
   const parsing = /^Parsing (--?[\w-]+) ?\n\t*(.*)$/s.exec(text)
+  // "Missing 1 required arg:\nid  entry id" → "missing argument ID (entry id)"
+  const missing = /^Missing \d+ required args?:\n/.exec(text)
+  if (missing) return `missing ${text.slice(missing[0].length).split('\n').filter(Boolean).map(argument).join(', ')} (see --help)`
   const folded = parsing ? `${parsing[1]}: ${lowerFirst(parsing[2]!)}` : text
   return `${folded
     .split('\n')
     .map((l) => l.trim().replace(/\s+/g, ' '))
     .filter((l) => l !== '')
     .join(' ')} (see --help)`
+}
+
+/** oclif's "name  description" line of a missing argument, as the usage line names it: `argument ID (entry id)`. */
+function argument(line: string): string {
+  const [name = '', ...rest] = line.trim().split(/\s+/)
+  return `argument ${name.toUpperCase()}${rest.length > 0 ? ` (${rest.join(' ')})` : ''}`
 }
 
 function lowerFirst(s: string): string {

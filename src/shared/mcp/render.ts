@@ -3,7 +3,8 @@
  * trimmed until the whole answer fits in `max_tokens` (docs/mcp.md).
  */
 import {KbError} from '../errors.js'
-import {cutToFit, SUMMARY_TOKEN_BUDGET} from '../summary.js'
+import {SUMMARY_TOKEN_BUDGET} from '../contract.js'
+import {cutToFit} from '../summary.js'
 import {countTokens, tokensWithin} from '../tokens.js'
 import type {Detail, EntryFull, EntryView, Finding, SearchResult} from '../types.js'
 

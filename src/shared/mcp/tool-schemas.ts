@@ -4,7 +4,7 @@
  * turns it into the plain JSON Schema that tools/list shows and arguments are checked against.
  */
 import {Type, type TOptional, type TProperties, type TSchema} from '@sinclair/typebox'
-import {SCOPES, STATUSES} from '../contract.js'
+import {SCOPES, STATUSES, SUMMARY_TOKEN_BUDGET} from '../contract.js'
 import {CreateEntryBody, DetailSchema, Uuid} from '../schemas.js'
 import type {Detail} from '../types.js'
 
@@ -47,7 +47,7 @@ export const projectId = Type.Optional(
 
 export function detail(dflt: Detail, what: string): TOptional<typeof DetailSchema> {
   const levels =
-    'summary (id, title, short body, status; ≤ 100 tokens), standard (whole body, tags, scope, url, …; ≈ 500), ' +
+    `summary (id, title, short body, status; ≤ ${SUMMARY_TOKEN_BUDGET} tokens), standard (whole body, tags, scope, url, …; ≈ 500), ` +
     'full (+ comments, thought chain, forks, resolution; ≈ 2,000)'
   return Type.Optional(described(DetailSchema, `${what}: ${levels}. Default ${dflt}.`, {default: dflt}))
 }

@@ -3,6 +3,7 @@
  * redacted or acknowledged; the preview changes nothing; creating, editing and forking into a shared scope
  * refuse with 422 on the same terms; no answer ever carries a secret; and the daemon keeps answering while
  * hostile 100,000-character bodies are scanned.
+ * Longer than ~350 lines on purpose: every write path that scans shares one daemon and one corpus of fakes.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {scanText} from '../../../server/scan/scanner.js'
@@ -338,6 +339,17 @@ describe('POST /import into a shared scope', () => {
     const e = (await d.request('GET', '/knowledge/01930000-0000-7000-8000-00000000a013', {query: {detail: 'full'}})).body
     expect(e.body).toBe(line('gcp-api-key'))
     expect(e.comments[0].body).toMatch(/^Safe publish: importing into global scope with one finding acknowledged/)
+  })
+
+  it('acknowledge= takes comma-separated finding ids and nothing else', async () => {
+    const ids = (n: number): string => Array.from({length: n}, (_, i) => i.toString(16).padStart(16, '0')).join(',')
+    const clean = importBody(entryLine('01930000-0000-7000-8000-00000000a021', 'clean'))
+    expect((await post(clean, {acknowledge: ids(50), dry_run: true})).status).toBe(200)
+    for (const bad of ['not-an-id', `${ids(2)},`, 'ABCDEF0123456789']) {
+      const res = await post(clean, {acknowledge: bad, dry_run: true})
+      expect(res.status, bad).toBe(400)
+      expect(res.body.code).toBe('bad_request')
+    }
   })
 
   it('an entry published with an acknowledgement exports and imports again without asking twice', async () => {
