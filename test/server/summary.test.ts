@@ -289,9 +289,15 @@ describe('summary items served over HTTP', () => {
       ),
       24,
     )
+    // PostgreSQL text cannot hold U+0000 (a 422 there, docs/api.md): the budget is what is tested here.
+    const noNul = (text: string): string => text.replaceAll('\u0000', ' ')
     const inputs = [
       ...fixed.map((f) => ({title: f.title, body: f.body})),
-      ...generated.map(([t, doc]) => ({title: clip(`${MARK} ${t}`, 200).trim(), body: doc.md, doc: doc.plain === '' ? undefined : doc})),
+      ...generated.map(([t, doc]) => {
+        const body = noNul(doc.md)
+        // A body changed here no longer has the plain text the generator expected.
+        return {title: noNul(clip(`${MARK} ${t}`, 200)).trim(), body, doc: doc.plain === '' || body !== doc.md ? undefined : doc}
+      }),
     ]
     for (const input of inputs) {
       const res = await d.request('POST', '/knowledge', {body: {title: input.title, body: input.body, scope: 'private'}})
