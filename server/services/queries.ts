@@ -14,6 +14,15 @@ import {lowerUuid} from './validate.js'
 
 const UUID = new RegExp(UUID_PATTERN)
 
+/** The filters `GET /knowledge` and `GET /search` share. */
+interface FilterQuery {
+  scope?: Scope
+  project_id?: string
+  status?: 'open' | 'resolved'
+  tag?: string
+  author?: string
+}
+
 export class EntryQueries {
   constructor(
     private readonly store: Store,
@@ -28,10 +37,7 @@ export class EntryQueries {
     return p ? p.id : null
   }
 
-  private async filter(
-    caller: Caller,
-    q: {scope?: Scope; project_id?: string; status?: 'open' | 'resolved'; tag?: string; author?: string},
-  ): Promise<EntryFilter | null> {
+  private async filter(caller: Caller, q: FilterQuery): Promise<EntryFilter | null> {
     // A project you are not a member of is 404, as if it did not exist (docs/api.md, "Errors").
     if (q.project_id && (await this.store.getMemberRole(lowerUuid(q.project_id), caller.principal.id)) === null) {
       throw new KbError('not_found', `project ${lowerUuid(q.project_id)} does not exist or you are not a member`, {
@@ -51,16 +57,7 @@ export class EntryQueries {
 
   async list(
     caller: Caller,
-    q: {
-      scope?: Scope
-      project_id?: string
-      status?: 'open' | 'resolved'
-      tag?: string
-      author?: string
-      limit: number
-      cursor?: string
-      detail: Detail
-    },
+    q: FilterQuery & {limit: number; cursor?: string; detail: Detail},
   ): Promise<{items: EntryView[]; next_cursor: string | null}> {
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
     const filter = await this.filter(caller, q)
@@ -78,18 +75,7 @@ export class EntryQueries {
 
   async search(
     caller: Caller,
-    q: {
-      q: string
-      scope?: Scope
-      project_id?: string
-      status?: 'open' | 'resolved'
-      tag?: string
-      author?: string
-      limit: number
-      detail: Detail
-      explain: boolean
-      max_tokens?: number
-    },
+    q: FilterQuery & {q: string; limit: number; detail: Detail; explain: boolean; max_tokens?: number},
   ): Promise<SearchResult> {
     const filter = await this.filter(caller, q)
     if (!filter) return {items: [], next_cursor: null, total: 0}

@@ -60,6 +60,11 @@ interface SearchTexts {
   tags: string[]
 }
 
+/** An entry's title, tags and body as the FTS5 columns hold them: its index terms (both an insert and a delete send these). */
+function ftsColumns(t: SearchTexts): [string, string, string] {
+  return [indexText(t.title), indexText(tagsText(t.tags)), indexText(t.body)]
+}
+
 const textsOf = (t: SearchTexts): string[] => [t.title, t.body, ...t.tags]
 
 export class SqliteEntryWriter {
@@ -147,12 +152,7 @@ export class SqliteEntryWriter {
 
   /** The entry's terms into the full-text index (migration 7: FTS5 holds terms, tokenized by whitespace alone). */
   private index(seq: number, t: SearchTexts): void {
-    this.stmt('INSERT INTO entries_fts (rowid, title, tags, body) VALUES (?, ?, ?, ?)').run(
-      seq,
-      indexText(t.title),
-      indexText(tagsText(t.tags)),
-      indexText(t.body),
-    )
+    this.stmt('INSERT INTO entries_fts (rowid, title, tags, body) VALUES (?, ?, ?, ?)').run(seq, ...ftsColumns(t))
   }
 
   /**
@@ -164,9 +164,7 @@ export class SqliteEntryWriter {
   private unindex(seq: number, before: SearchTexts): void {
     this.stmt("INSERT INTO entries_fts (entries_fts, rowid, title, tags, body) VALUES ('delete', ?, ?, ?, ?)").run(
       seq,
-      indexText(before.title),
-      indexText(tagsText(before.tags)),
-      indexText(before.body),
+      ...ftsColumns(before),
     )
   }
 
