@@ -25,18 +25,16 @@ type Contribution = Pick<IndexedEntry, 'terms' | 'lengths'>
 
 /** Changes to `search_terms` and `search_stats` made by one transaction, applied by `flush`. */
 export class IndexDelta {
-  private readonly terms = new Map<string, {term: string; shard: number; df: number}>()
+  /** Per shard, each term's change of document frequency. */
+  private readonly terms = new Map<number, Map<string, number>>()
   private readonly stats = new Map<number, FieldCounts>()
 
   /** Counts the entry's contribution in (+1) or out (-1). */
   add(seq: number, c: Contribution, sign: 1 | -1): void {
     const shard = seq % SHARDS
-    for (const term of c.terms) {
-      const key = `${shard}\u0000${term}`
-      const t = this.terms.get(key) ?? {term, shard, df: 0}
-      t.df += sign
-      this.terms.set(key, t)
-    }
+    let terms = this.terms.get(shard)
+    if (!terms) this.terms.set(shard, (terms = new Map()))
+    for (const term of c.terms) terms.set(term, (terms.get(term) ?? 0) + sign)
     const s = this.stats.get(shard) ?? {docs: 0, title: 0, tags: 0, body: 0}
     s.docs += sign
     s.title += sign * c.lengths.title
@@ -45,34 +43,35 @@ export class IndexDelta {
     this.stats.set(shard, s)
   }
 
+  /**
+   * One statement per shard, in shard order: the rows are locked by shard, then by term, as one statement over
+   * every shard would, and a large import (3,000 entries: some 100,000 changed counters) never builds its
+   * parameters in one synchronous stretch that would hold the event loop (docs/performance.md, "Hostile input").
+   */
   async flush(q: Queryable): Promise<void> {
-    const changed = [...this.terms.values()].filter((t) => t.df !== 0)
-    this.terms.clear()
-    if (changed.length > 0) {
+    for (const shard of [...this.terms.keys()].sort((a, b) => a - b)) {
+      const changed = [...this.terms.get(shard)!].filter(([, df]) => df !== 0)
+      if (changed.length === 0) continue
       // The rows are locked in the order of the ORDER BY, the same in every transaction.
       await q.run(
         `INSERT INTO search_terms AS t (term, shard, head, len, rev, df)
-        SELECT * FROM unnest($1::text[], $2::int2[], $3::text[], $4::int2[], $5::text[], $6::int4[]) AS d(term, shard, head, len, rev, df)
-        ORDER BY d.shard, d.term COLLATE "C"
+        SELECT d.term, $1::int2, d.head, d.len, d.rev, d.df FROM unnest($2::text[], $3::text[], $4::int2[], $5::text[], $6::int4[]) AS d(term, head, len, rev, df)
+        ORDER BY d.term COLLATE "C"
         ON CONFLICT (term, shard) DO UPDATE SET df = t.df + EXCLUDED.df`,
         [
-          changed.map((t) => t.term),
-          changed.map((t) => t.shard),
-          changed.map((t) => headOf(t.term)),
-          changed.map((t) => Array.from(t.term).length),
-          changed.map((t) => reversed(t.term)),
-          changed.map((t) => t.df),
+          shard,
+          changed.map(([term]) => term),
+          changed.map(([term]) => headOf(term)),
+          changed.map(([term]) => Array.from(term).length),
+          changed.map(([term]) => reversed(term)),
+          changed.map(([, df]) => df),
         ],
       )
       // Terms no entry of the shard holds any more; this transaction holds their rows' locks, so none is re-added meanwhile.
-      const fell = changed.filter((t) => t.df < 0)
-      if (fell.length > 0) {
-        await q.run(`DELETE FROM search_terms WHERE (term, shard) IN (SELECT * FROM unnest($1::text[], $2::int2[])) AND df <= 0`, [
-          fell.map((t) => t.term),
-          fell.map((t) => t.shard),
-        ])
-      }
+      const fell = changed.filter(([, df]) => df < 0).map(([term]) => term)
+      if (fell.length > 0) await q.run('DELETE FROM search_terms WHERE shard = $1 AND term = ANY($2::text[]) AND df <= 0', [shard, fell])
     }
+    this.terms.clear()
     for (const shard of [...this.stats.keys()].sort((a, b) => a - b)) {
       const s = this.stats.get(shard)!
       if (s.docs === 0 && s.title === 0 && s.tags === 0 && s.body === 0) continue
