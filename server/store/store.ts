@@ -5,7 +5,18 @@
  * networked driver cannot be synchronous. Visibility is part of the queries (a `Viewer`), so a driver
  * filters in its own query language and never returns what the caller may not see.
  */
-import type {AuthorRef, Branch, Comment, CommentType, Resolution, Scope, Status, ThoughtStep} from '../../src/shared/types.js'
+import type {
+  Anchor,
+  AuthorRef,
+  Branch,
+  Comment,
+  CommentType,
+  FlagCounts,
+  Resolution,
+  Scope,
+  Status,
+  ThoughtStep,
+} from '../../src/shared/types.js'
 import type {IdempotencyStore} from './idempotency.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {TransferStore} from './transfer-store.js'
@@ -59,6 +70,18 @@ export interface EntryRow {
   updated_at: string
   version: number
   comment_count: number
+  /** The code the entry is about, with what the last check found (docs/api.md, "Anchors"). */
+  anchors: Anchor[]
+  /** Open flags by reason, kept beside the entry so ranking and freshness read one row. */
+  flags: FlagCounts
+  /** When the newest open flag of a stale-making reason (stale, incorrect, obsolete) was raised; null when none is open. */
+  flagged_at: string | null
+  verified_at: string | null
+  verified_by: AuthorRef | null
+  /** The latest verification of each distinct principal (newest first, at most VERIFICATIONS_KEPT): confidence weighs them. */
+  verifications: Array<{principal_id: string; at: string}>
+  /** `correction` comments since the last verification or edit: a soft signal in confidence (docs/search.md). */
+  corrections: number
 }
 
 /** The fields an update may change. */

@@ -7,16 +7,20 @@
 import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from './errors.js'
 // The inputs are the request schemas' own types: type-only, so the CLI does not load TypeBox to use them.
 import type {
+  AnchorCheckBody,
   CommentBody,
   CreateApiKeyBody,
   CreateEntryBody,
+  FlagBody,
   ForkBody,
   JoinProjectBody,
   ListQuery,
   PatchEntryBody,
+  ProjectSettingsBody,
   PublishBody,
   ResolveBody,
   SearchQuery,
+  VerifyBody,
 } from './schemas.js'
 import type {
   ApiKeyRecord,
@@ -106,6 +110,13 @@ export const writeRequests = {
   comment: (id: string, input: CommentBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/comments'), body: input}),
   publish: (id: string, input: PublishBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/publish'), body: input}),
   fork: (id: string, input: ForkBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/fork'), body: input}),
+  verify: (id: string, input: VerifyBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/verify'), body: input}),
+  flag: (id: string, input: FlagBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/flags'), body: input}),
+  checkAnchors: (id: string, input: AnchorCheckBody): WriteRequest => ({
+    method: 'POST',
+    path: entryPath(id, '/anchors/check'),
+    body: input,
+  }),
 }
 
 export class ApiClient {
@@ -241,6 +252,35 @@ export class ApiClient {
 
   async fork(id: string, input: ForkBody): Promise<EntryFull> {
     return (await this.write<EntryFull>(writeRequests.fork(id, input))).body
+  }
+
+  /** Says the entry still holds (docs/api.md, "Verify"); re-bases the anchors sent and withdraws the caller's own flag. */
+  async verify(id: string, input: VerifyBody): Promise<EntryFull> {
+    return (await this.write<EntryFull>(writeRequests.verify(id, input))).body
+  }
+
+  /** Opens (or replaces) the caller's flag on the entry (docs/api.md, "Flags"). */
+  async flag(id: string, input: FlagBody): Promise<EntryFull> {
+    return (await this.write<EntryFull>(writeRequests.flag(id, input))).body
+  }
+
+  /** Withdraws the caller's open flag; an entry without one is answered as it is. */
+  async withdrawFlag(id: string): Promise<EntryFull> {
+    return (await this.request<EntryFull>('DELETE', entryPath(id, '/flags/mine'))).body
+  }
+
+  /** Reports what a checkout found of the entry's anchors (docs/api.md, "Anchors"). */
+  async checkAnchors(id: string, input: AnchorCheckBody): Promise<EntryFull> {
+    return (await this.write<EntryFull>(writeRequests.checkAnchors(id, input))).body
+  }
+
+  async getProject(id: string): Promise<Project> {
+    return (await this.request<Project>('GET', `/projects/${encodeURIComponent(id)}`)).body
+  }
+
+  /** Changes a project's settings (its maintainers or the owner). */
+  async patchProject(id: string, input: ProjectSettingsBody): Promise<Project> {
+    return (await this.request<Project>('PATCH', `/projects/${encodeURIComponent(id)}`, {body: input})).body
   }
 
   async joinProject(input: JoinProjectBody): Promise<JoinResult> {

@@ -65,3 +65,32 @@ export const LIMIT_DEFAULT = {entries: 20, search: 10, projects: 50, comments: 5
 export const COMMENTS_IN_FULL = 50
 /** The whole `summary` item as served, in o200k_base tokens (docs/api.md, "Summary form"). */
 export const SUMMARY_TOKEN_BUDGET = 100
+
+// ---- Trust: anchors, freshness, verify, flags, confidence (docs/api.md, "Anchors, freshness, verify and flags") ----
+
+/** What the last check found of an anchor: same text, changed, moved with its text intact, gone, or never checked. */
+export const ANCHOR_STATES = ['current', 'changed', 'moved', 'deleted', 'unknown'] as const
+/** The states a client may report in `POST /knowledge/:id/anchors/check` (`unknown` is the server's own). */
+export const ANCHOR_CHECK_STATES = ['current', 'changed', 'moved', 'deleted'] as const
+export const FRESHNESS_STATES = ['fresh', 'stale'] as const
+export const FRESHNESS_REASON_KINDS = ['anchor_changed', 'anchor_deleted', 'flagged', 'unverified'] as const
+export const FLAG_REASONS = ['stale', 'incorrect', 'duplicate', 'obsolete'] as const
+/** The flags that make an entry stale while open; a `duplicate` flag is a curator's matter, not a truth one. */
+export const STALE_FLAG_REASONS = ['stale', 'incorrect', 'obsolete'] as const
+export const ANCHORS_MAX = 20
+export const ANCHOR_PATH_MAX = 512
+/** A repository-relative path: no leading `/`, no `..` or `.` segment, no backslash or control character. */
+export const ANCHOR_PATH_PATTERN = '^(?!/)(?!.*(?:^|/)\\.\\.?(?:/|$))[^\\\\\\u0000-\\u001f\\u007f]+$'
+/** `a-b`, 1-based and inclusive, a ≤ b (the server checks the order). */
+export const ANCHOR_LINES_PATTERN = '^[1-9][0-9]{0,8}-[1-9][0-9]{0,8}$'
+export const ANCHOR_SYMBOL_MAX = 200
+export const ANCHOR_SYMBOL_PATTERN = '^[^\\s\\u0000-\\u001f\\u007f]+$'
+/** A git object name, abbreviated (≥ 7) or whole (SHA-1 or SHA-256). */
+export const COMMIT_PATTERN = '^[0-9a-f]{7,64}$'
+/** SHA-256 of the anchored text, lower-case hex. */
+export const ANCHOR_HASH_PATTERN = '^[0-9a-f]{64}$'
+/** A project's `verify_after_days`: an entry not verified (nor edited) for longer is stale as `unverified`; 0 = never. */
+export const VERIFY_AFTER_DAYS_DEFAULT = 180
+export const VERIFY_AFTER_DAYS_MAX = 3650
+/** Age alone never multiplies a score by less than this (docs/search.md, "Confidence"). */
+export const CONFIDENCE_AGE_FLOOR = 0.7

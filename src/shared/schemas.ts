@@ -6,6 +6,20 @@
  */
 import {Type, type Static, type TInteger, type TLiteral, type TUnion} from '@sinclair/typebox'
 import {
+  ANCHOR_CHECK_STATES,
+  ANCHOR_HASH_PATTERN,
+  ANCHOR_LINES_PATTERN,
+  ANCHOR_PATH_MAX,
+  ANCHOR_PATH_PATTERN,
+  ANCHOR_STATES,
+  ANCHOR_SYMBOL_MAX,
+  ANCHOR_SYMBOL_PATTERN,
+  ANCHORS_MAX,
+  COMMIT_PATTERN,
+  FLAG_REASONS,
+  FRESHNESS_REASON_KINDS,
+  FRESHNESS_STATES,
+  VERIFY_AFTER_DAYS_MAX,
   API_KEY_DAYS_MAX,
   BODY_MAX,
   COMMENT_MAX,
@@ -92,6 +106,34 @@ const sensitiveChoice = {
   ),
 }
 
+// ---- anchors, freshness, verify and flags (docs/api.md, "Anchors, freshness, verify and flags") ----
+
+const AnchorPath = Type.String({
+  minLength: 1,
+  maxLength: ANCHOR_PATH_MAX,
+  pattern: ANCHOR_PATH_PATTERN,
+  description: 'Relative to the repository root, `/`-separated, no `..`',
+})
+const AnchorLines = Type.Union([Type.String({pattern: ANCHOR_LINES_PATTERN, description: '`a-b`, 1-based, inclusive'}), Type.Null()])
+const AnchorSymbol = Type.Union([Type.String({minLength: 1, maxLength: ANCHOR_SYMBOL_MAX, pattern: ANCHOR_SYMBOL_PATTERN}), Type.Null()])
+const Commit = Type.String({pattern: COMMIT_PATTERN, description: 'A git commit id (hex, 7–64 digits)'})
+const AnchorHash = Type.String({pattern: ANCHOR_HASH_PATTERN, description: 'SHA-256 (hex) of the anchored text, line endings normalised'})
+export const AnchorInSchema = Type.Object(
+  {
+    path: AnchorPath,
+    lines: Type.Optional(AnchorLines),
+    symbol: Type.Optional(AnchorSymbol),
+    commit: Type.Optional(Type.Union([Commit, Type.Null()])),
+    hash: Type.Optional(Type.Union([AnchorHash, Type.Null()])),
+  },
+  {additionalProperties: false},
+)
+export type AnchorIn = Static<typeof AnchorInSchema>
+const AnchorsIn = Type.Array(AnchorInSchema, {
+  maxItems: ANCHORS_MAX,
+  description: 'The code the entry is about; on PATCH the whole set (an empty array removes every anchor)',
+})
+
 export const CreateEntryBody = Type.Object(
   {
     title: Title,
@@ -101,6 +143,7 @@ export const CreateEntryBody = Type.Object(
     tags: Type.Optional(Tags),
     url: Type.Optional(Url),
     thought_chain: Type.Optional(ThoughtChain),
+    anchors: Type.Optional(AnchorsIn),
     ...sensitiveChoice,
   },
   {additionalProperties: false},
@@ -115,11 +158,62 @@ export const PatchEntryBody = Type.Object(
     url: Type.Optional(Url),
     thought_chain: Type.Optional(ThoughtChain),
     status: Type.Optional(StatusSchema),
+    anchors: Type.Optional(AnchorsIn),
     ...sensitiveChoice,
   },
   {additionalProperties: false},
 )
 export type PatchEntryBody = Static<typeof PatchEntryBody>
+
+export const VerifyBody = Type.Object(
+  {
+    note: Type.Optional(Note),
+    anchors: Type.Optional(
+      Type.Array(AnchorInSchema, {
+        maxItems: ANCHORS_MAX,
+        description: 'Anchors re-based from the checkout (matched by path, lines and symbol)',
+      }),
+    ),
+  },
+  {additionalProperties: false},
+)
+export type VerifyBody = Static<typeof VerifyBody>
+
+export const FlagReasonSchema = oneOf(FLAG_REASONS, 'Why the entry should not be trusted as it is')
+export const FlagBody = Type.Object(
+  {reason: FlagReasonSchema, note: Type.Optional(Note), duplicate_of: Type.Optional(NullableUuid)},
+  {additionalProperties: false},
+)
+export type FlagBody = Static<typeof FlagBody>
+
+const AnchorResult = Type.Object(
+  {
+    path: AnchorPath,
+    lines: Type.Optional(AnchorLines),
+    symbol: Type.Optional(AnchorSymbol),
+    state: oneOf(ANCHOR_CHECK_STATES),
+    moved_to: Type.Optional(
+      Type.Union([Type.Object({path: AnchorPath, lines: Type.Optional(AnchorLines)}, {additionalProperties: false}), Type.Null()]),
+    ),
+    hash: Type.Optional(Type.Union([AnchorHash, Type.Null()])),
+  },
+  {additionalProperties: false},
+)
+export const AnchorCheckBody = Type.Object(
+  {commit: Commit, results: Type.Array(AnchorResult, {minItems: 1, maxItems: ANCHORS_MAX})},
+  {additionalProperties: false},
+)
+export type AnchorCheckBody = Static<typeof AnchorCheckBody>
+
+export const ProjectSettingsBody = Type.Object(
+  {
+    verify_after_days: Type.Optional(
+      Type.Integer({minimum: 0, maximum: VERIFY_AFTER_DAYS_MAX, description: 'Entries not verified for longer are stale; 0 = never'}),
+    ),
+  },
+  {additionalProperties: false},
+)
+export type ProjectSettingsBody = Static<typeof ProjectSettingsBody>
 
 export const ResolveBody = Type.Object(
   {note: Type.Optional(Note), url: Type.Optional(Url), ...sensitiveChoice},
@@ -182,6 +276,7 @@ const filterFields = {
   project_id: Type.Optional(Uuid),
   status: Type.Optional(StatusSchema),
   tag: Type.Optional(Type.String({minLength: 1, maxLength: TAG_MAX})),
+  freshness: Type.Optional(oneOf(FRESHNESS_STATES, 'Only fresh or only stale entries')),
   detail: Type.Optional(DetailSchema),
 }
 
@@ -228,6 +323,37 @@ export const ThoughtStepSchema = Type.Object({step: Type.Integer(), thought: Typ
 export const BranchSchema = Type.Object({id: Uuid, title: Type.String(), scope: ScopeSchema, author: AuthorRefSchema, created_at: Time})
 export const ResolutionSchema = Type.Object({note: NullableString, url: NullableString, resolved_by: AuthorRefSchema, resolved_at: Time})
 
+export const AnchorSchema = Type.Object({
+  path: Type.String(),
+  lines: NullableString,
+  symbol: NullableString,
+  commit: NullableString,
+  hash: NullableString,
+  state: oneOf(ANCHOR_STATES),
+  moved_to: Type.Union([Type.Object({path: Type.String(), lines: NullableString}), Type.Null()], {
+    description: 'Where the last check found the text; `path`/`lines` already follow it',
+  }),
+  checked_at: Type.Union([Time, Type.Null()]),
+  checked_commit: Type.Union([Type.String(), Type.Null()], {description: 'The commit the last check was made at'}),
+})
+export const FreshnessReasonSchema = Type.Object({
+  kind: oneOf(FRESHNESS_REASON_KINDS),
+  detail: Type.String({description: 'In words: which anchor, which flag, since when'}),
+  since: Type.Union([Time, Type.Null()]),
+})
+export const FreshnessSchema = Type.Object({
+  state: oneOf(FRESHNESS_STATES),
+  reasons: Type.Array(FreshnessReasonSchema),
+  verified_at: Type.Union([Time, Type.Null()]),
+  verified_by: Type.Union([AuthorRefSchema, Type.Null()]),
+})
+export const FlagCountsSchema = Type.Object({
+  stale: Type.Integer(),
+  incorrect: Type.Integer(),
+  duplicate: Type.Integer(),
+  obsolete: Type.Integer(),
+})
+
 /** The fields of an entry at each detail level (docs/api.md, "Detail levels"): summary ⊂ standard ⊂ full. */
 const summaryFields = {
   id: Uuid,
@@ -235,6 +361,7 @@ const summaryFields = {
   body: Type.String({description: 'The summary form at detail=summary, else the whole body'}),
   status: StatusSchema,
   score: Type.Optional(Type.Number({description: 'Search only: higher is better'})),
+  freshness: oneOf(FRESHNESS_STATES, 'The freshness state word (the whole object at standard and full)'),
 }
 const standardFields = {
   tags: Type.Array(Type.String()),
@@ -247,6 +374,10 @@ const standardFields = {
   updated_at: Time,
   version: Type.Integer(),
   comment_count: Type.Integer(),
+  freshness: FreshnessSchema,
+  anchors: Type.Array(AnchorSchema),
+  flags: FlagCountsSchema,
+  confidence: Type.Number({minimum: 0, maximum: 1, description: 'docs/search.md, "Confidence"'}),
 }
 const fullFields = {
   comments: Type.Array(Type.Unsafe<Static<typeof CommentSchema>>(Type.Ref('Comment')), {
@@ -264,11 +395,23 @@ export const EntryStandardSchema = Type.Object({...summaryFields, ...standardFie
 export const EntryFullSchema = Type.Object({...summaryFields, ...standardFields, ...fullFields})
 /** Any level, as the document describes it: what a level leaves out is optional. */
 export const EntrySchema = Type.Object(
-  {...summaryFields, ...Type.Partial(Type.Object(standardFields)).properties, ...Type.Partial(Type.Object(fullFields)).properties},
+  {
+    ...summaryFields,
+    ...Type.Partial(Type.Object(standardFields)).properties,
+    ...Type.Partial(Type.Object(fullFields)).properties,
+    freshness: Type.Union([summaryFields.freshness, FreshnessSchema], {description: 'The state word at summary, the object above it'}),
+  },
   {$id: 'Entry', description: 'Fields present depend on the detail level: summary ⊂ standard ⊂ full'},
 )
 export const ProjectSchema = Type.Object(
-  {id: Uuid, name: Type.String(), remote: Type.String(), created_at: Time, role: ProjectRoleSchema},
+  {
+    id: Uuid,
+    name: Type.String(),
+    remote: Type.String(),
+    created_at: Time,
+    role: ProjectRoleSchema,
+    verify_after_days: Type.Integer({description: 'Entries not verified for longer are stale (`unverified`); 0 = never'}),
+  },
   {$id: 'Project'},
 )
 export const JoinResultSchema = Type.Object({

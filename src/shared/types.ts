@@ -3,8 +3,20 @@
  * contract's enums and of the response schemas. Types only: importing this module costs nothing at run time.
  */
 import type {Static} from '@sinclair/typebox'
-import type {COMMENT_TYPES, DETAILS, PROJECT_ROLES, SCOPES, STATUSES, THOUGHT_KINDS} from './contract.js'
 import type {
+  ANCHOR_STATES,
+  COMMENT_TYPES,
+  DETAILS,
+  FLAG_REASONS,
+  FRESHNESS_REASON_KINDS,
+  FRESHNESS_STATES,
+  PROJECT_ROLES,
+  SCOPES,
+  STATUSES,
+  THOUGHT_KINDS,
+} from './contract.js'
+import type {
+  AnchorSchema,
   ApiKeySchema,
   AuthorRefSchema,
   BranchSchema,
@@ -12,6 +24,9 @@ import type {
   EntryFullSchema,
   EntryStandardSchema,
   EntrySummarySchema,
+  FlagCountsSchema,
+  FreshnessReasonSchema,
+  FreshnessSchema,
   GrantSchema,
   HealthSchema,
   JoinResultSchema,
@@ -27,12 +42,20 @@ export type Detail = (typeof DETAILS)[number]
 export type CommentType = (typeof COMMENT_TYPES)[number]
 export type ThoughtKind = (typeof THOUGHT_KINDS)[number]
 export type ProjectRole = (typeof PROJECT_ROLES)[number]
+export type AnchorState = (typeof ANCHOR_STATES)[number]
+export type FreshnessState = (typeof FRESHNESS_STATES)[number]
+export type FreshnessReasonKind = (typeof FRESHNESS_REASON_KINDS)[number]
+export type FlagReason = (typeof FLAG_REASONS)[number]
 
 export type AuthorRef = Static<typeof AuthorRefSchema>
 export type ThoughtStep = Static<typeof ThoughtStepSchema>
 export type Comment = Static<typeof CommentSchema>
 export type Resolution = Static<typeof ResolutionSchema>
 export type Branch = Static<typeof BranchSchema>
+export type Anchor = Static<typeof AnchorSchema>
+export type Freshness = Static<typeof FreshnessSchema>
+export type FreshnessReason = Static<typeof FreshnessReasonSchema>
+export type FlagCounts = Static<typeof FlagCountsSchema>
 export type EntrySummary = Static<typeof EntrySummarySchema>
 export type EntryStandard = Static<typeof EntryStandardSchema>
 export type EntryFull = Static<typeof EntryFullSchema>
@@ -47,6 +70,8 @@ export interface Page<T> {
 interface SearchHitExtras {
   matched?: {fields: string[]; terms: string[]}
   snippet?: string
+  /** With explain: the relevance score before the confidence factor, and that factor (docs/search.md, "Confidence"). */
+  factors?: {relevance: number; confidence: number}
 }
 
 export interface SearchResult extends Page<EntryView & SearchHitExtras> {
