@@ -5,6 +5,7 @@
 import {randomUUID} from 'node:crypto'
 import {pino} from 'pino'
 import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
+import {RECALL_RETENTION_DAYS_DEFAULT} from '../src/shared/contract.js'
 import {KbError} from '../src/shared/errors.js'
 import type {DaemonInfo} from '../src/shared/paths.js'
 import {createValidator} from '../src/shared/validator.js'
@@ -25,6 +26,7 @@ import {metaRoutes} from './routes/meta.js'
 import {mcpOpenApiPaths, registerMcpRoute} from './routes/mcp.js'
 import {registerOAuthRoutes} from './routes/oauth.js'
 import {projectRoutes} from './routes/projects.js'
+import {recallRoutes} from './routes/recalls.js'
 import {searchRoutes} from './routes/search.js'
 import {transferRoutes} from './routes/transfer.js'
 import {ApiKeyService} from './services/api-keys.js'
@@ -32,6 +34,7 @@ import type {Caller} from './services/context.js'
 import {KnowledgeService} from './services/knowledge.js'
 import {EntryQueries} from './services/queries.js'
 import {PublishService} from './services/publish.js'
+import {RecallService} from './services/recall.js'
 import {ProjectService} from './services/projects.js'
 import {IMPORT_BODY_LIMIT} from './services/transfer/format.js'
 import {TransferService} from './services/transfer/service.js'
@@ -54,6 +57,8 @@ export interface AppOptions {
   proofSecret?: Buffer
   /** A daemon bound to loopback: what `/health` tells a caller on the same machine (its daemon.json). */
   localInfo?: () => DaemonInfo | null
+  /** Days a recall's record is kept (docs/api.md, "Recall"); RECALL_RETENTION_DAYS_DEFAULT when unset. */
+  recallRetentionDays?: number
 }
 
 export interface KbApp {
@@ -186,6 +191,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     ...metaRoutes(version, () => openapiDoc ?? {}, store, options.proofSecret, options.localInfo),
     ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge)),
     ...searchRoutes(queries),
+    ...recallRoutes(new RecallService(store, queries, knowledge, options.recallRetentionDays ?? RECALL_RETENTION_DAYS_DEFAULT)),
     ...projectRoutes(projects),
     ...apiKeyRoutes(apiKeys),
     ...grantRoutes(new GrantService(store)),

@@ -38,6 +38,8 @@ export interface DaemonOptions {
   logFile?: string
   /** postgres://… : run on that PostgreSQL database (a team server) instead of SQLite in the data directory. */
   storeUrl?: string
+  /** Days a recall's record is kept (docs/api.md, "Recall"). */
+  recallRetentionDays?: number
 }
 
 export class DaemonError extends Error {}
@@ -156,6 +158,7 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; info:
     ],
     ...(o.publicBaseUrl ? {publicBaseUrl: o.publicBaseUrl} : {}),
     proofSecret,
+    ...(o.recallRetentionDays === undefined ? {} : {recallRetentionDays: o.recallRetentionDays}),
     ...(isLoopbackAddress(o.host) ? {localInfo: () => info} : {}),
   })
   // Not the error itself: pg-pool hangs the client on it (buffers, parameters, the backend's cancel key).

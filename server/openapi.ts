@@ -5,6 +5,7 @@ import type {TSchema} from '@sinclair/typebox'
 import {ApiKeySchema, CommentSchema, EntrySchema, GrantSchema, ProjectSchema} from '../src/shared/schemas.js'
 import {FindingSchema, ProblemSchema, PublishPreviewSchema, RedactionLineSchema} from '../src/shared/safe-publish-schemas.js'
 import {IDEMPOTENCY_KEY_MAX} from '../src/shared/contract.js'
+import {RecallRecordSchema} from '../src/shared/recall-schemas.js'
 import {honoursIdempotencyKey, REPLAYED_HEADER} from './http/idempotency.js'
 import type {ResponseDoc, RouteDef} from './http/route.js'
 import {problemCodes, problemResponse} from './routes/common.js'
@@ -19,6 +20,7 @@ const COMPONENTS: Record<string, TSchema> = {
   Finding: FindingSchema,
   RedactionLine: RedactionLineSchema,
   PublishPreview: PublishPreviewSchema,
+  Recall: RecallRecordSchema,
 }
 
 /** The `Idempotency-Key` header (server/http/idempotency.ts), a parameter of every route that honours it. */

@@ -2,6 +2,7 @@
  * @module `kb daemon run`: the daemon in the foreground, logging to stderr.
  */
 import {Command, Flags} from '@oclif/core'
+import {RECALL_RETENTION_DAYS_DEFAULT} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
 import {DEFAULT_HOST, DEFAULT_PORT, dataDir} from '../../src/shared/paths.js'
 import {usageLine} from '../../src/cli/output/usage-error.js'
@@ -57,6 +58,13 @@ export default class DaemonRun extends Command {
       default: 'info',
       env: 'KB_LOG_LEVEL',
     })(),
+    'recall-retention-days': Flags.integer({
+      description: 'days the record of what was recalled for agents is kept (GET /recalls)',
+      default: RECALL_RETENTION_DAYS_DEFAULT,
+      min: 1,
+      max: 3650,
+      env: 'KB_RECALL_RETENTION_DAYS',
+    }),
     // Set by `kb daemon start` and autostart, which send stderr there: recorded for `kb daemon status/logs`.
     'log-file': Flags.string({hidden: true}),
   }
@@ -84,6 +92,7 @@ export default class DaemonRun extends Command {
         logLevel: flags['log-level'],
         ...(flags['log-file'] ? {logFile: flags['log-file']} : {}),
         ...(flags['store-url'] ? {storeUrl: flags['store-url']} : {}),
+        recallRetentionDays: flags['recall-retention-days'],
       })
     } catch (e) {
       if (e instanceof DaemonError) this.error(e.message, {exit: 1})

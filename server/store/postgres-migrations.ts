@@ -212,4 +212,20 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE entries ALTER COLUMN search_version SET DEFAULT 1;
   CREATE INDEX entries_search_stale ON entries(seq) WHERE search_version < 1;
   `,
+  // recalls (docs/api.md, "Recall"): the record of knowledge given to agents, newest first per principal, kept for a
+  // retention period (purged by age).
+  `
+  CREATE TABLE recalls (
+    id text COLLATE "C" PRIMARY KEY,
+    principal_id text COLLATE "C" NOT NULL,
+    at text COLLATE "C" NOT NULL,
+    source text NOT NULL,
+    client text,
+    session text,
+    query text NOT NULL,
+    items text NOT NULL
+  );
+  CREATE INDEX recalls_principal ON recalls(principal_id, at DESC, id DESC);
+  CREATE INDEX recalls_at ON recalls(at);
+  `,
 ]

@@ -12,6 +12,7 @@ import {PostgresSearchIndex} from '../search/postgres-index.js'
 import {LOCKS, PostgresDb, type PostgresOptions, type Queryable, type Row} from './postgres-db.js'
 import {IndexDelta, PostgresEntryWriter} from './postgres-entries.js'
 import {PostgresIdempotencyStore} from './postgres-idempotency.js'
+import {PostgresRecallStore} from './postgres-recalls.js'
 import {POSTGRES_MIGRATIONS} from './postgres-migrations.js'
 import {PostgresOAuthStore} from './postgres-oauth.js'
 import {COMMENT_COLUMNS, COMMENT_ORDER, ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params} from './postgres-rows.js'
@@ -77,6 +78,7 @@ export class PostgresStore implements Store {
   readonly oauth: OAuthStore
   readonly transfer: TransferStore
   readonly idempotency: PostgresIdempotencyStore
+  readonly recalls: PostgresRecallStore
   private readonly entries = new PostgresEntryWriter()
   private readonly search: SearchEngine
   private readonly principals = new Map<string, PrincipalRecord>()
@@ -86,6 +88,7 @@ export class PostgresStore implements Store {
     this.oauth = new PostgresOAuthStore(db)
     this.transfer = new PostgresTransferStore(db, this.entries)
     this.idempotency = new PostgresIdempotencyStore(db)
+    this.recalls = new PostgresRecallStore(db)
   }
 
   async close(): Promise<void> {

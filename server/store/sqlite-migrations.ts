@@ -252,4 +252,20 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   INSERT INTO search_vocab (head, len, term, rev)
     SELECT substr(term, 1, 1), length(term), term, kb_reverse(term) FROM entries_vocab WHERE doc > 0 AND kb_in_vocabulary(term);
   `,
+  // recalls (docs/api.md, "Recall"): the record of knowledge given to agents, newest first per principal, kept for a
+  // retention period (purged by age).
+  `
+  CREATE TABLE recalls (
+    id TEXT PRIMARY KEY,
+    principal_id TEXT NOT NULL,
+    at TEXT NOT NULL,
+    source TEXT NOT NULL,
+    client TEXT,
+    session TEXT,
+    query TEXT NOT NULL,
+    items TEXT NOT NULL
+  );
+  CREATE INDEX recalls_principal ON recalls(principal_id, at DESC, id DESC);
+  CREATE INDEX recalls_at ON recalls(at);
+  `,
 ]

@@ -18,6 +18,7 @@ import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
 import {ENTRY_COLUMNS, filterSql, StatementCache} from './sqlite-rows.js'
 import {commentFromRow, entryFromRow, type Row} from './rows.js'
 import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
+import {SqliteRecallStore} from './sqlite-recalls.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
 import {SqliteTransferStore} from './sqlite-transfer.js'
 import {WriteGate} from './write-gate.js'
@@ -62,6 +63,7 @@ export class SqliteStore implements Store {
   readonly oauth: OAuthStore
   readonly transfer: TransferStore
   readonly idempotency: SqliteIdempotencyStore
+  readonly recalls: SqliteRecallStore
   private readonly statements: StatementCache
   private readonly entries: SqliteEntryWriter
   private readonly search: SearchEngine
@@ -99,6 +101,7 @@ export class SqliteStore implements Store {
     this.oauth = new SqliteOAuthStore(this.db, this.gate)
     this.transfer = new SqliteTransferStore(this.db, this.statements, this.entries, this.gate, () => this.forgetRemembered())
     this.idempotency = new SqliteIdempotencyStore(this.db, this.gate)
+    this.recalls = new SqliteRecallStore(this.db, this.gate)
   }
 
   /** Runs every migration newer than the file's `user_version`, each in its own transaction. */

@@ -19,6 +19,7 @@ import type {
 } from '../../src/shared/types.js'
 import type {IdempotencyStore} from './idempotency.js'
 import type {OAuthStore} from './oauth-store.js'
+import type {RecallStore} from './recall-store.js'
 import type {TransferStore} from './transfer-store.js'
 
 export interface PrincipalRecord {
@@ -209,6 +210,9 @@ export interface Store {
 
   /** Idempotency-Key records (server/store/idempotency.ts), an interface of their own. */
   readonly idempotency: IdempotencyStore
+
+  /** The record of recalls (docs/api.md, "Recall"), an interface of its own. */
+  readonly recalls: RecallStore
 }
 
 /** A position among an entry's comments: the last one already seen. */

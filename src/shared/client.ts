@@ -6,6 +6,7 @@
  */
 import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from './errors.js'
 // The inputs are the request schemas' own types: type-only, so the CLI does not load TypeBox to use them.
+import type {RecallBody, RecallRecord, RecallResult, RecallsQuery} from './recall-schemas.js'
 import type {
   AnchorCheckBody,
   CommentBody,
@@ -281,6 +282,15 @@ export class ApiClient {
   /** Changes a project's settings (its maintainers or the owner). */
   async patchProject(id: string, input: ProjectSettingsBody): Promise<Project> {
     return (await this.request<Project>('PATCH', `/projects/${encodeURIComponent(id)}`, {body: input})).body
+  }
+
+  /** The knowledge for a prompt, within a budget; recorded (docs/api.md, "Recall"). */
+  async recall(input: RecallBody): Promise<RecallResult> {
+    return (await this.request<RecallResult>('POST', '/recalls', {body: input})).body
+  }
+
+  async listRecalls(query: RecallsQuery): Promise<Page<RecallRecord>> {
+    return (await this.request<Page<RecallRecord>>('GET', '/recalls', {query: {...query}})).body
   }
 
   async joinProject(input: JoinProjectBody): Promise<JoinResult> {

@@ -94,3 +94,19 @@ export const VERIFY_AFTER_DAYS_DEFAULT = 180
 export const VERIFY_AFTER_DAYS_MAX = 3650
 /** Age alone never multiplies a score by less than this (docs/search.md, "Confidence"). */
 export const CONFIDENCE_AGE_FLOOR = 0.7
+
+// ---- Recall: knowledge given to an agent, and the record of it (docs/api.md, "Recall") ----
+
+/** Who asked for a recall: a prompt hook, or the MCP tools' search and get. */
+export const RECALL_SOURCES = ['hook', 'mcp_search', 'mcp_get'] as const
+/** The context a hook may inject, in o200k_base tokens: the default, and the range a caller may ask for. */
+export const RECALL_TOKENS_DEFAULT = 300
+export const RECALL_TOKENS_MIN = 50
+export const RECALL_TOKENS_MAX = 4000
+/** A prompt as a hook sends it; only its first QUERY_MAX characters of distinct words are searched. */
+export const RECALL_PROMPT_MAX = 100_000
+/** The tool (`claude-code`) and its session id, as the hook or MCP client names them. */
+export const RECALL_CLIENT_MAX = 100
+export const RECALL_SESSION_MAX = 200
+/** How long the record of a recall is kept by default (`kb daemon run --recall-retention-days`). */
+export const RECALL_RETENTION_DAYS_DEFAULT = 30

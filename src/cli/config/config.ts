@@ -8,7 +8,7 @@ import {homedir} from 'node:os'
 import {join} from 'node:path'
 import {KbError} from '../../shared/errors.js'
 import {DEFAULT_BASE_URL} from '../../shared/paths.js'
-import {DETAILS, LIMIT_MAX} from '../../shared/contract.js'
+import {DETAILS, LIMIT_MAX, RECALL_TOKENS_DEFAULT, RECALL_TOKENS_MAX, RECALL_TOKENS_MIN} from '../../shared/contract.js'
 
 /** `$XDG_CONFIG_HOME/kb`, else `~/.config/kb`: config.json and the credential file live here. */
 export function configDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -51,6 +51,16 @@ export const CONFIG_KEYS: Record<string, ConfigKey> = {
     description: 'the editor for `kb add`, `kb edit` and `kb comment` on a terminal (default $VISUAL, $EDITOR, vi)',
     parse: (v) => v,
   },
+  'recall.max_tokens': {
+    description: `the token budget of what \`kb recall --hook\` gives an agent per prompt (${RECALL_TOKENS_MIN}–${RECALL_TOKENS_MAX}, default ${RECALL_TOKENS_DEFAULT})`,
+    env: 'KB_RECALL_MAX_TOKENS',
+    parse: (v) => {
+      const n = Number(v)
+      if (!Number.isInteger(n) || n < RECALL_TOKENS_MIN || n > RECALL_TOKENS_MAX)
+        throw new KbError('usage', `recall.max_tokens must be a whole number from ${RECALL_TOKENS_MIN} to ${RECALL_TOKENS_MAX}`)
+      return n
+    },
+  },
   queue_writes: {
     description:
       'queue writes for `kb sync` when the server cannot be reached (true, default), or fail with exit 6 (false; also KB_NO_QUEUE=1 or --no-queue)',
@@ -65,6 +75,14 @@ export function assertConfigKey(key: string): ConfigKey {
   const k = CONFIG_KEYS[key]
   if (!k) throw new KbError('usage', `unknown config key "${key}"; known keys: ${Object.keys(CONFIG_KEYS).join(', ')}`)
   return k
+}
+
+/** A stored value; a dotted key (`recall.max_tokens`) is stored nested, as `conf` writes it. */
+export function storedValue(config: Record<string, unknown>, key: string): unknown {
+  if (key in config) return config[key]
+  let at: unknown = config
+  for (const part of key.split('.')) at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[part] : undefined
+  return at
 }
 
 let cached: Record<string, unknown> | undefined

@@ -2,9 +2,9 @@
  * @module The value a setting has right now and where it came from (environment, config file, default),
  * for `kb config get|list` (docs/cli.md, "Configuration").
  */
-import {DETAIL_DEFAULT, LIMIT_DEFAULT} from '../../shared/contract.js'
+import {DETAIL_DEFAULT, LIMIT_DEFAULT, RECALL_TOKENS_DEFAULT} from '../../shared/contract.js'
 import {DEFAULT_BASE_URL} from '../../shared/paths.js'
-import {CONFIG_KEYS, readConfig} from './config.js'
+import {CONFIG_KEYS, readConfig, storedValue} from './config.js'
 
 export interface Setting {
   key: string
@@ -26,6 +26,7 @@ const DEFAULTS: Record<string, string | number | boolean> = {
   default_limit: `${LIMIT_DEFAULT.entries} (kb list), ${LIMIT_DEFAULT.search} (kb search)`,
   editor: 'vi',
   queue_writes: true,
+  'recall.max_tokens': RECALL_TOKENS_DEFAULT,
 }
 
 export function effectiveSetting(key: string, env: NodeJS.ProcessEnv = process.env): Setting {
@@ -33,7 +34,7 @@ export function effectiveSetting(key: string, env: NodeJS.ProcessEnv = process.e
   const envName = def.env ?? null
   if (envName && env[envName]) return {key, value: env[envName]!, source: 'env', env: envName}
   if (key === 'queue_writes' && noQueueEnv(env.KB_NO_QUEUE)) return {key, value: false, source: 'env', env: 'KB_NO_QUEUE'}
-  const stored = readConfig(env)[key]
+  const stored = storedValue(readConfig(env), key)
   if (stored !== undefined && stored !== null) return {key, value: stored as string | number | boolean, source: 'config', env: envName}
   const fallback = (FALLBACK_ENV[key] ?? []).find((name) => env[name])
   if (fallback) return {key, value: env[fallback]!, source: 'env', env: fallback}
