@@ -13,8 +13,13 @@ import {readStdin} from '../src/cli/input.js'
 import {safeText} from '../src/cli/output/safe-text.js'
 import {HOOK_TOOLS, hookOutput, readHookInput, type HookTool} from '../src/cli/recall/hook-formats.js'
 
-/** The whole hook, from start to output: past it the prompt goes on without kb. */
+/** The whole hook, from the process's start to its output: past it the prompt goes on without kb (KB_RECALL_DEADLINE_MS). */
 const HOOK_DEADLINE_MS = 900
+
+function hookDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.KB_RECALL_DEADLINE_MS)
+  return Number.isInteger(n) && n > 0 ? n : HOOK_DEADLINE_MS
+}
 
 export default class Recall extends KbCommand<typeof Recall> {
   static override summary = 'Recall the knowledge that bears on a prompt (for agents\u2019 prompt hooks)'
@@ -27,7 +32,8 @@ export default class Recall extends KbCommand<typeof Recall> {
     '<%= config.bin %> recall "ECONNREFUSED when the tests start the daemon"',
     'echo \'{"prompt":"why does the pool time out?","cwd":"."}\' | <%= config.bin %> recall --hook claude-code',
   ]
-  static override args = {text: Args.string({description: 'the prompt or question'})}
+  // stdin is read here, not by oclif's parser: a hook's stdin is JSON, not the text.
+  static override args = {text: Args.string({description: 'the prompt or question (else stdin)', ignoreStdin: true})}
   static override flags = {
     hook: Flags.option({
       options: HOOK_TOOLS,
@@ -56,21 +62,18 @@ export default class Recall extends KbCommand<typeof Recall> {
 
   /** The hook: silent on every failure, bounded in time, no daemon started. */
   private async hook(tool: HookTool): Promise<null> {
-    const start = Date.now()
-    const timer = setTimeout(() => process.exit(0), HOOK_DEADLINE_MS + 80)
+    const deadline = Date.now() - process.uptime() * 1000 + hookDeadlineMs()
+    const timer = setTimeout(() => process.exit(0), Math.max(0, deadline + 50 - Date.now()))
     timer.unref()
     try {
       const input = readHookInput(tool, await readStdin())
       if (!input) return null
       if (input.cwd) process.chdir(input.cwd)
-      const result = await this.recall(
-        input.prompt,
-        {client: tool, ...(input.session ? {session: input.session} : {})},
-        start + HOOK_DEADLINE_MS,
-      )
+      const result = await this.recall(input.prompt, {client: tool, ...(input.session ? {session: input.session} : {})}, deadline)
       if (result.context !== '') process.stdout.write(hookOutput(tool, safeText(result.context)))
-    } catch {
-      // A prompt hook must never break the prompt: kb down, slow, or refusing is silence.
+    } catch (e) {
+      // A prompt hook must never break the prompt: kb down, slow, or refusing is silence (KB_DEBUG shows why).
+      if (process.env.KB_DEBUG) process.stderr.write(`kb recall: ${String(e)}\n`)
     }
     return null
   }
