@@ -4,7 +4,7 @@
  * that is down or does not answer costs the prompt nothing but silence, fast; a secret is masked; the record lists
  * what was given (docs/agents.md, "Recall on every prompt").
  */
-import {createServer, type Server} from 'node:net'
+import {createServer, type Server, type Socket} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {ChildDaemon} from '../helpers/daemon.js'
 import {cleanup, freePort, kb, type KbEnv, userWithDaemon} from './helpers.js'
@@ -91,7 +91,7 @@ describe('kb recall --hook claude-code', () => {
   })
 
   it('gives up within its deadline on a server that takes the connection and never answers', async () => {
-    const sockets = new Set<import('node:net').Socket>()
+    const sockets = new Set<Socket>()
     const silent: Server = createServer((s) => void sockets.add(s))
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve))
     const port = (silent.address() as {port: number}).port
