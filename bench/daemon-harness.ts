@@ -71,12 +71,13 @@ export async function spawnDaemon(dataDir: string, storeUrl?: string): Promise<R
 
 export interface Latency {
   p50: number
+  p95: number
   p99: number
   n: number
 }
 
 export function latency(ms: number[]): Latency {
-  return {p50: quantile(ms, 0.5), p99: quantile(ms, 0.99), n: ms.length}
+  return {p50: quantile(ms, 0.5), p95: quantile(ms, 0.95), p99: quantile(ms, 0.99), n: ms.length}
 }
 
 export async function call(url: string, key: string, method: string, path: string, body?: unknown): Promise<unknown> {
