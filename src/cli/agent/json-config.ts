@@ -163,19 +163,19 @@ export function jsonEditor(file: string, serversKey: string, comments: boolean):
         if (deepEqual(current[key], entry[key])) continue
         out = applyEdits(out, modify(out, [serversKey, NAME, key], entry[key], options))
       }
-      return checked(text, out, {...current, ...entry})
+      const kept = Object.fromEntries(Object.entries(current).filter(([k]) => !(MANAGED_KEYS as readonly string[]).includes(k)))
+      return checked(text, out, {...kept, ...entry})
     },
     remove(text) {
       if (read(text) === undefined) return text
-      const servers = findNodeAtLocation(parseTree(text, [], {allowTrailingComma: comments})!, [serversKey])!
-      const out = checked(
-        text,
-        removeProperty(text, servers, NAME) ?? applyEdits(text, modify(text, [serversKey, NAME], undefined, {})),
-        undefined,
-      )
-      // What kb itself would have created, now empty: the file goes, as it came.
-      const left: unknown = parse(out, [], {allowTrailingComma: comments})
-      if (deepEqual(left, {[serversKey]: {}}) && stripComments(out) === out) return null
+      const tree = parseTree(text, [], {allowTrailingComma: comments})!
+      const servers = findNodeAtLocation(tree, [serversKey])!
+      // kb was the only server: the servers object goes too (an install into a file without one added it).
+      const alone = servers.children?.length === 1
+      const cut = alone ? removeProperty(text, tree, serversKey) : removeProperty(text, servers, NAME)
+      const out = checked(text, cut ?? applyEdits(text, modify(text, alone ? [serversKey] : [serversKey, NAME], undefined, {})), undefined)
+      // Nothing left of anyone else's: the file goes, as it came.
+      if (deepEqual(load(out), null) || (deepEqual(parse(out), {}) && stripComments(out) === out)) return null
       return out
     },
   }
