@@ -1,9 +1,10 @@
 /**
  * Start-up guard: nothing heavy (Ink, React, fastify, better-sqlite3, gpt-tokenizer, TypeBox, the
  * server, `kb agent`'s config editors jsonc-parser and smol-toml, and not even undici, conf, simple-git,
- * the keyring, lowdb, string-width, cli-progress or the completion plugin) is loaded on the path of `kb --version`, `kb search` or `kb add`; lowdb only once
- * something is queued in the outbox. A `node --import` preload records every module the process resolves (ESM
- * and CommonJS); positive controls prove the recorder does see such modules when they do load.
+ * the keyring, lowdb, string-width, cli-progress or the completion plugin) is loaded on the path of
+ * `kb --version`, `kb search` or `kb add`; lowdb only once something is queued in the outbox. A
+ * `node --import` preload records every module the process resolves (ESM and CommonJS); positive
+ * controls prove the recorder does see such modules when they do load.
  */
 import {readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
