@@ -15,7 +15,7 @@ import {jsonEditor} from './json-config.js'
 import {tomlEditor} from './toml-config.js'
 import {AGENT_TOOLS, TOOL_IDS, type AgentTool, type ServerSpec, type ToolId} from './tools.js'
 
-export type Scope = 'project' | 'user'
+type Scope = 'project' | 'user'
 
 export interface Change {
   role: 'config' | 'instructions'
@@ -53,7 +53,7 @@ export async function projectRoot(cwd: string): Promise<string> {
 }
 
 /** `--command "node /abs/bin/run.js"` as words, split like a shell would split them but without a shell. */
-export function splitCommand(text: string): string[] {
+function splitCommand(text: string): string[] {
   const words: string[] = []
   let word: string | null = null
   for (let i = 0; i < text.length; i++) {
@@ -104,11 +104,11 @@ function readText(path: string): string | null {
   }
 }
 
-export function configPath(tool: AgentTool, scope: Scope, root: string, env: NodeJS.ProcessEnv): string {
+function configPath(tool: AgentTool, scope: Scope, root: string, env: NodeJS.ProcessEnv): string {
   return scope === 'project' ? join(root, tool.projectConfig) : tool.userConfig(env)
 }
 
-export function instructionsPath(tool: AgentTool, scope: Scope, root: string, env: NodeJS.ProcessEnv): string | null {
+function instructionsPath(tool: AgentTool, scope: Scope, root: string, env: NodeJS.ProcessEnv): string | null {
   return scope === 'project' ? join(root, tool.projectInstructions) : tool.userInstructions(env)
 }
 

@@ -12,7 +12,7 @@ export type ToolId = (typeof TOOL_IDS)[number]
 /** How the agent reaches kb: `kb mcp` over stdio, or the server's HTTP endpoint (OAuth on first use). */
 export type ServerSpec = {kind: 'stdio'; command: string; args: string[]} | {kind: 'http'; url: string}
 
-export type ConfigFormat = 'json' | 'jsonc' | 'toml'
+type ConfigFormat = 'json' | 'jsonc' | 'toml'
 
 export interface AgentTool {
   id: ToolId
@@ -102,8 +102,4 @@ export const AGENT_TOOLS: Record<ToolId, AgentTool> = {
     instructionsKind: 'markdown',
     entry: (s) => (s.kind === 'http' ? {url: s.url} : {command: s.command, args: s.args}),
   },
-}
-
-export function isToolId(value: string): value is ToolId {
-  return (TOOL_IDS as readonly string[]).includes(value)
 }
