@@ -37,7 +37,7 @@ export default class AgentUninstall extends KbCommand<typeof AgentUninstall> {
       mode: this.mode,
       what: (role) => (role === 'config' ? "kb's MCP server" : "kb's section of the agent's instructions"),
     })
-    if (!this.flags['dry-run']) applyChanges(plan.changes)
+    if (!this.flags['dry-run']) applyChanges(plan.changes, scope === 'project' ? target.root : undefined)
     this.out(text)
     return {tool, scope, ...report}
   }

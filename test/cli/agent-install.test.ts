@@ -5,7 +5,7 @@
  * changes nothing, --dry-run's diff with nothing written, and an unparseable file refused with its line and
  * column (exit 2). HOME (and CODEX_HOME) point into the test's own directory for --user.
  */
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync} from 'node:fs'
 import {dirname, join} from 'node:path'
 import {parse as parseToml} from 'smol-toml'
 import {parse as parseJsonc} from 'jsonc-parser'
@@ -117,6 +117,8 @@ describe.each(CASES)('kb agent install $tool', (c) => {
     expect(un.stdout).toBe(`removed\t${config}\nremoved\t${instructions}\n`)
     expect(existsSync(config)).toBe(false)
     expect(existsSync(instructions)).toBe(false)
+    // The folders kb created (.cursor/rules, .vscode, .github, .codex) go too: the checkout is as it was.
+    expect(readdirSync(dir)).toEqual(['.git'])
   })
 
   it('merges into an existing config (other servers and comments kept byte for byte) and instructions file', async () => {

@@ -90,6 +90,44 @@ describe('kb agent install: the server entry', () => {
     expect(readJson(file).mcpServers.kb).toEqual({type: 'http', url: `${TEAM}/mcp`, env: {KB_PROJECT: 'github.com/acme/api'}})
   })
 
+  it('codex: an existing [mcp_servers.kb] is rewritten in place, its other keys, sub-tables and CRLF line ends kept', async () => {
+    const dir = repo()
+    const file = join(dir, '.codex', 'config.toml')
+    mkdirSync(join(dir, '.codex'))
+    const before = [
+      'model = "gpt-5"',
+      '',
+      '[mcp_servers.kb]',
+      'command = "/old/kb"',
+      'args = [',
+      '  "mcp",',
+      ']',
+      'startup_timeout_sec = 20 # slow disk',
+      '',
+      '[mcp_servers.kb.env]',
+      'KB_PROJECT = "github.com/acme/api"',
+      '',
+      '# other servers',
+      '[mcp_servers.docs]',
+      'url = "https://docs.example.com/mcp"',
+      '',
+    ]
+    writeFileSync(file, before.join('\r\n'))
+    const r = await kb(user, ['agent', 'install', 'codex', '--no-instructions'], {cwd: dir})
+    expect(r.code, r.stderr).toBe(0)
+    const after = before.slice()
+    after.splice(3, 4, 'command = "kb"', 'args = ["mcp"]')
+    expect(readFileSync(file, 'utf8')).toBe(after.join('\r\n'))
+    expect(parseToml(readFileSync(file, 'utf8'))).toMatchObject({
+      mcp_servers: {kb: {command: 'kb', args: ['mcp'], startup_timeout_sec: 20, env: {KB_PROJECT: 'github.com/acme/api'}}},
+    })
+    const un = await kb(user, ['agent', 'uninstall', 'codex', '--no-instructions'], {cwd: dir})
+    expect(un.code, un.stderr).toBe(0)
+    expect(readFileSync(file, 'utf8')).toBe(
+      ['model = "gpt-5"', '', '# other servers', '[mcp_servers.docs]', 'url = "https://docs.example.com/mcp"', ''].join('\r\n'),
+    )
+  })
+
   it('--command is split into command and arguments without a shell; --project and --base-url go to kb mcp', async () => {
     const dir = repo()
     const r = await kb(

@@ -3,8 +3,8 @@
  * instructions file are planned as before/after texts first — which `--dry-run` prints as a diff and a
  * second install finds empty — then written. Loaded only by those commands (jsonc-parser, smol-toml).
  */
-import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
-import {dirname, join} from 'node:path'
+import {mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync} from 'node:fs'
+import {dirname, join, sep} from 'node:path'
 import {KbError} from '../../shared/errors.js'
 import {isLoopbackUrl} from '../daemon/manager.js'
 import {git} from '../project/git-config.js'
@@ -64,7 +64,9 @@ function splitCommand(text: string): string[] {
     } else if (c === "'" || c === '"') {
       const close = text.indexOf(c, i + 1)
       if (close === -1) throw new KbError('usage', `--command: the ${c} at character ${i + 1} is not closed`)
-      word = (word ?? '') + text.slice(i + 1, close).replace(c === '"' ? /\\(["\\$`])/g : /(?!)/g, '$1')
+      // Inside double quotes a backslash escapes only " \\ $ and `, as in sh; single quotes take everything as written.
+      const quoted = text.slice(i + 1, close)
+      word = (word ?? '') + (c === '"' ? quoted.replace(/\\(["\\$`])/g, '$1') : quoted)
       i = close
     } else if (c === '\\' && i + 1 < text.length) word = (word ?? '') + text[++i]
     else word = (word ?? '') + c
@@ -152,12 +154,20 @@ export function planUninstall(t: Target, label: (path: string) => string): Plan 
   return {changes, notes: []}
 }
 
-/** Writes the planned texts (through a symlink, keeping the file's mode); a file planned as null goes. */
-export function applyChanges(changes: Change[]): void {
+/**
+ * Writes the planned texts (through a symlink, keeping the file's mode); a file planned as null goes, and
+ * so do the folders below `root` it leaves empty (.cursor/rules, .codex, .vscode that kb created).
+ */
+export function applyChanges(changes: Change[], root?: string): void {
   for (const c of changes) {
     if (c.before === c.after) continue
-    if (c.after === null) rmSync(c.path, {force: true})
-    else {
+    if (c.after === null) {
+      rmSync(c.path, {force: true})
+      for (let dir = dirname(c.path); root !== undefined && dir.startsWith(`${root}${sep}`); dir = dirname(dir)) {
+        if (readdirSync(dir).length > 0) break
+        rmdirSync(dir)
+      }
+    } else {
       mkdirSync(dirname(c.path), {recursive: true})
       writeFileSync(c.path, c.after)
     }
