@@ -157,6 +157,26 @@ describe('kb agent install: the server entry', () => {
   })
 })
 
+describe('kb agent install: the instructions section', () => {
+  it('is replaced in place between its markers (text around it kept); a lone marker is refused with its line and column', async () => {
+    const dir = repo()
+    const file = join(dir, 'CLAUDE.md')
+    writeFileSync(file, '# Mine\n\n<!-- kb:begin -->\nan older kb said this\n<!-- kb:end -->\n\n## More of mine\n')
+    const r = await kb(user, ['agent', 'install', 'claude-code'], {cwd: dir})
+    expect(r.code, r.stderr).toBe(0)
+    const text = readFileSync(file, 'utf8')
+    expect(text).toMatch(
+      /^# Mine\n\n<!-- kb:begin -->\n## kb: the team knowledge base\n[\s\S]*verify_knowledge[\s\S]*<!-- kb:end -->\n\n## More of mine\n$/,
+    )
+    expect(text).not.toContain('an older kb')
+
+    writeFileSync(file, '# Mine\n\nsee <!-- kb:end --> below\n')
+    const lone = await kb(user, ['agent', 'install', 'claude-code'], {cwd: dir})
+    expect(lone.code).toBe(2)
+    expect(lone.stderr).toContain('kb: CLAUDE.md:3:5: has <!-- kb:end --> without <!-- kb:begin -->')
+  })
+})
+
 describe('kb agent list', () => {
   it('shows per tool and scope where kb is, as JSON and as a table that fits 80 columns', async () => {
     const dir = repo()
