@@ -1,5 +1,5 @@
 /**
- * The `--dry-run` diff is a real unified diff: GNU patch applied to the "before" text gives the "after" text
+ * The `--dry-run` diff is a real unified diff: `git apply` applied to the "before" text gives the "after" text
  * exactly, for random edits of random files (several hunks, edits at either end, files created and emptied).
  */
 import {execFileSync} from 'node:child_process'
@@ -13,11 +13,11 @@ import {unifiedDiff} from '../../../src/cli/agent/diff.js'
 const dir = mkdtempSync(join(tmpdir(), 'kb-diff-'))
 afterAll(() => rmSync(dir, {recursive: true, force: true}))
 
-/** `before` patched with `diff` by GNU patch. */
+/** `before` patched with `diff` by `git apply` (git is on every machine that runs kb's tests). */
 function patched(before: string, diff: string): string {
   const file = join(dir, 'f.txt')
   writeFileSync(file, before)
-  execFileSync('patch', ['-s', '-u', file], {input: diff})
+  execFileSync('git', ['apply', '--whitespace=nowarn', '-'], {cwd: dir, input: diff, stdio: ['pipe', 'pipe', 'pipe']})
   return readFileSync(file, 'utf8')
 }
 
@@ -35,7 +35,7 @@ describe('unifiedDiff', () => {
   it('two changes far apart are two hunks with three lines of context each', () => {
     const before = Array.from({length: 20}, (_, i) => `line ${i + 1}\n`).join('')
     const after = before.replace('line 2\n', 'line two\n').replace('line 18\n', 'line eighteen\n')
-    const d = unifiedDiff('f', before, after)
+    const d = unifiedDiff('f.txt', before, after)
     expect(d.match(/^@@ .* @@$/gm)).toEqual(['@@ -1,5 +1,5 @@', '@@ -15,6 +15,6 @@'])
     expect(patched(before, d)).toBe(after)
   })
