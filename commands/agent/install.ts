@@ -3,6 +3,7 @@
  * instructions file, in one command (docs/agents.md). The work is in src/cli/agent/, loaded here only.
  */
 import {Args, Flags} from '@oclif/core'
+import {join} from 'node:path'
 import {KbCommand} from '../../src/cli/base.js'
 import {TOOL_IDS, type ToolId} from '../../src/cli/agent/tools.js'
 import type {PlanReport} from '../../src/cli/agent/report.js'
@@ -37,7 +38,7 @@ It also adds kb's short section (between <!-- kb:begin --> and <!-- kb:end -->) 
   }
 
   async run(): Promise<PlanReport & {tool: ToolId; scope: string; entry: Record<string, unknown>}> {
-    const [{applyChanges, planInstall, projectRoot, serverSpec}, {displayPath, renderPlan}, {AGENT_TOOLS}] = await Promise.all([
+    const [{applyChanges, onPath, planInstall, projectRoot, serverSpec}, {displayPath, renderPlan}, {AGENT_TOOLS}] = await Promise.all([
       import('../../src/cli/agent/agents.js'),
       import('../../src/cli/agent/report.js'),
       import('../../src/cli/agent/tools.js'),
@@ -60,6 +61,11 @@ It also adds kb's short section (between <!-- kb:begin --> and <!-- kb:end -->) 
       what: (role) => (role === 'config' ? `kb's MCP server for ${name} (${scope})` : `kb's section of the agent's instructions`),
     })
     if (!this.flags['dry-run']) applyChanges(plan.changes)
+    // The agent starts `kb` from its PATH: say so now rather than leave a server that never starts.
+    if (server.kind === 'stdio' && this.flags.command === undefined && !onPath('kb'))
+      this.warnLine(
+        `kb is not on PATH, so ${name} cannot start \`kb mcp\`; install kb globally (npm install -g), or run again with --command "${process.execPath} ${join(this.config.root, 'bin', 'run.js')}"`,
+      )
     this.out(text)
     return {tool, scope, entry: AGENT_TOOLS[tool].entry(server), ...report}
   }

@@ -5,8 +5,8 @@
  * --no-instructions, an entry switched from stdio to HTTP keeping keys a person added, and `kb agent list`
  * as JSON and as an 80-column table.
  */
-import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
-import {join} from 'node:path'
+import {chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
+import {dirname, join} from 'node:path'
 import {parse as parseToml} from 'smol-toml'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {ANSI_RE, cleanup, gitRepo, kb, kbTty, makeUser, type KbEnv} from './helpers.js'
@@ -154,6 +154,26 @@ describe('kb agent install: the server entry', () => {
     const unclosed = await kb(user, ['agent', 'install', 'cursor', '--command', 'node "/x'], {cwd: dir})
     expect(unclosed.code).toBe(2)
     expect(unclosed.stderr).toMatch(/--command: the " at character 6 is not closed/)
+  })
+})
+
+describe('kb agent install: kb on PATH', () => {
+  it('warns when the agent could not find `kb` on PATH, naming the --command that works; not when it can', async () => {
+    const dir = repo()
+    const bin = join(user.root, 'path-bin')
+    mkdirSync(bin, {recursive: true})
+    const without = await kb(user, ['agent', 'install', 'cursor', '--no-instructions'], {cwd: dir, env: {PATH: dirname(process.execPath)}})
+    expect(without.code, without.stderr).toBe(0)
+    expect(without.stderr).toContain(`kb: warning: kb is not on PATH, so Cursor cannot start \`kb mcp\``)
+    expect(without.stderr).toMatch(/--command ".+ .+\/bin\/run\.js"/)
+    writeFileSync(join(bin, 'kb'), '#!/bin/sh\n')
+    chmodSync(join(bin, 'kb'), 0o755)
+    const found = await kb(user, ['agent', 'install', 'cursor', '--no-instructions'], {
+      cwd: dir,
+      env: {PATH: `${bin}:${dirname(process.execPath)}`},
+    })
+    expect(found.code, found.stderr).toBe(0)
+    expect(found.stderr).toBe('')
   })
 })
 

@@ -3,8 +3,8 @@
  * instructions file are planned as before/after texts first — which `--dry-run` prints as a diff and a
  * second install finds empty — then written. Loaded only by those commands (jsonc-parser, smol-toml).
  */
-import {mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync} from 'node:fs'
-import {dirname, join, sep} from 'node:path'
+import {existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync} from 'node:fs'
+import {delimiter, dirname, join, sep} from 'node:path'
 import {KbError} from '../../shared/errors.js'
 import {isLoopbackUrl} from '../daemon/manager.js'
 import {git} from '../project/git-config.js'
@@ -74,6 +74,15 @@ function splitCommand(text: string): string[] {
   if (word !== null) words.push(word)
   if (words.length === 0) throw new KbError('usage', '--command is empty; give the program that runs kb, e.g. --command kb')
   return words
+}
+
+/** Whether `name` is a program on `PATH` (as the agent that starts it will look it up). */
+export function onPath(name: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const exts = process.platform === 'win32' ? (env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';') : ['']
+  return (env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .some((dir) => exts.some((ext) => existsSync(join(dir, name + ext))))
 }
 
 /** The server kb's entry starts: `kb mcp` (or `--command`'s words + `mcp`), or `<base URL>/mcp` with --http. */
