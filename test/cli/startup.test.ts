@@ -1,9 +1,10 @@
 /**
  * Start-up guard: nothing heavy (Ink, React, fastify, better-sqlite3, gpt-tokenizer, TypeBox, the
- * server, and not even undici, conf, simple-git, the keyring, lowdb, string-width, cli-progress or the
- * completion plugin) is loaded on the path of `kb --version`, `kb search` or `kb add`; lowdb only once
- * something is queued in the outbox. A `node --import` preload records every module the process resolves (ESM
- * and CommonJS); positive controls prove the recorder does see such modules when they do load.
+ * server, `kb agent`'s config editors jsonc-parser and smol-toml, and not even undici, conf, simple-git,
+ * the keyring, lowdb, string-width, cli-progress or the completion plugin) is loaded on the path of
+ * `kb --version`, `kb search` or `kb add`; lowdb only once something is queued in the outbox. A
+ * `node --import` preload records every module the process resolves (ESM and CommonJS); positive
+ * controls prove the recorder does see such modules when they do load.
  */
 import {readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
@@ -14,7 +15,7 @@ import {cleanup, gitRepo, kb, run, type KbEnv, userWithDaemon} from './helpers.j
 
 const RECORDER = join(import.meta.dirname, 'fixtures', 'record-modules.mjs')
 const HEAVY =
-  /\/node_modules\/(ink|react|react-reconciler|fastify|better-sqlite3|gpt-tokenizer|@sinclair\/typebox|undici|conf|simple-git|oauth4webapi|@modelcontextprotocol\/sdk|@napi-rs\/keyring[^/]*|lowdb|steno)\/|\/dist\/server\//
+  /\/node_modules\/(ink|react|jsonc-parser|smol-toml|react-reconciler|fastify|better-sqlite3|gpt-tokenizer|@sinclair\/typebox|undici|conf|simple-git|oauth4webapi|@modelcontextprotocol\/sdk|@napi-rs\/keyring[^/]*|lowdb|steno)\/|\/dist\/server\//
 
 /** Ours to load only when needed (oclif's own, nested string-width@4 is not this one). */
 const LAZY = new RegExp(`^${ROOT}/node_modules/(string-width|cli-progress|@oclif/plugin-autocomplete)/`)
