@@ -35,7 +35,8 @@ export default class AgentUninstall extends KbCommand<typeof AgentUninstall> {
     const {report, text} = renderPlan(plan, {
       dryRun: this.flags['dry-run'],
       mode: this.mode,
-      what: (role) => (role === 'config' ? "kb's MCP server" : "kb's section of the agent's instructions"),
+      what: (role) =>
+        role === 'config' ? "kb's MCP server" : role === 'hook' ? 'kb recall on every prompt' : "kb's section of the agent's instructions",
     })
     if (!this.flags['dry-run']) applyChanges(plan.changes, scope === 'project' ? target.root : undefined)
     this.out(text)

@@ -12,13 +12,14 @@ import type {ConfigEditor} from './edit.js'
 import {isPlainObject} from './edit.js'
 import {hasInstructions, withInstructions, withoutInstructions} from './instructions.js'
 import {jsonEditor} from './json-config.js'
+import {claudeSettingsPath, recallCommand, withoutRecallHook, withRecallHook} from './recall-hook.js'
 import {tomlEditor} from './toml-config.js'
 import {AGENT_TOOLS, TOOL_IDS, type AgentTool, type ServerSpec, type ToolId} from './tools.js'
 
 type Scope = 'project' | 'user'
 
 export interface Change {
-  role: 'config' | 'instructions'
+  role: 'config' | 'instructions' | 'hook'
   path: string
   before: string | null
   after: string | null
@@ -45,6 +46,8 @@ export interface Target {
   root: string
   env: NodeJS.ProcessEnv
   instructions: boolean
+  /** kb's prompt hook (`kb recall --hook`): true adds it on install; uninstall always takes it out. */
+  recall?: boolean
 }
 
 /** The project's root: the top of the git checkout around `cwd`, else `cwd` itself. */
@@ -138,6 +141,16 @@ export function planInstall(t: Target, server: ServerSpec, label: (path: string)
       changes.push({role: 'instructions', path: file, before: text, after: withInstructions(text, label(file), tool.instructionsKind)})
     }
   }
+  if (t.recall) {
+    if (t.tool !== 'claude-code')
+      throw new KbError(
+        'usage',
+        `--recall: ${tool.name} has no prompt hook that adds context to the prompt; only claude-code has (docs/agents.md, "Recall on every prompt")`,
+      )
+    const settings = claudeSettingsPath(t.scope, t.root)
+    const text = readText(settings)
+    changes.push({role: 'hook', path: settings, before: text, after: withRecallHook(label(settings), text, recallCommand(server))})
+  }
   if (t.tool === 'codex' && t.scope === 'project')
     notes.push('Codex reads .codex/config.toml only in a project you trust (Codex asks once, or see docs/agents.md)')
   if (server.kind === 'http')
@@ -159,6 +172,11 @@ export function planUninstall(t: Target, label: (path: string) => string): Plan 
   if (file !== null) {
     const text = readText(file)
     changes.push({role: 'instructions', path: file, before: text, after: text === null ? null : withoutInstructions(text, label(file))})
+  }
+  if (t.tool === 'claude-code') {
+    const settings = claudeSettingsPath(t.scope, t.root)
+    const text = readText(settings)
+    if (text !== null) changes.push({role: 'hook', path: settings, before: text, after: withoutRecallHook(label(settings), text)})
   }
   return {changes, notes: []}
 }

@@ -40,7 +40,7 @@ function restOfLine(text: string, end: number): {comma: number | null; eol: numb
  * `text` with `"key": value` added as the last property of `obj`, on its own lines, indented like its
  * siblings; null when the object is not laid out one property a line (the caller then lets jsonc-parser do it).
  */
-function insertProperty(text: string, obj: Node, key: string, value: unknown, f: FormattingOptions): string | null {
+export function insertProperty(text: string, obj: Node, key: string, value: unknown, f: FormattingOptions): string | null {
   const unit = f.insertSpaces ? ' '.repeat(f.tabSize ?? 2) : '\t'
   const eol = f.eol ?? '\n'
   const pretty = (indent: string): string =>
@@ -65,7 +65,7 @@ function insertProperty(text: string, obj: Node, key: string, value: unknown, f:
 }
 
 /** `text` without property `key` of `obj`, its lines removed whole; null when it does not stand on lines of its own. */
-function removeProperty(text: string, obj: Node, key: string): string | null {
+export function removeProperty(text: string, obj: Node, key: string): string | null {
   const props = obj.children ?? []
   const idx = props.findIndex((p) => p.children?.[0]?.value === key)
   const p = props[idx]
@@ -93,7 +93,7 @@ function removeProperty(text: string, obj: Node, key: string): string | null {
 }
 
 /** The file's own indentation and line ends, so inserted lines look like their neighbours. */
-function formattingOf(text: string): FormattingOptions {
+export function formattingOf(text: string): FormattingOptions {
   const eol = text.includes('\r\n') ? '\r\n' : '\n'
   const indent = /^([ \t]+)["/}\]]/m.exec(text)?.[1]
   if (indent?.startsWith('\t')) return {insertSpaces: false, tabSize: 1, eol}

@@ -7,12 +7,12 @@ import {isAbsolute, relative} from 'node:path'
 import {green} from '../output/format.js'
 import type {OutputMode} from '../output/format.js'
 import {safeText} from '../output/safe-text.js'
-import {outcomeOf, type Outcome, type Plan} from './agents.js'
+import {outcomeOf, type Change, type Outcome, type Plan} from './agents.js'
 import {unifiedDiff} from './diff.js'
 
 export interface PlanReport {
   dry_run: boolean
-  changes: {role: 'config' | 'instructions'; path: string; outcome: Outcome; diff?: string}[]
+  changes: {role: Change['role']; path: string; outcome: Outcome; diff?: string}[]
   notes: string[]
 }
 
@@ -30,7 +30,7 @@ const WORDS: Record<Outcome, string> = {created: 'Created', updated: 'Updated', 
 /** The report of a plan, and its human text (TTY: sentences; piped: `outcome<TAB>path` lines). */
 export function renderPlan(
   plan: Plan,
-  o: {dryRun: boolean; mode: OutputMode; what: (role: 'config' | 'instructions') => string},
+  o: {dryRun: boolean; mode: OutputMode; what: (role: Change['role']) => string},
 ): {report: PlanReport; text: string} {
   const changes = plan.changes.map((c) => {
     const outcome = outcomeOf(c)
