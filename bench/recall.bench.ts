@@ -46,7 +46,8 @@ try {
       KB_BASE_URL: daemon.url,
       KB_API_KEY: prepared.ownerKey,
     }
-    const hookInput = (i: number): string => JSON.stringify({session_id: 'bench', cwd: dir, hook_event_name: 'UserPromptSubmit', prompt: prompt(i)})
+    const hookInput = (i: number): string =>
+      JSON.stringify({session_id: 'bench', cwd: dir, hook_event_name: 'UserPromptSubmit', prompt: prompt(i)})
     // Warm both: the daemon's caches and the file system's.
     for (let i = 0; i < 5; i++) timed([process.execPath, KB_BIN, 'recall', '--hook', 'claude-code'], hookInput(i), env)
     const node: number[] = []

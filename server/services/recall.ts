@@ -54,14 +54,14 @@ const WEAK = new Set([
   'new',
 ])
 /** The context's first line: what it is and what the agent should do with it. */
-export const RECALL_HEADING =
+const RECALL_HEADING =
   'Knowledge from kb that may bear on this prompt (verify_knowledge when a fix works, flag_knowledge when it does not):'
 
 /**
  * The search query for a prompt: its distinct words in order, up to QUERY_MAX characters. Quotes and a trailing
  * partial word would make phrases and completions of a text nobody typed as a query, so they are left out.
  */
-export function queryOfPrompt(prompt: string): string {
+function queryOfPrompt(prompt: string): string {
   const seen = new Set<string>()
   let query = ''
   for (const raw of prompt.split(/\s+/)) {

@@ -42,7 +42,7 @@ export const RecallBody = Type.Object(
 )
 export type RecallBody = Static<typeof RecallBody>
 
-export const RecalledSchema = Type.Object({
+const RecalledSchema = Type.Object({
   id: Uuid,
   title: Type.String(),
   detail: Type.String({description: 'The detail level it was given at'}),

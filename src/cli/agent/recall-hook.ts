@@ -112,9 +112,3 @@ export function withoutRecallHook(file: string, text: string): string | null {
   }
   return deepEqual(load(file, out), {}) ? null : out
 }
-
-/** Whether the settings text holds kb's hook. */
-export function hasRecallHook(file: string, text: string): boolean {
-  const doc = load(file, text)
-  return isPlainObject(doc.hooks) && Array.isArray(doc.hooks[EVENT]) && (doc.hooks[EVENT] as unknown[]).some(isKbGroup)
-}
