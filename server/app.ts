@@ -189,12 +189,13 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   const apiKeys = new ApiKeyService(store)
   const idempotency = new IdempotencyLayer(store.idempotency, app.log, {maxStreamBytes: IMPORT_BODY_LIMIT})
   let openapiDoc: Record<string, unknown> | null = null
+  const recalls = new RecallService(store, queries, knowledge, options.recallRetentionDays ?? RECALL_RETENTION_DAYS_DEFAULT)
   const routes: RouteDef[] = [
     ...metaRoutes(version, () => openapiDoc ?? {}, store, options.proofSecret, options.localInfo),
-    ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge)),
+    ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge), recalls),
     ...trustRoutes(new TrustService(store, knowledge)),
-    ...searchRoutes(queries),
-    ...recallRoutes(new RecallService(store, queries, knowledge, options.recallRetentionDays ?? RECALL_RETENTION_DAYS_DEFAULT)),
+    ...searchRoutes(queries, recalls),
+    ...recallRoutes(recalls),
     ...projectRoutes(projects),
     ...apiKeyRoutes(apiKeys),
     ...grantRoutes(new GrantService(store)),

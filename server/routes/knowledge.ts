@@ -22,6 +22,7 @@ import {route, type RouteDef} from '../http/route.js'
 import type {KnowledgeService} from '../services/knowledge.js'
 import type {EntryQueries} from '../services/queries.js'
 import type {PublishService} from '../services/publish.js'
+import type {RecallService} from '../services/recall.js'
 import {errorResponses, parseIfMatch} from './common.js'
 
 const ENTRY = 'Entry'
@@ -30,7 +31,12 @@ const SAFE =
   'Findings of secrets or personal data in what a shared scope would expose refuse the change with sensitive_content ' +
   '(docs/api.md, "Safe publish"): send redact: true, or acknowledge: [finding ids].'
 
-export function knowledgeRoutes(knowledge: KnowledgeService, queries: EntryQueries, publish: PublishService): RouteDef[] {
+export function knowledgeRoutes(
+  knowledge: KnowledgeService,
+  queries: EntryQueries,
+  publish: PublishService,
+  recalls: RecallService,
+): RouteDef[] {
   const withEtag = (reply: {header: (k: string, v: string) => unknown}, e: {version: number}): void => {
     reply.header('ETag', `"${e.version}"`)
   }
@@ -85,10 +91,12 @@ export function knowledgeRoutes(knowledge: KnowledgeService, queries: EntryQueri
       params: IdParams,
       query: GetEntryQuery,
       responses: {200: {description: 'The entry', schema: ENTRY, headers: ['ETag']}, ...errorResponses(400, 401, 404)},
-      handler: async ({caller, params, query, reply}) => {
+      handler: async ({caller, params, query, reply, req}) => {
         const e = await knowledge.visible(caller, params.id)
         withEtag(reply, e)
-        return knowledge.view(caller, e, query.detail ?? DETAIL_DEFAULT.entry)
+        const view = await knowledge.view(caller, e, query.detail ?? DETAIL_DEFAULT.entry)
+        await recalls.recordRead(caller, 'mcp_get', req.headers, e.id, [view])
+        return view
       },
     }),
     route<IdParams, unknown, PatchEntryBody>({

@@ -7,9 +7,10 @@ import {KbError} from '../../src/shared/errors.js'
 import {SearchQuery} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {EntryQueries} from '../services/queries.js'
+import type {RecallService} from '../services/recall.js'
 import {errorResponses} from './common.js'
 
-export function searchRoutes(queries: EntryQueries): RouteDef[] {
+export function searchRoutes(queries: EntryQueries, recalls: RecallService): RouteDef[] {
   return [
     route<unknown, SearchQuery>({
       method: 'GET',
@@ -32,11 +33,18 @@ export function searchRoutes(queries: EntryQueries): RouteDef[] {
         },
         ...errorResponses(400, 401),
       },
-      handler: async ({caller, query}) => {
+      handler: async ({caller, query, req}) => {
         if (query.q.trim() === '')
           throw new KbError('bad_request', 'q must contain a word to search for', {errors: [{path: 'q', message: 'blank'}]})
         const limit = query.limit ?? LIMIT_DEFAULT.search
-        return queries.search(caller, {...query, limit, detail: query.detail ?? DETAIL_DEFAULT.search, explain: query.explain ?? false})
+        const result = await queries.search(caller, {
+          ...query,
+          limit,
+          detail: query.detail ?? DETAIL_DEFAULT.search,
+          explain: query.explain ?? false,
+        })
+        await recalls.recordRead(caller, 'mcp_search', req.headers, query.q, result.items)
+        return result
       },
     }),
   ]

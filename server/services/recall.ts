@@ -3,10 +3,10 @@
  * what the person asked, within a token budget, each with why it was chosen, secrets masked — and the record of
  * every recall (the hook's, and the MCP tools' searches and reads), which its principal can audit.
  */
-import {QUERY_MAX, RECALL_TOKENS_DEFAULT} from '../../src/shared/contract.js'
+import {QUERY_MAX, RECALL_CLIENT_MAX, RECALL_SESSION_MAX, RECALL_TOKENS_DEFAULT} from '../../src/shared/contract.js'
 import type {RecallBody, Recalled, RecallRecord, RecallResult} from '../../src/shared/recall-schemas.js'
 import {countTokens} from '../../src/shared/tokens.js'
-import type {EntryStandard, EntrySummary, Page, SearchResult} from '../../src/shared/types.js'
+import type {EntryStandard, EntrySummary, EntryView, Page, SearchResult} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {RecallRow} from '../store/recall-store.js'
 import type {Store} from '../store/store.js'
@@ -93,6 +93,17 @@ function relevant(hits: Hit[]): Hit[] {
   })
 }
 
+/** A header's value as recorded: one, trimmed, within its limit, without control characters; null when absent or empty. */
+function headerValue(v: string | string[] | undefined, max: number): string | null {
+  const one = Array.isArray(v) ? v[0] : v
+  if (one === undefined) return null
+  // eslint-disable-next-line no-control-regex
+  const clean = Array.from(one.replace(/[\u0000-\u001f\u007f]/g, '').trim())
+    .slice(0, max)
+    .join('')
+  return clean === '' ? null : clean
+}
+
 function itemText(h: EntrySummary, why: string[]): string {
   const state = typeof h.freshness === 'string' ? h.freshness : 'fresh'
   return `\n- [${h.id}] ${h.title} (${state}; matched: ${why.join(', ')})\n  ${h.body.replace(/\s*\n\s*/g, ' ')}`
@@ -135,6 +146,36 @@ export class RecallService {
     }
     const row = await this.record(caller, {source: 'hook', client: body.client, session: body.session, query, items})
     return {id: row.id, at: row.at, context, tokens_used: used, items}
+  }
+
+  /**
+   * Records what an MCP tool's search or read gave an agent, when the request says it is one (the `Kb-Recall-Client`
+   * header the MCP tools send; docs/api.md, "Recall"); other reads are not recalls.
+   */
+  async recordRead(
+    caller: Caller,
+    source: 'mcp_search' | 'mcp_get',
+    headers: Record<string, string | string[] | undefined>,
+    query: string,
+    items: Array<EntryView & {score?: number; matched?: {terms: string[]}}>,
+  ): Promise<void> {
+    const client = headerValue(headers['kb-recall-client'], RECALL_CLIENT_MAX)
+    if (client === null) return
+    const session = headerValue(headers['kb-recall-session'], RECALL_SESSION_MAX)
+    await this.record(caller, {
+      source,
+      client,
+      ...(session === null ? {} : {session}),
+      query,
+      items: items.map((e) => ({
+        id: e.id,
+        title: e.title,
+        detail: 'title' in e && 'comments' in e ? 'full' : 'scope' in e ? 'standard' : 'summary',
+        score: e.score ?? null,
+        freshness: typeof e.freshness === 'string' ? e.freshness : (e.freshness?.state ?? null),
+        why: e.matched?.terms.slice(0, 6) ?? [],
+      })),
+    })
   }
 
   /** Records a recall; the query is stored with its secrets masked, and records past the retention go. */

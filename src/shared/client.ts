@@ -136,6 +136,11 @@ export class ApiClient {
    * per client, so a token the server keeps refusing is reported instead of refreshed in a loop.
    */
   refreshKey: (() => Promise<string | null>) | undefined
+  /**
+   * Set by the MCP tools: searches and reads then say they give knowledge to an agent (`Kb-Recall-Client`, and
+   * `Kb-Recall-Session` when known), and the server records them as recalls (docs/api.md, "Recall").
+   */
+  recallTag: {client: string; session?: string} | undefined
 
   constructor(o: ClientOptions) {
     this.baseUrl = o.baseUrl.replace(/\/+$/, '')
@@ -213,8 +218,16 @@ export class ApiClient {
     return (await this.write<EntryFull>(writeRequests.createEntry(input))).body
   }
 
+  /** The headers that mark a read as a recall, when this client serves an agent. */
+  private recallHeaders(): Record<string, string> {
+    if (!this.recallTag) return {}
+    const h: Record<string, string> = {'kb-recall-client': this.recallTag.client}
+    if (this.recallTag.session) h['kb-recall-session'] = this.recallTag.session
+    return h
+  }
+
   async getEntry(id: string, detail?: Detail): Promise<{entry: EntryView; etag: string | null}> {
-    const res = await this.request<EntryView>('GET', `/knowledge/${encodeURIComponent(id)}`, {query: {detail}})
+    const res = await this.request<EntryView>('GET', `/knowledge/${encodeURIComponent(id)}`, {query: {detail}, headers: this.recallHeaders()})
     return {entry: res.body, etag: typeof res.headers.etag === 'string' ? res.headers.etag : null}
   }
 
@@ -231,7 +244,7 @@ export class ApiClient {
   }
 
   async search(query: SearchQuery): Promise<SearchResult> {
-    return (await this.request<SearchResult>('GET', '/search', {query: {...query}})).body
+    return (await this.request<SearchResult>('GET', '/search', {query: {...query}, headers: this.recallHeaders()})).body
   }
 
   async resolve(id: string, input: ResolveBody): Promise<EntryFull> {
