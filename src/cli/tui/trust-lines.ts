@@ -24,7 +24,7 @@ export const BADGE_WIDTH = 6
 export const badge = (e: EntryStandard): string => (isStale(e) ? 'stale ' : ' '.repeat(BADGE_WIDTH))
 
 /** `src/db/pool.ts:40-62`, `src/db/pool.ts#acquire` or the path alone. */
-export const anchorName = (a: Pick<Anchor, 'path' | 'lines' | 'symbol'>): string =>
+const anchorName = (a: Pick<Anchor, 'path' | 'lines' | 'symbol'>): string =>
   `${a.path}${a.lines ? `:${a.lines}` : ''}${a.symbol ? `#${a.symbol}` : ''}`
 
 const verified = (f: Freshness, now: number): string | undefined =>

@@ -21,7 +21,7 @@ const stateOf = (f: Freshness | string | undefined): string | undefined => (type
 const day = (t: string | null): string => (t ? t.slice(0, 10) : '')
 
 /** `src/db/pool.ts:40-62`, `src/db/pool.ts#acquire` or the path alone. */
-export function anchorName(a: Pick<Anchor, 'path' | 'lines' | 'symbol'>): string {
+function anchorName(a: Pick<Anchor, 'path' | 'lines' | 'symbol'>): string {
   return `${a.path}${a.lines ? `:${a.lines}` : ''}${a.symbol ? `#${a.symbol}` : ''}`
 }
 
