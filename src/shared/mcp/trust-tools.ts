@@ -18,7 +18,7 @@ export const TRUST_TOOLS: ToolDef[] = [
     title: 'Confirm a knowledge entry still holds',
     description:
       "Say an entry still holds: call it after you applied an entry's fix and it worked, or checked its claim against the code. " +
-      'This makes it fresh again (ranked higher) and withdraws your own flag on it. The note says what you checked.',
+      'It counts as verified again (ranked higher) and your own flag on it is withdrawn. The note says what you checked.',
     inputSchema: toolInput({
       id: entryId,
       note: described(V.note, 'What you checked or applied, e.g. "the fix worked on Node 22" (shown as a comment)'),
