@@ -25,7 +25,7 @@ function anchorName(a: Pick<Anchor, 'path' | 'lines' | 'symbol'>): string {
   return `${a.path}${a.lines ? `:${a.lines}` : ''}${a.symbol ? `#${a.symbol}` : ''}`
 }
 
-/** Why it is stale and what it is anchored to (standard and full; docs/mcp.md, "Freshness"). */
+/** Why it is stale and what it is anchored to (standard and full; docs/mcp.md, "Freshness, verify and flag"). */
 function trustLines(e: Partial<EntryFull>): string[] {
   const out: string[] = []
   const f = e.freshness
