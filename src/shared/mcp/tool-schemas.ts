@@ -47,7 +47,8 @@ export const projectId = Type.Optional(
 
 export function detail(dflt: Detail, what: string): TOptional<typeof DetailSchema> {
   const levels =
-    `summary (id, title, short body, status; ≤ ${SUMMARY_TOKEN_BUDGET} tokens), standard (whole body, tags, scope, url, …; ≈ 500), ` +
+    `summary (id, title, short body, status, fresh or stale; ≤ ${SUMMARY_TOKEN_BUDGET} tokens), ` +
+    'standard (whole body, tags, scope, url, why it is stale, anchors, …; ≈ 500), ' +
     'full (+ comments, thought chain, forks, resolution; ≈ 2,000)'
   return Type.Optional(described(DetailSchema, `${what}: ${levels}. Default ${dflt}.`, {default: dflt}))
 }
