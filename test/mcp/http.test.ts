@@ -110,7 +110,7 @@ describe('MCP over Streamable HTTP on the daemon', () => {
       url: 'https://github.com/acme/mcp/issues/1',
     })
     expect(rest.thought_chain.map((t: {kind: string}) => t.kind)).toEqual(['observation', 'hypothesis', 'conclusion'])
-    expect(Object.keys(added.entry).sort()).toEqual(['body', 'id', 'status', 'title'])
+    expect(Object.keys(added.entry).sort()).toEqual(['body', 'freshness', 'id', 'status', 'title'])
 
     const found = ok(await call(client, 'search_knowledge', {query: 'sqlite busy daemons'}))
     expect(found.total).toBeGreaterThanOrEqual(1)
