@@ -184,7 +184,7 @@ export const TOOLS: ToolDef[] = [
     name: 'comment_on_knowledge',
     title: 'Comment on a knowledge entry',
     description:
-      'Add to an entry anyone can see: a note, a supplement (more information, e.g. it also happens on macOS), a correction (something in it is wrong), or a question. Prefer this to a new entry when one already covers the problem. ' +
+      'Add to an entry anyone can see: a note, a supplement (more information, e.g. it also happens on macOS), a correction (something in it is wrong; ranks it a little lower until verified), or a question. Prefer this to a new entry when one already covers the problem. ' +
       'On a project or global entry, secrets and personal data in it stop the comment with a list of findings; then call again with redact: true (or acknowledge: [ids]).',
     inputSchema: toolInput({
       id: entryId,
