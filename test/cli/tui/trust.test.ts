@@ -11,6 +11,7 @@ import {cleanEntry} from '../../../src/cli/tui/load.js'
 import {fullLines, standardLines} from '../../../src/cli/tui/lines.js'
 import type {State} from '../../../src/cli/tui/state.js'
 import {lineText} from '../../../src/cli/tui/styled.js'
+import {width} from '../../../src/cli/tui/text.js'
 import type {EntryStandard} from '../../../src/shared/types.js'
 import {apply, browsing, effectsOf, entry, full, KEYS, press} from './fixtures.js'
 
@@ -174,5 +175,28 @@ describe('freshness on screen', () => {
     expect(all).not.toContain('\\u001b')
     expect(clean.freshness.verified_by!.name).toBe('eve')
     expect(clean.anchors[0]!.path).toBe('src/red.ts')
+  })
+
+  it('every line fits 120×35, 80×24 and 60×20: a stale list, its detail pane, the full view, the flag prompt', () => {
+    const long = stale('Stale entry with a long title that has to be cut somewhere 日本語', {tags: ['db', 'pool']})
+    long.freshness.reasons[0]!.detail = `anchor ${'very/deep/'.repeat(12)}pool.ts:40-62 changed in a1b2c3d`
+    for (const size of [
+      {columns: 120, rows: 35},
+      {columns: 80, rows: 24},
+      {columns: 60, rows: 20},
+    ]) {
+      const s = browsing([long, fresh('Fine')], {size})
+      const opened = apply(press(s, KEYS.enter).state, {type: 'entry', id: long.id, entry: full(long)}).state
+      for (const [what, st] of [
+        ['list', s],
+        ['full', opened],
+        ['full, bottom', press(opened, 'G').state],
+        ['flag prompt', press(s, 'F', 'a note').state],
+      ] as const) {
+        const lines = frame(st, NOW).map(lineText)
+        expect(lines.length, `${what} ${size.columns}`).toBe(size.rows - 1)
+        for (const l of lines) expect(width(l), `${what} ${size.columns}: ${l}`).toBeLessThanOrEqual(size.columns)
+      }
+    }
   })
 })
