@@ -19,6 +19,8 @@ const TOOL_NAMES = [
   'update_knowledge',
   'comment_on_knowledge',
   'resolve_knowledge',
+  'verify_knowledge',
+  'flag_knowledge',
   'publish_knowledge',
   'fork_knowledge',
   'join_project',
@@ -65,7 +67,7 @@ afterAll(async () => {
 })
 
 describe('MCP over Streamable HTTP on the daemon', () => {
-  it('lists the nine tools, each with a description and input and output schemas', async () => {
+  it('lists the eleven tools, each with a description and input and output schemas', async () => {
     const {tools} = await client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort())
     for (const t of tools) {
@@ -108,7 +110,7 @@ describe('MCP over Streamable HTTP on the daemon', () => {
       url: 'https://github.com/acme/mcp/issues/1',
     })
     expect(rest.thought_chain.map((t: {kind: string}) => t.kind)).toEqual(['observation', 'hypothesis', 'conclusion'])
-    expect(Object.keys(added.entry).sort()).toEqual(['body', 'id', 'status', 'title'])
+    expect(Object.keys(added.entry).sort()).toEqual(['body', 'freshness', 'id', 'status', 'title'])
 
     const found = ok(await call(client, 'search_knowledge', {query: 'sqlite busy daemons'}))
     expect(found.total).toBeGreaterThanOrEqual(1)

@@ -105,7 +105,7 @@ describe('kb mcp over stdio', () => {
       })) as CallToolResult
       expect(missing.isError).toBe(true)
       expect(textOf(missing)).toMatch(/not_found/)
-      expect((await client.listTools()).tools).toHaveLength(9)
+      expect((await client.listTools()).tools).toHaveLength(11)
     } finally {
       await client.close()
     }
@@ -165,6 +165,44 @@ describe('kb mcp over stdio', () => {
       const id = (joined.structuredContent as {project: {id: string}}).project.id
       const after = (await client.callTool({name: 'add_knowledge', arguments: {title: 'After joining', body: 'b'}})) as CallToolResult
       expect(await entryOf(after)).toMatchObject({scope: 'project', project_id: id})
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
+
+  it('anchors on add, a stale entry found with freshness "stale" and shown as such, flag, withdraw and verify', async () => {
+    const {client, stderr} = await spawnMcp(repo)
+    const run = async (name: string, args: Record<string, unknown>): Promise<CallToolResult> => {
+      const r = (await client.callTool({name, arguments: args})) as CallToolResult
+      expect(r.isError, `${name}: ${textOf(r)}${stderr()}`).toBeFalsy()
+      return r
+    }
+    try {
+      const added = await run('add_knowledge', {
+        title: 'Migrations lock the users table',
+        body: 'Run them with lock_timeout.',
+        anchors: [{path: 'db/migrate.ts', lines: '10-20'}],
+      })
+      const id = (added.structuredContent as {entry: {id: string}}).entry.id
+      expect((await d.request('GET', `/knowledge/${id}`)).body.anchors).toMatchObject([
+        {path: 'db/migrate.ts', lines: '10-20', state: 'unknown'},
+      ])
+      const checked = await d.request('POST', `/knowledge/${id}/anchors/check`, {
+        body: {commit: 'abcdef1', results: [{path: 'db/migrate.ts', lines: '10-20', state: 'deleted'}]},
+      })
+      expect(checked.status, checked.text).toBe(200)
+      const found = await run('search_knowledge', {query: 'migrations lock', freshness: 'stale', detail: 'standard'})
+      expect((found.structuredContent as {items: {id: string}[]}).items.map((i) => i.id)).toEqual([id])
+      expect(textOf(found)).toContain(`1. ${id} — Migrations lock the users table [open · stale · project]`)
+      expect(textOf(found)).toMatch(/- anchor db\/migrate\.ts:10-20 was deleted in abcdef1/)
+
+      await run('flag_knowledge', {id, reason: 'obsolete', note: 'we moved to online migrations'})
+      expect((await d.request('GET', `/knowledge/${id}`)).body.flags.obsolete).toBe(1)
+      await run('flag_knowledge', {id, withdraw: true})
+      expect((await d.request('GET', `/knowledge/${id}`)).body.flags.obsolete).toBe(0)
+      const verified = await run('verify_knowledge', {id, note: 'lock_timeout still needed'})
+      expect(textOf(verified)).toMatch(/^Verified: /)
+      expect((await d.request('GET', `/knowledge/${id}`)).body.freshness.verified_at).toEqual(expect.any(String))
     } finally {
       await client.close()
     }

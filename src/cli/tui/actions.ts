@@ -4,6 +4,7 @@
  */
 import type {ApiClient} from '../../shared/client.js'
 import type {Call, Choice} from './messages.js'
+import {isStale} from './trust-lines.js'
 
 export async function perform(client: ApiClient, c: Call): Promise<string> {
   const {entry} = c
@@ -30,6 +31,18 @@ export async function perform(client: ApiClient, c: Call): Promise<string> {
     case 'delete':
       await client.deleteEntry(entry.id)
       return `Deleted "${entry.title}"`
+    case 'verify': {
+      const e = await client.verify(entry.id, c.note === '' ? {} : {note: c.note})
+      // Verifying from here re-bases no anchor (kb browse holds no checkout): a changed one keeps it stale.
+      const still = isStale(e) ? `; still stale: ${e.freshness.reasons.map((r) => r.detail).join('; ')}` : ''
+      return `Verified "${entry.title}"${still}`
+    }
+    case 'flag':
+      await client.flag(entry.id, {reason: c.reason, ...(c.note === '' ? {} : {note: c.note})})
+      return `Flagged "${entry.title}" as ${c.reason}`
+    case 'unflag':
+      await client.withdrawFlag(entry.id)
+      return `Withdrew your flag on "${entry.title}" (if you had one)`
   }
 }
 

@@ -160,6 +160,7 @@ function listLines(s: State, L: Layout, ctx: Context, now: number): Line[] {
       seg(p.title, {inverse: sel && s.focus === 'list', bold: sel}),
       seg(' '),
       seg(p.tags, {color: 'magenta'}),
+      seg(p.badge, {color: 'red', bold: true}),
       seg(p.status, {color: e.status === 'resolved' ? 'green' : 'yellow'}),
       seg(p.scope, {color: 'blue'}),
       seg(p.age, {dim: true}),

@@ -28,6 +28,8 @@ export type Action =
   | 'openUrl'
   | 'copyId'
   | 'delete'
+  | 'verify'
+  | 'flag'
   | 'cycleScope'
   | 'toggleStatus'
   | 'nextLink'
@@ -95,6 +97,8 @@ const entryActions: Binding[] = [
   {keys: 'o', action: 'openUrl', help: "open the entry's url (http/https) in the browser", match: ch('o')},
   {keys: 'y', action: 'copyId', help: "copy the entry's id", match: ch('y')},
   {keys: 'd', action: 'delete', help: 'delete (asks first, naming the entry)', match: ch('d')},
+  {keys: 'V', action: 'verify', help: 'verify: it still holds (optional note); fresh again', match: ch('V')},
+  {keys: 'F', action: 'flag', help: 'flag it (Tab picks the reason) or withdraw your flag', match: ch('F')},
   {keys: 'R', action: 'refresh', help: 'refresh from the server', match: ch('R')},
 ]
 
@@ -134,7 +138,7 @@ const TABLES: Record<Place, Binding[]> = {
   text: [
     {keys: 'Enter', action: 'confirm', help: 'confirm (an empty note is fine)', match: is('enter')},
     {keys: 'Esc', action: 'cancel', help: 'cancel', match: is('escape')},
-    {keys: 'Tab S-Tab', action: 'next', help: 'comment type: note → supplement → correction → question', match: is('tab')},
+    {keys: 'Tab S-Tab', action: 'next', help: 'comment type (note → … → question) or flag reason', match: is('tab')},
     {keys: '', action: 'prev', help: '', match: is('backTab')},
     {keys: 'Ctrl-U', action: 'clear', help: 'clear the text', match: ctrl('u')},
     {keys: 'Backspace', action: 'backspace', help: 'delete a character', match: is('backspace', 'delete')},
@@ -170,8 +174,8 @@ export function actionOf(place: Place, k: Key): Action | null {
 /** The key line of each place: what fits 80 columns; `?` shows the rest. */
 export const KEY_LINES: Record<Place, string> = {
   search: 'type to search  ↓/Enter results  Esc back  Ctrl-U clear  Ctrl-C quit',
-  list: '↑↓ move  Enter open  r c f p o y d act  s t filter  / search  ? more  q quit',
-  full: '↑↓ scroll  Tab link  r c f p o y d act  R refresh  Esc back  ? more  q quit',
+  list: '↑↓ move  Enter open  r c f p o y d V F act  s t filter  / find  ? more  q quit',
+  full: '↑↓ scroll  Tab link  r c f p o y d V F act  R refresh  Esc back  ? more  q quit',
   help: '↑↓ PgUp PgDn scroll  Esc back  q quit',
   text: 'Enter confirm  Esc cancel  Ctrl-C quit',
   choice: '←/→ choose  Enter publish  Esc cancel  q quit',
@@ -183,7 +187,7 @@ const TITLES: [Place, string][] = [
   ['list', 'Results'],
   ['search', 'Search box (letters edit the query; results follow as you type)'],
   ['full', 'Full entry'],
-  ['text', 'Text prompts: resolution note, comment, fork title (letters, q and ? are text)'],
+  ['text', 'Text prompts: notes, comments, fork titles (letters, q and ? are text)'],
   ['choice', 'Publish'],
   ['review', 'Secrets or personal data found (publish; comment or resolve on a shared entry)'],
   ['confirm', 'Delete / reopen'],

@@ -7,6 +7,7 @@ import type {EntryFull, EntryStandard, Project} from '../../shared/types.js'
 import type {State} from './state.js'
 import {time} from '../output/format.js'
 import {ago, age, cut, fit, pad, width, wrap} from './text.js'
+import {badge, BADGE_WIDTH, fullTrustMeta, fullTrustSections, standardTrustLines} from './trust-lines.js'
 
 /** Marks a fork in the list, so it can be told from its original whatever the width. */
 const FORK_MARK = '↳ '
@@ -55,6 +56,8 @@ function projectText(id: string, ctx: Context): string {
 export interface RowParts {
   title: string
   tags: string
+  /** `stale ` or blank (docs/tui.md, "Freshness"). */
+  badge: string
   status: string
   scope: string
   age: string
@@ -62,13 +65,14 @@ export interface RowParts {
 
 /** The columns of one result row for a list `width` wide (2 columns go to the selection marker). */
 export function rowParts(e: EntryStandard, columns: number, now = Date.now()): RowParts {
-  const fixed = 2 + 9 + 8 + 4
+  const fixed = 2 + BADGE_WIDTH + 9 + 8 + 4
   const tagsW = columns - fixed >= 48 ? 18 : 0
   // One column between title and tags; a row must never reach the last column (terminals wrap there).
   const titleW = Math.max(8, columns - fixed - tagsW - 2)
   return {
     title: fit((e.forked_from ? FORK_MARK : '') + e.title, titleW),
     tags: tagsW > 0 ? fit(e.tags.map((t) => `#${t}`).join(' '), tagsW - 1) + ' ' : '',
+    badge: badge(e),
     status: fit(e.status, 8) + ' ',
     scope: fit(e.scope, 7) + ' ',
     age: fit(age(e.updated_at, now), 4),
@@ -86,7 +90,7 @@ export function standardLines(e: EntryStandard, columns: number, ctx: Context, n
   ]
     .filter((x): x is string => Boolean(x))
     .join(' · ')
-  const lines = [...wrap(e.title, columns), ...wrap(meta, columns)]
+  const lines = [...wrap(e.title, columns), ...wrap(meta, columns), ...standardTrustLines(e, columns)]
   if (e.forked_from) lines.push(...wrap(`fork of ${nameOf(e.forked_from, ctx)}`, columns))
   if (e.project_id) lines.push(...wrap(`project ${projectText(e.project_id, ctx)}`, columns))
   if (e.tags.length > 0) lines.push(...wrap(e.tags.map((t) => `#${t}`).join(' '), columns))
@@ -128,6 +132,7 @@ export function fullLines(e: EntryFull, columns: number, ctx: Context): FullText
   if (e.project_id) meta.push(['project', projectText(e.project_id, ctx)])
   if (e.forked_from) meta.push(['forked from', `${FORK_MARK}${nameOf(e.forked_from, ctx)}`, e.forked_from])
   meta.push(['created', time(e.created_at, MODE)], ['updated', time(e.updated_at, MODE)], ['version', String(e.version)])
+  meta.push(...fullTrustMeta(e))
   if (e.resolution) {
     meta.push(['resolved', `${time(e.resolution.resolved_at, MODE)} by ${e.resolution.resolved_by.name}`])
     if (e.resolution.note) meta.push(['resolution', e.resolution.note])
@@ -150,6 +155,7 @@ export function fullLines(e: EntryFull, columns: number, ctx: Context): FullText
     lines.push('', 'Thought chain')
     for (const t of e.thought_chain) lines.push(...wrap(`${t.step}. [${t.kind}] ${t.thought}`, columns))
   }
+  lines.push(...fullTrustSections(e, columns))
   if (e.comments.length > 0) {
     lines.push('', `Comments (${e.comments.length})`)
     for (const c of e.comments)

@@ -19,6 +19,23 @@ const block = (s: string): string => safeText(s)
 const who = (a: AuthorRef): AuthorRef => ({...a, name: line(a.name)})
 const maybe = (s: string | null): string | null => (s === null ? null : line(s))
 
+/** Freshness reasons and anchors name paths and people: made safe too (docs/tui.md, "Freshness"). */
+function cleanTrust(e: EntryStandard): Partial<EntryStandard> {
+  const f = e.freshness as EntryStandard['freshness'] | string | undefined
+  return {
+    ...(f && typeof f !== 'string'
+      ? {
+          freshness: {
+            ...f,
+            reasons: f.reasons.map((r) => ({...r, detail: line(r.detail)})),
+            verified_by: f.verified_by ? who(f.verified_by) : null,
+          },
+        }
+      : {}),
+    ...(e.anchors ? {anchors: e.anchors.map((a) => ({...a, path: line(a.path), lines: maybe(a.lines), symbol: maybe(a.symbol)}))} : {}),
+  }
+}
+
 export function cleanEntry<E extends EntryStandard>(e: E): E {
   const out: EntryStandard = {
     ...e,
@@ -27,6 +44,7 @@ export function cleanEntry<E extends EntryStandard>(e: E): E {
     tags: e.tags.map(line),
     url: maybe(e.url),
     author: who(e.author),
+    ...cleanTrust(e),
   }
   const f = e as Partial<EntryFull>
   if (!f.comments) return out as E

@@ -2,7 +2,16 @@
  * @module What flows into the reducer (keys, answers from the API, timers) and what it asks the world to
  * do (load, call the API, open a browser, copy, quit). The runtime (`store.ts`) carries both out.
  */
-import type {CommentType, EntryFull, EntryStandard, Project, PublishPreview, Scope, SensitiveReport} from '../../shared/types.js'
+import type {
+  CommentType,
+  EntryFull,
+  EntryStandard,
+  FlagReason,
+  Project,
+  PublishPreview,
+  Scope,
+  SensitiveReport,
+} from '../../shared/types.js'
 import type {Key} from './keys.js'
 import type {LoadRequest, ResultsPage, Size, State} from './state.js'
 
@@ -22,6 +31,9 @@ export type Call =
   | {kind: 'fork'; entry: EntryStandard; title: string}
   | PublishCall
   | {kind: 'delete'; entry: EntryStandard}
+  | {kind: 'verify'; entry: EntryStandard; note: string}
+  | {kind: 'flag'; entry: EntryStandard; reason: FlagReason; note: string}
+  | {kind: 'unflag'; entry: EntryStandard}
 
 /** The calls the server scans for secrets and personal data, which a choice can follow. */
 export type ScannedCall = Extract<Call, {kind: 'publish' | 'comment' | 'resolve'}>

@@ -6,7 +6,7 @@
 import {KEY_LINES} from './keymap.js'
 import {allListed} from './review-lines.js'
 import {nameOf, type Context} from './lines.js'
-import {placeOfPrompt} from './reduce-prompt.js'
+import {FLAG_CHOICES, placeOfPrompt} from './reduce-prompt.js'
 import type {Prompt} from './state.js'
 import {seg, type Line} from './styled.js'
 import {cut, tail, width, wrap} from './text.js'
@@ -83,6 +83,18 @@ export function promptLines(p: Prompt, columns: number, ctx: Context): Line[] {
         ...header('Fork', p, columns, ctx, false),
         ...input('Title: ', p.text, columns),
         hint(p.text === '' ? `Enter for "${p.entry.title} (fork)"  Esc cancel` : 'Enter fork  Esc cancel  Ctrl-C quit'),
+      ]
+    case 'verify':
+      return [
+        ...header('Verify', p, columns, ctx, false),
+        ...input('Note (optional): ', p.text, columns),
+        hint('Enter verify: it still holds  Esc cancel  Ctrl-C quit'),
+      ]
+    case 'flag':
+      return [
+        ...header(p.reason === 'withdraw' ? 'Withdraw your flag on' : `Flag [${p.reason}]`, p, columns, ctx, false),
+        ...(p.reason === 'withdraw' ? [] : input('Note (optional): ', p.text, columns)),
+        hint(`Tab ${FLAG_CHOICES.join(' → ')}  Enter ${p.reason === 'withdraw' ? 'withdraw' : 'flag'}  Esc cancel`),
       ]
     case 'sensitive': {
       const verb = p.call.kind === 'publish' ? `Publish to ${p.call.scope}` : p.call.kind === 'comment' ? 'Send this comment on' : 'Resolve'

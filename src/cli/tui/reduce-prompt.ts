@@ -3,7 +3,7 @@
  * prompts, and what follows the API's answer. Findings of secrets or personal data are reviewed in
  * `reduce-sensitive.ts`.
  */
-import {COMMENT_TYPE_DEFAULT, COMMENT_TYPES} from '../../shared/contract.js'
+import {COMMENT_TYPE_DEFAULT, COMMENT_TYPES, FLAG_REASONS} from '../../shared/contract.js'
 import type {EntryStandard, Scope} from '../../shared/types.js'
 import {actionOf, type Action, type Place} from './keymap.js'
 import type {Key} from './keys.js'
@@ -12,8 +12,21 @@ import {askPreview, review, reviewKey} from './reduce-sensitive.js'
 import type {Prompt, State} from './state.js'
 import {openHelp, quit, refresh, typed} from './transitions.js'
 
-export type EntryAction = 'resolve' | 'comment' | 'fork' | 'publish' | 'openUrl' | 'copyId' | 'delete'
-const ENTRY_ACTIONS: ReadonlySet<Action> = new Set<EntryAction>(['resolve', 'comment', 'fork', 'publish', 'openUrl', 'copyId', 'delete'])
+export type EntryAction = 'resolve' | 'comment' | 'fork' | 'publish' | 'openUrl' | 'copyId' | 'delete' | 'verify' | 'flag'
+const ENTRY_ACTIONS: ReadonlySet<Action> = new Set<EntryAction>([
+  'resolve',
+  'comment',
+  'fork',
+  'publish',
+  'openUrl',
+  'copyId',
+  'delete',
+  'verify',
+  'flag',
+])
+
+/** What Tab cycles through in the flag prompt: the API's reasons, then taking back one's own flag. */
+export const FLAG_CHOICES = [...FLAG_REASONS, 'withdraw'] as const
 
 export const isEntryAction = (a: Action): a is EntryAction => ENTRY_ACTIONS.has(a)
 
@@ -54,6 +67,10 @@ export function startAction(s0: State, action: EntryAction, entry: EntryStandard
     }
     case 'delete':
       return step({...s, prompt: {kind: 'delete', entry}})
+    case 'verify':
+      return step({...s, prompt: {kind: 'verify', entry, text: ''}})
+    case 'flag':
+      return step({...s, prompt: {kind: 'flag', entry, text: '', reason: FLAG_CHOICES[0]}})
     case 'openUrl':
       if (!entry.url)
         return step({...s, line: {tone: 'error', text: `"${entry.title}" has no url (add one with \`kb edit ${entry.id} --url <url>\`)`}})
@@ -70,8 +87,8 @@ export function placeOfPrompt(p: Prompt): Place {
   return p.kind === 'publish' ? 'choice' : p.kind === 'delete' || p.kind === 'reopen' ? 'confirm' : 'text'
 }
 
-/** Comments and resolution notes may take several lines (a paste keeps its own); a fork title is one. */
-const multiline = (p: Prompt): boolean => p.kind === 'comment' || p.kind === 'resolve'
+/** Comments and notes may take several lines (a paste keeps its own); a fork title is one. */
+const multiline = (p: Prompt): boolean => p.kind !== 'fork'
 
 function call(s: State, c: Call): Step {
   return step({...s, busy: true}, {type: 'call', call: c})
@@ -93,6 +110,11 @@ function confirm(s: State, p: Prompt): Step {
       return askPreview(s, {kind: 'publish', entry, scope: p.choices[p.choice]!})
     case 'delete':
       return call(s, {kind: 'delete', entry})
+    case 'verify':
+      return call(s, {kind: 'verify', entry, note: p.text.trim()})
+    case 'flag':
+      if (p.reason === 'withdraw') return call(s, {kind: 'unflag', entry})
+      return call(s, {kind: 'flag', entry, reason: p.reason, note: p.text.trim()})
     case 'sensitive':
       return step(s)
   }
@@ -123,10 +145,10 @@ export function promptKey(s: State, p: Prompt, k: Key): Step {
       return confirm(s, p)
     case 'next':
     case 'prev': {
+      const by = a === 'next' ? 1 : -1
+      if (p.kind === 'flag') return step({...s, prompt: {...p, reason: cycle(FLAG_CHOICES, p.reason, by)}})
       if (p.kind !== 'comment') return step(s)
-      const n = COMMENT_TYPES.length
-      const i = COMMENT_TYPES.indexOf(p.type) + (a === 'next' ? 1 : n - 1)
-      return step({...s, prompt: {...p, type: COMMENT_TYPES[i % n]!}})
+      return step({...s, prompt: {...p, type: cycle(COMMENT_TYPES, p.type, by)}})
     }
     case 'backspace':
       return step({...s, prompt: {...p, text: Array.from(p.text).slice(0, -1).join('')}})
@@ -136,6 +158,12 @@ export function promptKey(s: State, p: Prompt, k: Key): Step {
       if (k.name === 'char' || k.name === 'paste') return step({...s, prompt: {...p, text: p.text + typed(k.text, multiline(p))}})
       return step(s)
   }
+}
+
+/** The choice `by` steps from `current`, round the end. */
+function cycle<T>(choices: readonly T[], current: T, by: number): T {
+  const n = choices.length
+  return choices[(choices.indexOf(current) + by + n) % n]!
 }
 
 /** The API answered an action: its result (or error) goes to the status line and the view refreshes. */

@@ -38,10 +38,12 @@ const HELD: ReadonlySet<Action> = new Set<Action>([
   'openUrl',
   'copyId',
   'delete',
+  'verify',
+  'flag',
 ])
 
-/** Held keys whose action opens a text field (a comment, a resolution note, a fork's title). */
-const TEXT_OPENERS: ReadonlySet<Action> = new Set<Action>(['comment', 'resolve', 'fork'])
+/** Held keys whose action opens a text field (a comment, a resolution note, a fork's title, a verify or flag note). */
+const TEXT_OPENERS: ReadonlySet<Action> = new Set<Action>(['comment', 'resolve', 'fork', 'verify', 'flag'])
 
 const SCOPE_CYCLE: (Scope | undefined)[] = [undefined, ...SCOPES]
 const STATUS_CYCLE: (Status | undefined)[] = [undefined, ...STATUSES]

@@ -4,7 +4,7 @@
  * layout, the selected entry, whether the results on screen are settled). Plain data:
  * the reducer (`reduce.ts`) makes the next state from it, the views (`frame.ts`) draw it.
  */
-import type {CommentType, EntryFull, EntryStandard, Project, Scope, SensitiveReport, Status} from '../../shared/types.js'
+import type {CommentType, EntryFull, EntryStandard, FlagReason, Project, Scope, SensitiveReport, Status} from '../../shared/types.js'
 import type {Key} from './keys.js'
 import type {ScannedCall} from './messages.js'
 
@@ -72,6 +72,9 @@ export type Prompt =
   | {kind: 'fork'; entry: EntryStandard; text: string}
   | {kind: 'publish'; entry: EntryStandard; choices: readonly Scope[]; choice: number}
   | {kind: 'delete'; entry: EntryStandard}
+  | {kind: 'verify'; entry: EntryStandard; text: string}
+  /** Flag with a reason, or take back the caller's own flag (`withdraw`); Tab cycles. */
+  | {kind: 'flag'; entry: EntryStandard; text: string; reason: FlagReason | 'withdraw'}
   /** Secrets or personal data found in what `call` would share: redact, keep as written, or cancel. */
   | {kind: 'sensitive'; entry: EntryStandard; call: ScannedCall; report: SensitiveReport; scroll: number}
 

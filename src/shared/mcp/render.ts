@@ -6,7 +6,7 @@ import {KbError} from '../errors.js'
 import {SUMMARY_TOKEN_BUDGET} from '../contract.js'
 import {cutToFit} from '../summary.js'
 import {countTokens, tokensWithin} from '../tokens.js'
-import type {Detail, EntryFull, EntryView, Finding, SearchResult} from '../types.js'
+import type {Anchor, Detail, EntryFull, EntryView, Finding, Freshness, SearchResult} from '../types.js'
 
 /** What a tool returns: structured content and the text an agent reads. */
 export interface ToolAnswer {
@@ -16,14 +16,42 @@ export interface ToolAnswer {
 
 const budgetOf = (d: Detail): number | null => (d === 'summary' ? SUMMARY_TOKEN_BUDGET : null)
 
+/** The freshness state word: the summary level carries it alone, standard and full the whole object. */
+const stateOf = (f: Freshness | string | undefined): string | undefined => (typeof f === 'string' ? f : f?.state)
+const day = (t: string | null): string => (t ? t.slice(0, 10) : '')
+
+/** `src/db/pool.ts:40-62`, `src/db/pool.ts#acquire` or the path alone. */
+function anchorName(a: Pick<Anchor, 'path' | 'lines' | 'symbol'>): string {
+  return `${a.path}${a.lines ? `:${a.lines}` : ''}${a.symbol ? `#${a.symbol}` : ''}`
+}
+
+/** Why it is stale and what it is anchored to (standard and full; docs/mcp.md, "Freshness, verify and flag"). */
+function trustLines(e: Partial<EntryFull>): string[] {
+  const out: string[] = []
+  const f = e.freshness
+  if (f && typeof f !== 'string') {
+    if (f.reasons.length > 0) out.push('Stale:', ...f.reasons.map((r) => `- ${r.detail}${r.since ? ` (since ${day(r.since)})` : ''}`))
+    if (f.verified_at) out.push(`Verified ${day(f.verified_at)}${f.verified_by ? ` by ${f.verified_by.name}` : ''}`)
+  }
+  if (e.anchors && e.anchors.length > 0)
+    out.push('Anchors:', ...e.anchors.map((a) => `- ${anchorName(a)} (${a.state}${a.checked_at ? `, checked ${day(a.checked_at)}` : ''})`))
+  return out
+}
+
 /** One entry as compact text: a header line, then the body, then what the level adds. */
 function renderEntry(e: EntryView, lead = ''): {head: string; body: string; tail: string} {
   const s = e as Partial<EntryFull>
-  const meta = [e.status, s.scope, s.tags && s.tags.length > 0 ? `tags ${s.tags.join(',')}` : undefined, s.url ?? undefined]
+  const meta = [
+    e.status,
+    stateOf(s.freshness as Freshness | string | undefined),
+    s.scope,
+    s.tags && s.tags.length > 0 ? `tags ${s.tags.join(',')}` : undefined,
+    s.url ?? undefined,
+  ]
     .filter(Boolean)
     .join(' · ')
   const head = `${lead}${e.id} — ${e.title} [${meta}]`
-  const tail: string[] = []
+  const tail: string[] = trustLines(s)
   if (s.thought_chain && s.thought_chain.length > 0)
     tail.push('Thought chain:', ...s.thought_chain.map((t) => `${t.step}. (${t.kind}) ${t.thought}`))
   if (s.resolution)

@@ -10,13 +10,16 @@ import type {ErrorObject, ValidateFunction} from 'ajv'
 import {KbError} from '../errors.js'
 import {hintFor} from '../hints.js'
 import {createValidator} from '../validator.js'
-import {TOOLS, type ToolContext, type ToolDef} from './tools.js'
+import type {ToolContext, ToolDef} from './tool-kit.js'
+import {TOOLS} from './tools.js'
 
 const MCP_INSTRUCTIONS =
   'kb is the team knowledge base of problems, root causes, fixes and the reasoning behind them. ' +
   'Before debugging an error or designing a fix, call search_knowledge with the error message or symptom. ' +
   'After solving something non-obvious, record it with add_knowledge (with your reasoning as thought_chain), ' +
-  'or comment on / resolve the entry you found.'
+  'or comment on / resolve the entry you found. ' +
+  'When an entry helped, verify_knowledge it once its fix worked; when it was wrong or out of date, flag_knowledge it. ' +
+  'Treat a stale entry as a lead to check, not a fact.'
 
 const ajv = createValidator('json')
 const validators = new Map<string, ValidateFunction>()

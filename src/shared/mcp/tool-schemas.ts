@@ -4,7 +4,7 @@
  * turns it into the plain JSON Schema that tools/list shows and arguments are checked against.
  */
 import {Type, type TOptional, type TProperties, type TSchema} from '@sinclair/typebox'
-import {SCOPES, STATUSES, SUMMARY_TOKEN_BUDGET} from '../contract.js'
+import {ANCHOR_STATES, FRESHNESS_STATES, SCOPES, STATUSES, SUMMARY_TOKEN_BUDGET} from '../contract.js'
 import {CreateEntryBody, DetailSchema, Uuid} from '../schemas.js'
 import type {Detail} from '../types.js'
 
@@ -47,7 +47,8 @@ export const projectId = Type.Optional(
 
 export function detail(dflt: Detail, what: string): TOptional<typeof DetailSchema> {
   const levels =
-    `summary (id, title, short body, status; ≤ ${SUMMARY_TOKEN_BUDGET} tokens), standard (whole body, tags, scope, url, …; ≈ 500), ` +
+    `summary (id, title, short body, status, fresh or stale; ≤ ${SUMMARY_TOKEN_BUDGET} tokens), ` +
+    'standard (whole body, tags, scope, url, why it is stale, anchors, …; ≈ 500), ' +
     'full (+ comments, thought chain, forks, resolution; ≈ 2,000)'
   return Type.Optional(described(DetailSchema, `${what}: ${levels}. Default ${dflt}.`, {default: dflt}))
 }
@@ -64,6 +65,12 @@ export const thoughtChain = Type.Optional(
 )
 export const tags = described(entryFields.tags, 'Short keywords (letters, digits, . _ -), e.g. ["sqlite", "ci"]')
 export const sourceUrl = described(entryFields.url, 'A source: issue, commit, pull request or doc (absolute http(s) URL)')
+/** Anchors as the API takes them; an agent names the files it touched, the CLI (`kb check`) does the hashing. */
+export const anchors = described(
+  entryFields.anchors,
+  'The code this is about — the files you touched — e.g. [{"path": "src/db/pool.ts", "lines": "40-62"}] or ' +
+    '[{"path": "src/db/pool.ts", "symbol": "acquire"}], paths relative to the repository root. kb marks the entry stale when that code changes.',
+)
 /** The two ways past a sensitive_content refusal (docs/mcp.md, "Safe publish"), as the API takes them. */
 export const sensitiveChoice = {
   redact: described(
@@ -106,6 +113,27 @@ export const entryOut: JsonSchema = {
     thought_chain: {type: 'array', items: {type: 'object'}},
     branches: {type: 'array', items: {type: 'object'}},
     resolution: {type: ['object', 'null']},
+    freshness: {
+      description: 'fresh or stale: the word at summary, an object with the reasons at standard and full',
+      anyOf: [
+        {type: 'string', enum: FRESHNESS_STATES},
+        {
+          type: 'object',
+          required: ['state', 'reasons'],
+          properties: {state: {type: 'string', enum: FRESHNESS_STATES}, reasons: {type: 'array'}},
+        },
+      ],
+    },
+    anchors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['path', 'state'],
+        properties: {path: {type: 'string'}, state: {type: 'string', enum: ANCHOR_STATES}},
+      },
+    },
+    flags: {type: 'object', description: 'Open flags by reason'},
+    confidence: {type: 'number'},
   },
 }
 export const entryAnswer: JsonSchema = {type: 'object', required: ['entry'], properties: {entry: entryOut}}

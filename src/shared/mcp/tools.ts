@@ -5,12 +5,14 @@
  * API request's own fields (tool-schemas.ts).
  */
 import {KbError} from '../errors.js'
-import {COMMENT_TYPE_DEFAULT, DETAIL_DEFAULT, DETAILS, LIMIT_DEFAULT, TITLE_MAX} from '../contract.js'
+import {COMMENT_TYPE_DEFAULT, DETAIL_DEFAULT, LIMIT_DEFAULT, TITLE_MAX} from '../contract.js'
 import {CommentBody, CreateEntryBody, ForkBody, JoinProjectBody, PatchEntryBody, PublishBody, ResolveBody, SearchQuery} from '../schemas.js'
-import type {Comment, Detail, JoinResult} from '../types.js'
-import type {ApiClient} from '../client.js'
-import {entryText, explainRefusal, searchAnswer, type ToolAnswer} from './render.js'
+import type {Comment, JoinResult} from '../types.js'
+import {explainRefusal, searchAnswer} from './render.js'
+import {entryAt, levelOf, pick, str, tool, type KbApi, type ToolContext, type ToolDef} from './tool-kit.js'
+import {TRUST_TOOLS} from './trust-tools.js'
 import {
+  anchors,
   author,
   described,
   detail,
@@ -23,33 +25,7 @@ import {
   tags,
   thoughtChain,
   toolInput,
-  type JsonSchema,
 } from './tool-schemas.js'
-
-/** What the tools need from a kb API client. */
-type KbApi = Pick<
-  ApiClient,
-  'search' | 'getEntry' | 'createEntry' | 'patchEntry' | 'resolve' | 'comment' | 'publish' | 'fork' | 'joinProject'
->
-
-export interface ToolContext {
-  api: KbApi
-  /** The project of the agent's working directory (stdio), or null when none is known. */
-  projectId?: () => Promise<string | null>
-}
-
-export interface ToolDef {
-  name: string
-  title: string
-  description: string
-  inputSchema: JsonSchema
-  outputSchema: JsonSchema
-  /** Only reads (MCP's readOnlyHint); no tool deletes anything or reaches beyond kb. */
-  readOnly?: true
-  /** Calling it again with the same arguments changes nothing more (MCP's idempotentHint). */
-  idempotent?: true
-  run: (args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolAnswer>
-}
 
 /**
  * The least `max_tokens` a tool answer can honour: below it not even one hit's id, title and the status
@@ -57,22 +33,9 @@ export interface ToolDef {
  */
 const TOOL_MAX_TOKENS_MIN = 50
 
-async function entryAt(ctx: ToolContext, id: string, level: Detail, lead: string): Promise<ToolAnswer> {
-  const {entry} = await ctx.api.getEntry(id, level)
-  return {structured: {entry}, text: entryText(entry, level, lead)}
-}
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
-const levelOf = (v: unknown, dflt: Detail): Detail => ((DETAILS as readonly unknown[]).includes(v) ? (v as Detail) : dflt)
-const pick = (args: Record<string, unknown>, keys: string[]): Record<string, unknown> =>
-  Object.fromEntries(keys.filter((k) => args[k] !== undefined).map((k) => [k, args[k]]))
-
 async function defaultProject(args: Record<string, unknown>, ctx: ToolContext): Promise<string | undefined> {
   return str(args.project_id) ?? (ctx.projectId ? ((await ctx.projectId()) ?? undefined) : undefined)
 }
-
-/** A tool, its `run` typed by `ToolDef`. */
-const tool = (def: ToolDef): ToolDef => def
 
 const S = SearchQuery.properties
 const C = CreateEntryBody.properties
@@ -98,6 +61,7 @@ export const TOOLS: ToolDef[] = [
       scope: described(S.scope, 'Only entries of this scope'),
       status: described(S.status, 'Only open (unsolved) or resolved entries'),
       tag: described(S.tag, 'Only entries with this tag'),
+      freshness: described(S.freshness, 'Only fresh entries, or only stale ones (their code changed, flagged, or not verified for long)'),
       limit: described(S.limit, `How many hits at most (default ${LIMIT_DEFAULT.search})`),
       detail: detail(DETAIL_DEFAULT.search, 'How much of each hit to return'),
       max_tokens: described(
@@ -125,7 +89,7 @@ export const TOOLS: ToolDef[] = [
         q: str(args.query)!,
         detail: level,
         limit: typeof args.limit === 'number' ? args.limit : LIMIT_DEFAULT.search,
-        ...pick(args, ['scope', 'status', 'tag']),
+        ...pick(args, ['scope', 'status', 'tag', 'freshness']),
         ...(project ? {project_id: project} : {}),
         ...(maxTokens !== undefined ? {max_tokens: maxTokens} : {}),
       } as Parameters<KbApi['search']>[0])
@@ -158,6 +122,7 @@ export const TOOLS: ToolDef[] = [
       scope: described(C.scope, 'Who may see it: private (you), project (its members), global (everyone)'),
       // Not the API's nullable project_id: a null here would fall back to the default project, not to none.
       thought_chain: thoughtChain,
+      anchors,
       project_id: projectId,
       detail: detail('summary', 'How much of the new entry to return'),
       ...sensitiveChoice,
@@ -167,7 +132,7 @@ export const TOOLS: ToolDef[] = [
       const project = await defaultProject(args, ctx)
       const created = await ctx.api
         .createEntry({
-          ...(pick(args, ['title', 'body', 'tags', 'url', 'scope', 'thought_chain', 'redact', 'acknowledge']) as {
+          ...(pick(args, ['title', 'body', 'tags', 'url', 'scope', 'thought_chain', 'anchors', 'redact', 'acknowledge']) as {
             title: string
             body: string
           }),
@@ -187,7 +152,7 @@ export const TOOLS: ToolDef[] = [
     name: 'update_knowledge',
     title: 'Change a knowledge entry',
     description:
-      'Change an entry you wrote: title, body, tags, url, thought chain, or status ("open" reopens a resolved entry). To mark it solved use resolve_knowledge; to widen who sees it, publish_knowledge; for someone else\'s entry, comment_on_knowledge or fork_knowledge.',
+      'Change an entry you wrote: title, body, tags, url, thought chain, anchors, or status ("open" reopens a resolved entry). To mark it solved use resolve_knowledge; to widen who sees it, publish_knowledge; for someone else\'s entry, comment_on_knowledge or fork_knowledge.',
     inputSchema: toolInput({
       id: entryId,
       title: {...P.title, ...titleBound},
@@ -195,15 +160,22 @@ export const TOOLS: ToolDef[] = [
       tags,
       url: described(P.url, 'A source URL, or null to remove it'),
       thought_chain: described(thoughtChain, 'Replaces the whole thought chain'),
+      anchors: described(
+        P.anchors,
+        'Replaces the whole set of anchors ([] removes them): the code this is about, paths relative to the repository root',
+      ),
       status: P.status,
       detail: detail('summary', 'How much of the changed entry to return'),
       ...sensitiveChoice,
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
-      const changes = pick(args, ['title', 'body', 'tags', 'url', 'thought_chain', 'status'])
+      const changes = pick(args, ['title', 'body', 'tags', 'url', 'thought_chain', 'anchors', 'status'])
       if (Object.keys(changes).length === 0)
-        throw new KbError('validation_failed', 'nothing to change: give at least one of title, body, tags, url, thought_chain, status')
+        throw new KbError(
+          'validation_failed',
+          'nothing to change: give at least one of title, body, tags, url, thought_chain, anchors, status',
+        )
       const e = await ctx.api.patchEntry(str(args.id)!, {...changes, ...pick(args, ['redact', 'acknowledge'])}).catch(explainRefusal)
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Updated (version ${e.version}): `)
     },
@@ -212,7 +184,7 @@ export const TOOLS: ToolDef[] = [
     name: 'comment_on_knowledge',
     title: 'Comment on a knowledge entry',
     description:
-      'Add to an entry anyone can see: a note, a supplement (more information, e.g. it also happens on macOS), a correction (something in it is wrong), or a question. Prefer this to a new entry when one already covers the problem. ' +
+      'Add to an entry anyone can see: a note, a supplement (more information, e.g. it also happens on macOS), a correction (something in it is wrong; ranks it a little lower until verified), or a question. Prefer this to a new entry when one already covers the problem. ' +
       'On a project or global entry, secrets and personal data in it stop the comment with a list of findings; then call again with redact: true (or acknowledge: [ids]).',
     inputSchema: toolInput({
       id: entryId,
@@ -260,6 +232,7 @@ export const TOOLS: ToolDef[] = [
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), 'Resolved: ')
     },
   }),
+  ...TRUST_TOOLS,
   tool({
     name: 'publish_knowledge',
     title: 'Publish a knowledge entry more widely',

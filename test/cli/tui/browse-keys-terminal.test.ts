@@ -119,6 +119,8 @@ system.describe('kb browse keys in a real terminal (tmux)', () => {
     {name: 'fork prompt', keys: ['f'], shows: 'Fork "Target entry for the keys"', text: true},
     {name: 'publish prompt', keys: ['p'], shows: /^to: +global/m},
     {name: 'delete prompt', keys: ['d'], shows: 'Delete it? y/N'},
+    {name: 'verify prompt', keys: ['V'], shows: 'Verify "Target entry for the keys"', text: true},
+    {name: 'flag prompt', keys: ['F'], shows: 'Flag [stale] "Target entry for the keys"', text: true},
   ]
 
   /** A pane that runs `kb browse "Target entry"` again each time it exits, appending the exit codes. */

@@ -107,7 +107,7 @@ describe('kb browse: finding', () => {
     await u.waitFor(row('Fully detailed entry'))
     await u.press(KEY.enter)
     // The full view's own header (the detail pane beside the list shows the body's first lines too).
-    await u.waitFor('author   owner')
+    await u.waitFor(/^author +owner$/m)
     expect(u.frame()).toContain('Line 1 of the body.')
     expect(u.frame()).not.toContain('Line 40 of the body.')
     await u.press('G')

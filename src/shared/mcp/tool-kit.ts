@@ -1,0 +1,58 @@
+/**
+ * @module What every MCP tool is made of: the client it calls, the shape of a tool, and the small helpers
+ * that read its (already validated) arguments and answer with an entry at a detail level.
+ */
+import {DETAILS} from '../contract.js'
+import type {ApiClient} from '../client.js'
+import type {Detail} from '../types.js'
+import {entryText, type ToolAnswer} from './render.js'
+import type {JsonSchema} from './tool-schemas.js'
+
+/** What the tools need from a kb API client. */
+export type KbApi = Pick<
+  ApiClient,
+  | 'search'
+  | 'getEntry'
+  | 'createEntry'
+  | 'patchEntry'
+  | 'resolve'
+  | 'comment'
+  | 'publish'
+  | 'fork'
+  | 'joinProject'
+  | 'verify'
+  | 'flag'
+  | 'withdrawFlag'
+>
+
+export interface ToolContext {
+  api: KbApi
+  /** The project of the agent's working directory (stdio), or null when none is known. */
+  projectId?: () => Promise<string | null>
+}
+
+export interface ToolDef {
+  name: string
+  title: string
+  description: string
+  inputSchema: JsonSchema
+  outputSchema: JsonSchema
+  /** Only reads (MCP's readOnlyHint); no tool deletes anything or reaches beyond kb. */
+  readOnly?: true
+  /** Calling it again with the same arguments changes nothing more (MCP's idempotentHint). */
+  idempotent?: true
+  run: (args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolAnswer>
+}
+
+/** A tool, its `run` typed by `ToolDef`. */
+export const tool = (def: ToolDef): ToolDef => def
+
+export async function entryAt(ctx: ToolContext, id: string, level: Detail, lead: string): Promise<ToolAnswer> {
+  const {entry} = await ctx.api.getEntry(id, level)
+  return {structured: {entry}, text: entryText(entry, level, lead)}
+}
+
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
+export const levelOf = (v: unknown, dflt: Detail): Detail => ((DETAILS as readonly unknown[]).includes(v) ? (v as Detail) : dflt)
+export const pick = (args: Record<string, unknown>, keys: string[]): Record<string, unknown> =>
+  Object.fromEntries(keys.filter((k) => args[k] !== undefined).map((k) => [k, args[k]]))
