@@ -7,19 +7,12 @@
 import {Server} from '@modelcontextprotocol/sdk/server/index.js'
 import {CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import type {ErrorObject, ValidateFunction} from 'ajv'
+import {AGENT_INSTRUCTIONS} from '../agent-instructions.js'
 import {KbError} from '../errors.js'
 import {hintFor} from '../hints.js'
 import {createValidator} from '../validator.js'
 import type {ToolContext, ToolDef} from './tool-kit.js'
 import {TOOLS} from './tools.js'
-
-const MCP_INSTRUCTIONS =
-  'kb is the team knowledge base of problems, root causes, fixes and the reasoning behind them. ' +
-  'Before debugging an error or designing a fix, call search_knowledge with the error message or symptom. ' +
-  'After solving something non-obvious, record it with add_knowledge (with your reasoning as thought_chain), ' +
-  'or comment on / resolve the entry you found. ' +
-  'When an entry helped, verify_knowledge it once its fix worked; when it was wrong or out of date, flag_knowledge it. ' +
-  'Treat a stale entry as a lead to check, not a fact.'
 
 const ajv = createValidator('json')
 const validators = new Map<string, ValidateFunction>()
@@ -75,7 +68,7 @@ async function callTool(name: string, rawArgs: unknown, ctx: ToolContext): Promi
 
 /** A server answering tools/list and tools/call with the kb tools, calling the API as `ctx` says. */
 export function createMcpServer(ctx: ToolContext, version: string): Server {
-  const server = new Server({name: 'kb', title: 'kb knowledge base', version}, {capabilities: {tools: {}}, instructions: MCP_INSTRUCTIONS})
+  const server = new Server({name: 'kb', title: 'kb knowledge base', version}, {capabilities: {tools: {}}, instructions: AGENT_INSTRUCTIONS})
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: TOOLS.map((t) => ({
       name: t.name,
@@ -92,6 +85,13 @@ export function createMcpServer(ctx: ToolContext, version: string): Server {
       },
     })),
   }))
+  // Its searches and reads are recalls, recorded under the agent's name (docs/api.md, "Recall"): the client's own
+  // once it says it, else `mcp` (a stateless HTTP call carries no initialize).
+  ctx.api.recallTag ??= {client: 'mcp'}
+  server.oninitialized = () => {
+    const name = server.getClientVersion()?.name
+    if (name) ctx.api.recallTag = {client: name}
+  }
   server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(request.params.name, request.params.arguments, ctx))
   return server
 }

@@ -23,6 +23,7 @@ export type KbApi = Pick<
   | 'verify'
   | 'flag'
   | 'withdrawFlag'
+  | 'recallTag'
 >
 
 export interface ToolContext {
