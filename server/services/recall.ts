@@ -97,7 +97,6 @@ function relevant(hits: Hit[]): Hit[] {
 function headerValue(v: string | string[] | undefined, max: number): string | null {
   const one = Array.isArray(v) ? v[0] : v
   if (one === undefined) return null
-  // eslint-disable-next-line no-control-regex
   const clean = Array.from(one.replace(/[\u0000-\u001f\u007f]/g, '').trim())
     .slice(0, max)
     .join('')
