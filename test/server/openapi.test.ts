@@ -307,6 +307,16 @@ describe('request schemas are the ones the daemon validates with', () => {
         {commit: 'abcdef1', results: [{path: 'a', state: 'unknown'}]},
       ],
     },
+    recall: {
+      path: () => '/recalls',
+      samples: [
+        {prompt: 'why is the pool exhausted?'},
+        {prompt: 'p', max_tokens: 50, client: 'c', session: 's'},
+        {},
+        {prompt: ''},
+        {prompt: 'p', max_tokens: 49},
+      ],
+    },
     updateProject: {
       path: () => `/projects/${projectId}`,
       samples: [{verify_after_days: 30}, {}, {verify_after_days: -1}, {verify_after_days: 3651}, {name: 'x'}],
