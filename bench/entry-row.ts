@@ -28,6 +28,8 @@ export function entryRow(e: Pick<EntryRow, 'id' | 'title' | 'body' | 'author'> &
     verified_by: null,
     verifications: [],
     corrections: 0,
+    retrieved: 0,
+    last_retrieved_at: null,
     ...e,
   }
 }

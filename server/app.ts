@@ -5,7 +5,7 @@
 import {randomUUID} from 'node:crypto'
 import {pino} from 'pino'
 import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
-import {RECALL_RETENTION_DAYS_DEFAULT} from '../src/shared/contract.js'
+import {RECALL_RETENTION_DAYS_DEFAULT, USAGE_FLUSH_MS} from '../src/shared/contract.js'
 import {KbError} from '../src/shared/errors.js'
 import type {DaemonInfo} from '../src/shared/paths.js'
 import {createValidator} from '../src/shared/validator.js'
@@ -28,6 +28,10 @@ import {registerOAuthRoutes} from './routes/oauth.js'
 import {projectRoutes} from './routes/projects.js'
 import {recallRoutes} from './routes/recalls.js'
 import {trustRoutes} from './routes/trust.js'
+import {curationRoutes} from './routes/curation.js'
+import {HistoryService} from './services/history.js'
+import {ReviewService} from './services/review.js'
+import {UsageCounter} from './services/usage.js'
 import {TrustService} from './services/trust.js'
 import {searchRoutes} from './routes/search.js'
 import {transferRoutes} from './routes/transfer.js'
@@ -184,6 +188,8 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   )
   auth.addVerifier((token, context) => oauth.verifyAccessToken(token, context.baseUrl))
   const knowledge = new KnowledgeService(store)
+  const usage = new UsageCounter(store, Number(process.env.KB_USAGE_FLUSH_MS) || USAGE_FLUSH_MS, app.log)
+  knowledge.usage = usage
   const queries = new EntryQueries(store, knowledge)
   const projects = new ProjectService(store)
   const apiKeys = new ApiKeyService(store)
@@ -194,6 +200,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     ...metaRoutes(version, () => openapiDoc ?? {}, store, options.proofSecret, options.localInfo),
     ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge), recalls),
     ...trustRoutes(new TrustService(store, knowledge)),
+    ...curationRoutes(new HistoryService(store, knowledge), new ReviewService(store, knowledge)),
     ...searchRoutes(queries, recalls),
     ...recallRoutes(recalls),
     ...projectRoutes(projects),
@@ -223,6 +230,9 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
               (invalid) => bearerChallenge(`${baseUrl(req)}/.well-known/oauth-protected-resource`, invalid),
               {baseUrl: baseUrl(req)},
             )
+            // What the client says it is, for history only (docs/api.md, "History"): identity is the credential's.
+            const via = req.headers['kb-via']
+            if (via === 'mcp' || via === 'hook') req.caller.via = via
           }
         : undefined,
       preValidation: r.body
@@ -258,9 +268,11 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   registerMcpRoute(app, {auth, baseUrl, prefix: API_PREFIX, version})
   oauth.sweeper.start()
   idempotency.start()
+  usage.start()
   app.addHook('onClose', async () => {
     oauth.sweeper.stop()
     idempotency.stop()
+    await usage.stop()
   })
 
   openapiDoc = buildOpenApi(

@@ -82,7 +82,7 @@ export class Authenticator {
     const principal = await this.store.getPrincipal(key.principal_id)
     if (!principal) return null
     if (key.last_used_at === null || now - Date.parse(key.last_used_at) > TOUCH_EVERY_MS) await this.store.touchApiKey(key.id, nowIso())
-    return {principal, credential: {kind: 'api_key', id: key.id, projectId: key.project_id}}
+    return {principal, credential: {kind: 'api_key', id: key.id, projectId: key.project_id, name: key.name}}
   }
 }
 

@@ -19,5 +19,5 @@ export async function verifyAccessToken(store: Store, token: string, baseUrl: st
   if (!(await liveGrant(store, row.grant_id, Date.now()))) return null
   const principal = await store.getPrincipal(row.principal_id)
   if (!principal) return null
-  return {principal, credential: {kind: 'oauth', id: row.id, projectId: row.project_id}}
+  return {principal, credential: {kind: 'oauth', id: row.id, projectId: row.project_id, clientId: row.client_id}}
 }

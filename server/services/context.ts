@@ -6,7 +6,17 @@ import type {PrincipalRecord, Viewer} from '../store/store.js'
 export interface Caller {
   principal: PrincipalRecord
   /** The credential used: an API key or an OAuth access token, and the project it is bound to. */
-  credential: {kind: 'api_key' | 'oauth'; id: string; projectId: string | null}
+  credential: {
+    kind: 'api_key' | 'oauth'
+    id: string
+    projectId: string | null
+    /** The API key's name (history's `client`, docs/api.md "History"). */
+    name?: string
+    /** The OAuth client the token was issued to; its name is read when a change is recorded. */
+    clientId?: string
+  }
+  /** What the client said it is (`Kb-Via: mcp | hook`), for the history of what it changes. */
+  via?: 'mcp' | 'hook'
 }
 
 /**

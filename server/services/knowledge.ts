@@ -26,12 +26,18 @@ import {viewAt, fullView} from './views.js'
 import {UNTRUSTED} from '../store/trust.js'
 import {type ContextOf, trustContexts} from './trust-context.js'
 import {anchorsFrom} from './trust.js'
-import {clearFields, findingsOf, gate, sameSecret} from './safe-publish.js'
+import {clearFields, findingsOf, gate, sameSecret, type Tally} from './safe-publish.js'
+import {actorOf, clearanceRecords, describeChanges, record} from './history.js'
+import type {HistoryRow} from '../store/history-store.js'
+import type {UsageCounter} from './usage.js'
 
 /** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
 const UNGUARDED_ATTEMPTS = 10
 
 export class KnowledgeService {
+  /** Counts entries returned at standard or full (docs/api.md, "Usage"); set by the app. */
+  usage: UsageCounter | undefined
+
   constructor(private readonly store: Store) {}
 
   /** Whether the caller may see the entry (docs/api.md, "Visibility and permissions"). */
@@ -79,6 +85,7 @@ export class KnowledgeService {
   /** The entry at a level; `contextOf` (trust-context.ts) when the caller has read the projects of many entries at once. */
   async view(caller: Caller, e: EntryRow, detail: Detail, contextOf?: ContextOf): Promise<EntryView> {
     const ctx = contextOf ?? (await trustContexts(this.store, [e]))
+    if (detail !== 'summary') this.usage?.note(e.id, nowIso())
     return detail === 'full' ? this.full(caller, e, ctx) : viewAt(detail, e, ctx(e))
   }
 
@@ -134,7 +141,8 @@ export class KnowledgeService {
       ...UNTRUSTED,
       anchors,
     }
-    return this.insertCleared(caller, entry, scope === 'private' ? null : {choice: input, action: `creating an entry in ${scope} scope`})
+    const check = scope === 'private' ? null : {choice: input, action: `creating an entry in ${scope} scope`}
+    return this.insertCleared(caller, entry, check, {action: 'created'})
   }
 
   /** Stores a new entry: cleared first when it goes straight into a shared scope (docs/api.md, "Safe publish"). */
@@ -142,18 +150,22 @@ export class KnowledgeService {
     caller: Caller,
     entry: EntryRow,
     check: {choice: CreateEntryBody | ForkBody; action: string} | null,
+    what: {action: 'created' | 'forked'; note?: string},
   ): Promise<EntryFull> {
     const notes: CommentRow[] = []
+    const actor = await actorOf(this.store, caller)
+    const history = [record(actor, entry.id, what.action, {}, what.note ?? null, entry.created_at)]
     if (check) {
       const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller})
       const r = c.redacted
       Object.assign(entry, {title: r.title, body: r.body, url: r.url, tags: r.tags, thought_chain: r.thought_chain})
       notes.push(...c.notes)
+      history.push(...clearanceRecords(actor, entry.id, c.tally, entry.created_at))
     }
     const s = summarize(entry.id, entry.title, entry.body)
     entry.summary = s.body
     entry.summary_title = s.title
-    await this.store.insertEntry(entry, notes)
+    await this.store.insertEntry(entry, notes, history)
     if (notes.length === 0) return fullView(entry, (await trustContexts(this.store, [entry]))(entry), [], [])
     const stored = await this.store.getEntry(entry.id)
     if (!stored) throw new KbError('not_found', `knowledge entry ${entry.id} does not exist`)
@@ -175,7 +187,8 @@ export class KnowledgeService {
       changes.status = input.status
       changes.resolution = input.status === 'open' ? null : {note: null, url: null, resolved_by: ref(caller), resolved_at: nowIso()}
     }
-    const notes = current.scope === 'private' ? [] : await this.clearEdit(caller, current, changes, input)
+    const cleared = current.scope === 'private' ? null : await this.clearEdit(caller, current, changes, input)
+    const notes = cleared?.notes ?? []
     if (changes.title !== undefined || changes.body !== undefined) {
       const s = summarize(current.id, changes.title ?? current.title, changes.body ?? current.body)
       changes.summary = s.body
@@ -189,11 +202,13 @@ export class KnowledgeService {
       (k) => changes[k] !== undefined && hasRealChange(current, {[k]: changes[k]}),
     )
     const closeFlags = content && current.author.id === caller.principal.id
+    const at = nowIso()
     const outcome = await this.store.updateEntry(current.id, changes, {
-      at: nowIso(),
+      at,
       expectedVersion: current.version,
       comments: notes,
       closeFlags,
+      history: await this.editRecords(caller, current, changes, cleared?.tally, at),
     })
     if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < UNGUARDED_ATTEMPTS) {
       // Daemons sharing a database write truly at once: a short random pause lets the retry land between them.
@@ -204,11 +219,27 @@ export class KnowledgeService {
     return this.full(caller, outcome.entry)
   }
 
+  /** The history of an edit: `edited` with the fields, `resolved`/`reopened` for a status change, and what clearance did. */
+  private async editRecords(caller: Caller, current: EntryRow, changes: EntryChanges, tally: Tally | undefined, at: string): Promise<HistoryRow[]> {
+    const actor = await actorOf(this.store, caller)
+    const {status, ...fields} = describeChanges(current, changes)
+    const out: HistoryRow[] = []
+    if (Object.keys(fields).length > 0) out.push(record(actor, current.id, 'edited', fields, null, at))
+    if (status !== undefined) out.push(record(actor, current.id, changes.status === 'resolved' ? 'resolved' : 'reopened', {status}, null, at))
+    if (tally) out.push(...clearanceRecords(actor, current.id, tally, at))
+    return out
+  }
+
   /**
    * An edit of a shared entry is cleared on what it brings: findings its new text holds that the entry did
    * not hold already (in the same field). Redaction rewrites `changes`; the acknowledgement records are returned.
    */
-  private async clearEdit(caller: Caller, current: EntryRow, changes: EntryChanges, input: PatchEntryBody): Promise<CommentRow[]> {
+  private async clearEdit(
+    caller: Caller,
+    current: EntryRow,
+    changes: EntryChanges,
+    input: PatchEntryBody,
+  ): Promise<{notes: CommentRow[]; tally: Tally}> {
     const known = new Set((await findingsOf({...current, resolution: null})).hits.map(sameSecret))
     const incoming = {
       title: changes.title ?? '',
@@ -229,7 +260,7 @@ export class KnowledgeService {
     if (changes.url !== undefined) changes.url = c.redacted.url
     if (changes.tags !== undefined) changes.tags = c.redacted.tags
     if (changes.thought_chain !== undefined) changes.thought_chain = c.redacted.thought_chain
-    return c.notes
+    return {notes: c.notes, tally: c.tally}
   }
 
   async remove(caller: Caller, id: string, ifMatch: number[] | null): Promise<void> {
@@ -246,6 +277,7 @@ export class KnowledgeService {
     if (e.status === 'resolved') return this.full(caller, e)
     let note = input.note === undefined || input.note === null || input.note.trim() === '' ? null : input.note
     let notes: CommentRow[] = []
+    let tally: Tally | undefined
     if (e.scope !== 'private') {
       // The resolution joins what the entry's readers see: cleared as an edit is (docs/api.md, "Safe publish").
       const fields = [
@@ -256,12 +288,16 @@ export class KnowledgeService {
       if (c.values.has('resolution/note')) note = c.values.get('resolution/note') ?? null
       if (c.values.has('resolution/url')) url = c.values.get('resolution/url') ?? null
       notes = c.notes
+      tally = c.tally
     }
     const at = nowIso()
+    const actor = await actorOf(this.store, caller)
+    const history = [record(actor, e.id, 'resolved', {status: 'open → resolved'}, null, at)]
+    if (tally) history.push(...clearanceRecords(actor, e.id, tally, at))
     const outcome = await this.store.updateEntry(
       e.id,
       {status: 'resolved', resolution: {note, url, resolved_by: ref(caller), resolved_at: at}},
-      {at, comments: notes},
+      {at, comments: notes, history},
     )
     if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return this.full(caller, outcome.entry)
@@ -279,6 +315,8 @@ export class KnowledgeService {
       author_id: caller.principal.id,
       created_at: nowIso(),
     }
+    const actor = await actorOf(this.store, caller)
+    const history = [record(actor, e.id, 'commented', {comment: comment.type}, null, comment.created_at)]
     if (e.scope !== 'private') {
       // A comment on a shared entry reaches its readers at once: cleared as an edit is (docs/api.md, "Safe publish").
       const c = await clearFields([{field: 'comment', text: input.body}], input, {
@@ -288,15 +326,16 @@ export class KnowledgeService {
         caller,
       })
       comment.body = c.values.get('comment') ?? comment.body
+      history.push(...clearanceRecords(actor, e.id, c.tally, comment.created_at))
       if (c.notes.length > 0) {
         // The comment and the record of what it let through, in one transaction.
-        const outcome = await this.store.updateEntry(e.id, {}, {at: comment.created_at, comments: [comment, ...c.notes]})
+        const outcome = await this.store.updateEntry(e.id, {}, {at: comment.created_at, comments: [comment, ...c.notes], history})
         if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
         const {entry_id: _entry, author_id: _author, ...rest} = comment
         return {...rest, author: ref(caller)}
       }
     }
-    const added = await this.store.addComment(comment)
+    const added = await this.store.addComment(comment, history)
     if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
     return added.comment
   }
@@ -339,7 +378,8 @@ export class KnowledgeService {
     }
     // A fork reaches new readers unless it stays private or among the parent's own (docs/api.md, "Safe publish").
     const sameAudience = scope === 'private' || parent.scope === 'global' || (parent.scope === scope && parent.project_id === projectId)
-    return this.insertCleared(caller, entry, sameAudience ? null : {choice: input, action: `forking into ${scope} scope`})
+    const check = sameAudience ? null : {choice: input, action: `forking into ${scope} scope`}
+    return this.insertCleared(caller, entry, check, {action: 'forked', note: `forked from ${parent.id}`})
   }
 }
 

@@ -13,6 +13,7 @@ import type {Caller} from './context.js'
 import {type KnowledgeService, stale} from './knowledge.js'
 import {type Clearance, findingsOf, gate} from './safe-publish.js'
 import {redactFields, report} from './sensitive.js'
+import {actorOf, clearanceRecords, record} from './history.js'
 
 /** Comments read per page while gathering all of an entry's. */
 const COMMENT_PAGE = 500
@@ -75,14 +76,18 @@ export class PublishService {
       entryId: e.id,
       caller,
     })
+    const at = nowIso()
+    const actor = await actorOf(this.store, caller)
+    const history = [record(actor, e.id, 'published', {scope: `${e.scope} → ${target}`}, null, at), ...clearanceRecords(actor, e.id, c.tally, at)]
     const outcome = await this.store.updateEntry(
       e.id,
       {...redactionChanges(e, c), scope: target},
       {
-        at: nowIso(),
+        at,
         expectedVersion: e.version,
         commentBodies: c.redacted.comments,
         comments: c.notes,
+        history,
       },
     )
     if (!outcome.ok && outcome.reason === 'stale' && attempt < 3) return this.publish(caller, id, input, attempt + 1)

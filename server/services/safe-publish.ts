@@ -44,6 +44,14 @@ export interface Clearance {
   changed: boolean
   /** The comments that record what was acknowledged (more than one when one would be over the comment limit). */
   notes: CommentRow[]
+  /** Findings redacted per field, and how many were acknowledged: what history records (never the text). */
+  tally: Tally
+}
+
+/** What a clearance did, by count only (docs/api.md, "History": a redaction's record never holds the secret). */
+export interface Tally {
+  redacted: Record<string, number>
+  acknowledged: number
 }
 
 export interface GateOptions {
@@ -68,8 +76,8 @@ export async function findingsOf(e: ScannableEntry): Promise<{fields: ReturnType
  * throws the sensitive_content refusal listing what is neither redacted nor acknowledged.
  */
 export async function gate(e: ScannableEntry, choice: SensitiveChoice, o: GateOptions): Promise<Clearance> {
-  const {values, notes} = await clearFields(fieldsOf(e), choice, o)
-  return {redacted: apply(e, values), changed: values.size > 0, notes}
+  const {values, notes, tally} = await clearFields(fieldsOf(e), choice, o)
+  return {redacted: apply(e, values), changed: values.size > 0, notes, tally}
 }
 
 /**
@@ -80,7 +88,7 @@ export async function clearFields(
   fields: ScanField[],
   choice: SensitiveChoice,
   o: GateOptions,
-): Promise<{values: Map<string, string | null>; notes: CommentRow[]}> {
+): Promise<{values: Map<string, string | null>; notes: CommentRow[]; tally: Tally}> {
   const all = await scanFields(fields)
   const hits = o.only ? all.filter(o.only) : all
   const open = unacknowledged(hits, choice)
@@ -96,7 +104,9 @@ export async function clearFields(
     author_id: o.caller.principal.id,
     created_at: at,
   }))
-  return {values: redactFields(fields, open), notes}
+  const redacted: Record<string, number> = {}
+  for (const h of open) redacted[h.field] = (redacted[h.field] ?? 0) + 1
+  return {values: redactFields(fields, open), notes, tally: {redacted, acknowledged: acknowledged.length}}
 }
 
 /** The entry with the redacted field values put in their places (a null tag or url removed). */

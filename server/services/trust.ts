@@ -11,6 +11,7 @@ import type {CommentRow, EntryRow, Store, TrustChange} from '../store/store.js'
 import type {Caller} from './context.js'
 import type {KnowledgeService} from './knowledge.js'
 import {clearFields} from './safe-publish.js'
+import {actorOf, record} from './history.js'
 import {FieldErrors, lowerUuid} from './validate.js'
 
 /** An anchor's identity: path, lines and symbol (docs/api.md, "Anchors"). */
@@ -82,7 +83,10 @@ export class TrustService {
     if (note !== null) await this.clearNote(caller, e, note, 'verifying')
     const at = nowIso()
     const sent = new Map((input.anchors ?? []).map((a) => [keyOf(a), a]))
+    const actor = await actorOf(this.store, caller)
+    const rebased = e.anchors.filter((a) => sent.has(keyOf(a))).length
     let {entry} = await this.apply(caller, e, (current) => ({
+      history: [record(actor, e.id, 'verified', rebased > 0 ? {anchors: `${rebased} re-based`} : {}, note, at)],
       // Only anchors the entry has are re-based; others sent are ignored (adding one is an edit).
       anchors: current.anchors.map((a) => {
         const s = sent.get(keyOf(a))
@@ -134,14 +138,20 @@ export class TrustService {
       duplicate_of: duplicateOf,
       created_at: nowIso(),
     }
-    const outcome = await this.apply(caller, e, () => ({flag}))
+    const actor = await actorOf(this.store, caller)
+    const history = [record(actor, e.id, 'flagged', {reason: input.reason}, note, flag.created_at)]
+    const outcome = await this.apply(caller, e, () => ({flag, history}))
     return {entry: await this.knowledge.full(caller, outcome.entry), created: !outcome.replaced}
   }
 
   /** Withdraws the caller's open flag; none open answers the entry as it is. */
   async withdrawFlag(caller: Caller, id: string): Promise<EntryFull> {
     const e = await this.knowledge.visible(caller, id)
-    const outcome = await this.apply(caller, e, () => ({withdraw: caller.principal.id}))
+    const actor = await actorOf(this.store, caller)
+    // Recorded only when the caller had an open flag (a withdrawal racing this one records nothing worse than a repeat).
+    const had = (await this.store.listFlags(e.id)).find((f) => f.principal_id === caller.principal.id)
+    const history = had ? [record(actor, e.id, 'unflagged', {reason: had.reason})] : []
+    const outcome = await this.apply(caller, e, () => ({withdraw: caller.principal.id, history}))
     return this.knowledge.full(caller, outcome.entry)
   }
 
@@ -167,7 +177,15 @@ export class TrustService {
     errors.throwIfAny()
     const at = nowIso()
     const results = new Map(input.results.map((r) => [keyOf(r), r]))
+    const actor = await actorOf(this.store, caller)
+    const states = new Map<string, number>()
+    for (const a of e.anchors) {
+      const r = results.get(keyOf(a))
+      if (r) states.set(r.state, (states.get(r.state) ?? 0) + 1)
+    }
+    const changes = Object.fromEntries([...states].map(([state, n]) => [state, String(n)]))
     const outcome = await this.apply(caller, e, (current) => ({
+      history: [record(actor, e.id, 'anchors_checked', changes, `commit ${input.commit}`, at)],
       anchors: current.anchors.map((a): Anchor => {
         const r = results.get(keyOf(a))
         if (!r) return a

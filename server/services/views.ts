@@ -37,6 +37,7 @@ export function standardView(e: EntryRow, ctx: TrustContext): EntryStandard {
     anchors: e.anchors,
     flags: e.flags,
     confidence: confidence(e, ctx),
+    usage: {retrieved: e.retrieved, last_retrieved_at: e.last_retrieved_at},
   }
 }
 

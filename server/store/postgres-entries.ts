@@ -115,6 +115,8 @@ const ENTRY_FIELDS = [
   'verified_by',
   'verifications',
   'corrections',
+  'retrieved',
+  'last_retrieved_at',
 ] as const
 
 /** An entry's columns as the `entries` table stores them (JSON text for the structured fields, the author by id), in ENTRY_FIELDS order. */
@@ -139,6 +141,8 @@ function toDb(e: EntryRow): unknown[] {
     e.version,
     e.comment_count,
     ...Object.values(trustToDb(e)),
+    e.retrieved ?? 0,
+    e.last_retrieved_at ?? null,
   ]
 }
 

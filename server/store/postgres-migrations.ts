@@ -253,4 +253,25 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX recalls_principal ON recalls(principal_id, at DESC, id DESC);
   CREATE INDEX recalls_at ON recalls(at);
   `,
+  // 6: curation (docs/api.md, "History, usage and the review queue"): one history row per change to an entry, written
+  // in the change's transaction (gone with the entry); retrieval counts beside the entry, added in batches by every
+  // daemon; the review queue reads entries most retrieved first.
+  `
+  CREATE TABLE history (
+    id text COLLATE "C" PRIMARY KEY,
+    entry_id text COLLATE "C" NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    at text COLLATE "C" NOT NULL,
+    action text NOT NULL,
+    actor_id text COLLATE "C" NOT NULL,
+    actor_name text NOT NULL,
+    via text NOT NULL,
+    client text,
+    changes text NOT NULL,
+    note text
+  );
+  CREATE INDEX history_entry ON history(entry_id, at, id);
+  ALTER TABLE entries ADD COLUMN retrieved bigint NOT NULL DEFAULT 0;
+  ALTER TABLE entries ADD COLUMN last_retrieved_at text COLLATE "C";
+  CREATE INDEX entries_retrieved ON entries(retrieved DESC, id);
+  `,
 ]

@@ -55,7 +55,8 @@ function staleSql(p: Params, now: string): string {
 /** The columns `entryFromRow` reads, over `entries e JOIN principals p ON p.id = e.author_id`. */
 export const ENTRY_COLUMNS = `e.seq, e.id, e.title, e.body, e.summary, e.summary_title, e.scope, e.project_id, e.tags, e.url, e.status,
   e.resolution, e.thought_chain, e.forked_from, e.author_id, p.name AS author_name, e.created_at, e.updated_at, e.version, e.comment_count,
-  e.anchors, e.flags, e.flagged_at, e.verified_at, e.verified_by, e.verifications, e.corrections`
+  e.anchors, e.flags, e.flagged_at, e.verified_at, e.verified_by, e.verifications, e.corrections,
+  e.retrieved, e.last_retrieved_at`
 
 export const ENTRY_FROM = 'entries e JOIN principals p ON p.id = e.author_id'
 

@@ -7,6 +7,7 @@
 import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
 import {PostgresTrustWriter} from './postgres-trust.js'
+import {historyOfEntries, importHistory} from './postgres-history.js'
 import type {AuthorRef, Comment} from '../../src/shared/types.js'
 import {LOCKS, type PostgresDb, type Queryable, type Row} from './postgres-db.js'
 import {IndexDelta, type PostgresEntryWriter} from './postgres-entries.js'
@@ -124,7 +125,11 @@ export class PostgresTransferStore implements TransferStore {
       [rows.map((r) => r.id)],
     )
     for (const f of flagRows) flags.set(f.entry_id as string, [...(flags.get(f.entry_id as string) ?? []), flagFromRow(f)])
-    const entries = rows.map((r) => exportedEntry(r, comments.get(r.seq as number) ?? [], flags.get(r.id as string) ?? []))
+    const history = await historyOfEntries(this.db, rows.map((r) => r.id as string))
+    const entries = rows.map((r) => ({
+      ...exportedEntry(r, comments.get(r.seq as number) ?? [], flags.get(r.id as string) ?? []),
+      history: history.get(r.id as string) ?? [],
+    }))
     const last = rows.at(-1)
     return rows.length === page.limit && last ? {entries, next: last.seq as number} : {entries}
   }
@@ -322,6 +327,7 @@ export class PostgresTransferStore implements TransferStore {
         throw new Rejection(`comment ${c.id} appears twice`)
       }
     }
+    await importHistory(q, e.id, e.history)
     return existing ? 'updated' : 'created'
   }
 

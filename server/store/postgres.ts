@@ -13,6 +13,8 @@ import {LOCKS, PostgresDb, type PostgresOptions, type Queryable, type Row} from 
 import {IndexDelta, PostgresEntryWriter} from './postgres-entries.js'
 import {PostgresIdempotencyStore} from './postgres-idempotency.js'
 import {PostgresRecallStore} from './postgres-recalls.js'
+import {PostgresHistoryStore, writeHistory} from './postgres-history.js'
+import type {HistoryRow} from './history-store.js'
 import {POSTGRES_MIGRATIONS} from './postgres-migrations.js'
 import {PostgresOAuthStore} from './postgres-oauth.js'
 import {COMMENT_COLUMNS, COMMENT_ORDER, ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params} from './postgres-rows.js'
@@ -85,6 +87,7 @@ export class PostgresStore implements Store {
   readonly transfer: TransferStore
   readonly idempotency: PostgresIdempotencyStore
   readonly recalls: PostgresRecallStore
+  readonly history: PostgresHistoryStore
   private readonly entries = new PostgresEntryWriter()
   private readonly trust = new PostgresTrustWriter()
   private readonly search: SearchEngine
@@ -96,6 +99,7 @@ export class PostgresStore implements Store {
     this.transfer = new PostgresTransferStore(db, this.entries)
     this.idempotency = new PostgresIdempotencyStore(db)
     this.recalls = new PostgresRecallStore(db)
+    this.history = new PostgresHistoryStore(db)
   }
 
   async close(): Promise<void> {
@@ -253,10 +257,11 @@ export class PostgresStore implements Store {
     })
   }
 
-  async insertEntry(e: EntryRow, comments: CommentRow[] = []): Promise<void> {
+  async insertEntry(e: EntryRow, comments: CommentRow[] = [], history?: HistoryRow[]): Promise<void> {
     await this.write(async (q, delta) => {
       const seq = await this.entries.insert(q, {...e, comment_count: e.comment_count + comments.length}, delta)
       for (const c of comments) await this.entries.insertComment(q, seq, c)
+      await writeHistory(q, history)
     })
   }
 
@@ -278,6 +283,7 @@ export class PostgresStore implements Store {
       for (const c of options.comments ?? []) await this.entries.insertComment(q, current.seq, c)
       if (options.comments?.length)
         await q.run('UPDATE entries SET comment_count = comment_count + $1 WHERE seq = $2', [options.comments.length, current.seq])
+      await writeHistory(q, options.history)
       return {ok: true, entry: (await getEntry(q, id))!}
     })
   }
@@ -287,7 +293,9 @@ export class PostgresStore implements Store {
       const [row] = await q.query<{seq: number}>('SELECT seq FROM entries WHERE id = $1 FOR UPDATE', [id])
       if (!row) return null
       const current = (await getEntry(q, id))!
-      const replaced = await this.trust.apply(q, row.seq, current, decide(current))
+      const change = decide(current)
+      const replaced = await this.trust.apply(q, row.seq, current, change)
+      await writeHistory(q, change.history)
       return {entry: (await getEntry(q, id))!, replaced}
     })
   }
@@ -339,7 +347,7 @@ export class PostgresStore implements Store {
   // ---- comments ----
 
   /** The entry's row is updated (and so locked) first: comments on one entry are counted one at a time. */
-  async addComment(c: CommentRow): Promise<{comment: Comment; entry: EntryRow} | null> {
+  async addComment(c: CommentRow, history?: HistoryRow[]): Promise<{comment: Comment; entry: EntryRow} | null> {
     return this.db.tx(async (q) => {
       const [entry] = await q.query<{seq: number}>(
         `UPDATE entries SET comment_count = comment_count + 1, version = version + 1, updated_at = $1
@@ -349,6 +357,7 @@ export class PostgresStore implements Store {
       if (!entry) return null
       if (!(await this.entries.insertComment(q, entry.seq, c))) throw new Error(`comment ${c.id} exists`)
       await this.trust.countCorrections(q, entry.seq, [c])
+      await writeHistory(q, history)
       const [author] = await q.query<{name: string}>('SELECT name FROM principals WHERE id = $1', [c.author_id])
       const comment: Comment = {
         id: c.id,

@@ -25,6 +25,7 @@ import {
   type Row,
 } from './rows.js'
 import {SqliteTrustWriter} from './sqlite-trust.js'
+import {HISTORY_SQL, historyArgs} from './history-store.js'
 import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
 import type {FlagExport, ImportOptions, ImportOutcome, ImportRecord, ProjectExport} from './transfer-store.js'
 
@@ -283,6 +284,9 @@ class Importer {
       if (owner !== undefined) throw new Rejection(`comment ${c.id} already exists here on entry ${owner}`)
       this.entries.insertComment(seq, {id: c.id, body: c.body, type: c.type, author_id: c.author.id, created_at: c.created_at})
     }
+    // History records are kept by id: those already here (an earlier import of the same file) are not written twice.
+    const insertHistory = this.stmt(HISTORY_SQL.insert.replace('INSERT INTO', 'INSERT OR IGNORE INTO'))
+    for (const h of e.history ?? []) insertHistory.run(...historyArgs({...h, entry_id: e.id}))
     return existing ? 'updated' : 'created'
   }
 

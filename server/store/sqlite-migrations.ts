@@ -292,4 +292,25 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX recalls_principal ON recalls(principal_id, at DESC, id DESC);
   CREATE INDEX recalls_at ON recalls(at);
   `,
+  // 10: curation (docs/api.md, "History, usage and the review queue"): one history row per change to an entry, written
+  // in the change's transaction (gone with the entry); retrieval counts beside the entry, added in batches; the
+  // review queue reads entries most retrieved first.
+  `
+  CREATE TABLE history (
+    id TEXT PRIMARY KEY,
+    entry_id TEXT NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    at TEXT NOT NULL,
+    action TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    actor_name TEXT NOT NULL,
+    via TEXT NOT NULL,
+    client TEXT,
+    changes TEXT NOT NULL,
+    note TEXT
+  );
+  CREATE INDEX history_entry ON history(entry_id, at, id);
+  ALTER TABLE entries ADD COLUMN retrieved INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE entries ADD COLUMN last_retrieved_at TEXT;
+  CREATE INDEX entries_retrieved ON entries(retrieved DESC, id);
+  `,
 ]

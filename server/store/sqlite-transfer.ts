@@ -11,6 +11,7 @@ import type Database from 'better-sqlite3'
 import type {Comment} from '../../src/shared/types.js'
 import type {SqliteEntryWriter} from './sqlite-entries.js'
 import {applyImport} from './sqlite-import.js'
+import type {SqliteHistoryStore} from './sqlite-history.js'
 import {type StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
 import {commentFromRow, exportedEntry, FLAG_COLUMNS, FLAG_ORDER, flagFromRow, type Row} from './rows.js'
 import type {Viewer} from './store.js'
@@ -35,6 +36,7 @@ export class SqliteTransferStore implements TransferStore {
     private readonly gate: WriteGate,
     /** Called once an import committed, for caches that follow this connection's own changes only. */
     private readonly onCommitted: () => void,
+    private readonly history: SqliteHistoryStore,
   ) {}
 
   private stmt(sql: string): Database.Statement {
@@ -136,7 +138,11 @@ export class SqliteTransferStore implements TransferStore {
       WHERE f.entry_id IN (SELECT value FROM json_each(?)) ORDER BY ${FLAG_ORDER}`,
     ).all(JSON.stringify(rows.map((r) => r.id))) as Row[]
     for (const f of flagRows) flags.set(f.entry_id as string, [...(flags.get(f.entry_id as string) ?? []), flagFromRow(f)])
-    const entries = rows.map((r) => exportedEntry(r, comments.get(r.seq as number) ?? [], flags.get(r.id as string) ?? []))
+    const history = this.history.ofEntries(rows.map((r) => r.id as string))
+    const entries = rows.map((r) => ({
+      ...exportedEntry(r, comments.get(r.seq as number) ?? [], flags.get(r.id as string) ?? []),
+      history: history.get(r.id as string) ?? [],
+    }))
     const last = rows.at(-1)
     return full && last ? {entries, next: last.seq as number} : {entries}
   }

@@ -21,6 +21,8 @@ import {ENTRY_COLUMNS, filterSql, StatementCache} from './sqlite-rows.js'
 import {commentFromRow, entryFromRow, trustFromRow, type Row} from './rows.js'
 import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
 import {SqliteRecallStore} from './sqlite-recalls.js'
+import {SqliteHistoryStore} from './sqlite-history.js'
+import type {HistoryRow} from './history-store.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
 import {SqliteTransferStore} from './sqlite-transfer.js'
 import {WriteGate} from './write-gate.js'
@@ -69,6 +71,7 @@ export class SqliteStore implements Store {
   readonly transfer: TransferStore
   readonly idempotency: SqliteIdempotencyStore
   readonly recalls: SqliteRecallStore
+  readonly history: SqliteHistoryStore
   private readonly statements: StatementCache
   private readonly entries: SqliteEntryWriter
   private readonly trust: SqliteTrustWriter
@@ -111,7 +114,8 @@ export class SqliteStore implements Store {
     this.searchIndex = new SqliteSearchIndex(this.statements)
     this.search = new SearchEngine(this.searchIndex)
     this.oauth = new SqliteOAuthStore(this.db, this.gate)
-    this.transfer = new SqliteTransferStore(this.db, this.statements, this.entries, this.gate, () => this.forgetRemembered())
+    this.history = new SqliteHistoryStore(this.db, this.gate)
+    this.transfer = new SqliteTransferStore(this.db, this.statements, this.entries, this.gate, () => this.forgetRemembered(), this.history)
     this.idempotency = new SqliteIdempotencyStore(this.db, this.gate)
     this.recalls = new SqliteRecallStore(this.db, this.gate)
   }
@@ -319,12 +323,13 @@ export class SqliteStore implements Store {
 
   // ---- entries ----
 
-  async insertEntry(e: EntryRow, comments: CommentRow[] = []): Promise<void> {
+  async insertEntry(e: EntryRow, comments: CommentRow[] = [], history?: HistoryRow[]): Promise<void> {
     await this.gate.wait()
     this.db
       .transaction(() => {
         const seq = this.entries.insert({...e, comment_count: e.comment_count + comments.length})
         for (const c of comments) this.entries.insertComment(seq, c)
+        this.history.write(history)
       })
       .immediate()
   }
@@ -350,6 +355,7 @@ export class SqliteStore implements Store {
         for (const c of options.comments ?? []) this.entries.insertComment(current.seq, c)
         if (options.comments?.length)
           this.stmt('UPDATE entries SET comment_count = comment_count + ? WHERE seq = ?').run(options.comments.length, current.seq)
+        this.history.write(options.history)
         return {ok: true, entry: this.getEntrySync(id)!}
       })
       .immediate()
@@ -368,7 +374,9 @@ export class SqliteStore implements Store {
         const seq = this.stmt('SELECT seq FROM entries WHERE id = ?').pluck().get(id) as number | undefined
         if (seq === undefined) return null
         const current = this.getEntrySync(id)!
-        const replaced = this.trust.apply(seq, current, decide(current))
+        const change = decide(current)
+        const replaced = this.trust.apply(seq, current, change)
+        this.history.write(change.history)
         return {entry: this.getEntrySync(id)!, replaced}
       })
       .immediate()
@@ -422,7 +430,7 @@ export class SqliteStore implements Store {
 
   // ---- comments ----
 
-  async addComment(c: CommentRow): Promise<{comment: Comment; entry: EntryRow} | null> {
+  async addComment(c: CommentRow, history?: HistoryRow[]): Promise<{comment: Comment; entry: EntryRow} | null> {
     await this.gate.wait()
     return this.db
       .transaction(() => {
@@ -434,6 +442,7 @@ export class SqliteStore implements Store {
           entry.seq,
         )
         this.trust.countCorrections(entry.seq, [c])
+        this.history.write(history)
         const author = this.stmt('SELECT name FROM principals WHERE id = ?').get(c.author_id) as {name: string}
         const comment: Comment = {
           id: c.id,
@@ -489,5 +498,7 @@ function fromRaw(r: unknown[]): EntryRow {
     version: r[18] as number,
     comment_count: r[19] as number,
     ...trustFromRow(...r.slice(20, 27)),
+    retrieved: r[27] as number,
+    last_retrieved_at: (r[28] as string | null) ?? null,
   }
 }

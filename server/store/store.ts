@@ -19,6 +19,7 @@ import type {
   Status,
   ThoughtStep,
 } from '../../src/shared/types.js'
+import type {HistoryRow, HistoryStore} from './history-store.js'
 import type {IdempotencyStore} from './idempotency.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {RecallStore} from './recall-store.js'
@@ -87,6 +88,9 @@ export interface EntryRow {
   verifications: Array<{principal_id: string; at: string}>
   /** `correction` comments since the last verification or edit: a soft signal in confidence (docs/search.md). */
   corrections: number
+  /** Times returned at standard or full, added in batches (docs/api.md, "Usage"); not content: `version` stays. */
+  retrieved: number
+  last_retrieved_at: string | null
 }
 
 /** The fields an update may change. */
@@ -173,6 +177,8 @@ export interface UpdateOptions {
   comments?: CommentRow[]
   /** An edit of the content by its author: every open flag closes and `corrections` restarts (docs/api.md, "Flags"). */
   closeFlags?: boolean
+  /** The history records of this change (docs/api.md, "History"), written in the same transaction. */
+  history?: HistoryRow[]
 }
 
 export type UpdateOutcome = {ok: true; entry: EntryRow} | {ok: false; reason: 'missing' | 'stale'; entry?: EntryRow}
@@ -213,7 +219,7 @@ export interface Store {
   listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: 'maintainer' | 'member'}>>
 
   /** Inserts the entry, with `comments` (an acknowledgement record: docs/api.md, "Safe publish") in the same transaction. */
-  insertEntry(entry: EntryRow, comments?: CommentRow[]): Promise<void>
+  insertEntry(entry: EntryRow, comments?: CommentRow[], history?: HistoryRow[]): Promise<void>
   getEntry(id: string): Promise<EntryRow | null>
   /**
    * Applies the changes, sets `updated_at` and bumps `version`, atomically. With `expectedVersion`, the
@@ -235,7 +241,7 @@ export interface Store {
   listFlags(entryId: string): Promise<FlagRow[]>
 
   /** Adds the comment and bumps the entry's version and `updated_at` in one transaction; null if the entry is gone. */
-  addComment(comment: CommentRow): Promise<{comment: Comment; entry: EntryRow} | null>
+  addComment(comment: CommentRow, history?: HistoryRow[]): Promise<{comment: Comment; entry: EntryRow} | null>
   /** An entry's comments in the order written (created_at, then writing order): `limit` after `after`, or with `newest` the last `limit`. */
   listComments(entryId: string, page: CommentPage): Promise<Comment[]>
 
@@ -250,6 +256,9 @@ export interface Store {
 
   /** The record of recalls (docs/api.md, "Recall"), an interface of its own. */
   readonly recalls: RecallStore
+
+  /** Entries' history, usage counts and the review queue (docs/api.md, "History, usage and the review queue"). */
+  readonly history: HistoryStore
 }
 
 export interface ProjectSettings {
@@ -275,6 +284,8 @@ export interface TrustChange {
   flag?: FlagRow
   /** Withdraws this principal's open flag, if any. */
   withdraw?: string
+  /** The history records of this action, written in the same transaction. */
+  history?: HistoryRow[]
 }
 
 /** A position among an entry's comments: the last one already seen. */

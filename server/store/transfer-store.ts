@@ -4,6 +4,7 @@
  */
 import type {OnConflict} from '../../src/shared/contract.js'
 import type {AuthorRef, Comment, FlagReason, Scope} from '../../src/shared/types.js'
+import type {HistoryExport} from './history-store.js'
 import type {EntryRow, Viewer} from './store.js'
 
 /** A project as exported: its creator and (for the owner's export) its members by id and name. */
@@ -34,6 +35,8 @@ export interface FlagExport {
 export type EntryExport = Omit<EntryRow, 'summary' | 'summary_title' | 'comment_count' | 'flags' | 'flagged_at'> & {
   comments: Comment[]
   open_flags: FlagExport[]
+  /** The entry's history, oldest first (docs/api.md, "History"); an import adds its own `imported` record. */
+  history?: HistoryExport[]
 }
 
 export interface ExportFilter {

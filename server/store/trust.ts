@@ -20,6 +20,8 @@ export const UNTRUSTED = {
   verified_by: null,
   verifications: [],
   corrections: 0,
+  retrieved: 0,
+  last_retrieved_at: null,
 } satisfies Partial<EntryRow>
 
 /** The kept verifications after `principalId` verifies at `at`. */

@@ -110,3 +110,34 @@ export const RECALL_CLIENT_MAX = 100
 export const RECALL_SESSION_MAX = 200
 /** How long the record of a recall is kept by default (`kb daemon run --recall-retention-days`). */
 export const RECALL_RETENTION_DAYS_DEFAULT = 30
+
+// ---- Curation: history, usage, the review queue (docs/api.md, "History, usage and the review queue") ----
+
+/** What a history record says happened to an entry. */
+export const HISTORY_ACTIONS = [
+  'created',
+  'edited',
+  'published',
+  'resolved',
+  'reopened',
+  'commented',
+  'forked',
+  'verified',
+  'flagged',
+  'unflagged',
+  'anchors_checked',
+  'superseded',
+  'findings_acknowledged',
+  'redacted',
+  'imported',
+] as const
+/** Through what a change came: the credential's kind, or what the client said it is (MCP tools, the git hook), or an import. */
+export const HISTORY_VIAS = ['api_key', 'oauth', 'mcp', 'import', 'hook'] as const
+/** What a client may say it is, in the `Kb-Via` header. */
+export const CLIENT_VIAS = ['mcp', 'hook'] as const
+export const HISTORY_LIMIT = {default: 50} as const
+/** The review queue's kinds of item, and how long unretrieved makes an entry `never_retrieved`. */
+export const REVIEW_KINDS = ['stale', 'flagged', 'similar', 'unverified', 'superseded', 'never_retrieved'] as const
+export const REVIEW_UNRETRIEVED_DAYS = 90
+/** How often a daemon writes the retrieval counts it holds (docs/api.md, "Usage"). */
+export const USAGE_FLUSH_MS = 5000

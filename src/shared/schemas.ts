@@ -378,6 +378,13 @@ const standardFields = {
   anchors: Type.Array(AnchorSchema),
   flags: FlagCountsSchema,
   confidence: Type.Number({minimum: 0, maximum: 1, description: 'docs/search.md, "Confidence"'}),
+  usage: Type.Object(
+    {
+      retrieved: Type.Integer({minimum: 0, description: 'Times returned at standard or full (GET, search, MCP), counted in batches'}),
+      last_retrieved_at: Type.Union([Time, Type.Null()]),
+    },
+    {description: 'docs/api.md, "Usage"'},
+  ),
 }
 const fullFields = {
   comments: Type.Array(Type.Unsafe<Static<typeof CommentSchema>>(Type.Ref('Comment')), {

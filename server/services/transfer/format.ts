@@ -9,6 +9,9 @@ import {
   ANCHORS_MAX,
   COMMENT_MAX,
   COMMIT_PATTERN,
+  HISTORY_ACTIONS,
+  HISTORY_VIAS,
+  NOTE_MAX,
   PRINCIPAL_NAME_PATTERN,
 } from '../../../src/shared/contract.js'
 import {KbError} from '../../../src/shared/errors.js'
@@ -38,6 +41,8 @@ export const EXPORT_VERSION = 1
 export const IMPORT_BODY_LIMIT = 512 * 1024 * 1024
 /** The longest line an import reads: an entry's body is at most 100,000 characters, so this leaves room for many comments. */
 export const IMPORT_LINE_MAX = 16 * 1024 * 1024
+/** History records an entry line may carry. */
+const HISTORY_IMPORT_MAX = 100_000
 const RFC3339 = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|z|[+-]\\d{2}:\\d{2})$'
 const Time = Type.String({pattern: RFC3339, description: 'RFC 3339'})
 const AuthorIn = Type.Object({id: Uuid, name: Type.String({pattern: PRINCIPAL_NAME_PATTERN})}, {additionalProperties: false})
@@ -60,6 +65,22 @@ const AnchorStored = Type.Object(
 )
 const FlagIn = Type.Object(
   {by: AuthorIn, reason: FlagReasonSchema, note: Type.Optional(Note), duplicate_of: Type.Optional(NullableUuid), created_at: Time},
+  {additionalProperties: false},
+)
+
+/** A history record as exported (docs/api.md, "History"); absent in files of a kb before curation. */
+const HistoryIn = Type.Object(
+  {
+    id: Uuid,
+    at: Time,
+    action: oneOf(HISTORY_ACTIONS),
+    actor_id: Uuid,
+    actor_name: Type.String({maxLength: 200}),
+    via: oneOf(HISTORY_VIAS),
+    client: Type.Union([Type.String({maxLength: 200}), Type.Null()]),
+    changes: Type.Record(Type.String({maxLength: 100}), Type.String({maxLength: 400}), {maxProperties: 50}),
+    note: Type.Union([Type.String({maxLength: NOTE_MAX}), Type.Null()]),
+  },
   {additionalProperties: false},
 )
 
@@ -145,6 +166,10 @@ export const EntryLine = Type.Object(
     ),
     corrections: Type.Optional(Type.Integer({minimum: 0})),
     open_flags: Type.Optional(Type.Array(FlagIn)),
+    // Curation (docs/api.md, "History, usage and the review queue"); absent in files of a kb before it.
+    retrieved: Type.Optional(Type.Integer({minimum: 0})),
+    last_retrieved_at: Type.Optional(NullableTime),
+    history: Type.Optional(Type.Array(HistoryIn, {maxItems: HISTORY_IMPORT_MAX})),
   },
   {additionalProperties: false},
 )

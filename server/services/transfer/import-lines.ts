@@ -7,7 +7,8 @@ import {canonicalRemote} from '../../../src/shared/remote.js'
 import {summarize} from '../../../src/shared/summary.js'
 import type {AuthorRef} from '../../../src/shared/types.js'
 import {fieldErrors} from '../../http/problem.js'
-import {nowIso} from '../../lib/ids.js'
+import {nowIso, uuidv7} from '../../lib/ids.js'
+import type {HistoryExport} from '../../store/history-store.js'
 import type {EntryExport, ImportRecord, ProjectExport} from '../../store/transfer-store.js'
 import {type Caller, isOwner} from '../context.js'
 import {anchorsFrom} from '../trust.js'
@@ -168,7 +169,10 @@ function entryRecord(ctx: ImportContext, e: EntryLine): EntryExport & {summary: 
     updated_at: updatedAt,
     version: e.version ?? 1,
     ...trust,
+    retrieved: e.retrieved ?? 0,
+    last_retrieved_at: time(e.last_retrieved_at ?? undefined) ?? null,
     comments,
+    history: historyOf(ctx, e),
     summary: s.body,
     summary_title: s.title,
   }
@@ -215,6 +219,31 @@ function trustOf(
     corrections: e.corrections ?? 0,
     open_flags: flags,
   }
+}
+
+/**
+ * The history of an entry line (docs/api.md, "History"), the exporter's own records as the importer's when aliased,
+ * then the record of this import. A record is kept by its id: one already here is not written twice.
+ */
+function historyOf(ctx: ImportContext, e: EntryLine): HistoryExport[] {
+  const ref = refIn(ctx)
+  const records: HistoryExport[] = (e.history ?? []).map((h) => {
+    const actor = ref({id: h.actor_id, name: h.actor_name})
+    return {...h, id: lowerUuid(h.id), at: time(h.at)!, actor_id: actor.id, actor_name: actor.name}
+  })
+  const c = ctx.caller
+  records.push({
+    id: uuidv7(),
+    at: nowIso(),
+    action: 'imported',
+    actor_id: c.principal.id,
+    actor_name: c.principal.name,
+    via: 'import',
+    client: c.credential.name ?? null,
+    changes: {},
+    note: null,
+  })
+  return records
 }
 
 /** A principal reference of the file as it is stored here: the exporter's own, when aliased, become the importer's. */

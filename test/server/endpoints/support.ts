@@ -24,6 +24,7 @@ export const STANDARD_FIELDS = [
   'tags',
   'updated_at',
   'url',
+  'usage',
   'version',
 ].sort()
 export const FULL_FIELDS = [...STANDARD_FIELDS, 'branches', 'comments', 'comments_truncated', 'resolution', 'thought_chain'].sort()

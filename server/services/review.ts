@@ -1,0 +1,73 @@
+/**
+ * @module The review queue (docs/api.md, "Review queue"): what a curator should look at — stale, flagged,
+ * unverified, never retrieved in 90 days — counted, then the entries most used first, each with why it is there.
+ * Decided in the driver's SQL (Store.history.review) so that it stays fast at 100k entries (docs/performance.md).
+ */
+import {LIMIT_DEFAULT, REVIEW_UNRETRIEVED_DAYS} from '../../src/shared/contract.js'
+import type {ReviewPage, ReviewQuery, ReviewReason} from '../../src/shared/curation-schemas.js'
+import {KbError} from '../../src/shared/errors.js'
+import type {EntryRow, Store} from '../store/store.js'
+import {type Caller, viewerOf} from './context.js'
+import {decodeCursor, encodeCursor} from './cursor.js'
+import {freshness, type TrustContext} from './freshness.js'
+import type {KnowledgeService} from './knowledge.js'
+import {trustContexts} from './trust-context.js'
+import {lowerUuid} from './validate.js'
+import {standardView} from './views.js'
+
+const DAY_MS = 86_400_000
+
+export class ReviewService {
+  constructor(
+    private readonly store: Store,
+    private readonly knowledge: KnowledgeService,
+  ) {}
+
+  async queue(caller: Caller, q: ReviewQuery): Promise<ReviewPage> {
+    const now = Date.now()
+    const projectId = q.project_id === undefined ? undefined : lowerUuid(q.project_id)
+    if (projectId !== undefined && (await this.store.getMemberRole(projectId, caller.principal.id)) === null)
+      throw new KbError('not_found', `project ${projectId} does not exist or you are not a member`)
+    const limit = q.limit ?? LIMIT_DEFAULT.entries
+    const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
+    const cutoff = new Date(now - REVIEW_UNRETRIEVED_DAYS * DAY_MS).toISOString()
+    // TODO(curation): `similar` pairs and `superseded` entries come with the similar-entries and supersede work
+    // (issue 27 parts 1–2); until then they count 0 and list nothing.
+    const kind = q.kind === 'similar' || q.kind === 'superseded' ? undefined : q.kind
+    const unsupported = q.kind !== kind
+    const outcome = await this.store.history.review(
+      {
+        viewer: viewerOf(caller),
+        ...(projectId === undefined ? {} : {projectId}),
+        ...(kind === undefined ? {} : {kind}),
+        now: new Date(now).toISOString(),
+        unretrievedBefore: cutoff,
+      },
+      {limit: unsupported ? 0 : limit + 1, ...(after ? {after: {retrieved: Number(after.at), id: after.id}} : {})},
+    )
+    const page = outcome.entries.slice(0, limit)
+    const ctxOf = await trustContexts(this.store, page, now)
+    const items = page.map((e) => ({entry: standardView(e, ctxOf(e)), reasons: reasonsOf(e, ctxOf(e), cutoff)}))
+    const last = page.at(-1)
+    return {
+      counts: {...outcome.counts, similar: 0, superseded: 0},
+      items,
+      next_cursor: outcome.entries.length > limit && last ? encodeCursor({at: String(last.retrieved), id: last.id}) : null,
+    }
+  }
+}
+
+/** Why an entry is in the queue, in the order a curator reads them. */
+function reasonsOf(e: EntryRow, ctx: TrustContext, cutoff: string): ReviewReason[] {
+  const out: ReviewReason[] = []
+  for (const r of freshness(e, ctx).reasons) out.push({kind: 'stale', detail: r.detail ? `${r.kind}: ${r.detail}` : r.kind})
+  const open = Object.entries(e.flags).filter(([, n]) => n > 0)
+  if (open.length > 0) out.push({kind: 'flagged', detail: open.map(([reason, n]) => `${reason} ×${n}`).join(', ')})
+  if (e.verified_at === null) out.push({kind: 'unverified', detail: 'never verified'})
+  if ((e.last_retrieved_at === null || e.last_retrieved_at < cutoff) && e.created_at < cutoff)
+    out.push({
+      kind: 'never_retrieved',
+      detail: e.last_retrieved_at === null ? 'never retrieved' : `not retrieved in ${REVIEW_UNRETRIEVED_DAYS} days`,
+    })
+  return out
+}

@@ -1,0 +1,103 @@
+/**
+ * @module The PostgreSQL side of `Store.history` (docs/api.md, "History, usage and the review queue"): the
+ * statements of history-store.ts with numbered placeholders; usage added by one `UPDATE … FROM (VALUES …)` per
+ * batch, so every daemon's counts add up; the review queue in SQL over `entries e`.
+ */
+import type {PostgresDb, Queryable, Row} from './postgres-db.js'
+import {
+  HISTORY_SQL,
+  historyArgs,
+  historyByEntry,
+  historyFromRow,
+  listArgs,
+  type HistoryExport,
+  type HistoryRow,
+  type HistoryStore,
+  type ReviewFilter,
+  type ReviewOutcome,
+  type UsageBatch,
+} from './history-store.js'
+import {ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params} from './postgres-rows.js'
+import {entryFromRow} from './rows.js'
+import {NO_FLAGS} from './trust.js'
+
+/** `?` → `$1`, `$2`, … in order; the statements hold no `?` inside a literal. */
+function numbered(sql: string): string {
+  let n = 0
+  return sql.replace(/\?/g, () => `$${++n}`)
+}
+
+/** Writes the records inside the caller's transaction. */
+export async function writeHistory(q: Queryable, rows: HistoryRow[] | undefined): Promise<void> {
+  for (const r of rows ?? []) await q.run(numbered(HISTORY_SQL.insert), historyArgs(r))
+}
+
+/** An import's records, kept by id (a record already here is not written twice). */
+export async function importHistory(q: Queryable, entryId: string, rows: HistoryExport[] | undefined): Promise<void> {
+  const sql = numbered(HISTORY_SQL.insert) + ' ON CONFLICT (id) DO NOTHING'
+  for (const h of rows ?? []) await q.run(sql, historyArgs({...h, entry_id: entryId}))
+}
+
+export async function historyOfEntries(q: Queryable, ids: string[]): Promise<Map<string, HistoryExport[]>> {
+  if (ids.length === 0) return new Map()
+  return historyByEntry(await q.query<Row>(numbered(HISTORY_SQL.ofEntries(ids.length)), ids))
+}
+
+export class PostgresHistoryStore implements HistoryStore {
+  constructor(private readonly db: PostgresDb) {}
+
+  async list(entryId: string, page: {limit: number; after?: {at: string; id: string}}): Promise<HistoryRow[]> {
+    const rows = await this.db.query<Row>(numbered(HISTORY_SQL.list(page.after !== undefined)), listArgs(entryId, page))
+    return rows.map(historyFromRow)
+  }
+
+  /** One statement for the batch: `retrieved + n` is added by the database, so concurrent daemons never lose a count. */
+  async addUsage(batch: UsageBatch): Promise<void> {
+    if (batch.length === 0) return
+    // Sorted by id, so that two daemons' batches tend to lock shared rows in one order; a batch that fails anyway is
+    // kept by the counter for the next flush (server/services/usage.ts).
+    const sorted = [...batch].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    await this.db.run(
+      `UPDATE entries e SET retrieved = e.retrieved + v.n, last_retrieved_at = GREATEST(e.last_retrieved_at, v.at)
+      FROM (SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[]) AS t(id, n, at)) v WHERE e.id = v.id`,
+      [sorted.map((u) => u.id), sorted.map((u) => u.n), sorted.map((u) => u.at)],
+    )
+  }
+
+  async review(filter: ReviewFilter, page: {limit: number; after?: {retrieved: number; id: string}}): Promise<ReviewOutcome> {
+    const p = new Params()
+    const where = filterSql(filter.viewer, {...(filter.projectId ? {projectId: filter.projectId} : {}), freshness: {state: 'stale', now: filter.now}}, p)
+    // filterSql puts the freshness condition last: here it is a kind to count, not a filter.
+    const stale = where.pop()!
+    const cutoff = p.add(filter.unretrievedBefore)
+    const kinds = {
+      stale,
+      flagged: `e.flags <> ${p.add(JSON.stringify(NO_FLAGS))}`,
+      unverified: 'e.verified_at IS NULL',
+      never_retrieved: `(e.last_retrieved_at IS NULL OR e.last_retrieved_at < ${cutoff}) AND e.created_at < ${cutoff}`,
+    }
+    const sums = Object.entries(kinds).map(([k, sql]) => `count(*) FILTER (WHERE ${sql})::int AS ${k}`)
+    const countValues = [...p.values]
+    const [counts] = await this.db.query<Row>(`SELECT ${sums.join(', ')} FROM entries e WHERE ${where.join(' AND ')}`, countValues)
+    // Every kind's condition stays in the text (its parameters must be used); a kind asked for narrows it.
+    const any = `(${Object.values(kinds).join(' OR ')})`
+    const items = [...where, filter.kind ? `(${kinds[filter.kind]}) AND ${any}` : any]
+    if (page.after) {
+      const r = p.add(page.after.retrieved)
+      items.push(`(e.retrieved < ${r} OR (e.retrieved = ${r} AND e.id > ${p.add(page.after.id)}))`)
+    }
+    const rows = await this.db.query<Row>(
+      `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE ${items.join(' AND ')} ORDER BY e.retrieved DESC, e.id LIMIT ${p.add(page.limit)}`,
+      p.values,
+    )
+    return {
+      counts: {
+        stale: Number(counts!.stale),
+        flagged: Number(counts!.flagged),
+        unverified: Number(counts!.unverified),
+        never_retrieved: Number(counts!.never_retrieved),
+      },
+      entries: rows.map(entryFromRow),
+    }
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * @module The SQLite side of `Store.history` (docs/api.md, "History, usage and the review queue"): history records
+ * (written inside the store's own transactions by `write`), usage counts added a batch per transaction, and the
+ * review queue's counts and page in SQL over `entries e`.
+ */
+import type Database from 'better-sqlite3'
+import {
+  HISTORY_SQL,
+  historyArgs,
+  historyByEntry,
+  historyFromRow,
+  listArgs,
+  type HistoryExport,
+  type HistoryRow,
+  type HistoryStore,
+  type ReviewFilter,
+  type ReviewOutcome,
+  type UsageBatch,
+} from './history-store.js'
+import {entryFromRow, type Row} from './rows.js'
+import {ENTRY_COLUMNS, filterSql, StatementCache} from './sqlite-rows.js'
+import {NO_FLAGS} from './trust.js'
+import type {WriteGate} from './write-gate.js'
+
+/** The review queue's kinds as SQL over `entries e` (STALE comes from the freshness filter). */
+export const REVIEW_SQL = {
+  flagged: 'e.flags <> @no_flags',
+  unverified: 'e.verified_at IS NULL',
+  never_retrieved: '(e.last_retrieved_at IS NULL OR e.last_retrieved_at < @cutoff) AND e.created_at < @cutoff',
+}
+
+export class SqliteHistoryStore implements HistoryStore {
+  private readonly statements: StatementCache
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly gate: WriteGate,
+  ) {
+    this.statements = new StatementCache(db)
+  }
+
+  /** Writes the records; the caller holds the transaction of the change they record. */
+  write(rows: HistoryRow[] | undefined): void {
+    for (const r of rows ?? []) this.statements.get(HISTORY_SQL.insert).run(...historyArgs(r))
+  }
+
+  async list(entryId: string, page: {limit: number; after?: {at: string; id: string}}): Promise<HistoryRow[]> {
+    const rows = this.statements.get(HISTORY_SQL.list(page.after !== undefined)).all(...listArgs(entryId, page)) as Row[]
+    return rows.map(historyFromRow)
+  }
+
+  /** The records of the entries of an export page. */
+  ofEntries(ids: string[]): Map<string, HistoryExport[]> {
+    if (ids.length === 0) return new Map()
+    return historyByEntry(this.statements.get(HISTORY_SQL.ofEntries(ids.length)).all(...ids) as Row[])
+  }
+
+  async addUsage(batch: UsageBatch): Promise<void> {
+    if (batch.length === 0) return
+    await this.gate.wait()
+    const add = this.statements.get(
+      `UPDATE entries SET retrieved = retrieved + ?, last_retrieved_at = max(coalesce(last_retrieved_at, ''), ?) WHERE id = ?`,
+    )
+    this.db.transaction(() => {
+      for (const u of batch) add.run(u.n, u.at, u.id)
+    })()
+  }
+
+  async review(filter: ReviewFilter, page: {limit: number; after?: {retrieved: number; id: string}}): Promise<ReviewOutcome> {
+    const {where, params} = filterSql(filter.viewer, {
+      ...(filter.projectId ? {projectId: filter.projectId} : {}),
+      freshness: {state: 'stale', now: filter.now},
+    })
+    // filterSql puts the freshness condition last: here it is a kind to count, not a filter.
+    const stale = where.pop()!
+    params.no_flags = JSON.stringify(NO_FLAGS)
+    params.cutoff = filter.unretrievedBefore
+    const kinds = {stale, ...REVIEW_SQL}
+    const sums = Object.entries(kinds).map(([k, sql]) => `coalesce(sum(CASE WHEN ${sql} THEN 1 ELSE 0 END), 0) AS ${k}`)
+    const counts = this.statements.get(`SELECT ${sums.join(', ')} FROM entries e WHERE ${where.join(' AND ')}`).get(params) as Row
+    const any = filter.kind ? kinds[filter.kind] : Object.values(kinds).join(' OR ')
+    const items = [...where, `(${any})`]
+    if (page.after) {
+      items.push('(e.retrieved < @after_r OR (e.retrieved = @after_r AND e.id > @after_id))')
+      params.after_r = page.after.retrieved
+      params.after_id = page.after.id
+    }
+    params.limit = page.limit
+    const rows = this.statements
+      .get(
+        `SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id
+        WHERE ${items.join(' AND ')} ORDER BY e.retrieved DESC, e.id LIMIT @limit`,
+      )
+      .all(params) as Row[]
+    return {
+      counts: {
+        stale: Number(counts.stale),
+        flagged: Number(counts.flagged),
+        unverified: Number(counts.unverified),
+        never_retrieved: Number(counts.never_retrieved),
+      },
+      entries: rows.map(entryFromRow),
+    }
+  }
+}
