@@ -26,6 +26,20 @@ export async function actorOf(store: Store, caller: Caller): Promise<Actor> {
   return {actor_id: caller.principal.id, actor_name: caller.principal.name, via: caller.via ?? c.kind, client}
 }
 
+let lastMs = 0
+let counter = 0
+
+/**
+ * A uuidv7 whose 12 `rand_a` bits count the records made in one millisecond by this process: records of one change
+ * share their `at`, and the history lists them (at, id) in the order they were made.
+ */
+function historyId(now = Date.now()): string {
+  counter = now === lastMs ? counter + 1 : 0
+  lastMs = now
+  const id = uuidv7(now)
+  return id.slice(0, 15) + (counter & 0xfff).toString(16).padStart(3, '0') + id.slice(18)
+}
+
 /** One record of `action` on entry `entryId`. */
 export function record(
   actor: Actor,
@@ -35,7 +49,7 @@ export function record(
   note: string | null = null,
   at = nowIso(),
 ): HistoryRow {
-  return {id: uuidv7(), entry_id: entryId, at, action, ...actor, changes, note}
+  return {id: historyId(), entry_id: entryId, at, action, ...actor, changes, note}
 }
 
 /** Lines added and removed between two texts, as `+N/−M lines` (a multiset difference of lines: bounded, linear). */

@@ -107,7 +107,8 @@ describe('history', () => {
 describe('usage and the review queue', () => {
   it('counts reads at standard and full without a write per read; the counts appear once the daemon writes them', async () => {
     const dataDir = tempDir()
-    let own = await startInProcessDaemon({dataDir, ...(d.storeUrl ? {storeUrl: d.storeUrl} : {})})
+    let own = await startInProcessDaemon({dataDir})
+    const storeUrl = own.storeUrl
     try {
       const a = await createEntry(own, {scope: 'global', title: 'Pool exhaustion under load'})
       const b = await createEntry(own, {scope: 'global', title: 'Another pool note'})
@@ -119,7 +120,8 @@ describe('usage and the review queue', () => {
       const before = await own.request('GET', '/review', {query: {kind: 'never_retrieved'}})
       expect(before.status).toBe(200)
       await own.stop()
-      own = await startInProcessDaemon({dataDir, ...(d.storeUrl ? {storeUrl: d.storeUrl} : {})})
+      // The same data directory (and on PostgreSQL the same database): what the daemon wrote as it stopped.
+      own = await startInProcessDaemon({dataDir, ...(storeUrl ? {storeUrl} : {})})
       const after = (await own.request('GET', `/knowledge/${a.id}`, {query: {detail: 'summary'}})).body
       expect(after.usage).toBeUndefined()
       const full = (await own.request('GET', `/knowledge/${a.id}`, {query: {detail: 'full'}})).body
