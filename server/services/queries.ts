@@ -100,6 +100,8 @@ export class EntryQueries {
         if (h.factors) item.factors = h.factors
         if (h.matched) item.matched = h.matched
         if (h.snippet !== undefined) item.snippet = h.snippet
+        // Explain says how used a hit has been, at any level (docs/api.md, "Usage").
+        if (q.explain) item.usage = {retrieved: h.entry.retrieved, last_retrieved_at: h.entry.last_retrieved_at}
         return item as unknown as EntryView
       }),
     )

@@ -7,6 +7,7 @@
 import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from './errors.js'
 // The inputs are the request schemas' own types: type-only, so the CLI does not load TypeBox to use them.
 import type {RecallBody, RecallRecord, RecallResult, RecallsQuery} from './recall-schemas.js'
+import type {HistoryPage, ReviewPage, ReviewQuery} from './curation-schemas.js'
 import type {
   AnchorCheckBody,
   CommentBody,
@@ -141,6 +142,11 @@ export class ApiClient {
    * `Kb-Recall-Session` when known), and the server records them as recalls (docs/api.md, "Recall").
    */
   recallTag: {client: string; session?: string} | undefined
+  /**
+   * What this client is, when it acts for something other than a person at the CLI: the MCP tools and the git
+   * hook say so in `Kb-Via`, and the history of what they change records it (docs/api.md, "History").
+   */
+  via: 'mcp' | 'hook' | undefined
 
   constructor(o: ClientOptions) {
     this.baseUrl = o.baseUrl.replace(/\/+$/, '')
@@ -160,6 +166,7 @@ export class ApiClient {
       ...init.headers,
     }
     if (this.key) headers.authorization = `Bearer ${this.key}`
+    if (this.via) headers['kb-via'] = this.via
     let payload: string | undefined
     if (init.body !== undefined) {
       payload = JSON.stringify(init.body)
@@ -304,6 +311,16 @@ export class ApiClient {
 
   async listRecalls(query: RecallsQuery): Promise<Page<RecallRecord>> {
     return (await this.request<Page<RecallRecord>>('GET', '/recalls', {query: {...query}})).body
+  }
+
+  /** An entry's history, oldest first, a page at a time (docs/api.md, "History"). */
+  async history(id: string, cursor?: string | null): Promise<HistoryPage> {
+    return (await this.request<HistoryPage>('GET', `/knowledge/${encodeURIComponent(id)}/history`, {query: {cursor, limit: 100}})).body
+  }
+
+  /** The review queue (docs/api.md, "Review queue"). */
+  async review(query: ReviewQuery): Promise<ReviewPage> {
+    return (await this.request<ReviewPage>('GET', '/review', {query: {...query}})).body
   }
 
   async joinProject(input: JoinProjectBody): Promise<JoinResult> {

@@ -23,6 +23,7 @@ import {
   VerifyBody,
 } from '../../src/shared/schemas.js'
 import {createValidator} from '../../src/shared/validator.js'
+import {ReviewQuery} from '../../src/shared/curation-schemas.js'
 
 /** The API request each tool sends, and the argument names that differ from its fields. */
 const SOURCES: Record<string, {fields: Record<string, TSchema>; renamed?: Record<string, string>}> = {
@@ -37,6 +38,7 @@ const SOURCES: Record<string, {fields: Record<string, TSchema>; renamed?: Record
   publish_knowledge: {fields: PublishBody.properties},
   fork_knowledge: {fields: ForkBody.properties},
   join_project: {fields: JoinProjectBody.properties},
+  review_queue: {fields: ReviewQuery.properties},
 }
 /** Arguments every tool shares: the entry id of the path, and the detail level of the answer. */
 const COMMON: Record<string, TSchema> = {id: IdParams.properties.id, detail: DetailSchema}

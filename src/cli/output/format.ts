@@ -237,6 +237,10 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
   if (s.updated_at) meta.push(['updated', time(s.updated_at, mode)])
   if (s.version !== undefined) meta.push(['version', String(s.version)])
   if (s.comment_count !== undefined && !s.comments) meta.push(['comments', String(s.comment_count)])
+  if (s.usage) {
+    const last = s.usage.last_retrieved_at ? `, last ${time(s.usage.last_retrieved_at, mode)}` : ''
+    meta.push(['retrieved', `${s.usage.retrieved} time${s.usage.retrieved === 1 ? '' : 's'}${last}`])
+  }
   if (s.resolution) {
     meta.push(['resolved', `${time(s.resolution.resolved_at, mode)} by ${s.resolution.resolved_by.name}`])
     if (s.resolution.note) meta.push(['resolution', s.resolution.note])

@@ -88,6 +88,8 @@ export function createMcpServer(ctx: ToolContext, version: string): Server {
   // Its searches and reads are recalls, recorded under the agent's name (docs/api.md, "Recall"): the client's own
   // once it says it, else `mcp` (a stateless HTTP call carries no initialize).
   ctx.api.recallTag ??= {client: 'mcp'}
+  // What the tools change is recorded as through MCP (docs/api.md, "History").
+  ctx.api.via = 'mcp'
   server.oninitialized = () => {
     const name = server.getClientVersion()?.name
     if (name) ctx.api.recallTag = {client: name}

@@ -24,6 +24,8 @@ export type KbApi = Pick<
   | 'flag'
   | 'withdrawFlag'
   | 'recallTag'
+  | 'via'
+  | 'review'
 >
 
 export interface ToolContext {

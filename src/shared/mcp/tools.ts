@@ -11,6 +11,7 @@ import type {Comment, JoinResult} from '../types.js'
 import {explainRefusal, searchAnswer} from './render.js'
 import {entryAt, levelOf, pick, str, tool, type KbApi, type ToolContext, type ToolDef} from './tool-kit.js'
 import {TRUST_TOOLS} from './trust-tools.js'
+import {REVIEW_TOOLS} from './review-tools.js'
 import {
   anchors,
   author,
@@ -233,6 +234,7 @@ export const TOOLS: ToolDef[] = [
     },
   }),
   ...TRUST_TOOLS,
+  ...REVIEW_TOOLS,
   tool({
     name: 'publish_knowledge',
     title: 'Publish a knowledge entry more widely',
