@@ -3,7 +3,7 @@
  * unverified, never retrieved in 90 days — counted, then the entries most used first, each with why it is there.
  * Decided in the driver's SQL (Store.history.review) so that it stays fast at 100k entries (docs/performance.md).
  */
-import {LIMIT_DEFAULT, REVIEW_UNRETRIEVED_DAYS} from '../../src/shared/contract.js'
+import {LIMIT_DEFAULT, REVIEW_KINDS, REVIEW_UNRETRIEVED_DAYS} from '../../src/shared/contract.js'
 import type {ReviewPage, ReviewQuery, ReviewReason} from '../../src/shared/curation-schemas.js'
 import {KbError} from '../../src/shared/errors.js'
 import type {EntryRow, Store} from '../store/store.js'
@@ -50,7 +50,9 @@ export class ReviewService {
     const items = page.map((e) => ({entry: standardView(e, ctxOf(e)), reasons: reasonsOf(e, ctxOf(e), cutoff)}))
     const last = page.at(-1)
     return {
-      counts: {...outcome.counts, similar: 0, superseded: 0},
+      counts: Object.fromEntries(
+        REVIEW_KINDS.map((k) => [k, k in outcome.counts ? outcome.counts[k as keyof typeof outcome.counts] : 0]),
+      ) as ReviewPage['counts'],
       items,
       next_cursor: outcome.entries.length > limit && last ? encodeCursor({at: String(last.retrieved), id: last.id}) : null,
     }

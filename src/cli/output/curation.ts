@@ -1,0 +1,53 @@
+/**
+ * @module How `kb history` and `kb review` print (docs/cli.md, "Curation"): an entry's history as a table that fits
+ * 80 columns, and one review item as a curator reads it (why it is there, then the entry's head). Every piece of
+ * text from others passes through `safeText` (tables through `cell`).
+ */
+import type {HistoryItem, ReviewCounts, ReviewPage} from '../../shared/curation-schemas.js'
+import {bold, dim, oneLine, renderTable, time, yellow, type OutputMode} from './format.js'
+import {safeText} from './safe-text.js'
+
+/** One history record's changes as a line: `body +3/−1 lines, tags +db` (the note after them). */
+function changesText(h: HistoryItem): string {
+  const parts = Object.entries(h.changes).map(([k, v]) => `${k} ${v}`)
+  if (h.note) parts.push(`“${h.note}”`)
+  return parts.join(', ')
+}
+
+export function historyRows(items: HistoryItem[], mode: OutputMode): string {
+  return renderTable(
+    [{header: 'WHEN'}, {header: 'ACTION'}, {header: 'BY'}, {header: 'VIA', color: dim}, {header: 'CHANGES', flex: true}],
+    items.map((h) => [time(h.at, mode), h.action, h.actor.name, h.actor.client ? `${h.actor.via}:${h.actor.client}` : h.actor.via, changesText(h)]),
+    mode,
+  )
+}
+
+/** `stale 3 · flagged 1 · …`, the queue's counts on one line. */
+export function countsLine(c: ReviewCounts): string {
+  return Object.entries(c)
+    .map(([k, n]) => `${k.replace('_', ' ')} ${n}`)
+    .join(' · ')
+}
+
+/** The queue as a table (piped or not interactive): most used first. */
+export function reviewRows(page: ReviewPage, mode: OutputMode): string {
+  return renderTable(
+    [{header: 'ID', color: dim}, {header: 'USED'}, {header: 'WHY'}, {header: 'TITLE', flex: true}],
+    page.items.map((i) => [i.entry.id, i.entry.usage.retrieved, [...new Set(i.reasons.map((r) => r.kind))].join(','), i.entry.title]),
+    mode,
+  )
+}
+
+/** One item as the interactive walk shows it: position, title, id and use, then each reason. */
+export function reviewItem(item: ReviewPage['items'][number], n: number, of: number, mode: OutputMode): string {
+  const e = item.entry
+  const used = e.usage.retrieved === 0 ? 'never retrieved' : `retrieved ${e.usage.retrieved}×`
+  const out = [
+    `${dim(mode, `(${n}/${of})`)} ${bold(mode, oneLine(e.title))}`,
+    dim(mode, `${e.id} · ${e.scope} · ${oneLine(e.author.name)} · ${used}`),
+    ...item.reasons.map((r) => `  ${yellow(mode, r.kind.replace('_', ' '))}: ${oneLine(r.detail)}`),
+  ]
+  const body = safeText(e.body.trimEnd()).split('\n').slice(0, 6)
+  out.push('', ...body.map((l) => `  ${l}`), '')
+  return out.join('\n')
+}
