@@ -16,7 +16,11 @@ export default class Review extends KbCommand<typeof Review> {
   static override description =
     'Counts, then the entries most used first, each with why. On a terminal it walks them one at a time: ' +
     'v)erify e)dit f)lag s)upersede d)elete n)ext q)uit. Piped or with --list it prints a table; --json gives the page.'
-  static override examples = ['<%= config.bin %> review', '<%= config.bin %> review --kind flagged --list', '<%= config.bin %> review --json']
+  static override examples = [
+    '<%= config.bin %> review',
+    '<%= config.bin %> review --kind flagged --list',
+    '<%= config.bin %> review --json',
+  ]
   static override flags = {
     kind: Flags.option({options: REVIEW_KINDS, description: 'only entries of this kind'})(),
     limit: Flags.integer({char: 'L', description: `how many (1–${LIMIT_MAX}, default 20)`, min: 1, max: LIMIT_MAX}),

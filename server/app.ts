@@ -5,7 +5,7 @@
 import {randomUUID} from 'node:crypto'
 import {pino} from 'pino'
 import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
-import {RECALL_RETENTION_DAYS_DEFAULT, USAGE_FLUSH_MS} from '../src/shared/contract.js'
+import {CLIENT_VIAS, RECALL_RETENTION_DAYS_DEFAULT, USAGE_FLUSH_MS} from '../src/shared/contract.js'
 import {KbError} from '../src/shared/errors.js'
 import type {DaemonInfo} from '../src/shared/paths.js'
 import {createValidator} from '../src/shared/validator.js'
@@ -231,8 +231,8 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
               {baseUrl: baseUrl(req)},
             )
             // What the client says it is, for history only (docs/api.md, "History"): identity is the credential's.
-            const via = req.headers['kb-via']
-            if (via === 'mcp' || via === 'hook') req.caller.via = via
+            const via = CLIENT_VIAS.find((v) => v === req.headers['kb-via'])
+            if (via) req.caller.via = via
           }
         : undefined,
       preValidation: r.body

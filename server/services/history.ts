@@ -53,7 +53,7 @@ export function record(
 }
 
 /** Lines added and removed between two texts, as `+N/−M lines` (a multiset difference of lines: bounded, linear). */
-export function lineDelta(before: string, after: string): string {
+function lineDelta(before: string, after: string): string {
   const count = new Map<string, number>()
   for (const l of before.split('\n')) count.set(l, (count.get(l) ?? 0) + 1)
   let added = 0

@@ -220,12 +220,19 @@ export class KnowledgeService {
   }
 
   /** The history of an edit: `edited` with the fields, `resolved`/`reopened` for a status change, and what clearance did. */
-  private async editRecords(caller: Caller, current: EntryRow, changes: EntryChanges, tally: Tally | undefined, at: string): Promise<HistoryRow[]> {
+  private async editRecords(
+    caller: Caller,
+    current: EntryRow,
+    changes: EntryChanges,
+    tally: Tally | undefined,
+    at: string,
+  ): Promise<HistoryRow[]> {
     const actor = await actorOf(this.store, caller)
     const {status, ...fields} = describeChanges(current, changes)
     const out: HistoryRow[] = []
     if (Object.keys(fields).length > 0) out.push(record(actor, current.id, 'edited', fields, null, at))
-    if (status !== undefined) out.push(record(actor, current.id, changes.status === 'resolved' ? 'resolved' : 'reopened', {status}, null, at))
+    if (status !== undefined)
+      out.push(record(actor, current.id, changes.status === 'resolved' ? 'resolved' : 'reopened', {status}, null, at))
     if (tally) out.push(...clearanceRecords(actor, current.id, tally, at))
     return out
   }

@@ -78,7 +78,10 @@ export class PublishService {
     })
     const at = nowIso()
     const actor = await actorOf(this.store, caller)
-    const history = [record(actor, e.id, 'published', {scope: `${e.scope} → ${target}`}, null, at), ...clearanceRecords(actor, e.id, c.tally, at)]
+    const history = [
+      record(actor, e.id, 'published', {scope: `${e.scope} → ${target}`}, null, at),
+      ...clearanceRecords(actor, e.id, c.tally, at),
+    ]
     const outcome = await this.store.updateEntry(
       e.id,
       {...redactionChanges(e, c), scope: target},

@@ -57,9 +57,12 @@ const COLUMNS = 'id, entry_id, at, action, actor_id, actor_name, via, client, ch
 export const HISTORY_SQL = {
   insert: `INSERT INTO history (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   list: (after: boolean): string =>
-    `SELECT ${COLUMNS} FROM history WHERE entry_id = ?` + (after ? ' AND (at > ? OR (at = ? AND id > ?))' : '') + ' ORDER BY at, id LIMIT ?',
+    `SELECT ${COLUMNS} FROM history WHERE entry_id = ?` +
+    (after ? ' AND (at > ? OR (at = ? AND id > ?))' : '') +
+    ' ORDER BY at, id LIMIT ?',
   /** Every record of the entries of an export page, in order. */
-  ofEntries: (n: number): string => `SELECT ${COLUMNS} FROM history WHERE entry_id IN (${Array(n).fill('?').join(', ')}) ORDER BY entry_id, at, id`,
+  ofEntries: (n: number): string =>
+    `SELECT ${COLUMNS} FROM history WHERE entry_id IN (${Array(n).fill('?').join(', ')}) ORDER BY entry_id, at, id`,
 }
 
 export function historyArgs(r: HistoryRow): unknown[] {

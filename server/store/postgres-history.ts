@@ -66,7 +66,11 @@ export class PostgresHistoryStore implements HistoryStore {
 
   async review(filter: ReviewFilter, page: {limit: number; after?: {retrieved: number; id: string}}): Promise<ReviewOutcome> {
     const p = new Params()
-    const where = filterSql(filter.viewer, {...(filter.projectId ? {projectId: filter.projectId} : {}), freshness: {state: 'stale', now: filter.now}}, p)
+    const where = filterSql(
+      filter.viewer,
+      {...(filter.projectId ? {projectId: filter.projectId} : {}), freshness: {state: 'stale', now: filter.now}},
+      p,
+    )
     // filterSql puts the freshness condition last: here it is a kind to count, not a filter.
     const stale = where.pop()!
     const cutoff = p.add(filter.unretrievedBefore)

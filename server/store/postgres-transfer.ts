@@ -125,7 +125,10 @@ export class PostgresTransferStore implements TransferStore {
       [rows.map((r) => r.id)],
     )
     for (const f of flagRows) flags.set(f.entry_id as string, [...(flags.get(f.entry_id as string) ?? []), flagFromRow(f)])
-    const history = await historyOfEntries(this.db, rows.map((r) => r.id as string))
+    const history = await historyOfEntries(
+      this.db,
+      rows.map((r) => r.id as string),
+    )
     const entries = rows.map((r) => ({
       ...exportedEntry(r, comments.get(r.seq as number) ?? [], flags.get(r.id as string) ?? []),
       history: history.get(r.id as string) ?? [],

@@ -23,7 +23,7 @@ import {NO_FLAGS} from './trust.js'
 import type {WriteGate} from './write-gate.js'
 
 /** The review queue's kinds as SQL over `entries e` (STALE comes from the freshness filter). */
-export const REVIEW_SQL = {
+const REVIEW_SQL = {
   flagged: 'e.flags <> @no_flags',
   unverified: 'e.verified_at IS NULL',
   never_retrieved: '(e.last_retrieved_at IS NULL OR e.last_retrieved_at < @cutoff) AND e.created_at < @cutoff',

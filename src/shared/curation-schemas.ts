@@ -9,14 +9,14 @@ import {EntryStandardSchema, oneOf} from './schemas.js'
 const Uuid = Type.String({pattern: UUID_PATTERN})
 const Cursor = Type.String({minLength: 1, maxLength: CURSOR_MAX, description: 'next_cursor of the previous page'})
 
-export const HistoryActorSchema = Type.Object({
+const HistoryActorSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
   via: oneOf(HISTORY_VIAS, 'Through what the change came'),
   client: Type.Union([Type.String(), Type.Null()], {description: "The API key's name or the OAuth client's name"}),
 })
 
-export const HistoryItemSchema = Type.Object({
+const HistoryItemSchema = Type.Object({
   at: Type.String({format: 'date-time'}),
   action: oneOf(HISTORY_ACTIONS),
   actor: HistoryActorSchema,
@@ -26,7 +26,6 @@ export const HistoryItemSchema = Type.Object({
   note: Type.Union([Type.String(), Type.Null()]),
 })
 export type HistoryItem = Static<typeof HistoryItemSchema>
-export type HistoryActor = Static<typeof HistoryActorSchema>
 
 export const HistoryPageSchema = Type.Object({items: Type.Array(HistoryItemSchema), next_cursor: Type.Union([Type.String(), Type.Null()])})
 export type HistoryPage = Static<typeof HistoryPageSchema>
@@ -40,7 +39,7 @@ export const HistoryQuery = Type.Object(
 )
 export type HistoryQuery = Static<typeof HistoryQuery>
 
-export const ReviewKindSchema = oneOf(REVIEW_KINDS, 'Why an entry is in the review queue')
+const ReviewKindSchema = oneOf(REVIEW_KINDS, 'Why an entry is in the review queue')
 export const ReviewQuery = Type.Object(
   {
     project_id: Type.Optional(Uuid),
@@ -52,12 +51,14 @@ export const ReviewQuery = Type.Object(
 )
 export type ReviewQuery = Static<typeof ReviewQuery>
 
-const ReviewCounts = Type.Object(Object.fromEntries(REVIEW_KINDS.map((k) => [k, Type.Integer({minimum: 0})])) as Record<
-  (typeof REVIEW_KINDS)[number],
-  ReturnType<typeof Type.Integer>
->)
+const ReviewCounts = Type.Object(
+  Object.fromEntries(REVIEW_KINDS.map((k) => [k, Type.Integer({minimum: 0})])) as Record<
+    (typeof REVIEW_KINDS)[number],
+    ReturnType<typeof Type.Integer>
+  >,
+)
 
-export const ReviewReasonSchema = Type.Object({
+const ReviewReasonSchema = Type.Object({
   kind: ReviewKindSchema,
   detail: Type.String(),
   /** For a similar pair: the other entry. */

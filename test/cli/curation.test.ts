@@ -17,7 +17,9 @@ const ids: string[] = []
 beforeAll(async () => {
   ;({user, d} = await userWithDaemon({TERM: 'xterm'}))
   for (const title of ['Pool exhaustion under load', 'Flaky CI on Mondays', 'Port 7411 already in use']) {
-    ids.push((await d.request('POST', '/knowledge', {body: {title, body: `${title}: what happened and the fix.`, scope: 'global'}})).body.id)
+    ids.push(
+      (await d.request('POST', '/knowledge', {body: {title, body: `${title}: what happened and the fix.`, scope: 'global'}})).body.id,
+    )
   }
   // Used: the first three times, the second once, the third never.
   for (let i = 0; i < 3; i++) await d.request('GET', `/knowledge/${ids[0]}`)
@@ -77,7 +79,9 @@ describe('kb review', () => {
 
 describe('kb history', () => {
   it('lists every change with who and through what, within 80 columns on a terminal', async () => {
-    await d.request('PATCH', `/knowledge/${ids[0]}`, {body: {body: 'A new first line.\nPool exhaustion under load: the fix.', tags: ['db']}})
+    await d.request('PATCH', `/knowledge/${ids[0]}`, {
+      body: {body: 'A new first line.\nPool exhaustion under load: the fix.', tags: ['db']},
+    })
     const r = await kbTty(user, ['history', ids[0]!, '--no-pager'], {cols: 80})
     expect(r.code, r.stderr).toBe(0)
     const lines = strip(r.stdout).trimEnd().split('\n')

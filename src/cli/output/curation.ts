@@ -17,7 +17,13 @@ function changesText(h: HistoryItem): string {
 export function historyRows(items: HistoryItem[], mode: OutputMode): string {
   return renderTable(
     [{header: 'WHEN'}, {header: 'ACTION'}, {header: 'BY'}, {header: 'VIA', color: dim}, {header: 'CHANGES', flex: true}],
-    items.map((h) => [time(h.at, mode), h.action, h.actor.name, h.actor.client ? `${h.actor.via}:${h.actor.client}` : h.actor.via, changesText(h)]),
+    items.map((h) => [
+      time(h.at, mode),
+      h.action,
+      h.actor.name,
+      h.actor.client ? `${h.actor.via}:${h.actor.client}` : h.actor.via,
+      changesText(h),
+    ]),
     mode,
   )
 }
