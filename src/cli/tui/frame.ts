@@ -5,6 +5,7 @@
  * terminal columns and fits the width.
  */
 import {helpLines, KEY_LINES} from './keymap.js'
+import {historyLines} from './history-lines.js'
 import {contextOf, fullLines, rowParts, standardLines, type Context} from './lines.js'
 import {promptLines} from './prompt-lines.js'
 import {reviewLines} from './review-lines.js'
@@ -52,7 +53,7 @@ function header(s: State, columns: number, ctx: Context): Line {
   let count = ''
   if (r.loaded && r.query === '') count = `${n}${r.more ? '+' : ''} entr${n === 1 && !r.more ? 'y' : 'ies'}`
   else if (r.loaded) count = r.total > n ? `${n} of ${r.total} matches` : `${r.total} match${r.total === 1 ? '' : 'es'}`
-  const filters = `scope ${s.filters.scope ?? 'all'} · status ${s.filters.status ?? 'all'}${s.projectId ? ` · project ${ctx.projects[s.projectId]?.name ?? s.projectId}` : ''}`
+  const filters = `${s.filters.review ? 'review queue · ' : ''}scope ${s.filters.scope ?? 'all'} · status ${s.filters.status ?? 'all'}${s.projectId ? ` · project ${ctx.projects[s.projectId]?.name ?? s.projectId}` : ''}`
   // Where ? is a letter (the search box, a text prompt), the header does not promise help.
   const right = ['search', 'text'].includes(placeOf(s)) ? ' Esc back' : ' ? help'
   return [
@@ -101,7 +102,10 @@ function body(s: State, L: Layout, ctx: Context, now: number): Line[] {
   if (s.full) {
     const v = s.full
     if (!v.entry) return padLines([[seg(v.error ?? 'Loading…', v.error ? {color: 'red'} : {})]], L.bodyRows)
-    const {lines, links} = fullLines(v.entry, L.columns, ctx)
+    if (v.history === 'loading') return padLines([[seg('Loading the history…')]], L.bodyRows)
+    const {lines, links} = Array.isArray(v.history)
+      ? {lines: historyLines(v.entry.title, v.history, L.columns), links: []}
+      : fullLines(v.entry, L.columns, ctx)
     // Kept in range here too: a resize may have made the text shorter than the scroll.
     const scroll = Math.min(v.scroll, Math.max(0, lines.length - L.bodyRows))
     const linkLine = v.link >= 0 ? links[v.link]?.line : undefined

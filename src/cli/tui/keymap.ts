@@ -45,6 +45,8 @@ export type Action =
   | 'no'
   | 'redact'
   | 'keep'
+  | 'history'
+  | 'reviewQueue'
 
 interface Binding {
   /** What the help screen shows, e.g. "↑ k"; empty: shares the row above. */
@@ -116,6 +118,7 @@ const TABLES: Record<Place, Binding[]> = {
     ...entryActions,
     {keys: 's', action: 'cycleScope', help: 'scope filter: all → private → project → global', match: ch('s')},
     {keys: 't', action: 'toggleStatus', help: 'status filter: all → open → resolved', match: ch('t')},
+    {keys: '!', action: 'reviewQueue', help: 'review queue: what needs a curator, most used first (! again: all)', match: ch('!')},
     {keys: 'Esc', action: 'back', help: 'clear the query (Esc never quits)', match: is('escape')},
     help,
     quit,
@@ -125,6 +128,7 @@ const TABLES: Record<Place, Binding[]> = {
     {keys: 'Tab S-Tab', action: 'nextLink', help: 'highlight the next / previous link (forked from, branches)', match: is('tab')},
     {keys: '', action: 'prevLink', help: '', match: is('backTab')},
     {keys: 'Enter', action: 'open', help: 'open the highlighted entry', match: is('enter')},
+    {keys: 'h', action: 'history', help: 'history: who changed what, through what (h again: the entry)', match: ch('h')},
     ...entryActions,
     {keys: 'Esc', action: 'back', help: 'back: to the entry a link came from, then the results', match: is('escape')},
     help,

@@ -12,6 +12,10 @@ import {LIMIT_MAX} from '../../shared/contract.js'
 import type {AuthorRef, EntryFull, EntryStandard, Project, PublishPreview, Scope, SensitiveReport} from '../../shared/types.js'
 import {safeText} from '../output/safe-text.js'
 import type {LoadRequest, ResultsPage} from './state.js'
+import type {HistoryItem} from '../../shared/curation-schemas.js'
+
+/** The history view reads at most this many changes of one entry. */
+const HISTORY_SHOWN_MAX = 1000
 
 /** One line (a title, a name): line breaks and tabs become spaces. */
 const line = (s: string): string => safeText(s, {newlines: false, tabs: false})
@@ -85,6 +89,12 @@ export async function loadResults(client: ApiClient, r: LoadRequest): Promise<Re
     detail: 'standard' as const,
     limit: r.limit,
   }
+  if (r.filters.review) {
+    // The review queue (docs/tui.md, "Review"): its own order, most used first; the query does not apply.
+    const page = await client.review({...(r.projectId ? {project_id: r.projectId} : {}), limit: r.limit})
+    const items = page.items.map((i) => cleanEntry(i.entry))
+    return {items, total: items.length, more: false, cursor: null}
+  }
   if (r.query === '') {
     const p = await client.listEntries({...filters, ...(r.cursor ? {cursor: r.cursor} : {})})
     const items = (p.items as EntryStandard[]).map(cleanEntry)
@@ -98,6 +108,23 @@ export async function loadResults(client: ApiClient, r: LoadRequest): Promise<Re
 
 export async function loadEntry(client: ApiClient, id: string): Promise<EntryFull> {
   return cleanEntry((await client.getEntry(id, 'full')).entry as EntryFull)
+}
+
+/** An entry's whole history (docs/api.md, "History"), names, notes and changes made safe for the terminal. */
+export async function loadHistory(client: ApiClient, id: string): Promise<HistoryItem[]> {
+  const items: HistoryItem[] = []
+  let cursor: string | null = null
+  do {
+    const page = await client.history(id, cursor)
+    items.push(...page.items)
+    cursor = page.next_cursor
+  } while (cursor && items.length < HISTORY_SHOWN_MAX)
+  return items.map((h) => ({
+    ...h,
+    actor: {...h.actor, name: line(h.actor.name), client: maybe(h.actor.client)},
+    changes: Object.fromEntries(Object.entries(h.changes).map(([k, v]) => [line(k), line(v)])),
+    note: maybe(h.note),
+  }))
 }
 
 export async function loadProjects(client: ApiClient): Promise<Project[]> {

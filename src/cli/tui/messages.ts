@@ -12,6 +12,7 @@ import type {
   Scope,
   SensitiveReport,
 } from '../../shared/types.js'
+import type {HistoryItem} from '../../shared/curation-schemas.js'
 import type {Key} from './keys.js'
 import type {LoadRequest, ResultsPage, Size, State} from './state.js'
 
@@ -47,6 +48,8 @@ export type Msg =
   | {type: 'slow'; seq: number}
   | {type: 'entry'; id: string; entry: EntryFull}
   | {type: 'entryFailed'; id: string; error: string}
+  | {type: 'history'; id: string; items: HistoryItem[]}
+  | {type: 'historyFailed'; id: string; error: string}
   | {type: 'projects'; projects: Project[]}
   /** `report`: the server refused it for secrets or personal data (sensitive_content), with what it found. */
   | {type: 'done'; call: Call; ok: boolean; text: string; report?: SensitiveReport}
@@ -64,6 +67,7 @@ export type Effect =
   /** Load results after `delay` ms; a newer load replaces one still waiting. */
   | {type: 'load'; seq: number; delay: number; request: LoadRequest}
   | {type: 'loadEntry'; id: string}
+  | {type: 'loadHistory'; id: string}
   | {type: 'loadProjects'}
   | {type: 'call'; call: Call}
   /** Ask what publishing would expose before publishing. */

@@ -5,6 +5,7 @@
  */
 import {actionOf, helpLines} from './keymap.js'
 import type {Key} from './keys.js'
+import {historyLines} from './history-lines.js'
 import {contextOf, fullLines, type FullText} from './lines.js'
 import {step, type Step} from './messages.js'
 import {isEntryAction, startAction} from './reduce-prompt.js'
@@ -12,6 +13,7 @@ import {layout, type FullView, type State} from './state.js'
 import {openFull, openHelp, quit, refresh} from './transitions.js'
 
 function textOf(s: State, v: FullView): FullText {
+  if (v.entry && Array.isArray(v.history)) return {lines: historyLines(v.entry.title, v.history, s.size.columns), links: []}
   return v.entry ? fullLines(v.entry, s.size.columns, contextOf(s)) : {lines: [], links: []}
 }
 
@@ -59,7 +61,12 @@ export function fullKey(s: State, v: FullView, k: Key): Step {
         })
       return openFull(s, target.id, v)
     }
+    case 'history':
+      // h shows the entry's history in place of the entry, and h again the entry (docs/tui.md, "History").
+      if (v.history) return step({...s, full: {...v, history: null, scroll: 0, link: -1}})
+      return step({...s, full: {...v, history: 'loading', scroll: 0, link: -1}}, {type: 'loadHistory', id: v.id})
     case 'back':
+      if (v.history) return step({...s, full: {...v, history: null, scroll: 0}})
       return step({...s, full: v.prev})
     case 'refresh':
       return refresh({...s, line: {tone: 'info', text: 'Refreshed'}})

@@ -95,6 +95,14 @@ export function reduce(s: State, msg: Msg): Step {
       return step(s.full?.id === msg.id ? clampFull({...s, full: {...s.full, entry: msg.entry, error: null}}) : s)
     case 'entryFailed':
       return step(s.full?.id === msg.id ? {...s, full: {...s.full, error: msg.error}} : s)
+    case 'history':
+      return step(s.full?.id === msg.id && s.full.history === 'loading' ? {...s, full: {...s.full, history: msg.items}} : s)
+    case 'historyFailed':
+      return step(
+        s.full?.id === msg.id && s.full.history === 'loading'
+          ? {...s, full: {...s.full, history: null}, line: {tone: 'error', text: `History: ${msg.error}`}}
+          : s,
+      )
     case 'projects':
       return step({...s, projects: Object.fromEntries(msg.projects.map((p) => [p.id, p]))})
     case 'done':
@@ -282,6 +290,12 @@ function listKey(s: State, k: Key): Step {
     case 'toggleStatus': {
       const status = STATUS_CYCLE[(STATUS_CYCLE.indexOf(s.filters.status) + 1) % STATUS_CYCLE.length]
       return load({...s, filters: {...s.filters, status}, line: {tone: 'info', text: `Status: ${status ?? 'all'}`}}, DEBOUNCE_MS)
+    }
+    case 'reviewQueue': {
+      const review = s.filters.review ? undefined : (true as const)
+      const {review: _was, ...rest} = s.filters
+      const text = review ? 'Review queue: stale, flagged, unverified, unused — most used first (! again: all entries)' : 'All entries'
+      return load({...s, filters: review ? {...rest, review} : rest, line: {tone: 'info', text}}, 0)
     }
     case 'help':
       return openHelp(s)

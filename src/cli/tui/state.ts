@@ -5,6 +5,7 @@
  * the reducer (`reduce.ts`) makes the next state from it, the views (`frame.ts`) draw it.
  */
 import type {CommentType, EntryFull, EntryStandard, FlagReason, Project, Scope, SensitiveReport, Status} from '../../shared/types.js'
+import type {HistoryItem} from '../../shared/curation-schemas.js'
 import type {Key} from './keys.js'
 import type {ScannedCall} from './messages.js'
 
@@ -16,6 +17,8 @@ export interface Size {
 export interface Filters {
   scope?: Scope
   status?: Status
+  /** The review queue instead of the entries (docs/tui.md, "Review"): what needs a curator, most used first. */
+  review?: true
 }
 
 /** A page of results as the data layer hands it over. */
@@ -63,6 +66,8 @@ export interface FullView {
   link: number
   /** The view Esc returns to (the entry a link was followed from). */
   prev: FullView | null
+  /** The entry's history shown instead of the entry (`h`), or being loaded. */
+  history?: HistoryItem[] | 'loading' | null
 }
 
 export type Prompt =

@@ -6,7 +6,7 @@
 import type {ApiClient} from '../../shared/client.js'
 import {perform} from './actions.js'
 import {createKeyDecoder} from './keys.js'
-import {describeError, loadEntry, loadPreview, loadProjects, loadResults, refusalReport} from './load.js'
+import {describeError, loadEntry, loadHistory, loadPreview, loadProjects, loadResults, refusalReport} from './load.js'
 import type {CopyResult, Effect, Msg} from './messages.js'
 import {HOLD_MS, reduce, start} from './reduce.js'
 import type {State} from './state.js'
@@ -120,6 +120,12 @@ export class BrowseStore {
         loadEntry(client, e.id).then(
           (entry) => dispatch({type: 'entry', id: e.id, entry}),
           (err: unknown) => dispatch({type: 'entryFailed', id: e.id, error: describeError(err)}),
+        )
+        return
+      case 'loadHistory':
+        loadHistory(client, e.id).then(
+          (items) => dispatch({type: 'history', id: e.id, items}),
+          (err: unknown) => dispatch({type: 'historyFailed', id: e.id, error: describeError(err)}),
         )
         return
       case 'loadProjects':

@@ -76,7 +76,7 @@ export function toLast(s0: State): Step {
 }
 
 export function openFull(s: State, id: string, prev: State['full'] = null): Step {
-  return step({...s, full: {id, entry: null, error: null, scroll: 0, link: -1, prev}}, {type: 'loadEntry', id})
+  return step({...s, full: {id, entry: null, error: null, scroll: 0, link: -1, prev, history: null}}, {type: 'loadEntry', id})
 }
 
 /** The help screen over the current place, which it returns to. */
