@@ -162,4 +162,20 @@ describe('MCP freshness over Streamable HTTP', () => {
     }
     expect((await rest(g.id)).flags).toEqual({stale: 0, incorrect: 0, duplicate: 0, obsolete: 0})
   })
+
+  it('review_queue lists what needs a curator, most used first, each with why; what the tools change is recorded as through MCP', async () => {
+    const added = ok(await call(bob, 'add_knowledge', {title: 'Review me: the cache never expires', body: 'Set a TTL.', scope: 'global'}))
+    const id = added.entry.id as string
+    ok(await call(owner, 'flag_knowledge', {id, reason: 'obsolete', note: 'the cache is gone'}))
+    const r = ok(await call(bob, 'review_queue', {kind: 'flagged'}))
+    expect(r.counts.flagged).toBeGreaterThanOrEqual(1)
+    const item = r.items.find((i: any) => i.id === id)
+    expect(item.reasons).toContain('flagged: obsolete ×1')
+    expect(textOf(await call(bob, 'review_queue', {kind: 'flagged'}))).toMatch(/Review me: the cache never expires \[.*flagged: obsolete/)
+    const history = (await d.request('GET', `/knowledge/${id}/history`)).body.items
+    expect(history.map((h: any) => [h.action, h.actor.name, h.actor.via])).toEqual([
+      ['created', 'bob-trust', 'mcp'],
+      ['flagged', 'owner', 'mcp'],
+    ])
+  })
 })

@@ -24,6 +24,7 @@ const TOOL_NAMES = [
   'publish_knowledge',
   'fork_knowledge',
   'join_project',
+  'review_queue',
 ]
 const tokens = (s: string): number => countTokens(s, {disallowedSpecial: new Set()})
 
@@ -67,7 +68,7 @@ afterAll(async () => {
 })
 
 describe('MCP over Streamable HTTP on the daemon', () => {
-  it('lists the eleven tools, each with a description and input and output schemas', async () => {
+  it('lists the twelve tools, each with a description and input and output schemas', async () => {
     const {tools} = await client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort())
     for (const t of tools) {
@@ -197,6 +198,8 @@ describe('MCP over Streamable HTTP on the daemon', () => {
       ['fork_knowledge', {id: missing}, /not_found/],
       ['join_project', {remote: ''}, /remote must NOT have fewer than 1 characters/],
       ['join_project', {remote: 'not a remote'}, /validation_failed|bad_request/],
+      ['review_queue', {kind: 'everything'}, /kind must be one of/],
+      ['review_queue', {project_id: missing}, /not_found/],
       ['no_such_tool', {}, /there is no tool "no_such_tool"/],
     ]
     for (const [name, args, message] of cases) {
