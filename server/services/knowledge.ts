@@ -83,9 +83,10 @@ export class KnowledgeService {
   }
 
   /** The entry at a level; `contextOf` (trust-context.ts) when the caller has read the projects of many entries at once. */
-  async view(caller: Caller, e: EntryRow, detail: Detail, contextOf?: ContextOf): Promise<EntryView> {
+  async view(caller: Caller, e: EntryRow, detail: Detail, contextOf?: ContextOf, retrieval = true): Promise<EntryView> {
     const ctx = contextOf ?? (await trustContexts(this.store, [e]))
-    if (detail !== 'summary') this.usage?.note(e.id, nowIso())
+    // A read or a search hit at standard or full is a retrieval (docs/api.md, "Usage"); a listing is browsing.
+    if (retrieval && detail !== 'summary') this.usage?.note(e.id, nowIso())
     return detail === 'full' ? this.full(caller, e, ctx) : viewAt(detail, e, ctx(e))
   }
 

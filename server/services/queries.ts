@@ -76,7 +76,7 @@ export class EntryQueries {
     const last = page.at(-1)
     const next = rows.length > q.limit && last ? encodeCursor({at: last.updated_at, id: last.id}) : null
     const contextOf = await trustContexts(this.store, page, now)
-    const items = await Promise.all(page.map((e) => this.knowledge.view(caller, e, q.detail, contextOf)))
+    const items = await Promise.all(page.map((e) => this.knowledge.view(caller, e, q.detail, contextOf, false)))
     return {items, next_cursor: next}
   }
 
