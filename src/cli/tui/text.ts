@@ -40,7 +40,8 @@ function isMark(cp: number): boolean {
   return m
 }
 
-function graphemes(s: string): string[] {
+/** The graphemes of `s` (what a terminal draws as one character). */
+export function graphemes(s: string): string[] {
   if (PRINTABLE_ASCII.test(s)) return s.split('')
   const out: string[] = []
   let start = 0

@@ -1,0 +1,90 @@
+/**
+ * @module Syntax colours for fenced code: highlight.js's core with only the languages entries use most
+ * (shell, TypeScript/JavaScript, Python, Go, SQL, JSON, YAML, diff), its HTML turned into styled spans by
+ * a linear scanner (it escapes every character of the code, so `<` only ever starts one of its own tags).
+ * Code it does not know, and code too long to be worth the wait, stays plain.
+ */
+import hljs from 'highlight.js/lib/core'
+import bash from 'highlight.js/lib/languages/bash'
+import diff from 'highlight.js/lib/languages/diff'
+import go from 'highlight.js/lib/languages/go'
+import javascript from 'highlight.js/lib/languages/javascript'
+import json from 'highlight.js/lib/languages/json'
+import python from 'highlight.js/lib/languages/python'
+import shell from 'highlight.js/lib/languages/shell'
+import sql from 'highlight.js/lib/languages/sql'
+import typescript from 'highlight.js/lib/languages/typescript'
+import yaml from 'highlight.js/lib/languages/yaml'
+import type {Line, Style, Theme} from './style.js'
+import {push} from './wrap.js'
+
+const LANGUAGES = {bash, diff, go, javascript, json, python, shell, sql, typescript, yaml}
+for (const [name, lang] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, lang)
+hljs.registerAliases(['sh', 'zsh', 'shellscript'], {languageName: 'bash'})
+hljs.registerAliases(['console', 'shell-session', 'terminal'], {languageName: 'shell'})
+hljs.registerAliases(['patch'], {languageName: 'diff'})
+
+/** Past this many characters a block stays plain: highlighting is for reading, not for a pasted log. */
+const MAX_HIGHLIGHTED = 20_000
+
+const ENTITIES: Record<string, string> = {amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'", '#39': "'"}
+
+/** The style of a highlight.js class list ("hljs-title function_"): its first `hljs-` scope, else the parent's. */
+function scopeStyle(classes: string, parent: Style, theme: Theme): Style {
+  const first = classes.split(' ').find((c) => c.startsWith('hljs-'))
+  const own = first ? theme.syntax[first.slice(5).split('.')[0]!] : undefined
+  return own ? {...parent, ...own} : parent
+}
+
+/** highlight.js's HTML as lines of spans: tags push and pop styles, entities become their characters. */
+function scan(html: string, theme: Theme): Line[] {
+  const lines: Line[] = [[]]
+  const stack: Style[] = [{}]
+  let i = 0
+  while (i < html.length) {
+    const c = html[i]!
+    if (c === '<') {
+      const end = html.indexOf('>', i)
+      if (end === -1) break
+      const tag = html.slice(i + 1, end)
+      if (tag.startsWith('/')) {
+        if (stack.length > 1) stack.pop()
+      } else {
+        const m = /class="([^"]*)"/.exec(tag)
+        stack.push(scopeStyle(m ? m[1]! : '', stack[stack.length - 1]!, theme))
+      }
+      i = end + 1
+      continue
+    }
+    // A run of text up to the next tag, entity or line break.
+    let j = i
+    while (j < html.length && html[j] !== '<' && html[j] !== '&' && html[j] !== '\n') j++
+    if (j > i) {
+      push(lines[lines.length - 1]!, html.slice(i, j), stack[stack.length - 1]!)
+      i = j
+    } else if (c === '\n') {
+      lines.push([])
+      i++
+    } else {
+      const semi = html.indexOf(';', i)
+      const name = semi === -1 || semi - i > 6 ? undefined : html.slice(i + 1, semi)
+      const ch = name === undefined ? undefined : ENTITIES[name]
+      push(lines[lines.length - 1]!, ch ?? '&', stack[stack.length - 1]!)
+      i = ch === undefined ? i + 1 : semi + 1
+    }
+  }
+  return lines
+}
+
+/** `code` as lines of spans, coloured when `lang` (a fence's info string) names a language kb knows. */
+export function highlight(code: string, lang: string, theme: Theme): Line[] {
+  const name = lang.trim().split(/\s/)[0]!.toLowerCase()
+  if (name !== '' && code.length <= MAX_HIGHLIGHTED && hljs.getLanguage(name)) {
+    try {
+      return scan(hljs.highlight(code, {language: name, ignoreIllegals: true}).value, theme)
+    } catch {
+      // A grammar that throws on odd input: the code is still worth showing, plain.
+    }
+  }
+  return code.split('\n').map((l) => (l === '' ? [] : [{text: l}]))
+}
