@@ -28,9 +28,9 @@ export function inlineSpans(tokens: Token[], base: Style, o: InlineOptions): Spa
       case 'text':
         add(t.content.replace(/\t/g, ' '))
         break
+      // A line break in an entry is one in what is read, as on GitHub's issues and comments (`breaks: true`):
+      // bodies are written line by line in terminals and by agents, not as hard-wrapped prose.
       case 'softbreak':
-        add(' ')
-        break
       case 'hardbreak':
         add('\n')
         break

@@ -21,7 +21,7 @@ import {hardWrap, lineWidth, wrapSpans} from './wrap.js'
 export type {Line, Span, Theme} from './style.js'
 export {themeFromEnv} from './style.js'
 
-const md = new MarkdownIt('default', {html: false, linkify: false, typographer: false})
+const md = new MarkdownIt('default', {html: false, breaks: true, linkify: false, typographer: false})
 
 interface Node {
   token: Token
