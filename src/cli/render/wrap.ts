@@ -1,7 +1,8 @@
 /**
  * @module Lines of styled spans fitted to a width, measured in terminal columns (`tui/text.ts`: wide
  * characters take two, marks none): prose wrapped at spaces with a prefix on the first line and another on
- * the rest (a list marker and its hanging indent, a quote's bar), code cut between graphemes keeping every
+ * the rest (a list marker and its hanging indent, a quote's bar) keeping the spaces between words that share
+ * a line, code cut between graphemes keeping every
  * space. Styles live in spans, not in escape sequences, so a wrap never splits one. Linear in the text.
  */
 import {graphemes, width} from '../tui/text.js'
@@ -26,8 +27,8 @@ const copy = (line: Line): Line => line.map((s) => ({...s}))
 
 /**
  * `spans` wrapped at spaces to lines of at most `columns` (prefix included), `first` before the first line
- * and `rest` before the others; a `\n` in a span is a hard break. Runs of spaces collapse into one (Markdown
- * prose); a word longer than a line is cut between graphemes.
+ * and `rest` before the others; a `\n` in a span is a hard break. Spaces between words stay as written unless
+ * the line breaks there; a word longer than a line is cut between graphemes.
  */
 export function wrapSpans(spans: Span[], columns: number, first: Line = [], rest: Line = first): Line[] {
   const out: Line[] = []
@@ -37,6 +38,8 @@ export function wrapSpans(spans: Span[], columns: number, first: Line = [], rest
   let used = 0
   let word: Span[] = []
   let wordW = 0
+  // Spaces since the last word: kept between words on a line (the author's spacing), dropped at a wrap.
+  let gap = 0
   const newLine = (): void => {
     out.push(line)
     line = copy(rest)
@@ -45,11 +48,12 @@ export function wrapSpans(spans: Span[], columns: number, first: Line = [], rest
   }
   const place = (): void => {
     if (word.length === 0) return
-    if (used > 0 && used + 1 + wordW <= room) {
+    const spaces = Math.max(1, gap)
+    if (used > 0 && used + spaces + wordW <= room) {
       // A space inside one style (a link's text, a bold phrase) takes that style: no gap in an underline.
       const before = line[line.length - 1]
-      push(line, ' ', before && sameStyle(before, word[0]!) ? before : {})
-      used += 1
+      push(line, ' '.repeat(spaces), before && sameStyle(before, word[0]!) ? before : {})
+      used += spaces
     } else if (used > 0) newLine()
     if (wordW <= room - used) {
       for (const p of word) push(line, p.text, p)
@@ -65,6 +69,7 @@ export function wrapSpans(spans: Span[], columns: number, first: Line = [], rest
     }
     word = []
     wordW = 0
+    gap = 0
   }
   for (const s of spans) {
     const rows = s.text.split('\n')
@@ -72,10 +77,14 @@ export function wrapSpans(spans: Span[], columns: number, first: Line = [], rest
       if (j > 0) {
         place()
         newLine()
+        gap = 0
       }
       const parts = rows[j]!.split(' ')
       for (let k = 0; k < parts.length; k++) {
-        if (k > 0) place()
+        if (k > 0) {
+          place()
+          gap++
+        }
         const p = parts[k]!
         if (p === '') continue
         word.push({...s, text: p})
