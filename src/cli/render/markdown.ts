@@ -172,14 +172,19 @@ export interface RenderOptions {
   theme?: Theme
 }
 
-/** `source` (an entry's Markdown) as styled lines, none wider than `width`. */
+/** `source` (an entry's Markdown) as styled lines, none wider than `width` (at least 2). */
 export function renderMarkdown(source: string, o: RenderOptions): Line[] {
-  const width = Math.max(1, o.width)
+  // Two columns at least: a wide character takes two.
+  const width = Math.max(2, o.width)
   const ctx: Ctx = {theme: o.theme ?? themeFromEnv(), depth: 0, showUrl: (href) => oneLine(md.normalizeLinkText(href))}
   const lines = renderBlocks(tree(md.parse(safeText(source), {})), width, ctx)
   const out: Line[] = []
-  for (const line of lines) {
-    for (const s of line) s.text = oneLine(s.text)
+  for (const shared of lines) {
+    // New spans: a prefix (a quote's bar, a gutter) is one object shared by many lines.
+    const line = shared.map((s) => ({...s, text: oneLine(s.text)}))
+    // No trailing spaces (a blank line in a list or quote, an empty last cell): noise when copied.
+    while (line.length > 0 && line[line.length - 1]!.text.trimEnd() === '') line.pop()
+    if (line.length > 0) line[line.length - 1]!.text = line[line.length - 1]!.text.trimEnd()
     // Only where nesting ran out of room: a line is never wider than asked.
     if (lineWidth(line) > width) out.push(...hardWrap(line, width))
     else out.push(line)
