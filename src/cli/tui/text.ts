@@ -70,6 +70,7 @@ export function graphemes(s: string): string[] {
 const NARROW = new Set([0x00b7, 0x2013, 0x2014, 0x2022, 0x2026, 0x2039, 0x203a, 0x2192, 0x25aa, 0x25e6])
 
 let stringWidth: ((s: string) => number) | undefined
+const require = createRequire(import.meta.url)
 
 // string-width decides a grapheme's width with Unicode-property regular expressions (~30 µs a call): each
 // distinct grapheme is measured once.
@@ -83,7 +84,7 @@ function graphemeWidth(g: string): number {
   let w = known.get(g)
   if (w === undefined) {
     if (known.size > 50_000) known.clear()
-    stringWidth ??= (createRequire(import.meta.url)('string-width') as {default: (s: string) => number}).default
+    stringWidth ??= (require('string-width') as {default: (s: string) => number}).default
     w = stringWidth(g)
     known.set(g, w)
   }
