@@ -19,10 +19,28 @@ import type {Line, Style, Theme} from './style.js'
 import {push} from './wrap.js'
 
 const LANGUAGES = {bash, diff, go, javascript, json, python, shell, sql, typescript, yaml}
-for (const [name, lang] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, lang)
-hljs.registerAliases(['sh', 'zsh', 'shellscript'], {languageName: 'bash'})
-hljs.registerAliases(['console', 'shell-session', 'terminal'], {languageName: 'shell'})
-hljs.registerAliases(['patch'], {languageName: 'diff'})
+type Language = keyof typeof LANGUAGES
+
+/** Fence names to languages. Ours, not highlight.js's: a language is registered (its grammar built) on first use only. */
+const NAMES = new Map<string, Language>([
+  ...(Object.keys(LANGUAGES) as Language[]).map((l): [string, Language] => [l, l]),
+  ...(['sh', 'zsh', 'shellscript'] as const).map((a): [string, Language] => [a, 'bash']),
+  ...(['console', 'shell-session', 'shellsession', 'terminal'] as const).map((a): [string, Language] => [a, 'shell']),
+  ...(['ts', 'tsx', 'mts', 'cts'] as const).map((a): [string, Language] => [a, 'typescript']),
+  ...(['js', 'jsx', 'mjs', 'cjs', 'node'] as const).map((a): [string, Language] => [a, 'javascript']),
+  ...(['py', 'python3'] as const).map((a): [string, Language] => [a, 'python']),
+  ...(['golang'] as const).map((a): [string, Language] => [a, 'go']),
+  ...(['yml'] as const).map((a): [string, Language] => [a, 'yaml']),
+  ...(['jsonc', 'json5'] as const).map((a): [string, Language] => [a, 'json']),
+  ...(['patch'] as const).map((a): [string, Language] => [a, 'diff']),
+  ...(['postgresql', 'postgres', 'sqlite', 'mysql'] as const).map((a): [string, Language] => [a, 'sql']),
+])
+
+function language(name: string): Language | undefined {
+  const lang = NAMES.get(name)
+  if (lang && !hljs.getLanguage(lang)) hljs.registerLanguage(lang, LANGUAGES[lang])
+  return lang
+}
 
 /** Past this many characters a block stays plain: highlighting is for reading, not for a pasted log. */
 const MAX_HIGHLIGHTED = 20_000
@@ -78,10 +96,10 @@ function scan(html: string, theme: Theme): Line[] {
 
 /** `code` as lines of spans, coloured when `lang` (a fence's info string) names a language kb knows. */
 export function highlight(code: string, lang: string, theme: Theme): Line[] {
-  const name = lang.trim().split(/\s/)[0]!.toLowerCase()
-  if (name !== '' && code.length <= MAX_HIGHLIGHTED && hljs.getLanguage(name)) {
+  const known = code.length <= MAX_HIGHLIGHTED ? language(lang.trim().split(/\s/)[0]!.toLowerCase()) : undefined
+  if (known) {
     try {
-      return scan(hljs.highlight(code, {language: name, ignoreIllegals: true}).value, theme)
+      return scan(hljs.highlight(code, {language: known, ignoreIllegals: true}).value, theme)
     } catch {
       // A grammar that throws on odd input: the code is still worth showing, plain.
     }
