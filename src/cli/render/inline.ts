@@ -59,7 +59,8 @@ export function inlineSpans(tokens: Token[], base: Style, o: InlineOptions): Spa
           .map((s) => s.text)
           .join('')
         // An autolink (<https://…>, <a@b.c>) already shows its URL.
-        if (link.href !== '' && text !== link.href && `mailto:${text}` !== link.href) add(` (${o.showUrl(link.href)})`, o.theme.url)
+        const url = o.showUrl(link.href)
+        if (link.href !== '' && text !== link.href && text !== url && `mailto:${text}` !== url) add(` (${url})`, o.theme.url)
         break
       }
       case 'strong_close':

@@ -94,6 +94,18 @@ function markdown(owner: object, field: string, text: string, columns: number): 
   return lines
 }
 
+/**
+ * The start of a body, more than enough to fill `rows` lines `columns` wide (Markdown's marks hide a few
+ * characters; what they hide is far less than this margin): the pane shows no more, so a 100 KB body is not
+ * laid out when it is selected. Cut at a line break where there is one near.
+ */
+function preview(text: string, rows: number, columns: number): string {
+  const room = Number.isFinite(rows) ? rows * columns * 4 : Infinity
+  if (text.length <= room) return text
+  const nl = text.indexOf('\n', room)
+  return text.slice(0, nl === -1 || nl > room + 1000 ? room : nl)
+}
+
 const plains = (ls: string[], style: Parameters<typeof seg>[1] = {}): Line[] => ls.map((l) => [seg(l, style)])
 
 /** The selected entry at `standard`, as the detail pane shows it (its first `rows` lines): title in bold, body rendered. */
@@ -112,7 +124,8 @@ export function standardLines(e: EntryStandard, columns: number, ctx: Context, n
   if (e.project_id) lines.push(...plains(wrap(`project ${projectText(e.project_id, ctx)}`, columns)))
   if (e.tags.length > 0) lines.push(...plains(wrap(e.tags.map((t) => `#${t}`).join(' '), columns)))
   if (e.url) lines.push(...plains(wrap(e.url, columns)))
-  lines.push(...plains(wrap(`id ${e.id}`, columns), {dim: true}), plain(''), ...markdown(e, 'body', e.body, columns))
+  const body = preview(e.body, rows, columns)
+  lines.push(...plains(wrap(`id ${e.id}`, columns), {dim: true}), plain(''), ...markdown(e, `body:${body.length}`, body, columns))
   return lines.slice(0, rows)
 }
 
