@@ -176,7 +176,7 @@ export function fullLines(e: EntryFull, columns: number, ctx: Context): FullText
     if (link) {
       // A link is one line, so that highlighting it highlights all of it.
       links.push({line: lines.length, id: link})
-      lines.push(plain(pad(k, kw) + cut(v, columns - kw)))
+      lines.push([seg(pad(k, kw), {dim: true}), seg(cut(v, columns - kw))])
       continue
     }
     // The value wraps under itself, not under the key.
