@@ -35,7 +35,7 @@ export function inlineSpans(tokens: Token[], base: Style, o: InlineOptions): Spa
         add('\n')
         break
       case 'code_inline':
-        add(t.content, {...top(), ...o.theme.code})
+        add(o.theme.codeMark + t.content + o.theme.codeMark, {...top(), ...o.theme.code})
         break
       case 'strong_open':
         stack.push({...top(), ...o.theme.strong})

@@ -40,7 +40,9 @@ export type Line = Span[]
 
 /** The roles the renderer colours; a theme gives each a style. */
 export interface Theme {
-  name: 'dark' | 'light'
+  name: 'dark' | 'light' | 'mono'
+  /** Put around inline code: nothing where a colour sets it off, a backtick where there is none. */
+  codeMark: string
   h1: Style
   h2: Style
   h3: Style
@@ -101,6 +103,7 @@ function syntax(c: {
 
 const DARK: Theme = {
   name: 'dark',
+  codeMark: '',
   h1: {bold: true, underline: true, color: 'magentaBright'},
   h2: {bold: true, color: 'cyanBright'},
   h3: {bold: true, color: 'cyan'},
@@ -128,6 +131,7 @@ const DARK: Theme = {
 // On a light background the bright and yellow colours wash out: darker ones only.
 const LIGHT: Theme = {
   name: 'light',
+  codeMark: '',
   h1: {bold: true, underline: true, color: 'magenta'},
   h2: {bold: true, color: 'blue'},
   h3: {bold: true, color: 'cyan'},
@@ -145,11 +149,32 @@ const LIGHT: Theme = {
   syntax: syntax({keyword: 'magenta', string: 'green', number: 'red', title: 'blue', type: 'cyan', attr: 'blue'}),
 }
 
+// Without colours (NO_COLOR, TERM=dumb: `kb browse` still renders; `kb show` then prints Markdown as stored):
+// weight, slant and underline only, and inline code keeps its backticks.
+const MONO: Theme = {
+  ...DARK,
+  name: 'mono',
+  codeMark: '`',
+  h1: {bold: true, underline: true},
+  h2: {bold: true},
+  h3: {bold: true},
+  code: {},
+  link: {underline: true},
+  url: {},
+  gutter: {},
+  rule: {},
+  bullet: {},
+  tableBorder: {},
+  syntax: {},
+}
+
 /**
- * The theme for this terminal: `KB_THEME=dark|light`, else what the terminal says through `COLORFGBG`
- * ("fg;bg", set by rxvt, Konsole, iTerm2…: a background of 7 or 15 is light, 0–6 and 8 dark), else dark.
+ * The theme for this terminal: none of colour with NO_COLOR (non-empty) or TERM=dumb; else `KB_THEME=dark|light`,
+ * else what the terminal says through `COLORFGBG` ("fg;bg", set by rxvt, Konsole, iTerm2…: a background of 7
+ * or 15 is light, 0–6 and 8 dark), else dark.
  */
 export function themeFromEnv(env: NodeJS.ProcessEnv = process.env): Theme {
+  if ((env.NO_COLOR !== undefined && env.NO_COLOR !== '') || env.TERM === 'dumb') return MONO
   const asked = env.KB_THEME?.trim().toLowerCase()
   if (asked === 'light') return LIGHT
   if (asked === 'dark') return DARK

@@ -105,6 +105,14 @@ describe('the renderer', () => {
     expect(themeFromEnv({COLORFGBG: '15;0'}).name).toBe('dark')
     expect(themeFromEnv({COLORFGBG: '15;8'}).name).toBe('dark')
     expect(themeFromEnv({}).name).toBe('dark')
+    // Without colours (kb browse under NO_COLOR): no colour at all, inline code keeps its backticks.
+    const mono = themeFromEnv({NO_COLOR: '1', KB_THEME: 'light'})
+    expect(mono.name).toBe('mono')
+    expect(themeFromEnv({TERM: 'dumb'}).name).toBe('mono')
+    expect(themeFromEnv({NO_COLOR: ''}).name).toBe('dark')
+    const out = renderMarkdownAnsi('# T\n\nRun `kb daemon stop`.\n\n```ts\nconst a = 1\n```', {width: 80, theme: mono})
+    expect(out).not.toMatch(/\u001b\[[0-9;]*(3[0-7]|9[0-7])m/)
+    expect(visible(out)).toBe('⎋[1;4mT⎋[0m\n\nRun `kb daemon stop`.\n\n│ const a = 1')
   })
 
   it('keeps a line break of the source as one, as GitHub does for issues and comments', () => {

@@ -18,7 +18,6 @@ describe('rendered entry text in the TUI', () => {
     const text = lines.map(lineText)
     const heading = lines[text.indexOf('Port in use')]!
     expect(heading[0]).toMatchObject({bold: true})
-    expect(heading[0]!.color).toBeDefined()
     expect(text).toContain('See the docs (https://example.com/d) and run kb daemon stop.')
     expect(text).toContain('│ lsof -i :7411')
     expect(text.join('\n')).not.toContain('```')
