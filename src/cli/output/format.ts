@@ -36,6 +36,9 @@ export const yellow = wrap(33, 39)
 const cyan = wrap(36, 39)
 
 let stringWidth: ((s: string) => number) | undefined
+const SGR = /\u001b\[[0-9;]*m/g
+/** Printable ASCII and the one-column characters kb draws itself (box drawing, bullets, dashes, arrows, ellipsis). */
+const DRAWN = /^[\x20-\x7e\u00b7\u2013\u2014\u2022\u2026\u2039\u203a\u2192\u2500-\u257f\u25aa\u25e6]*$/
 
 /**
  * Columns a string takes on a terminal: wide CJK and emoji count two, combining marks and ANSI colours zero.
@@ -45,8 +48,12 @@ let stringWidth: ((s: string) => number) | undefined
  */
 export function displayWidth(s: string): number {
   if (/^[\x20-\x7e]*$/.test(s)) return s.length
+  // kb's own colours and what it draws (rules, bullets, gutters of rendered Markdown) need no string-width
+  // either: a rendered `kb show` deciding whether to page would otherwise load it for every line.
+  const text = s.includes('\u001b') ? s.replace(SGR, '') : s
+  if (DRAWN.test(text)) return text.length
   stringWidth ??= (createRequire(import.meta.url)('string-width') as {default: (s: string) => number}).default
-  return stringWidth(s)
+  return stringWidth(text)
 }
 
 /** `s` cut to at most `width` columns, whole characters only, ending in "…" when cut. */
