@@ -26,7 +26,7 @@ describe('displayWidth', () => {
     ['ﾊﾝｶｸ', 4],
     // Rendered Markdown (kb show measures it to decide whether to page): kb's colours and drawing characters.
     ['\u001B[90m│ \u001B[0m\u001B[95mconst\u001B[0m x', 9],
-    ['\u001B[36m• \u001B[0m─┼─ … → 漢', 13],
+    ['\u001B[36m• \u001B[0m─┼─ … → 漢', 12],
   ])('%j is %d columns', (s, w) => {
     expect(displayWidth(s)).toBe(w)
   })
