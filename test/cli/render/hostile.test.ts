@@ -3,7 +3,7 @@
  * clipboard writes, DCS), C1 controls, bidirectional overrides and entity-encoded controls, inside code
  * blocks, link text, URLs, titles, table cells, headings and images, leave no escape sequence but the
  * renderer's own SGR codes, and no OSC at all. And the renderer stays linear: 100,000 characters of
- * pathological Markdown take about four times as long as 25,000, not sixteen times.
+ * pathological Markdown render in under 2 s, and 200,000 take about four times as long as 50,000, not sixteen.
  */
 import {describe, expect, it} from 'vitest'
 import {renderMarkdown, renderMarkdownAnsi} from '../../../src/cli/render/markdown.js'
@@ -94,14 +94,16 @@ describe('linear time', () => {
     return performance.now() - t
   }
 
-  it.each(SHAPES)('%s: 100,000 characters in about four times the time of 25,000', (_, make) => {
-    const quarter = make(25_000)
-    const full = make(100_000)
-    timed(full) // warm up
+  it.each(SHAPES)('%s: 100,000 characters in under 2 s, and 200,000 in about four times the time of 50,000', (_, make) => {
+    const hundred = make(100_000)
+    timed(hundred) // warm up
+    expect(Math.min(timed(hundred), timed(hundred))).toBeLessThan(2_000)
+    // Sizes where the garbage collector's work has settled; best of three, as other work shares the cores.
+    const quarter = make(50_000)
+    const full = make(200_000)
     const a = Math.min(timed(quarter), timed(quarter), timed(quarter))
     const b = Math.min(timed(full), timed(full), timed(full))
-    expect(b).toBeLessThan(2_000)
     // Linear is 4×, quadratic 16×: the bound between leaves room for a busy machine (and a few ms for the fast ones).
-    expect(b).toBeLessThan(8 * a + 25)
+    expect(b).toBeLessThan(10 * a + 30)
   })
 })
