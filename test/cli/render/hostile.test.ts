@@ -88,10 +88,12 @@ describe('linear time', () => {
     ['wide characters', (n) => '数据库'.repeat(n / 3)],
   ]
 
+  // CPU time, not wall time: on cores shared with other work, waiting for a core is not the renderer's.
   const timed = (md: string): number => {
-    const t = performance.now()
+    const t = process.cpuUsage()
     renderMarkdown(md, {width: 80, theme: THEME})
-    return performance.now() - t
+    const d = process.cpuUsage(t)
+    return (d.user + d.system) / 1000
   }
 
   it.each(SHAPES)('%s: 100,000 characters in under 2 s, and 200,000 in about four times the time of 50,000', (_, make) => {
@@ -104,6 +106,6 @@ describe('linear time', () => {
     const a = Math.min(timed(quarter), timed(quarter), timed(quarter))
     const b = Math.min(timed(full), timed(full), timed(full))
     // Linear is 4×, quadratic 16×: the bound between leaves room for a busy machine (and a few ms for the fast ones).
-    expect(b).toBeLessThan(10 * a + 30)
+    expect(b).toBeLessThan(10 * a + 50)
   })
 })
