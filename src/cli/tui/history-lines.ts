@@ -5,22 +5,27 @@
  */
 import type {HistoryItem} from '../../shared/curation-schemas.js'
 import {time} from '../output/format.js'
+import {seg, type Line} from './styled.js'
 import {cut} from './text.js'
 
 const MODE = {tty: true, color: false, width: 80}
 
-export function historyLines(title: string, items: HistoryItem[], columns: number): string[] {
-  const lines = [
-    cut(title, columns),
-    cut(`History: ${items.length} change${items.length === 1 ? '' : 's'}, oldest first (h: back to the entry)`, columns),
-    '',
+export function historyLines(title: string, items: HistoryItem[], columns: number): Line[] {
+  const lines: Line[] = [
+    [seg(cut(title, columns), {bold: true})],
+    [
+      seg(cut(`History: ${items.length} change${items.length === 1 ? '' : 's'}, oldest first (h: back to the entry)`, columns), {
+        dim: true,
+      }),
+    ],
+    [],
   ]
   for (const h of items) {
     const via = h.actor.client ? `${h.actor.via}: ${h.actor.client}` : h.actor.via
-    lines.push(cut(`${time(h.at, MODE)}  ${h.action} by ${h.actor.name} (${via})`, columns))
+    lines.push([seg(cut(`${time(h.at, MODE)}  ${h.action} by ${h.actor.name} (${via})`, columns))])
     const changes = Object.entries(h.changes).map(([k, v]) => `${k} ${v}`)
     if (h.note) changes.push(`“${h.note}”`)
-    if (changes.length > 0) lines.push(cut(`    ${changes.join(', ')}`, columns))
+    if (changes.length > 0) lines.push([seg(cut(`    ${changes.join(', ')}`, columns), {dim: true})])
   }
   return lines
 }
