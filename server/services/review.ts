@@ -6,6 +6,7 @@
 import {LIMIT_DEFAULT, REVIEW_KINDS, REVIEW_UNRETRIEVED_DAYS} from '../../src/shared/contract.js'
 import type {ReviewPage, ReviewQuery, ReviewReason} from '../../src/shared/curation-schemas.js'
 import {KbError} from '../../src/shared/errors.js'
+import type {ReviewCounts} from '../store/history-store.js'
 import type {EntryRow, Store} from '../store/store.js'
 import {type Caller, viewerOf} from './context.js'
 import {decodeCursor, encodeCursor} from './cursor.js'
@@ -16,8 +17,17 @@ import {lowerUuid} from './validate.js'
 import {standardView} from './views.js'
 
 const DAY_MS = 86_400_000
+/**
+ * The counts of one principal's queue (per project) are kept this long: counting every kind reads every visible
+ * entry (≈ 90 ms at 100k on SQLite), while the page itself comes from the retrieval index in about a millisecond
+ * (docs/performance.md, "Review queue"). A curator acting on the items sees the counts follow within seconds.
+ */
+const COUNTS_TTL_MS = 5000
+const COUNTS_KEPT = 1000
 
 export class ReviewService {
+  private readonly counted = new Map<string, {at: number; counts: ReviewCounts}>()
+
   constructor(
     private readonly store: Store,
     private readonly knowledge: KnowledgeService,
@@ -35,8 +45,12 @@ export class ReviewService {
     // (issue 27 parts 1–2); until then they count 0 and list nothing.
     const kind = q.kind === 'similar' || q.kind === 'superseded' ? undefined : q.kind
     const unsupported = q.kind !== kind
+    const key = `${caller.principal.id}/${projectId ?? ''}`
+    const kept = this.counted.get(key)
+    const fresh = kept && now - kept.at < COUNTS_TTL_MS ? kept.counts : null
     const outcome = await this.store.history.review(
       {
+        count: fresh === null,
         viewer: viewerOf(caller),
         ...(projectId === undefined ? {} : {projectId}),
         ...(kind === undefined ? {} : {kind}),
@@ -45,14 +59,17 @@ export class ReviewService {
       },
       {limit: unsupported ? 0 : limit + 1, ...(after ? {after: {retrieved: Number(after.at), id: after.id}} : {})},
     )
+    const counts = fresh ?? outcome.counts!
+    if (!fresh) {
+      if (this.counted.size >= COUNTS_KEPT) this.counted.delete(this.counted.keys().next().value!)
+      this.counted.set(key, {at: now, counts})
+    }
     const page = outcome.entries.slice(0, limit)
     const ctxOf = await trustContexts(this.store, page, now)
     const items = page.map((e) => ({entry: standardView(e, ctxOf(e)), reasons: reasonsOf(e, ctxOf(e), cutoff)}))
     const last = page.at(-1)
     return {
-      counts: Object.fromEntries(
-        REVIEW_KINDS.map((k) => [k, k in outcome.counts ? outcome.counts[k as keyof typeof outcome.counts] : 0]),
-      ) as ReviewPage['counts'],
+      counts: Object.fromEntries(REVIEW_KINDS.map((k) => [k, k in counts ? counts[k as keyof ReviewCounts] : 0])) as ReviewPage['counts'],
       items,
       next_cursor: outcome.entries.length > limit && last ? encodeCursor({at: String(last.retrieved), id: last.id}) : null,
     }

@@ -36,10 +36,14 @@ export interface ReviewFilter {
   now: string
   /** Entries created before this and not retrieved since are `never_retrieved`. */
   unretrievedBefore: string
+  /** Whether to count every kind too (the service keeps counts a few seconds: server/services/review.ts). */
+  count: boolean
 }
 
+export type ReviewCounts = {stale: number; flagged: number; unverified: number; never_retrieved: number}
+
 export interface ReviewOutcome {
-  counts: {stale: number; flagged: number; unverified: number; never_retrieved: number}
+  counts: ReviewCounts | null
   entries: EntryRow[]
 }
 

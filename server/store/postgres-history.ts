@@ -82,7 +82,9 @@ export class PostgresHistoryStore implements HistoryStore {
     }
     const sums = Object.entries(kinds).map(([k, sql]) => `count(*) FILTER (WHERE ${sql})::int AS ${k}`)
     const countValues = [...p.values]
-    const [counts] = await this.db.query<Row>(`SELECT ${sums.join(', ')} FROM entries e WHERE ${where.join(' AND ')}`, countValues)
+    const counts = filter.count
+      ? (await this.db.query<Row>(`SELECT ${sums.join(', ')} FROM entries e WHERE ${where.join(' AND ')}`, countValues))[0]!
+      : null
     // Every kind's condition stays in the text (its parameters must be used); a kind asked for narrows it.
     const any = `(${Object.values(kinds).join(' OR ')})`
     const items = [...where, filter.kind ? `(${kinds[filter.kind]}) AND ${any}` : any]
@@ -95,11 +97,11 @@ export class PostgresHistoryStore implements HistoryStore {
       p.values,
     )
     return {
-      counts: {
-        stale: Number(counts!.stale),
-        flagged: Number(counts!.flagged),
-        unverified: Number(counts!.unverified),
-        never_retrieved: Number(counts!.never_retrieved),
+      counts: counts && {
+        stale: Number(counts.stale),
+        flagged: Number(counts.flagged),
+        unverified: Number(counts.unverified),
+        never_retrieved: Number(counts.never_retrieved),
       },
       entries: rows.map(entryFromRow),
     }
