@@ -72,13 +72,21 @@ async function storeUrlFor(given: string | undefined): Promise<string | undefine
 
 /** Starts the daemon in this process (real HTTP on 127.0.0.1, port 0). */
 export async function startInProcessDaemon(
-  options: {dataDir?: string; /** pino level; default silent */ logLevel?: string; storeUrl?: string} = {},
+  options: {dataDir?: string; /** pino level; default silent */ logLevel?: string; storeUrl?: string; openProjects?: boolean} = {},
 ): Promise<TestDaemon> {
   const {startDaemon} = await import('../../server/daemon.js')
   const dataDir = options.dataDir ?? tempDir()
   const storeUrl = await storeUrlFor(options.storeUrl)
   const logLevel = options.logLevel ?? 'silent'
-  const daemon = await startDaemon({dataDir, host: '127.0.0.1', port: 0, version: 'test', logLevel, ...(storeUrl ? {storeUrl} : {})})
+  const daemon = await startDaemon({
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    version: 'test',
+    logLevel,
+    ...(storeUrl ? {storeUrl} : {}),
+    ...(options.openProjects ? {openProjects: true} : {}),
+  })
   const ownerKey = readFileSync(join(dataDir, 'owner.key'), 'utf8').trim()
   return {
     url: daemon.url,
