@@ -212,3 +212,19 @@ export async function queryStore<T = Record<string, unknown>>(d: TestDaemon, sql
     db.close()
   }
 }
+
+/**
+ * Joins the project of `remote` with `key` as a team member does (docs/api.md, "Membership"): the join, and when it
+ * waits for approval (202), its approval by `approver` (default: the owner). Returns the join's final answer body.
+ */
+export async function joinApproved(d: TestDaemon, remote: string, key: string, approver: string = d.ownerKey): Promise<any> {
+  const first = await d.request('POST', '/projects/join', {key, body: {remote}})
+  if (first.status === 200 || first.status === 201) return first.body
+  if (first.status !== 202) throw new Error(`join failed: ${first.status} ${first.text}`)
+  const {request, project} = first.body
+  const approved = await d.request('POST', `/projects/${project.id}/requests/${request.id}/approve`, {key: approver})
+  if (approved.status !== 200) throw new Error(`approval failed: ${approved.status} ${approved.text}`)
+  const again = await d.request('POST', '/projects/join', {key, body: {remote}})
+  if (again.status !== 200) throw new Error(`join after approval: ${again.status} ${again.text}`)
+  return again.body
+}
