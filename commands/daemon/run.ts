@@ -67,7 +67,7 @@ export default class DaemonRun extends Command {
     }),
     'open-projects': Flags.boolean({
       description:
-        'anyone who knows a remote joins its project without a maintainer\'s approval or an invitation (the behaviour before membership)',
+        "anyone who knows a remote joins its project without a maintainer's approval or an invitation (the behaviour before membership)",
       env: 'KB_OPEN_PROJECTS',
     }),
     // Set by `kb daemon start` and autostart, which send stderr there: recorded for `kb daemon status/logs`.

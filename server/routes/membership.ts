@@ -3,14 +3,7 @@
  * invitations, removing a member, leaving, a member's role.
  */
 import {Type} from '@sinclair/typebox'
-import {
-  InvitationBody,
-  InvitationSchema,
-  JoinRequestSchema,
-  MemberParams,
-  MemberSchema,
-  RequestParams,
-} from '../../src/shared/membership-schemas.js'
+import {InvitationBody, MemberParams, RequestParams} from '../../src/shared/membership-schemas.js'
 import {IdParams, ProjectRoleSchema} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {MembershipService} from '../services/membership.js'
@@ -34,7 +27,10 @@ export function membershipRoutes(membership: MembershipService): RouteDef[] {
       params: RequestParams,
       body: EmptyBody,
       bodyOptional: true,
-      responses: {200: {description: 'The request, decided', schema: 'JoinRequest'}, ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422)},
+      responses: {
+        200: {description: 'The request, decided', schema: 'JoinRequest'},
+        ...errorResponses(400, 401, 403, 404, 409, 413, 415, 422),
+      },
       handler: async ({caller, params}) => membership.decide(caller, params.id, params.request_id, decision),
     })
   return [

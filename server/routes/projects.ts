@@ -20,7 +20,7 @@ export function projectRoutes(projects: ProjectService, membership: MembershipSe
       operationId: 'joinProject',
       summary: 'Join the project of a git remote, creating it if new; an existing one may need approval (202)',
       description:
-        'A new remote: created, the caller its maintainer (201). An existing project: a member, the owner, the holder of an invitation (by name, or `invitation`: a link\'s token) and anyone on a daemon run with `--open-projects` enter it (200); anyone else gets a pending join request (202) a maintainer approves or denies.',
+        "A new remote: created, the caller its maintainer (201). An existing project: a member, the owner, the holder of an invitation (by name, or `invitation`: a link's token) and anyone on a daemon run with `--open-projects` enter it (200); anyone else gets a pending join request (202) a maintainer approves or denies.",
       tags,
       auth: true,
       body: JoinProjectBody,

@@ -104,7 +104,9 @@ export class MembershipService {
     }
     const invitee = await this.store.getPrincipalByName(body.principal!)
     if (!invitee) {
-      throw new KbError('not_found', `no principal is named ${body.principal}`, {errors: [{path: 'principal', message: 'unknown principal'}]})
+      throw new KbError('not_found', `no principal is named ${body.principal}`, {
+        errors: [{path: 'principal', message: 'unknown principal'}],
+      })
     }
     if ((await this.store.getMemberRole(project.id, invitee.id)) !== null)
       throw new KbError('conflict', `${invitee.name} is already a member of project ${project.name}`)
@@ -153,7 +155,8 @@ export class MembershipService {
 }
 
 function refuse(outcome: RemoveOutcome, project: ProjectRow, self: boolean): void {
-  if (outcome === 'not_member') throw new KbError('not_found', `${self ? 'you are' : 'that principal is'} not a member of project ${project.name}`)
+  if (outcome === 'not_member')
+    throw new KbError('not_found', `${self ? 'you are' : 'that principal is'} not a member of project ${project.name}`)
   if (outcome === 'last_maintainer') {
     throw new KbError(
       'conflict',

@@ -112,7 +112,11 @@ export function invitationArgs(i: InvitationRow): unknown[] {
 }
 
 /** The rule of `setRole`: null when the change may be made. */
-export function demotion(current: string | undefined, role: ProjectRole, counts: {maintainers: number}): 'not_member' | 'last_maintainer' | null {
+export function demotion(
+  current: string | undefined,
+  role: ProjectRole,
+  counts: {maintainers: number},
+): 'not_member' | 'last_maintainer' | null {
   if (current === undefined) return 'not_member'
   if (current === 'maintainer' && role === 'member' && Number(counts.maintainers) === 1) return 'last_maintainer'
   return null

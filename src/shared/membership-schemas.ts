@@ -30,10 +30,7 @@ export const JoinPendingSchema = Type.Object({
 })
 export type JoinPending = Static<typeof JoinPendingSchema>
 
-export const MemberSchema = Type.Object(
-  {principal: PrincipalRef, role: oneOf(PROJECT_ROLES), joined_at: Time},
-  {$id: 'Member'},
-)
+export const MemberSchema = Type.Object({principal: PrincipalRef, role: oneOf(PROJECT_ROLES), joined_at: Time}, {$id: 'Member'})
 export type Member = Static<typeof MemberSchema>
 
 export const InvitationBody = Type.Object(

@@ -242,7 +242,10 @@ export const JoinProjectBody = Type.Object(
     remote: Remote,
     name: Type.Optional(Type.String({...ProjectName, description: 'Default: the last part of the remote'})),
     invitation: Type.Optional(
-      Type.String({pattern: INVITATION_TOKEN_PATTERN, description: "An invitation link's token: joins an existing project without a request"}),
+      Type.String({
+        pattern: INVITATION_TOKEN_PATTERN,
+        description: "An invitation link's token: joins an existing project without a request",
+      }),
     ),
   },
   {additionalProperties: false},
