@@ -81,11 +81,6 @@ export class MembershipService {
 
   async invite(caller: Caller, id: string, body: InvitationBody): Promise<Invitation> {
     const project = await this.managed(caller, id)
-    if ((body.principal === undefined) === (body.link === undefined)) {
-      throw new KbError('validation_failed', 'send either principal (a name) or link: true', {
-        errors: [{path: body.principal === undefined ? 'principal' : 'link', message: 'exactly one of principal and link'}],
-      })
-    }
     const now = Date.now()
     const base = {
       id: uuidv7(now),
@@ -97,12 +92,12 @@ export class MembershipService {
       used_by: null,
     }
     const out = {id: base.id, project_id: project.id, created_at: base.created_at, expires_at: base.expires_at}
-    if (body.link) {
+    if ('link' in body) {
       const token = TOKEN_PREFIX + randomBase62(43)
       await this.store.members.insertInvitation({...base, principal_id: null, token_hash: sha256Hex(token)})
       return {...out, principal: null, token}
     }
-    const invitee = await this.store.getPrincipalByName(body.principal!)
+    const invitee = await this.store.getPrincipalByName(body.principal)
     if (!invitee) {
       throw new KbError('not_found', `no principal is named ${body.principal}`, {
         errors: [{path: 'principal', message: 'unknown principal'}],

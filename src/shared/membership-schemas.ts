@@ -33,12 +33,18 @@ export type JoinPending = Static<typeof JoinPendingSchema>
 export const MemberSchema = Type.Object({principal: PrincipalRef, role: oneOf(PROJECT_ROLES), joined_at: Time}, {$id: 'Member'})
 export type Member = Static<typeof MemberSchema>
 
-export const InvitationBody = Type.Object(
-  {
-    principal: Type.Optional(Type.String({pattern: PRINCIPAL_NAME_PATTERN, description: 'Invite this principal (a name)'})),
-    link: Type.Optional(Type.Literal(true, {description: 'Make a one-time link instead: a token anyone holding it may use once'})),
-  },
-  {additionalProperties: false},
+export const InvitationBody = Type.Union(
+  [
+    Type.Object(
+      {principal: Type.String({pattern: PRINCIPAL_NAME_PATTERN, description: 'Invite this principal (a name)'})},
+      {additionalProperties: false},
+    ),
+    Type.Object(
+      {link: Type.Literal(true, {description: 'Make a one-time link instead: a token anyone holding it may use once'})},
+      {additionalProperties: false},
+    ),
+  ],
+  {description: 'Either a principal to invite, or link: true'},
 )
 export type InvitationBody = Static<typeof InvitationBody>
 
