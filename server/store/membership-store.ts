@@ -13,7 +13,7 @@ export interface MemberRow {
   created_at: string
 }
 
-export type JoinRequestStatus = 'pending' | 'approved' | 'denied'
+type JoinRequestStatus = 'pending' | 'approved' | 'denied'
 
 export interface JoinRequestRow {
   id: string

@@ -35,8 +35,12 @@ export class PostgresMembershipStore implements MembershipStore {
 
   async request(row: Omit<JoinRequestRow, 'principal_name'>): Promise<JoinRequestRow> {
     return this.db.tx(async (q) => {
-      await q.run(SQL.insertRequest, [row.id, row.project_id, row.principal_id, row.created_at])
-      return (await q.query<JoinRequestRow>(SQL.pendingOf, [row.project_id, row.principal_id]))[0]!
+      // The pending request that made the insert do nothing may be decided before the select reads it: ask again.
+      for (let attempt = 0; ; attempt++) {
+        await q.run(SQL.insertRequest, [row.id, row.project_id, row.principal_id, row.created_at])
+        const [pending] = await q.query<JoinRequestRow>(SQL.pendingOf, [row.project_id, row.principal_id])
+        if (pending || attempt === 2) return pending!
+      }
     })
   }
 
