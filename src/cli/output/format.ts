@@ -36,6 +36,9 @@ export const yellow = wrap(33, 39)
 const cyan = wrap(36, 39)
 
 let stringWidth: ((s: string) => number) | undefined
+const SGR = /\u001b\[[0-9;]*m/g
+/** Printable ASCII and the one-column characters kb draws itself (box drawing, bullets, dashes, arrows, ellipsis). */
+const DRAWN = /^[\x20-\x7e\u00b7\u2013\u2014\u2022\u2026\u2039\u203a\u2192\u2500-\u257f\u25aa\u25e6]*$/
 
 /**
  * Columns a string takes on a terminal: wide CJK and emoji count two, combining marks and ANSI colours zero.
@@ -45,8 +48,12 @@ let stringWidth: ((s: string) => number) | undefined
  */
 export function displayWidth(s: string): number {
   if (/^[\x20-\x7e]*$/.test(s)) return s.length
+  // kb's own colours and what it draws (rules, bullets, gutters of rendered Markdown) need no string-width
+  // either: a rendered `kb show` deciding whether to page would otherwise load it for every line.
+  const text = s.includes('\u001b') ? s.replace(SGR, '') : s
+  if (DRAWN.test(text)) return text.length
   stringWidth ??= (createRequire(import.meta.url)('string-width') as {default: (s: string) => number}).default
-  return stringWidth(s)
+  return stringWidth(text)
 }
 
 /** `s` cut to at most `width` columns, whole characters only, ending in "…" when cut. */
@@ -217,11 +224,19 @@ export function grantRows(items: Grant[], mode: OutputMode): string {
 }
 
 /**
- * One entry as a document. On a TTY: a bold title, coloured metadata, the body, then comments, the
- * thought chain and branches. Piped: `field:\tvalue` lines, `--`, then the body (as `gh issue view` does),
- * so `grep`/`cut` work without JSON.
+ * Markdown (a body, a comment, a thought, a resolution note) rendered for a terminal `width` columns wide,
+ * as lines with kb's own SGR styles (src/cli/render/, loaded by `kb show` only when it renders).
  */
-export function renderEntry(e: EntryView, mode: OutputMode): string {
+export type MarkdownRenderer = (markdown: string, width: number) => string
+
+/**
+ * One entry as a document. On a TTY: a bold title, coloured metadata, the body, then comments, the
+ * thought chain and branches; with `markdown`, the body, comments, thoughts and resolution note rendered
+ * by it, else printed as stored. Piped: `field:\tvalue` lines, `--`, then the body (as `gh issue view`
+ * does), so `grep`/`cut` work without JSON.
+ */
+export function renderEntry(e: EntryView, mode: OutputMode, markdown?: MarkdownRenderer): string {
+  const md = mode.tty ? markdown : undefined
   const s = e as Partial<EntryFull>
   const meta: [string, string][] = [
     ['id', e.id],
@@ -239,7 +254,7 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
   if (s.comment_count !== undefined && !s.comments) meta.push(['comments', String(s.comment_count)])
   if (s.resolution) {
     meta.push(['resolved', `${time(s.resolution.resolved_at, mode)} by ${s.resolution.resolved_by.name}`])
-    if (s.resolution.note) meta.push(['resolution', s.resolution.note])
+    if (s.resolution.note && !md) meta.push(['resolution', s.resolution.note])
     if (s.resolution.url) meta.push(['resolution url', s.resolution.url])
   }
   const out: string[] = []
@@ -247,7 +262,8 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
     out.push(bold(mode, oneLine(e.title)))
     const w = Math.max(...meta.map(([k]) => k.length))
     for (const [k, v] of meta) out.push(`${dim(mode, k.padEnd(w))}  ${k === 'status' ? statusColor(mode, oneLine(v)) : oneLine(v)}`)
-    out.push('', safeText(e.body.trimEnd()))
+    out.push('', md ? md(e.body.trimEnd(), mode.width) : safeText(e.body.trimEnd()))
+    if (md && s.resolution?.note) out.push('', bold(mode, 'Resolution note'), md(s.resolution.note.trimEnd(), mode.width))
   } else {
     out.push(`title:\t${cell(e.title)}`)
     for (const [k, v] of meta) out.push(`${k}:\t${cell(v)}`)
@@ -255,13 +271,20 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
   }
   if (s.thought_chain && s.thought_chain.length > 0) {
     out.push('', mode.tty ? bold(mode, 'Thought chain') : '-- thought chain')
-    for (const t of s.thought_chain) out.push(`${t.step}. [${oneLine(t.kind)}] ${safeText(t.thought)}`)
+    for (const t of s.thought_chain) {
+      const head = `${t.step}. [${oneLine(t.kind)}]`
+      const thought = md ? md(t.thought.trimEnd(), mode.width - 3) : ''
+      // Rendered, a one-line thought stays on its step's line; a longer one goes under it.
+      if (!md) out.push(`${head} ${safeText(t.thought)}`)
+      else if (!thought.includes('\n') && displayWidth(head) + 1 + displayWidth(thought) <= mode.width) out.push(`${head} ${thought}`)
+      else out.push(`${head}\n${indent(thought, 3)}`)
+    }
   }
   if (s.comments && s.comments.length > 0) {
     // The full view carries the newest comments only (docs/api.md); say so when there are more.
     const more = s.comments_truncated ? ` (newest ${s.comments.length} of ${s.comment_count})` : ''
     out.push('', mode.tty ? bold(mode, `Comments (${more ? more.slice(2, -1) : s.comments.length})`) : `-- comments${more}`)
-    for (const c of s.comments) out.push(renderComment(c, mode))
+    for (const c of s.comments) out.push(renderComment(c, mode, md))
   }
   if (s.branches && s.branches.length > 0) {
     out.push('', mode.tty ? bold(mode, 'Branches') : '-- branches')
@@ -276,8 +299,15 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
   return out.join('\n') + '\n'
 }
 
-function renderComment(c: Comment, mode: OutputMode): string {
+/** Every line of `text` after `n` spaces. */
+const indent = (text: string, n: number): string =>
+  text
+    .split('\n')
+    .map((l) => (l === '' ? l : ' '.repeat(n) + l))
+    .join('\n')
+
+function renderComment(c: Comment, mode: OutputMode, md?: MarkdownRenderer): string {
   const head = `${oneLine(c.author.name)} · ${oneLine(c.type)} · ${oneLine(time(c.created_at, mode))}`
-  const body = safeText(c.body.trimEnd())
+  const body = md ? md(c.body.trimEnd(), mode.width) : safeText(c.body.trimEnd())
   return mode.tty ? `${cyan(mode, head)}\n${body}\n` : `${head}\n${body}\n`
 }
