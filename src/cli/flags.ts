@@ -66,6 +66,9 @@ export const noQueueFlag = Flags.boolean({
     'fail (exit 6) instead of queueing the write for `kb sync` when the server cannot be reached (env KB_NO_QUEUE=1, config queue_writes false)',
 })
 
+export const ANCHOR_HELP =
+  'the code this is about: path, path:a-b, path:a or path#symbol (repeatable); in a checkout the path is relative to the current directory and kb records HEAD and a hash of the text'
+
 export const THOUGHT_HELP = `a step of the reasoning, in order (repeatable); prefix a kind: ${THOUGHT_KINDS.join(', ')} (default ${THOUGHT_KIND_DEFAULT})`
 
 /**

@@ -9,6 +9,11 @@ import {ANCHORS_MAX} from '../../shared/contract.js'
 /** A path-like word, with an optional `:a` or `:a-b`; each class is followed by something it cannot match, so no backtracking. */
 const MENTION = /[A-Za-z0-9_][A-Za-z0-9_./-]*(?::([1-9][0-9]{0,8})(?:-([1-9][0-9]{0,8}))?)?/g
 
+/** Whether `body` has a word that could be a path (a `/` or a `.` between word characters): else no git is asked. */
+export function mentionsPath(body: string): boolean {
+  return /\w[/.]\w/.test(body)
+}
+
 /** The specs (`path` or `path:a-b`) of files under `root` that `body` mentions, in order, each once. */
 export function suggestAnchors(body: string, root: string, isFile: (path: string) => boolean = fileAt(root)): string[] {
   const out: string[] = []

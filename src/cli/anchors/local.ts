@@ -1,0 +1,110 @@
+/**
+ * @module Anchors made in a checkout (docs/cli.md, "Anchors"): `--anchor` specs turned into the API's
+ * `{path, lines, symbol, commit, hash}` — the path relative to the repository root, the commit HEAD, the
+ * hash of the anchored text in the work tree — and an entry's anchors re-based on the checkout (`kb verify`).
+ */
+import {readFile} from 'node:fs/promises'
+import {join} from 'node:path'
+import {ANCHORS_MAX} from '../../shared/contract.js'
+import {KbError} from '../../shared/errors.js'
+import type {AnchorIn} from '../../shared/schemas.js'
+import type {Anchor} from '../../shared/types.js'
+import {repoRoot, resolveCommit} from './git.js'
+import {parseAnchorSpec, rootRelative, samePlace, type AnchorPlace} from './spec.js'
+import {suggestAnchors} from './suggest.js'
+import {anchoredText, sha256, splitLines} from './text.js'
+
+/** The checkout `cwd` is in: its top directory and HEAD (null before the first commit); null outside one. */
+export interface Checkout {
+  root: string
+  head: string | null
+}
+
+export async function checkoutAt(cwd = process.cwd()): Promise<Checkout | null> {
+  const root = await repoRoot(cwd)
+  if (root === null) return null
+  let head: string | null = null
+  try {
+    head = await resolveCommit(root)
+  } catch {
+    // A repository without commits: anchors get a hash but no commit.
+  }
+  return {root, head}
+}
+
+async function fileText(root: string, path: string): Promise<string | null> {
+  try {
+    return await readFile(join(root, path), 'utf8')
+  } catch {
+    return null
+  }
+}
+
+/** One place anchored in the checkout; a file that is not there, or lines past its end, are refused (exit 2). */
+export async function anchorHere(place: AnchorPlace, co: Checkout, given = place.path): Promise<AnchorIn> {
+  const text = await fileText(co.root, place.path)
+  if (text === null) throw new KbError('usage', `--anchor ${given}: ${place.path} is not a file in this checkout (${co.root})`)
+  if (place.lines) {
+    const count = splitLines(text).length
+    const end = Number(place.lines.split('-')[1])
+    if (end > count) throw new KbError('usage', `--anchor ${given}: ${place.path} has ${count} lines, fewer than ${end}`)
+  }
+  return {...place, commit: co.head, hash: sha256(anchoredText(text, place).text)}
+}
+
+/**
+ * `--anchor` specs as the API takes them. In a checkout each path is made root-relative and must exist;
+ * outside one the paths go as written (already root-relative) with no commit or hash (state `unknown`
+ * until a `kb check` in a checkout).
+ */
+export async function anchorsFromSpecs(specs: string[], co: Checkout | null, cwd = process.cwd()): Promise<AnchorIn[]> {
+  const out: AnchorIn[] = []
+  for (const spec of specs) {
+    const place = parseAnchorSpec(spec)
+    if (co === null) {
+      out.push({...place, path: place.path.replace(/^\.\//, '')})
+      continue
+    }
+    out.push(await anchorHere({...place, path: rootRelative(place.path, cwd, co.root)}, co, spec))
+  }
+  return out
+}
+
+/** The entry's anchors re-based on the checkout (HEAD, the work tree's text); files that are not here are left out. */
+export async function rebaseAnchors(anchors: Anchor[], co: Checkout): Promise<AnchorIn[]> {
+  const out: AnchorIn[] = []
+  for (const a of anchors) {
+    const text = await fileText(co.root, a.path)
+    if (text === null) continue
+    out.push({path: a.path, lines: a.lines, symbol: a.symbol, commit: co.head, hash: sha256(anchoredText(text, a).text)})
+  }
+  return out
+}
+
+/**
+ * The anchors of a new entry: `specs`, plus the repository paths `body` mentions — proposed through `say`
+ * (never silently), added only when `keepSuggested` (docs/cli.md, "Anchors").
+ */
+export async function anchorsForNewEntry(
+  body: string,
+  specs: string[],
+  keepSuggested: boolean,
+  say: (line: string) => void,
+): Promise<AnchorIn[]> {
+  const co = await checkoutAt()
+  const anchors = await anchorsFromSpecs(specs, co)
+  if (co === null) return anchors
+  const suggested = suggestAnchors(body, co.root)
+    .map((spec) => ({spec, place: parseAnchorSpec(spec)}))
+    .filter(({place}) => !anchors.some((a) => samePlace(a, place)))
+  if (suggested.length === 0) return anchors
+  if (!keepSuggested) {
+    const list = suggested.map((s) => s.spec).join(', ')
+    say(`the body mentions ${list}; keep ${suggested.length === 1 ? 'it as an anchor' : 'them as anchors'} with --anchor-suggested`)
+    return anchors
+  }
+  for (const s of suggested) anchors.push(await anchorHere(s.place, co, s.spec))
+  if (anchors.length > ANCHORS_MAX)
+    throw new KbError('usage', `an entry has at most ${ANCHORS_MAX} anchors; this one would have ${anchors.length}`)
+  return anchors
+}
