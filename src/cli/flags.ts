@@ -60,6 +60,17 @@ export function thoughtsFrom(values: string[] | undefined): {thought: string; ki
   })
 }
 
+/** `--fresh` / `--stale` on list and search: the API's `freshness` filter (docs/cli.md, "Freshness"). */
+export const freshnessFlags = {
+  fresh: Flags.boolean({description: 'only fresh entries (no changed anchor, open flag or overdue verification)', exclusive: ['stale']}),
+  stale: Flags.boolean({description: 'only stale entries', exclusive: ['fresh']}),
+}
+
+/** The `freshness` query value of `--fresh` / `--stale`. */
+export function freshnessFrom(flags: {fresh?: boolean; stale?: boolean}): {freshness?: 'fresh' | 'stale'} {
+  return flags.fresh ? {freshness: 'fresh'} : flags.stale ? {freshness: 'stale'} : {}
+}
+
 /** `--no-queue`, on every command that writes: fail (exit 6) instead of queueing when the server cannot be reached. */
 export const noQueueFlag = Flags.boolean({
   description:

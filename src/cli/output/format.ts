@@ -6,6 +6,7 @@
  */
 import {createRequire} from 'node:module'
 import {safeText} from './safe-text.js'
+import {freshnessWord, trustRows} from './trust.js'
 import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Grant, Project} from '../../shared/types.js'
 
 export interface OutputMode {
@@ -137,6 +138,8 @@ export function renderTable(columns: Column[], rows: unknown[][], mode: OutputMo
 }
 
 const statusColor = (mode: OutputMode, s: string): string => (s.trim() === 'resolved' ? green(mode, s) : yellow(mode, s))
+/** The freshness badge: a word first (`stale`), colour only on top of it. */
+const freshColor = (mode: OutputMode, s: string): string => (s.trim() === 'stale' ? red(mode, s) : s)
 
 /** `2026-11-21 20:00` on a terminal (local readers), the exact RFC 3339 time in pipes. */
 export function time(value: string | null | undefined, mode: OutputMode): string {
@@ -148,9 +151,29 @@ export function time(value: string | null | undefined, mode: OutputMode): string
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`
 }
 
+/**
+ * The freshness column goes after STATUS on a terminal; piped, it is the last column, so scripts that cut
+ * the columns they knew keep working (docs/cli.md, "Freshness").
+ */
+function withFreshness(columns: Column[], rows: unknown[][], items: EntryView[], mode: OutputMode, after: number): string {
+  const word = items.map(freshnessWord)
+  if (!mode.tty)
+    return renderTable(
+      [...columns, {header: 'FRESH'}],
+      rows.map((r, i) => [...r, word[i]]),
+      mode,
+    )
+  const cols = [...columns.slice(0, after + 1), {header: 'FRESH', color: freshColor}, ...columns.slice(after + 1)]
+  return renderTable(
+    cols,
+    rows.map((r, i) => [...r.slice(0, after + 1), word[i], ...r.slice(after + 1)]),
+    mode,
+  )
+}
+
 export function entryRows(items: EntryView[], mode: OutputMode): string {
   const std = (e: EntryView): Partial<EntryStandard> => e as Partial<EntryStandard>
-  return renderTable(
+  return withFreshness(
     [
       {header: 'ID', color: dim},
       {header: 'STATUS', color: statusColor},
@@ -159,15 +182,19 @@ export function entryRows(items: EntryView[], mode: OutputMode): string {
       {header: 'UPDATED'},
     ],
     items.map((e) => [e.id, e.status, std(e).scope ?? '', e.title, time(std(e).updated_at, mode)]),
+    items,
     mode,
+    1,
   )
 }
 
 export function searchRows(items: EntryView[], mode: OutputMode): string {
-  return renderTable(
+  return withFreshness(
     [{header: 'ID', color: dim}, {header: 'SCORE'}, {header: 'STATUS', color: statusColor}, {header: 'TITLE', flex: true}],
     items.map((e) => [e.id, e.score === undefined ? '' : e.score.toFixed(2), e.status, e.title]),
+    items,
     mode,
+    2,
   )
 }
 
@@ -237,6 +264,7 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
   if (s.updated_at) meta.push(['updated', time(s.updated_at, mode)])
   if (s.version !== undefined) meta.push(['version', String(s.version)])
   if (s.comment_count !== undefined && !s.comments) meta.push(['comments', String(s.comment_count)])
+  meta.push(...trustRows(e))
   if (s.resolution) {
     meta.push(['resolved', `${time(s.resolution.resolved_at, mode)} by ${s.resolution.resolved_by.name}`])
     if (s.resolution.note) meta.push(['resolution', s.resolution.note])
@@ -246,7 +274,9 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
   if (mode.tty) {
     out.push(bold(mode, oneLine(e.title)))
     const w = Math.max(...meta.map(([k]) => k.length))
-    for (const [k, v] of meta) out.push(`${dim(mode, k.padEnd(w))}  ${k === 'status' ? statusColor(mode, oneLine(v)) : oneLine(v)}`)
+    const color = (k: string, v: string): string =>
+      k === 'status' ? statusColor(mode, v) : k === 'freshness' ? freshColor(mode, v) : k === 'stale' ? red(mode, v) : v
+    for (const [k, v] of meta) out.push(`${dim(mode, k.padEnd(w))}  ${color(k, oneLine(v))}`)
     out.push('', safeText(e.body.trimEnd()))
   } else {
     out.push(`title:\t${cell(e.title)}`)
