@@ -10,7 +10,7 @@ import {KbError} from '../src/shared/errors.js'
 import type {EntryFull, EntryStandard, Page} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {checkAnchors} from '../src/cli/anchors/check.js'
-import {pathsChangedIn, resolveCommit} from '../src/cli/anchors/git.js'
+import {notAncestors, pathsChangedIn, resolveCommit} from '../src/cli/anchors/git.js'
 import {checkoutAt} from '../src/cli/anchors/local.js'
 import {checkedAnchor, countStates, renderCheck, type CheckedEntry, type CheckReport} from '../src/cli/anchors/report.js'
 import {isQueued} from '../src/cli/outbox/state.js'
@@ -53,12 +53,12 @@ export default class Check extends KbCommand<typeof Check> {
       rev: rev === null ? null : commit,
       changed_in: flags['changed-in'] ?? null,
       entries: [],
-      counts: {current: 0, moved: 0, changed: 0, deleted: 0},
+      counts: {current: 0, moved: 0, changed: 0, deleted: 0, skipped: 0},
       reported: 0,
       failed: [],
       stale: 0,
     }
-    if (touched === null || touched.size > 0) await this.check(report, {root: co.root, rev: report.rev, touched})
+    if (touched === null || touched.size > 0) await this.check(report, {root: co.root, rev: report.rev, commit, touched})
     report.counts = countStates(report.entries)
     report.stale = report.counts.changed + report.counts.deleted
     this.out(renderCheck(report, this.mode))
@@ -67,7 +67,10 @@ export default class Check extends KbCommand<typeof Check> {
     return report
   }
 
-  private async check(report: CheckReport, o: {root: string; rev: string | null; touched: Set<string> | null}): Promise<void> {
+  private async check(
+    report: CheckReport,
+    o: {root: string; rev: string | null; commit: string; touched: Set<string> | null},
+  ): Promise<void> {
     const projectId = await this.projectId()
     if (projectId === null)
       throw new KbError(
@@ -75,9 +78,15 @@ export default class Check extends KbCommand<typeof Check> {
         'no project here: kb check checks the anchors of the project of this checkout; run `kb project join`, or pass --project',
       )
     const entries = await this.anchoredEntries(projectId, o.touched)
+    // A checkout of an older or other branch says nothing about anchors made later: those are left alone.
+    const skip = await notAncestors(
+      o.root,
+      o.commit,
+      entries.flatMap((e) => e.anchors.flatMap((a) => (a.commit ? [a.commit] : []))),
+    )
     const outcomes = await checkAnchors(
       entries.map((e) => ({id: e.id, anchors: e.anchors})),
-      {root: o.root, rev: o.rev},
+      {root: o.root, rev: o.rev, skip},
     )
     const byId = new Map<string, CheckedEntry>()
     for (const e of entries) {

@@ -20,6 +20,8 @@ export interface AnchorOutcome {
   result: AnchorResult
   /** The state, place or hash differs from the stored anchor: worth reporting. */
   news: boolean
+  /** Not checked: made at a commit the checked one does not descend from (the result is the stored state). */
+  skipped: boolean
 }
 
 export interface EntryAnchors {
@@ -32,6 +34,8 @@ export interface CheckOptions {
   root: string
   /** The revision to check against; null: the work tree. */
   rev: string | null
+  /** Anchor commits to leave alone (git.ts notAncestors). */
+  skip?: Set<string>
 }
 
 /** Reads files of one revision (or the work tree), every blob of a batch in one `git cat-file`. */
@@ -70,7 +74,8 @@ class Reader {
 
 /** Checks the anchors of `entries`; the outcomes per entry id, in the entries' and anchors' order. */
 export async function checkAnchors(entries: EntryAnchors[], o: CheckOptions): Promise<Map<string, AnchorOutcome[]>> {
-  const all = entries.flatMap((e) => e.anchors)
+  const skipped = (a: Anchor): boolean => a.commit !== null && (o.skip?.has(a.commit) ?? false)
+  const all = entries.flatMap((e) => e.anchors).filter((a) => !skipped(a))
   const now = new Reader(o.root, o.rev)
   await now.load(all.map((a) => a.path))
   // Renames: one `git diff -M` per distinct commit the missing files were anchored at.
@@ -97,7 +102,12 @@ export async function checkAnchors(entries: EntryAnchors[], o: CheckOptions): Pr
   for (const e of entries)
     out.set(
       e.id,
-      e.anchors.map((a) => outcome(a, target(a), target(a) === null ? null : now.get(target(a)!), old.get(a) ?? null)),
+      e.anchors.map((a): AnchorOutcome => {
+        if (skipped(a))
+          return {anchor: a, result: {path: a.path, lines: a.lines, symbol: a.symbol, state: 'current'}, news: false, skipped: true}
+        const p = target(a)
+        return outcome(a, p, p === null ? null : now.get(p), old.get(a) ?? null)
+      }),
     )
   return out
 }
@@ -109,7 +119,7 @@ function outcome(a: Anchor, path: string | null, content: string | null, before:
     const full: AnchorResult = {...key, ...r}
     const moved = r.moved_to !== undefined && r.moved_to !== null
     const news = r.state !== a.state || moved || (r.hash !== undefined && r.hash !== a.hash)
-    return {anchor: a, result: full, news}
+    return {anchor: a, result: full, news, skipped: false}
   }
   if (path === null || content === null) return result({state: 'deleted'})
   const here = anchoredText(content, a)

@@ -118,3 +118,40 @@ export function readBlobs(cwd: string, names: string[]): Promise<Map<string, str
     child.stdin.end(names.map((n) => `${n}\n`).join(''))
   })
 }
+
+/**
+ * Of `commits`, those this repository has but `target` does not descend from: a checkout behind or beside
+ * where an anchor was made says nothing about whether its text changed since. Commits the repository does
+ * not have (a shallow clone) are not among them: those anchors are checked all the same.
+ */
+export async function notAncestors(cwd: string, target: string, commits: Iterable<string>): Promise<Set<string>> {
+  const asked = [...new Set(commits)].filter((c) => c !== target && !target.startsWith(c))
+  const out = new Set<string>()
+  if (asked.length === 0) return out
+  const known = await batchCheck(cwd, asked)
+  if (known.size === 0) return out
+  const ancestors = new Set((await gitOut(['rev-list', target, '--'], cwd)).split('\n'))
+  for (const [c, full] of known) if (!ancestors.has(full)) out.add(c)
+  return out
+}
+
+/** `git cat-file --batch-check` of commit names: each that is a commit here → its full id. */
+function batchCheck(cwd: string, names: string[]): Promise<Map<string, string>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', ['cat-file', '--batch-check'], {cwd, stdio: ['pipe', 'pipe', 'ignore'], windowsHide: true})
+    let text = ''
+    child.stdout.on('data', (d: Buffer) => (text += d.toString('utf8')))
+    child.on('error', reject)
+    child.on('close', () => {
+      const out = new Map<string, string>()
+      const lines = text.split('\n')
+      names.forEach((n, i) => {
+        const m = /^([0-9a-f]+) commit \d+$/.exec(lines[i] ?? '')
+        if (m) out.set(n, m[1]!)
+      })
+      resolve(out)
+    })
+    child.stdin.on('error', () => undefined)
+    child.stdin.end(names.map((n) => `${n}\n`).join(''))
+  })
+}

@@ -17,6 +17,8 @@ export interface CheckedAnchor {
   moved_to: {path: string; lines: string | null} | null
   /** Sent to the server (its state, place or hash changed). */
   reported: boolean
+  /** Not checked: anchored at a commit the checked one does not descend from; `state` is the stored one. */
+  skipped: boolean
 }
 
 export interface CheckedEntry {
@@ -33,7 +35,7 @@ export interface CheckReport {
   rev: string | null
   changed_in: string | null
   entries: CheckedEntry[]
-  counts: Record<'current' | 'moved' | 'changed' | 'deleted', number>
+  counts: Record<'current' | 'moved' | 'changed' | 'deleted' | 'skipped', number>
   /** Entries whose check was sent to the server, and those that could not be (each with why). */
   reported: number
   failed: {id: string; error: string}[]
@@ -47,16 +49,21 @@ export function checkedAnchor(o: AnchorOutcome): CheckedAnchor {
     path: a.path,
     lines: a.lines,
     symbol: a.symbol,
-    state: o.result.state,
+    state: o.skipped ? a.state : o.result.state,
     previous: a.state,
     moved_to: o.result.moved_to ? {path: o.result.moved_to.path, lines: o.result.moved_to.lines ?? null} : null,
     reported: o.news,
+    skipped: o.skipped,
   }
 }
 
 export function countStates(entries: CheckedEntry[]): CheckReport['counts'] {
-  const counts = {current: 0, moved: 0, changed: 0, deleted: 0}
-  for (const e of entries) for (const a of e.anchors) if (a.state in counts) counts[a.state as keyof typeof counts]++
+  const counts = {current: 0, moved: 0, changed: 0, deleted: 0, skipped: 0}
+  for (const e of entries)
+    for (const a of e.anchors) {
+      if (a.skipped) counts.skipped++
+      else if (a.state in counts) counts[a.state as keyof typeof counts]++
+    }
   return counts
 }
 
@@ -65,7 +72,7 @@ export function renderCheck(r: CheckReport, mode: OutputMode): string {
   const out: string[] = []
   const short = r.commit.slice(0, 7)
   for (const e of r.entries) {
-    const notable = e.anchors.filter((a) => a.state !== 'current')
+    const notable = e.anchors.filter((a) => a.state !== 'current' && !a.skipped)
     if (notable.length === 0) continue
     if (mode.tty) out.push(`${bold(mode, oneLine(e.title))} ${dim(mode, e.id)}${e.freshness === 'stale' ? ` ${red(mode, '[stale]')}` : ''}`)
     for (const a of notable) {
@@ -84,10 +91,12 @@ export function renderCheck(r: CheckReport, mode: OutputMode): string {
   }
   if (mode.tty) {
     const c = r.counts
-    const total = c.current + c.moved + c.changed + c.deleted
-    const staleEntries = r.entries.filter((e) => e.anchors.some((a) => a.state === 'changed' || a.state === 'deleted')).length
+    const total = c.current + c.moved + c.changed + c.deleted + c.skipped
+    const staleEntries = r.entries.filter((e) =>
+      e.anchors.some((a) => !a.skipped && (a.state === 'changed' || a.state === 'deleted')),
+    ).length
     const where = r.rev ? `at ${short}` : `in the work tree (HEAD ${short})`
-    const summary = `Checked ${total} anchor${total === 1 ? '' : 's'} of ${r.entries.length} entr${r.entries.length === 1 ? 'y' : 'ies'} ${where}: ${c.current} current, ${c.moved} moved, ${c.changed} changed, ${c.deleted} deleted`
+    const summary = `Checked ${total} anchor${total === 1 ? '' : 's'} of ${r.entries.length} entr${r.entries.length === 1 ? 'y' : 'ies'} ${where}: ${c.current} current, ${c.moved} moved, ${c.changed} changed, ${c.deleted} deleted${c.skipped > 0 ? `, ${c.skipped} skipped (anchored at commits this one does not descend from)` : ''}`
     out.push(staleEntries > 0 ? `${summary}; ${red(mode, `${staleEntries} stale`)}` : `${summary}; ${green(mode, 'nothing stale')}`)
   }
   return out.length === 0 ? '' : out.join('\n') + '\n'

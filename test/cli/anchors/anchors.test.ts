@@ -11,7 +11,7 @@ import {anchorLabel, parseAnchorSpec, rootRelative} from '../../../src/cli/ancho
 import {anchoredText, definition, findLines, sha256, splitLines, symbolBlock} from '../../../src/cli/anchors/text.js'
 import {suggestAnchors} from '../../../src/cli/anchors/suggest.js'
 import {checkAnchors} from '../../../src/cli/anchors/check.js'
-import {pathsChangedIn, readBlobs} from '../../../src/cli/anchors/git.js'
+import {notAncestors, pathsChangedIn, readBlobs} from '../../../src/cli/anchors/git.js'
 import type {Anchor} from '../../../src/shared/types.js'
 
 describe('anchor specs', () => {
@@ -183,6 +183,17 @@ describe('checking anchors in a git repository', () => {
     expect([...first.values()].flat().map((o) => o.result.state)).toEqual(['current', 'current', 'current', 'current', 'current'])
     expect(await pathsChangedIn(dir, 'HEAD~1..HEAD')).toEqual(new Set(['src/pool.ts', 'src/move.ts', 'src/moved.ts', 'src/gone.ts']))
     expect(await pathsChangedIn(dir, 'HEAD')).toEqual(new Set(['src/pool.ts', 'src/move.ts', 'src/moved.ts', 'src/gone.ts']))
+    // Anchored at the second commit, checked at the first: the first does not descend from it, so it is left alone.
+    const c2 = git('rev-parse', 'HEAD')
+    const later = {id: 'e4', anchors: [anchor('src/pool.ts', '1-2', p.join('\n'), c2), anchor('src/keep.ts', '2-3', lines(10, 'keep'), c1)]}
+    const skip = await notAncestors(dir, c1, [c2, c1, 'f'.repeat(40)])
+    expect(skip).toEqual(new Set([c2]))
+    const back = (await checkAnchors([later], {root: dir, rev: c1, skip})).get('e4')!
+    expect(back.map((o) => [o.skipped, o.news, o.result.state])).toEqual([
+      [true, false, 'current'],
+      [false, false, 'current'],
+    ])
+    expect(await notAncestors(dir, c2, [c1])).toEqual(new Set())
     const blobs = await readBlobs(dir, [`${c1}:src/gone.ts`, 'HEAD:src/gone.ts'])
     expect(blobs.get(`${c1}:src/gone.ts`)).toBe(lines(10, 'gone'))
     expect(blobs.get('HEAD:src/gone.ts')).toBeNull()
