@@ -55,15 +55,15 @@ export async function installHook(o: {node: string; bin: string; chain: boolean;
   const refused: string[] = []
   for (const name of HOOK_NAMES) {
     const r = installOne(dir, name, hookScript(name, o.node, o.bin), o.chain)
-    if (typeof r === 'string') refused.push(r)
+    if (typeof r === 'object') refused.push(r.refused)
     else hooks.push({name, hook: join(dir, name), outcome: r})
   }
   if (refused.length > 0) throw new KbError('conflict', refused.join('; '))
   return {hook: hooks[0]!.hook, outcome: hooks[0]!.outcome, hooks}
 }
 
-/** One hook installed; a string says why it was not (someone else's hook, no --chain). */
-function installOne(dir: string, name: HookName, script: string, chain: boolean): InstallOutcome | string {
+/** One hook installed, or why it was not (someone else's hook, no --chain). */
+function installOne(dir: string, name: HookName, script: string, chain: boolean): InstallOutcome | {refused: string} {
   const hook = join(dir, name)
   if (!existsSync(hook)) {
     writeExecutable(hook, script)
@@ -86,7 +86,7 @@ function installOne(dir: string, name: HookName, script: string, chain: boolean)
     const how = isShellScript(existing)
       ? 'rerun with `kb hook install --chain` to append it, or add it yourself'
       : 'it is not a shell script, so make it run this yourself'
-    return `${hook} already exists and was not written by kb; ${how}:\n  ${chainLine(name)}`
+    return {refused: `${hook} already exists and was not written by kb; ${how}:\n  ${chainLine(name)}`}
   }
   const sep = existing.endsWith('\n') ? '' : '\n'
   writeFileSync(hook, `${existing}${sep}${BLOCK_BEGIN}\n${chainLine(name)}\n${BLOCK_END}\n`)
