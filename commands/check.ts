@@ -5,13 +5,13 @@
  */
 import {Flags} from '@oclif/core'
 import {writeRequests} from '../src/shared/client.js'
-import {LIMIT_MAX} from '../src/shared/contract.js'
 import {KbError} from '../src/shared/errors.js'
-import type {EntryFull, EntryStandard, Page} from '../src/shared/types.js'
+import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {checkAnchors} from '../src/cli/anchors/check.js'
 import {notAncestors, pathsChangedIn, resolveCommit} from '../src/cli/anchors/git.js'
 import {checkoutAt} from '../src/cli/anchors/local.js'
+import {gather, remember} from '../src/cli/anchors/gather.js'
 import {checkedAnchor, countStates, renderCheck, type CheckedEntry, type CheckReport} from '../src/cli/anchors/report.js'
 import {isQueued} from '../src/cli/outbox/state.js'
 
@@ -58,7 +58,7 @@ export default class Check extends KbCommand<typeof Check> {
       failed: [],
       stale: 0,
     }
-    if (touched === null || touched.size > 0) await this.check(report, {root: co.root, rev: report.rev, commit, touched})
+    if (touched === null || touched.size > 0) await this.check(report, {root: co.root, gitDir: co.gitDir, rev: report.rev, commit, touched})
     report.counts = countStates(report.entries)
     report.stale = report.counts.changed + report.counts.deleted
     this.out(renderCheck(report, this.mode))
@@ -69,7 +69,7 @@ export default class Check extends KbCommand<typeof Check> {
 
   private async check(
     report: CheckReport,
-    o: {root: string; rev: string | null; commit: string; touched: Set<string> | null},
+    o: {root: string; gitDir: string; rev: string | null; commit: string; touched: Set<string> | null},
   ): Promise<void> {
     const projectId = await this.projectId()
     if (projectId === null)
@@ -77,7 +77,8 @@ export default class Check extends KbCommand<typeof Check> {
         'not_found',
         'no project here: kb check checks the anchors of the project of this checkout; run `kb project join`, or pass --project',
       )
-    const entries = await this.anchoredEntries(projectId, o.touched)
+    const client = await this.client()
+    const {entries, index, save} = await gather(client, {baseUrl: this.baseUrl, projectId, gitDir: o.gitDir, touched: o.touched})
     // A checkout of an older or other branch says nothing about anchors made later: those are left alone.
     const skip = await notAncestors(
       o.root,
@@ -115,7 +116,9 @@ export default class Check extends KbCommand<typeof Check> {
             this.flags['no-queue'],
           )
           report.reported++
-          if (!isQueued(answer)) byId.get(e.id)!.freshness = answer.freshness.state
+          if (isQueued(answer)) continue
+          byId.get(e.id)!.freshness = answer.freshness.state
+          remember(index, answer)
         } catch (err) {
           if (err instanceof KbError && err.exitCode === 6) throw err
           report.failed.push({id: e.id, error: err instanceof Error ? err.message : String(err)})
@@ -123,27 +126,6 @@ export default class Check extends KbCommand<typeof Check> {
       }
     }
     await Promise.all(Array.from({length: Math.min(PARALLEL, toSend.length)}, worker))
-  }
-
-  /** The project's entries that have anchors (every page), each with only the anchors on `touched` paths when given. */
-  private async anchoredEntries(projectId: string, touched: Set<string> | null): Promise<EntryStandard[]> {
-    const client = await this.client()
-    const out: EntryStandard[] = []
-    let cursor: string | null = null
-    do {
-      const page: Page<EntryStandard> = (await client.listEntries({
-        project_id: projectId,
-        detail: 'standard',
-        limit: LIMIT_MAX,
-        ...(cursor ? {cursor} : {}),
-      })) as Page<EntryStandard>
-      for (const e of page.items) {
-        if (e.project_id !== projectId || !e.anchors || e.anchors.length === 0) continue
-        const anchors = touched ? e.anchors.filter((a) => touched.has(a.path)) : e.anchors
-        if (anchors.length > 0) out.push({...e, anchors})
-      }
-      cursor = page.next_cursor
-    } while (cursor)
-    return out
+    save()
   }
 }

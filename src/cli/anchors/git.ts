@@ -4,6 +4,7 @@
  * at a revision, so a thousand anchors cost a handful of processes (docs/performance.md, "kb check").
  */
 import {execFile, spawn} from 'node:child_process'
+import {resolve} from 'node:path'
 import {KbError} from '../../shared/errors.js'
 
 /** `git <args>` in `cwd`: stdout as is; a failure is a KbError naming the command and git's own words. */
@@ -18,10 +19,11 @@ export function gitOut(args: string[], cwd: string): Promise<string> {
   })
 }
 
-/** The repository's top directory, or null outside a work tree. */
-export async function repoRoot(cwd: string): Promise<string | null> {
+/** The repository's top directory and its (common) git directory, or null outside a work tree. */
+export async function repoRoot(cwd: string): Promise<{root: string; gitDir: string} | null> {
   try {
-    return (await gitOut(['rev-parse', '--show-toplevel'], cwd)).trim()
+    const [root, gitDir] = (await gitOut(['rev-parse', '--show-toplevel', '--git-common-dir'], cwd)).trim().split('\n')
+    return {root: root!, gitDir: resolve(cwd, gitDir!)}
   } catch {
     return null
   }

@@ -17,19 +17,21 @@ import {anchoredText, sha256, splitLines} from './text.js'
 /** The checkout `cwd` is in: its top directory and HEAD (null before the first commit); null outside one. */
 export interface Checkout {
   root: string
+  /** The (common) git directory. */
+  gitDir: string
   head: string | null
 }
 
 export async function checkoutAt(cwd = process.cwd()): Promise<Checkout | null> {
-  const root = await repoRoot(cwd)
-  if (root === null) return null
+  const repo = await repoRoot(cwd)
+  if (repo === null) return null
   let head: string | null = null
   try {
-    head = await resolveCommit(root)
+    head = await resolveCommit(repo.root)
   } catch {
     // A repository without commits: anchors get a hash but no commit.
   }
-  return {root, head}
+  return {...repo, head}
 }
 
 async function fileText(root: string, path: string): Promise<string | null> {
