@@ -21,6 +21,13 @@ export function entryRow(e: Pick<EntryRow, 'id' | 'title' | 'body' | 'author'> &
     updated_at: at,
     version: 1,
     comment_count: 0,
+    anchors: [],
+    flags: {stale: 0, incorrect: 0, duplicate: 0, obsolete: 0},
+    flagged_at: null,
+    verified_at: null,
+    verified_by: null,
+    verifications: [],
+    corrections: 0,
     ...e,
   }
 }

@@ -25,6 +25,8 @@ import {metaRoutes} from './routes/meta.js'
 import {mcpOpenApiPaths, registerMcpRoute} from './routes/mcp.js'
 import {registerOAuthRoutes} from './routes/oauth.js'
 import {projectRoutes} from './routes/projects.js'
+import {trustRoutes} from './routes/trust.js'
+import {TrustService} from './services/trust.js'
 import {searchRoutes} from './routes/search.js'
 import {transferRoutes} from './routes/transfer.js'
 import {ApiKeyService} from './services/api-keys.js'
@@ -185,6 +187,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   const routes: RouteDef[] = [
     ...metaRoutes(version, () => openapiDoc ?? {}, store, options.proofSecret, options.localInfo),
     ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge)),
+    ...trustRoutes(new TrustService(store, knowledge)),
     ...searchRoutes(queries),
     ...projectRoutes(projects),
     ...apiKeyRoutes(apiKeys),

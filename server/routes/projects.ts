@@ -1,9 +1,9 @@
 /**
- * @module /projects routes: join or create by git remote, and the caller's projects.
+ * @module /projects routes: join or create by git remote, the caller's projects, one project and its settings.
  */
 import {Type} from '@sinclair/typebox'
 import {LIMIT_DEFAULT} from '../../src/shared/contract.js'
-import {JoinProjectBody, JoinResultSchema, ProjectsQuery} from '../../src/shared/schemas.js'
+import {IdParams, JoinProjectBody, JoinResultSchema, ProjectSettingsBody, ProjectsQuery} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {ProjectService} from '../services/projects.js'
 import {errorResponses} from './common.js'
@@ -46,6 +46,30 @@ export function projectRoutes(projects: ProjectService): RouteDef[] {
         ...errorResponses(400, 401),
       },
       handler: async ({caller, query}) => projects.list(caller, query.limit ?? LIMIT_DEFAULT.projects, query.cursor),
+    }),
+    route<IdParams>({
+      method: 'GET',
+      path: '/projects/:id',
+      operationId: 'getProject',
+      summary: 'One project with its settings (its members and the owner)',
+      tags,
+      auth: true,
+      params: IdParams,
+      responses: {200: {description: 'The project', schema: 'Project'}, ...errorResponses(400, 401, 404)},
+      handler: async ({caller, params}) => projects.get(caller, params.id),
+    }),
+    route<IdParams, unknown, ProjectSettingsBody>({
+      method: 'PATCH',
+      path: '/projects/:id',
+      operationId: 'updateProject',
+      summary: "Change a project's settings (its maintainers or the owner)",
+      tags,
+      auth: true,
+      description: '`verify_after_days`: entries not verified (nor edited) for longer are stale as `unverified`; 0 = never.',
+      params: IdParams,
+      body: ProjectSettingsBody,
+      responses: {200: {description: 'The project', schema: 'Project'}, ...errorResponses(400, 401, 403, 404, 413, 415, 422)},
+      handler: async ({caller, params, body}) => projects.patch(caller, params.id, body),
     }),
   ]
 }

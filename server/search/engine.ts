@@ -5,9 +5,9 @@
  * the hits.
  * docs/search.md describes each step and how it was measured.
  */
-import type {EntryFilter, SearchHit, SearchOptions, SearchOutcome, Viewer} from '../store/store.js'
+import type {EntryFilter, EntryRow, SearchHit, SearchOptions, SearchOutcome, Viewer} from '../store/store.js'
 import {Bm25fScorer} from './bm25f.js'
-import type {IndexTerm, SearchIndex} from './driver.js'
+import type {CandidateText, IndexTerm, SearchIndex} from './driver.js'
 import {explainHit} from './explain.js'
 import {parseQuery, type QueryTerm} from './query.js'
 import {tagsText} from './tokenizer.js'
@@ -51,6 +51,16 @@ function selectiveTerms(terms: IndexTerm[]): IndexTerm[] {
   return chosen
 }
 
+/** A candidate with its relevance (BM25F) and the confidence factor applied to it (1 until weighed). */
+interface Ranked {
+  text: CandidateText
+  relevance: number
+  factor: number
+}
+
+/** Best first; ties by the newer key, so the order is the same on every driver and every run. */
+const byScore = (a: Ranked, b: Ranked): number => b.relevance * b.factor - a.relevance * a.factor || b.text.key - a.text.key
+
 export class SearchEngine {
   constructor(private readonly index: SearchIndex) {}
 
@@ -80,13 +90,23 @@ export class SearchEngine {
       keys = [...new Set([...keys, ...(await source.newest(terms, depth))])]
     }
     const scorer = new Bm25fScorer(terms, stats)
-    const ranked = (await this.index.texts(keys))
-      .map((text) => ({text, score: scorer.score({title: text.title, tags: tagsText(text.tags), body: text.body})}))
-      .sort((a, b) => b.score - a.score || b.text.key - a.text.key)
-      .slice(0, options.limit)
-    const entries = await this.index.entries(ranked.map((r) => r.text.key))
-    const hits = ranked.map(({text, score}): SearchHit => {
-      const hit: SearchHit = {entry: entries.get(text.key)!, score: Number(score.toPrecision(6))}
+    let ranked: Ranked[] = (await this.index.texts(keys))
+      .map((text) => ({text, relevance: scorer.score({title: text.title, tags: tagsText(text.tags), body: text.body}), factor: 1}))
+      .sort(byScore)
+    const weigh = options.weigh
+    let entries: Map<number, EntryRow>
+    if (weigh) {
+      // Confidence multiplies relevance before the cut (docs/search.md, "Freshness and confidence"): every candidate
+      // re-ranked is weighed, so a stale hit gives way to a fresh one from further down.
+      entries = await this.index.entries(ranked.map((r) => r.text.key))
+      const factors = await weigh(ranked.map((r) => entries.get(r.text.key)!))
+      ranked = ranked.map((r, i) => ({...r, factor: factors[i]!})).sort(byScore)
+    }
+    ranked = ranked.slice(0, options.limit)
+    if (!weigh) entries = await this.index.entries(ranked.map((r) => r.text.key))
+    const hits = ranked.map(({text, relevance, factor}): SearchHit => {
+      const hit: SearchHit = {entry: entries.get(text.key)!, score: Number((relevance * factor).toPrecision(6))}
+      if (weigh && options.explain) hit.factors = {relevance: Number(relevance.toPrecision(6)), confidence: factor}
       return options.explain ? {...hit, ...explainHit(text, terms)} : hit
     })
     return {hits, total}

@@ -23,7 +23,21 @@ import {
   normalizeUrl,
 } from './validate.js'
 import {viewAt, fullView} from './views.js'
+import {NO_FLAGS} from '../store/trust.js'
+import {type ContextOf, trustContexts} from './trust-context.js'
+import {anchorsFrom} from './trust.js'
 import {clearFields, findingsOf, gate, sameSecret} from './safe-publish.js'
+
+/** The trust fields of an entry nobody has verified or flagged yet. */
+const UNTRUSTED = {
+  anchors: [],
+  flags: NO_FLAGS,
+  flagged_at: null,
+  verified_at: null,
+  verified_by: null,
+  verifications: [],
+  corrections: 0,
+} satisfies Partial<EntryRow>
 
 /** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
 const UNGUARDED_ATTEMPTS = 10
@@ -54,12 +68,13 @@ export class KnowledgeService {
     return e
   }
 
-  async full(caller: Caller, e: EntryRow): Promise<EntryFull> {
-    const [comments, branches] = await Promise.all([
+  async full(caller: Caller, e: EntryRow, contextOf?: ContextOf): Promise<EntryFull> {
+    const [comments, branches, ctx] = await Promise.all([
       this.store.listComments(e.id, {limit: COMMENTS_IN_FULL, newest: true}),
       this.store.listBranches(e.id, viewerOf(caller)),
+      contextOf ?? trustContexts(this.store, [e]),
     ])
-    return fullView(e, comments, branches)
+    return fullView(e, ctx(e), comments, branches)
   }
 
   /** All comments of an entry the caller can see, oldest first, a page at a time. */
@@ -72,8 +87,10 @@ export class KnowledgeService {
     return {items, next_cursor: rows.length > q.limit && last ? encodeCursor({at: last.created_at, id: last.id}) : null}
   }
 
-  async view(caller: Caller, e: EntryRow, detail: Detail): Promise<EntryView> {
-    return detail === 'full' ? this.full(caller, e) : viewAt(detail, e)
+  /** The entry at a level; `contextOf` (trust-context.ts) when the caller has read the projects of many entries at once. */
+  async view(caller: Caller, e: EntryRow, detail: Detail, contextOf?: ContextOf): Promise<EntryView> {
+    const ctx = contextOf ?? (await trustContexts(this.store, [e]))
+    return detail === 'full' ? this.full(caller, e, ctx) : viewAt(detail, e, ctx(e))
   }
 
   /** Resolves the project an entry goes into, checking membership; null when none applies. */
@@ -95,6 +112,7 @@ export class KnowledgeService {
     const body = normalizeBody(input.body, errors)
     const url = input.url === undefined ? null : normalizeUrl(input.url, errors)
     const thoughts = normalizeThoughts(input.thought_chain ?? [], errors)
+    const anchors = anchorsFrom(input.anchors ?? [], [], errors)
     errors.throwIfAny()
     const projectId = await this.projectFor(caller, input.project_id, 'project_id')
     const scope = newEntryScope(input.scope, projectId)
@@ -124,6 +142,8 @@ export class KnowledgeService {
       updated_at: at,
       version: 1,
       comment_count: 0,
+      ...UNTRUSTED,
+      anchors,
     }
     return this.insertCleared(caller, entry, scope === 'private' ? null : {choice: input, action: `creating an entry in ${scope} scope`})
   }
@@ -145,7 +165,7 @@ export class KnowledgeService {
     entry.summary = s.body
     entry.summary_title = s.title
     await this.store.insertEntry(entry, notes)
-    if (notes.length === 0) return fullView(entry, [], [])
+    if (notes.length === 0) return fullView(entry, (await trustContexts(this.store, [entry]))(entry), [], [])
     const stored = await this.store.getEntry(entry.id)
     if (!stored) throw new KbError('not_found', `knowledge entry ${entry.id} does not exist`)
     return this.full(caller, stored)
@@ -160,6 +180,7 @@ export class KnowledgeService {
     if (input.url !== undefined) changes.url = normalizeUrl(input.url, errors)
     if (input.thought_chain !== undefined) changes.thought_chain = normalizeThoughts(input.thought_chain, errors)
     if (input.tags !== undefined) changes.tags = normalizeTags(input.tags)
+    if (input.anchors !== undefined) changes.anchors = anchorsFrom(input.anchors, current.anchors, errors)
     errors.throwIfAny()
     if (input.status !== undefined && input.status !== current.status) {
       changes.status = input.status
@@ -174,7 +195,17 @@ export class KnowledgeService {
     if (ifMatch !== null && !ifMatch.includes(current.version)) throw stale(current)
     if (notes.length === 0 && !hasRealChange(current, changes)) return this.full(caller, current)
     // The store re-checks the version atomically, so a write that raced ours since the read is not lost.
-    const outcome = await this.store.updateEntry(current.id, changes, {at: nowIso(), expectedVersion: current.version, comments: notes})
+    // The author's change of what the entry says closes every open flag (docs/api.md, "Flags").
+    const content = (['title', 'body', 'anchors'] as const).some(
+      (k) => changes[k] !== undefined && hasRealChange(current, {[k]: changes[k]}),
+    )
+    const closeFlags = content && current.author.id === caller.principal.id
+    const outcome = await this.store.updateEntry(current.id, changes, {
+      at: nowIso(),
+      expectedVersion: current.version,
+      comments: notes,
+      closeFlags,
+    })
     if (!outcome.ok && outcome.reason === 'stale' && ifMatch === null && attempt < UNGUARDED_ATTEMPTS) {
       // Daemons sharing a database write truly at once: a short random pause lets the retry land between them.
       await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)))
@@ -313,6 +344,9 @@ export class KnowledgeService {
       updated_at: at,
       version: 1,
       comment_count: 0,
+      // A fork is new knowledge: its anchors come along, the parent's verifications and flags do not.
+      ...UNTRUSTED,
+      anchors: parent.anchors,
     }
     // A fork reaches new readers unless it stays private or among the parent's own (docs/api.md, "Safe publish").
     const sameAudience = scope === 'private' || parent.scope === 'global' || (parent.scope === scope && parent.project_id === projectId)

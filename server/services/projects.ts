@@ -1,13 +1,16 @@
 /**
- * @module Projects: join-or-create by git remote (canonicalised as in docs/api.md, "Canonical remotes") and the caller's list.
+ * @module Projects: join-or-create by git remote (canonicalised as in docs/api.md, "Canonical remotes"), the caller's list,
+ * one project and its settings (`verify_after_days`: docs/api.md, "Projects").
  */
 import {KbError} from '../../src/shared/errors.js'
 import {canonicalRemote, remoteName} from '../../src/shared/remote.js'
-import type {JoinProjectBody} from '../../src/shared/schemas.js'
+import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
+import type {JoinProjectBody, ProjectSettingsBody} from '../../src/shared/schemas.js'
 import type {JoinResult, Page, Project, ProjectRole} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {ProjectRow, Store} from '../store/store.js'
-import type {Caller} from './context.js'
+import {type Caller, isOwner} from './context.js'
+import {lowerUuid} from './validate.js'
 
 export class ProjectService {
   constructor(private readonly store: Store) {}
@@ -21,10 +24,45 @@ export class ProjectService {
     }
     const name = input.name?.trim() || remoteName(remote)
     const at = nowIso()
-    const {project, created} = await this.store.createProject({id: uuidv7(), name, remote, created_by: caller.principal.id, created_at: at})
+    const {project, created} = await this.store.createProject({
+      id: uuidv7(),
+      name,
+      remote,
+      created_by: caller.principal.id,
+      created_at: at,
+      verify_after_days: VERIFY_AFTER_DAYS_DEFAULT,
+    })
     if (!created) await this.store.addMember(project.id, caller.principal.id, 'member', at)
     const role = (await this.store.getMemberRole(project.id, caller.principal.id)) ?? 'member'
     return {project: toProject(project, role), created}
+  }
+
+  /** A project its members and the owner may read (the owner, not a member, reads it as a maintainer); else 404. */
+  async get(caller: Caller, id: string): Promise<Project> {
+    const {project, role} = await this.reachable(caller, id)
+    return toProject(project, role)
+  }
+
+  /** Changes a project's settings: its maintainers or the owner (403 for a member, 404 for anyone else). */
+  async patch(caller: Caller, id: string, input: ProjectSettingsBody): Promise<Project> {
+    const {project, role, member} = await this.reachable(caller, id)
+    if (member !== 'maintainer' && !isOwner(caller))
+      throw new KbError('forbidden', `only a maintainer of project ${project.name} or the owner may change its settings`)
+    const changed = await this.store.updateProject(project.id, {
+      ...(input.verify_after_days === undefined ? {} : {verify_after_days: input.verify_after_days}),
+    })
+    if (!changed) throw notFound(project.id)
+    return toProject(changed, role)
+  }
+
+  private async reachable(caller: Caller, id: string): Promise<{project: ProjectRow; role: ProjectRole; member: ProjectRole | null}> {
+    const projectId = lowerUuid(id)
+    const [project, member] = await Promise.all([
+      this.store.getProject(projectId),
+      this.store.getMemberRole(projectId, caller.principal.id),
+    ])
+    if (!project || (member === null && !isOwner(caller))) throw notFound(projectId)
+    return {project, role: member ?? 'maintainer', member}
   }
 
   async list(caller: Caller, limit: number, cursor?: string): Promise<Page<Project>> {
@@ -35,5 +73,9 @@ export class ProjectService {
 }
 
 function toProject(p: ProjectRow, role: ProjectRole): Project {
-  return {id: p.id, name: p.name, remote: p.remote, created_at: p.created_at, role}
+  return {id: p.id, name: p.name, remote: p.remote, created_at: p.created_at, role, verify_after_days: p.verify_after_days}
+}
+
+function notFound(id: string): KbError {
+  return new KbError('not_found', `project ${id} does not exist or you are not a member`)
 }

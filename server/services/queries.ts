@@ -4,12 +4,14 @@
  */
 import {KbError} from '../../src/shared/errors.js'
 import {UUID_PATTERN} from '../../src/shared/contract.js'
-import type {Detail, EntryView, Scope, SearchResult} from '../../src/shared/types.js'
-import type {EntryFilter, Store} from '../store/store.js'
+import type {Detail, EntryView, FreshnessState, Scope, SearchResult} from '../../src/shared/types.js'
+import type {EntryFilter, EntryRow, Store} from '../store/store.js'
 import {type Caller, viewerOf} from './context.js'
 import {decodeCursor, encodeCursor} from './cursor.js'
 import type {KnowledgeService} from './knowledge.js'
+import {confidence} from './freshness.js'
 import {packIntoTokens} from './token-budget.js'
+import {type ContextOf, trustContexts} from './trust-context.js'
 import {lowerUuid} from './validate.js'
 
 const UUID = new RegExp(UUID_PATTERN)
@@ -21,6 +23,7 @@ interface FilterQuery {
   status?: 'open' | 'resolved'
   tag?: string
   author?: string
+  freshness?: FreshnessState
 }
 
 export class EntryQueries {
@@ -37,7 +40,8 @@ export class EntryQueries {
     return p ? p.id : null
   }
 
-  private async filter(caller: Caller, q: FilterQuery): Promise<EntryFilter | null> {
+  /** The filter in the store's terms; `now` is the clock freshness is decided at, the same for the filter and the views. */
+  private async filter(caller: Caller, q: FilterQuery, now: number): Promise<EntryFilter | null> {
     // A project you are not a member of is 404, as if it did not exist (docs/api.md, "Errors").
     if (q.project_id && (await this.store.getMemberRole(lowerUuid(q.project_id), caller.principal.id)) === null) {
       throw new KbError('not_found', `project ${lowerUuid(q.project_id)} does not exist or you are not a member`, {
@@ -52,6 +56,7 @@ export class EntryQueries {
     if (q.status) f.status = q.status
     if (q.tag) f.tag = q.tag.toLowerCase()
     if (authorId) f.authorId = authorId
+    if (q.freshness) f.freshness = {state: q.freshness, now: new Date(now).toISOString()}
     return f
   }
 
@@ -60,7 +65,8 @@ export class EntryQueries {
     q: FilterQuery & {limit: number; cursor?: string; detail: Detail},
   ): Promise<{items: EntryView[]; next_cursor: string | null}> {
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
-    const filter = await this.filter(caller, q)
+    const now = Date.now()
+    const filter = await this.filter(caller, q, now)
     if (!filter) return {items: [], next_cursor: null}
     const rows = await this.store.listEntries(viewerOf(caller), filter, {
       limit: q.limit + 1,
@@ -69,7 +75,8 @@ export class EntryQueries {
     const page = rows.slice(0, q.limit)
     const last = page.at(-1)
     const next = rows.length > q.limit && last ? encodeCursor({at: last.updated_at, id: last.id}) : null
-    const items = await Promise.all(page.map((e) => this.knowledge.view(caller, e, q.detail)))
+    const contextOf = await trustContexts(this.store, page, now)
+    const items = await Promise.all(page.map((e) => this.knowledge.view(caller, e, q.detail, contextOf)))
     return {items, next_cursor: next}
   }
 
@@ -77,12 +84,20 @@ export class EntryQueries {
     caller: Caller,
     q: FilterQuery & {q: string; limit: number; detail: Detail; explain: boolean; max_tokens?: number},
   ): Promise<SearchResult> {
-    const filter = await this.filter(caller, q)
+    const now = Date.now()
+    const filter = await this.filter(caller, q, now)
     if (!filter) return {items: [], next_cursor: null, total: 0}
-    const outcome = await this.store.searchEntries(viewerOf(caller), filter, {query: q.q, limit: q.limit, explain: q.explain})
+    // The projects of the candidates, read once: the confidence factor and the views decide in the same context.
+    let contextOf: ContextOf = () => ({now})
+    const weigh = async (entries: EntryRow[]): Promise<number[]> => {
+      contextOf = await trustContexts(this.store, entries, now)
+      return entries.map((e) => confidence(e, contextOf(e)))
+    }
+    const outcome = await this.store.searchEntries(viewerOf(caller), filter, {query: q.q, limit: q.limit, explain: q.explain, weigh})
     const items = await Promise.all(
       outcome.hits.map(async (h) => {
-        const item: Record<string, unknown> = {...(await this.knowledge.view(caller, h.entry, q.detail)), score: h.score}
+        const item: Record<string, unknown> = {...(await this.knowledge.view(caller, h.entry, q.detail, contextOf)), score: h.score}
+        if (h.factors) item.factors = h.factors
         if (h.matched) item.matched = h.matched
         if (h.snippet !== undefined) item.snippet = h.snippet
         return item as unknown as EntryView
@@ -95,6 +110,7 @@ export class EntryQueries {
         outcome.hits.map((h) => h.entry),
         q.detail,
         q.max_tokens,
+        contextOf,
       )
     return result
   }

@@ -6,6 +6,7 @@ import {tokensWithin} from '../../src/shared/tokens.js'
 import type {Detail, SearchResult} from '../../src/shared/types.js'
 import {TimeSlice} from '../lib/time-slice.js'
 import type {EntryRow} from '../store/store.js'
+import type {ContextOf} from './trust-context.js'
 import {standardView, summaryView} from './views.js'
 
 /**
@@ -13,7 +14,13 @@ import {standardView, summaryView} from './views.js'
  * down a level (full → standard → summary), else dropped; ranks are kept. Counting one item is bounded
  * (tokens.ts), and between hits the event loop serves other requests.
  */
-export async function packIntoTokens(result: SearchResult, entries: EntryRow[], detail: Detail, budget: number): Promise<SearchResult> {
+export async function packIntoTokens(
+  result: SearchResult,
+  entries: EntryRow[],
+  detail: Detail,
+  budget: number,
+  contextOf: ContextOf,
+): Promise<SearchResult> {
   const levels: Detail[] =
     detail === 'full' ? ['full', 'standard', 'summary'] : detail === 'standard' ? ['standard', 'summary'] : ['summary']
   const packed: SearchResult['items'] = []
@@ -27,10 +34,14 @@ export async function packIntoTokens(result: SearchResult, entries: EntryRow[], 
       score: item.score,
       ...('matched' in item ? {matched: item.matched} : {}),
       ...('snippet' in item ? {snippet: item.snippet} : {}),
+      ...('factors' in item ? {factors: item.factors} : {}),
     }
     let placed: Detail | null = null
     for (const level of levels) {
-      const candidate = level === detail ? item : {...(level === 'summary' ? summaryView(entry) : standardView(entry)), ...extras}
+      const candidate =
+        level === detail
+          ? item
+          : {...(level === 'summary' ? summaryView(entry, contextOf(entry)) : standardView(entry, contextOf(entry))), ...extras}
       const cost = tokensWithin(JSON.stringify(candidate), budget - used)
       if (cost === null) continue
       packed.push(candidate)

@@ -1,14 +1,23 @@
 /**
- * @module What an entry looks like at each detail level (docs/api.md, "Detail levels").
+ * @module What an entry looks like at each detail level (docs/api.md, "Detail levels"), with its freshness and
+ * confidence decided by freshness.ts in the entry's project's context (trust-context.ts).
  */
 import type {Branch, Comment, Detail, EntryFull, EntryStandard, EntrySummary, EntryView} from '../../src/shared/types.js'
 import type {EntryRow} from '../store/store.js'
+import {confidence, freshness, freshnessReasons, type TrustContext} from './freshness.js'
 
-export function summaryView(e: EntryRow): EntrySummary {
-  return {id: e.id, title: e.summary_title, body: e.summary, status: e.status}
+/** The summary item: `freshness` is the state word only (docs/api.md, "Summary form": the budget counts it). */
+export function summaryView(e: EntryRow, ctx: TrustContext): EntrySummary {
+  return {
+    id: e.id,
+    title: e.summary_title,
+    body: e.summary,
+    status: e.status,
+    freshness: freshnessReasons(e, ctx).length > 0 ? 'stale' : 'fresh',
+  }
 }
 
-export function standardView(e: EntryRow): EntryStandard {
+export function standardView(e: EntryRow, ctx: TrustContext): EntryStandard {
   return {
     id: e.id,
     title: e.title,
@@ -24,13 +33,17 @@ export function standardView(e: EntryRow): EntryStandard {
     updated_at: e.updated_at,
     version: e.version,
     comment_count: e.comment_count,
+    freshness: freshness(e, ctx),
+    anchors: e.anchors,
+    flags: e.flags,
+    confidence: confidence(e, ctx),
   }
 }
 
 /** `comments`: the entry's newest ones (the store's `newest` page); fewer than `comment_count` means truncated. */
-export function fullView(e: EntryRow, comments: Comment[], branches: Branch[]): EntryFull {
+export function fullView(e: EntryRow, ctx: TrustContext, comments: Comment[], branches: Branch[]): EntryFull {
   return {
-    ...standardView(e),
+    ...standardView(e, ctx),
     comments,
     comments_truncated: comments.length < e.comment_count,
     thought_chain: e.thought_chain,
@@ -40,8 +53,8 @@ export function fullView(e: EntryRow, comments: Comment[], branches: Branch[]): 
 }
 
 /** The view of an entry at a level; `full` needs its comments and branches loaded by the caller. */
-export function viewAt(detail: Detail, e: EntryRow, extra?: {comments: Comment[]; branches: Branch[]}): EntryView {
-  if (detail === 'summary') return summaryView(e)
-  if (detail === 'standard' || !extra) return standardView(e)
-  return fullView(e, extra.comments, extra.branches)
+export function viewAt(detail: Detail, e: EntryRow, ctx: TrustContext, extra?: {comments: Comment[]; branches: Branch[]}): EntryView {
+  if (detail === 'summary') return summaryView(e, ctx)
+  if (detail === 'standard' || !extra) return standardView(e, ctx)
+  return fullView(e, ctx, extra.comments, extra.branches)
 }

@@ -5,9 +5,11 @@
  * in an `IndexDelta` and applied once at the end of the transaction, always in the same order (terms by shard
  * and term, sorted by PostgreSQL, then shards), so that concurrent writers wait on each other but never deadlock.
  */
+import {summarize} from '../../src/shared/summary.js'
 import {indexEntry, type IndexedEntry} from '../search/tsvector.js'
 import {headOf, reversed} from '../search/vocabulary.js'
 import type {Queryable} from './postgres-db.js'
+import {trustToDb} from './rows.js'
 import type {CommentRow, EntryChanges, EntryRow} from './store.js'
 
 /** Counter shards: an entry's counts live in shard `seq % SHARDS` (migration 1). */
@@ -106,6 +108,13 @@ const ENTRY_FIELDS = [
   'updated_at',
   'version',
   'comment_count',
+  'anchors',
+  'flags',
+  'flagged_at',
+  'verified_at',
+  'verified_by',
+  'verifications',
+  'corrections',
 ] as const
 
 /** An entry's columns as the `entries` table stores them (JSON text for the structured fields, the author by id), in ENTRY_FIELDS order. */
@@ -129,18 +138,21 @@ function toDb(e: EntryRow): unknown[] {
     e.updated_at,
     e.version,
     e.comment_count,
+    ...Object.values(trustToDb(e)),
   ]
 }
 
 /** One changed field as its column stores it. */
 function encodeColumn(key: string, value: unknown): unknown {
-  if (key === 'tags' || key === 'thought_chain') return JSON.stringify(value)
+  if (key === 'tags' || key === 'thought_chain' || key === 'anchors') return JSON.stringify(value)
   if (key === 'resolution') return value === null ? null : JSON.stringify(value)
   return value
 }
 
 /** The version of the index terms an entry's `search` holds (migration 3); older ones are indexed again by reindexStale. */
 const SEARCH_VERSION = 1
+/** The version of the summary form an entry's `summary` holds (migration 4); older ones are computed again by resummarizeStale. */
+const SUMMARY_VERSION = 1
 /** Entries indexed again per transaction. */
 const REINDEX_BATCH = 500
 
@@ -175,7 +187,7 @@ export class PostgresEntryWriter {
     const before = await this.contribution(q, seq)
     const indexed = indexEntry(e.title, e.tags, e.body)
     const sets = ENTRY_FIELDS.map((f, i) => `${f} = $${i + 6}`).join(', ')
-    await q.run(`UPDATE entries SET ${SEARCH_COLUMNS}, ${sets} WHERE seq = $1`, [
+    await q.run(`UPDATE entries SET ${SEARCH_COLUMNS}, summary_version = ${SUMMARY_VERSION}, ${sets} WHERE seq = $1`, [
       seq,
       indexed.vector,
       indexed.lengths.title,
@@ -248,6 +260,33 @@ export class PostgresEntryWriter {
           delta.add(r.seq, indexed, 1)
         }
         await delta.flush(q)
+        total += rows.length
+        return rows.length < REINDEX_BATCH
+      })
+      if (done) return total
+    }
+  }
+
+  /**
+   * Computes again, in batches, the summaries an older kb computed (migration 4: the summary item gained
+   * `freshness`, which the budget now counts); returns how many. As reindexStale, rows another daemon holds are skipped.
+   */
+  async resummarizeStale(db: {tx<T>(work: (q: Queryable) => Promise<T>): Promise<T>}): Promise<number> {
+    let total = 0
+    for (;;) {
+      const done = await db.tx(async (q) => {
+        const rows = await q.query<{seq: number; id: string; title: string; body: string}>(
+          `SELECT seq, id, title, body FROM entries WHERE summary_version < ${SUMMARY_VERSION}
+          ORDER BY seq LIMIT ${REINDEX_BATCH} FOR UPDATE SKIP LOCKED`,
+        )
+        for (const r of rows) {
+          const s = summarize(r.id, r.title, r.body)
+          await q.run(`UPDATE entries SET summary = $2, summary_title = $3, summary_version = ${SUMMARY_VERSION} WHERE seq = $1`, [
+            r.seq,
+            s.body,
+            s.title,
+          ])
+        }
         total += rows.length
         return rows.length < REINDEX_BATCH
       })

@@ -212,4 +212,29 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE entries ALTER COLUMN search_version SET DEFAULT 1;
   CREATE INDEX entries_search_stale ON entries(seq) WHERE search_version < 1;
   `,
+  // 4: trust (docs/api.md, "Anchors, freshness, verify and flags"): as SQLite's step 8, with the same columns. The
+  // summary item now carries `freshness`, which the budget counts: every summary is computed again when a daemon
+  // opens the store (postgres-entries.ts resummarizeStale), entries written from now on carry the current version.
+  `
+  ALTER TABLE entries ADD COLUMN anchors text NOT NULL DEFAULT '[]';
+  ALTER TABLE entries ADD COLUMN flags text NOT NULL DEFAULT '{"stale":0,"incorrect":0,"duplicate":0,"obsolete":0}';
+  ALTER TABLE entries ADD COLUMN flagged_at text COLLATE "C";
+  ALTER TABLE entries ADD COLUMN verified_at text COLLATE "C";
+  ALTER TABLE entries ADD COLUMN verified_by text;
+  ALTER TABLE entries ADD COLUMN verifications text NOT NULL DEFAULT '[]';
+  ALTER TABLE entries ADD COLUMN corrections integer NOT NULL DEFAULT 0;
+  ALTER TABLE entries ADD COLUMN summary_version smallint NOT NULL DEFAULT 0;
+  ALTER TABLE entries ALTER COLUMN summary_version SET DEFAULT 1;
+  CREATE INDEX entries_summary_stale ON entries(seq) WHERE summary_version < 1;
+  CREATE TABLE flags (
+    entry_id text COLLATE "C" NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    principal_id text COLLATE "C" NOT NULL REFERENCES principals(id),
+    reason text NOT NULL CHECK (reason IN ('stale', 'incorrect', 'duplicate', 'obsolete')),
+    note text,
+    duplicate_of text COLLATE "C",
+    created_at text COLLATE "C" NOT NULL,
+    PRIMARY KEY (entry_id, principal_id)
+  );
+  ALTER TABLE projects ADD COLUMN verify_after_days integer NOT NULL DEFAULT 180;
+  `,
 ]

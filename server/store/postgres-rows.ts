@@ -2,7 +2,9 @@
  * @module What the PostgreSQL driver's modules share: numbered query parameters, the visibility rule and the
  * list/search filters as SQL, and the columns of an entry with its author's name (read into records by rows.ts).
  */
+import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
 import type {EntryFilter, Viewer} from './store.js'
+import {ANCHOR_STALE_PATTERNS} from './trust.js'
 
 /** The values of a statement's `$n` placeholders, added as the SQL text is put together. */
 export class Params {
@@ -32,12 +34,28 @@ export function filterSql(viewer: Viewer, filter: EntryFilter, p: Params): strin
   if (filter.status !== undefined) where.push(`e.status = ${p.add(filter.status)}`)
   if (filter.authorId !== undefined) where.push(`e.author_id = ${p.add(filter.authorId)}`)
   if (filter.tag !== undefined) where.push(`e.seq IN (SELECT seq FROM entry_tags WHERE tag = ${p.add(filter.tag)})`)
+  if (filter.freshness !== undefined) {
+    const stale = staleSql(p, filter.freshness.now)
+    where.push(filter.freshness.state === 'stale' ? stale : `NOT ${stale}`)
+  }
   return where
+}
+
+/**
+ * server/services/freshness.ts `freshnessReasons` as SQL over `entries e` at `now` (SQLite's is sqlite-rows.ts
+ * STALE_SQL): an anchor changed or deleted, an open stale-making flag (`flagged_at` is set exactly then), or, where
+ * the project asks (verify_after_days > 0), the last verification or edit older than that many days.
+ */
+function staleSql(p: Params, now: string): string {
+  return `(e.anchors LIKE ${p.add(ANCHOR_STALE_PATTERNS[0])} OR e.anchors LIKE ${p.add(ANCHOR_STALE_PATTERNS[1])} OR e.flagged_at IS NOT NULL
+  OR EXISTS (SELECT 1 FROM (SELECT coalesce((SELECT verify_after_days FROM projects WHERE id = e.project_id), ${p.add(VERIFY_AFTER_DAYS_DEFAULT)}::int) AS d) v
+    WHERE d > 0 AND GREATEST(e.updated_at, e.verified_at) < to_char((${p.add(now)}::timestamptz - make_interval(days => d)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))`
 }
 
 /** The columns `entryFromRow` reads, over `entries e JOIN principals p ON p.id = e.author_id`. */
 export const ENTRY_COLUMNS = `e.seq, e.id, e.title, e.body, e.summary, e.summary_title, e.scope, e.project_id, e.tags, e.url, e.status,
-  e.resolution, e.thought_chain, e.forked_from, e.author_id, p.name AS author_name, e.created_at, e.updated_at, e.version, e.comment_count`
+  e.resolution, e.thought_chain, e.forked_from, e.author_id, p.name AS author_name, e.created_at, e.updated_at, e.version, e.comment_count,
+  e.anchors, e.flags, e.flagged_at, e.verified_at, e.verified_by, e.verifications, e.corrections`
 
 export const ENTRY_FROM = 'entries e JOIN principals p ON p.id = e.author_id'
 

@@ -4,16 +4,19 @@
  * daemons (an advisory lock). There is no online backup through the API: PostgreSQL's own tools (pg_dump,
  * base backups with WAL archiving) do it better, and docs/team-server.md says how.
  */
+import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
+import {PostgresTrustWriter} from './postgres-trust.js'
 import type {AuthorRef, Comment} from '../../src/shared/types.js'
 import {LOCKS, type PostgresDb, type Queryable, type Row} from './postgres-db.js'
 import {IndexDelta, type PostgresEntryWriter} from './postgres-entries.js'
 import {COMMENT_COLUMNS, COMMENT_ORDER, Params, visibleTo} from './postgres-rows.js'
-import {canonical, commentFromRow, exportedEntry, type ImportedEntry, importedRow} from './rows.js'
+import {canonical, commentFromRow, exportedEntry, FLAG_COLUMNS, FLAG_ORDER, flagFromRow, type ImportedEntry, importedRow} from './rows.js'
 import type {Viewer} from './store.js'
 import type {
   EntryExport,
   ExportFilter,
+  FlagExport,
   ImportOptions,
   ImportOutcome,
   ImportRecord,
@@ -41,13 +44,15 @@ export class PostgresTransferStore implements TransferStore {
     private readonly entries: PostgresEntryWriter,
   ) {}
 
+  private readonly trust = new PostgresTrustWriter()
+
   async exportProjects(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: string}): Promise<ProjectExport[]> {
     const p = new Params()
     const where = [`p.id > ${p.add(page.after ?? '')}`]
     if (viewer) where.push(`p.id IN (SELECT project_id FROM memberships WHERE principal_id = ${p.add(viewer.principalId)})`)
     if (filter.projectId !== undefined) where.push(`p.id = ${p.add(filter.projectId)}`)
     const rows = await this.db.query(
-      `SELECT p.id, p.name, p.remote, p.created_at, p.created_by, c.name AS creator_name
+      `SELECT p.id, p.name, p.remote, p.created_at, p.created_by, c.name AS creator_name, p.verify_after_days
       FROM projects p JOIN principals c ON c.id = p.created_by WHERE ${where.join(' AND ')} ORDER BY p.id LIMIT ${p.add(page.limit)}`,
       p.values,
     )
@@ -59,6 +64,7 @@ export class PostgresTransferStore implements TransferStore {
         remote: r.remote as string,
         created_at: r.created_at as string,
         created_by: {id: r.created_by as string, name: r.creator_name as string},
+        verify_after_days: r.verify_after_days as number,
       }
       // Who else is a member is the owner's to know; another principal's export names only the creator.
       if (!viewer) {
@@ -111,7 +117,14 @@ export class PostgresTransferStore implements TransferStore {
       list.push(commentFromRow(c))
       comments.set(c.entry_seq as number, list)
     }
-    const entries = rows.map((r) => exportedEntry(r, comments.get(r.seq as number) ?? []))
+    const flags = new Map<string, FlagExport[]>()
+    const flagRows = await this.db.query(
+      `SELECT ${FLAG_COLUMNS} FROM flags f JOIN principals p ON p.id = f.principal_id
+      WHERE f.entry_id = ANY($1::text[]) ORDER BY ${FLAG_ORDER}`,
+      [rows.map((r) => r.id)],
+    )
+    for (const f of flagRows) flags.set(f.entry_id as string, [...(flags.get(f.entry_id as string) ?? []), flagFromRow(f)])
+    const entries = rows.map((r) => exportedEntry(r, comments.get(r.seq as number) ?? [], flags.get(r.id as string) ?? []))
     const last = rows.at(-1)
     return rows.length === page.limit && last ? {entries, next: last.seq as number} : {entries}
   }
@@ -168,7 +181,10 @@ export class PostgresTransferStore implements TransferStore {
     const [byRemote] = await q.query<{id: string}>('SELECT id FROM projects WHERE remote = $1', [p.remote])
     if (byRemote !== undefined && byRemote.id !== p.id)
       throw new Rejection(`remote ${p.remote} already belongs to project ${byRemote.id} here`)
-    const [existing] = await q.query<{name: string}>('SELECT name FROM projects WHERE id = $1', [p.id])
+    const [existing] = await q.query<{name: string; verify_after_days: number}>(
+      'SELECT name, verify_after_days FROM projects WHERE id = $1',
+      [p.id],
+    )
     const addMember = async (id: string, role: string, at: string): Promise<boolean> =>
       (await q.run('INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING', [
         p.id,
@@ -189,6 +205,12 @@ export class PostgresTransferStore implements TransferStore {
         await q.run('UPDATE projects SET name = $1 WHERE id = $2', [p.name, p.id])
         changed = true
       }
+      if (p.verify_after_days !== undefined && existing.verify_after_days !== p.verify_after_days) {
+        if (!me.owner && mine?.role !== 'maintainer')
+          throw new Rejection(`only a maintainer of project ${p.id} or the owner may change its verify_after_days`)
+        await q.run('UPDATE projects SET verify_after_days = $1 WHERE id = $2', [p.verify_after_days, p.id])
+        changed = true
+      }
       if (me.owner) {
         for (const m of p.members ?? []) {
           await this.principal(q, m, options, outcome, 'member')
@@ -199,12 +221,13 @@ export class PostgresTransferStore implements TransferStore {
     }
     const creator = me.owner ? p.created_by : {id: me.id, name: me.name}
     if (me.owner) await this.principal(q, creator, options, outcome, 'creator')
-    await q.run('INSERT INTO projects (id, name, remote, created_by, created_at) VALUES ($1, $2, $3, $4, $5)', [
+    await q.run('INSERT INTO projects (id, name, remote, created_by, created_at, verify_after_days) VALUES ($1, $2, $3, $4, $5, $6)', [
       p.id,
       p.name,
       p.remote,
       creator.id,
       p.created_at,
+      p.verify_after_days ?? VERIFY_AFTER_DAYS_DEFAULT,
     ])
     await addMember(creator.id, 'maintainer', p.created_at)
     if (me.owner) {
@@ -228,6 +251,7 @@ export class PostgresTransferStore implements TransferStore {
       throw new Rejection(`entry ${e.id} is by ${e.author.name} (${e.author.id}); only the owner may import entries of other authors`)
     await this.principal(q, e.author, options, outcome, 'author')
     for (const c of e.comments) await this.principal(q, c.author, options, outcome, `comment ${c.id}: author`)
+    for (const f of e.open_flags) await this.principal(q, f.by, options, outcome, 'flag: by')
     if (e.project_id !== null) {
       if ((await q.query('SELECT 1 FROM projects WHERE id = $1', [e.project_id])).length === 0) {
         throw new Rejection(`project ${e.project_id} is neither on this server nor on an earlier line of the file`)
@@ -255,7 +279,7 @@ export class PostgresTransferStore implements TransferStore {
       if (!me.owner && existing.author_id !== me.id)
         throw new Rejection(`entry ${e.id} exists here and is not yours; only its author or the owner may overwrite it`)
       const comments = await this.commentsOf(q, existing.seq as number)
-      const current = exportedEntry(existing, comments)
+      const current = exportedEntry(existing, comments, await this.flagsOf(q, e.id))
       if (JSON.stringify(current) === JSON.stringify(canonical(e))) return 'skipped'
       // Overwriting replaces the comments whole: a member may not erase what others wrote.
       if (!me.owner && comments.some((c) => c.author.id !== me.id))
@@ -263,8 +287,19 @@ export class PostgresTransferStore implements TransferStore {
       seq = existing.seq as number
       await this.entries.overwrite(q, seq, importedRow(e), delta)
       await q.run('DELETE FROM comments WHERE entry_seq = $1', [seq])
+      await q.run('DELETE FROM flags WHERE entry_id = $1', [e.id])
     } else {
       seq = await this.entries.insert(q, importedRow(e), delta)
+    }
+    for (const f of e.open_flags) {
+      await this.trust.insertFlag(q, {
+        entry_id: e.id,
+        principal_id: f.by.id,
+        reason: f.reason,
+        note: f.note,
+        duplicate_of: f.duplicate_of,
+        created_at: f.created_at,
+      })
     }
     for (const c of e.comments) {
       const [elsewhere] = await q.query<{id: string}>('SELECT e.id FROM comments c JOIN entries e ON e.seq = c.entry_seq WHERE c.id = $1', [
@@ -288,6 +323,14 @@ export class PostgresTransferStore implements TransferStore {
       }
     }
     return existing ? 'updated' : 'created'
+  }
+
+  private async flagsOf(q: Queryable, entryId: string): Promise<FlagExport[]> {
+    const rows = await q.query<Row>(
+      `SELECT ${FLAG_COLUMNS} FROM flags f JOIN principals p ON p.id = f.principal_id WHERE f.entry_id = $1 ORDER BY ${FLAG_ORDER}`,
+      [entryId],
+    )
+    return rows.map(flagFromRow)
   }
 
   private async commentsOf(q: Queryable, seq: number): Promise<Comment[]> {

@@ -17,6 +17,7 @@ import {PostgresOAuthStore} from './postgres-oauth.js'
 import {COMMENT_COLUMNS, COMMENT_ORDER, ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params} from './postgres-rows.js'
 import {commentFromRow, entryFromRow} from './rows.js'
 import {PostgresTransferStore} from './postgres-transfer.js'
+import {PostgresTrustWriter} from './postgres-trust.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {
   ApiKeyRow,
@@ -25,12 +26,15 @@ import type {
   EntryChanges,
   EntryFilter,
   EntryRow,
+  FlagRow,
   ListPage,
   PrincipalRecord,
   ProjectRow,
+  ProjectSettings,
   SearchOptions,
   SearchOutcome,
   Store,
+  TrustChange,
   UpdateOptions,
   UpdateOutcome,
   Viewer,
@@ -65,6 +69,8 @@ export async function openPostgresStore(options: PostgresOptions, onError?: (e: 
     await db.migrate(POSTGRES_MIGRATIONS)
     // Entries an older kb indexed (migration 3) are indexed again before the store serves searches.
     await new PostgresEntryWriter().reindexStale(db)
+    // Summaries an older kb computed (migration 4: the summary item gained `freshness`) are computed again.
+    await new PostgresEntryWriter().resummarizeStale(db)
   } catch (e) {
     await db.close()
     throw e
@@ -78,6 +84,7 @@ export class PostgresStore implements Store {
   readonly transfer: TransferStore
   readonly idempotency: PostgresIdempotencyStore
   private readonly entries = new PostgresEntryWriter()
+  private readonly trust = new PostgresTrustWriter()
   private readonly search: SearchEngine
   private readonly principals = new Map<string, PrincipalRecord>()
 
@@ -182,9 +189,9 @@ export class PostgresStore implements Store {
   async createProject(project: ProjectRow): Promise<{project: ProjectRow; created: boolean}> {
     return this.db.tx(async (q) => {
       const inserted = await q.run(
-        `INSERT INTO projects (id, name, remote, created_by, created_at) VALUES ($1, $2, $3, $4, $5)
+        `INSERT INTO projects (id, name, remote, created_by, created_at, verify_after_days) VALUES ($1, $2, $3, $4, $5, $6)
         ON CONFLICT (remote) DO NOTHING`,
-        [project.id, project.name, project.remote, project.created_by, project.created_at],
+        [project.id, project.name, project.remote, project.created_by, project.created_at, project.verify_after_days],
       )
       if (inserted === 0) {
         const [existing] = await q.query<ProjectRow>('SELECT * FROM projects WHERE remote = $1', [project.remote])
@@ -197,6 +204,12 @@ export class PostgresStore implements Store {
       ])
       return {project, created: true}
     })
+  }
+
+  async updateProject(id: string, settings: ProjectSettings): Promise<ProjectRow | null> {
+    if (settings.verify_after_days !== undefined)
+      await this.db.run('UPDATE projects SET verify_after_days = $1 WHERE id = $2', [settings.verify_after_days, id])
+    return this.getProject(id)
   }
 
   async addMember(projectId: string, principalId: string, role: Role, at: string): Promise<void> {
@@ -255,6 +268,8 @@ export class PostgresStore implements Store {
       if (!current) return {ok: false, reason: 'missing'}
       if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) return {ok: false, reason: 'stale'}
       await this.entries.update(q, current.seq, changes, options.at, delta)
+      if (options.closeFlags) await this.trust.closeFlags(q, current.seq, id)
+      await this.trust.countCorrections(q, current.seq, options.comments ?? [])
       for (const c of options.commentBodies ?? [])
         await q.run('UPDATE comments SET body = $1 WHERE id = $2 AND entry_seq = $3', [c.body, c.id, current.seq])
       for (const c of options.comments ?? []) await this.entries.insertComment(q, current.seq, c)
@@ -262,6 +277,20 @@ export class PostgresStore implements Store {
         await q.run('UPDATE entries SET comment_count = comment_count + $1 WHERE seq = $2', [options.comments.length, current.seq])
       return {ok: true, entry: (await getEntry(q, id))!}
     })
+  }
+
+  async updateTrust(id: string, decide: (e: EntryRow) => TrustChange): Promise<{entry: EntryRow; replaced: boolean} | null> {
+    return this.db.tx(async (q) => {
+      const [row] = await q.query<{seq: number}>('SELECT seq FROM entries WHERE id = $1 FOR UPDATE', [id])
+      if (!row) return null
+      const current = (await getEntry(q, id))!
+      const replaced = await this.trust.apply(q, row.seq, current, decide(current))
+      return {entry: (await getEntry(q, id))!, replaced}
+    })
+  }
+
+  async listFlags(entryId: string): Promise<FlagRow[]> {
+    return this.trust.list(this.db, entryId)
   }
 
   async deleteEntry(id: string): Promise<boolean> {
@@ -316,6 +345,7 @@ export class PostgresStore implements Store {
       )
       if (!entry) return null
       if (!(await this.entries.insertComment(q, entry.seq, c))) throw new Error(`comment ${c.id} exists`)
+      await this.trust.countCorrections(q, entry.seq, [c])
       const [author] = await q.query<{name: string}>('SELECT name FROM principals WHERE id = $1', [c.author_id])
       const comment: Comment = {
         id: c.id,

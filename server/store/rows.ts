@@ -3,10 +3,11 @@
  * as exported and imported (the same shape on both drivers), from a row of either driver (the
  * columns are named alike in SQLite and PostgreSQL; JSON columns arrive as text from both).
  */
-import type {Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
+import type {Anchor, AuthorRef, Comment, FlagCounts, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import type {IdempotencyRecord} from './idempotency.js'
 import type {EntryRow} from './store.js'
-import type {EntryExport} from './transfer-store.js'
+import type {EntryExport, FlagExport} from './transfer-store.js'
+import {flagSummaryOf} from './trust.js'
 
 export type Row = Record<string, unknown>
 
@@ -30,6 +31,35 @@ export function entryFromRow(r: Row): EntryRow {
     updated_at: r.updated_at as string,
     version: r.version as number,
     comment_count: r.comment_count as number,
+    ...trustFromRow(r.anchors, r.flags, r.flagged_at, r.verified_at, r.verified_by, r.verifications, r.corrections),
+  }
+}
+
+type TrustColumns = Pick<EntryRow, 'anchors' | 'flags' | 'flagged_at' | 'verified_at' | 'verified_by' | 'verifications' | 'corrections'>
+
+/** The trust columns (migration 8 of SQLite, 4 of PostgreSQL) in ENTRY_COLUMNS order, JSON as text: shared with sqlite.ts's raw reads. */
+export function trustFromRow(...c: unknown[]): TrustColumns {
+  return {
+    anchors: JSON.parse(c[0] as string) as Anchor[],
+    flags: JSON.parse(c[1] as string) as FlagCounts,
+    flagged_at: (c[2] as string | null) ?? null,
+    verified_at: (c[3] as string | null) ?? null,
+    verified_by: c[4] ? (JSON.parse(c[4] as string) as AuthorRef) : null,
+    verifications: JSON.parse(c[5] as string) as EntryRow['verifications'],
+    corrections: Number(c[6]),
+  }
+}
+
+/** The trust fields as their columns store them (JSON text for the structured ones). */
+export function trustToDb(e: TrustColumns): Row {
+  return {
+    anchors: JSON.stringify(e.anchors),
+    flags: JSON.stringify(e.flags),
+    flagged_at: e.flagged_at,
+    verified_at: e.verified_at,
+    verified_by: e.verified_by ? JSON.stringify(e.verified_by) : null,
+    verifications: JSON.stringify(e.verifications),
+    corrections: e.corrections,
   }
 }
 
@@ -59,10 +89,25 @@ export function idempotencyRecordFromRow(r: Row): IdempotencyRecord {
   }
 }
 
-/** An entry as exported: everything stored but what the server derives again on import (summary) or counts (comments). */
-export function exportedEntry(r: Row, comments: Comment[]): EntryExport {
-  const {summary: _summary, summary_title: _title, comment_count: _count, ...entry} = entryFromRow(r)
-  return {...entry, comments}
+/** An entry as exported: everything stored but what the server derives again on import (summary) or counts (comments, flags). */
+export function exportedEntry(r: Row, comments: Comment[], flags: FlagExport[]): EntryExport {
+  const {summary: _summary, summary_title: _title, comment_count: _count, flags: _flags, flagged_at: _at, ...entry} = entryFromRow(r)
+  return {...entry, comments, open_flags: flags}
+}
+
+/** The columns `flagFromRow` reads, over `flags f JOIN principals p ON p.id = f.principal_id`, and their export order (both drivers). */
+export const FLAG_COLUMNS = 'f.entry_id, f.principal_id, p.name AS principal_name, f.reason, f.note, f.duplicate_of, f.created_at'
+export const FLAG_ORDER = 'f.entry_id, f.created_at, f.principal_id'
+
+/** A row of `flags f JOIN principals p ON p.id = f.principal_id` (columns entry_id, principal_id, principal_name, reason, note, duplicate_of, created_at). */
+export function flagFromRow(f: Row): FlagExport {
+  return {
+    by: {id: f.principal_id as string, name: f.principal_name as string},
+    reason: f.reason as FlagExport['reason'],
+    note: (f.note as string | null) ?? null,
+    duplicate_of: (f.duplicate_of as string | null) ?? null,
+    created_at: f.created_at as string,
+  }
 }
 
 /** An import record: an entry as exported, with the summary the server derived for it. */
@@ -70,8 +115,8 @@ export type ImportedEntry = EntryExport & {summary: string; summary_title: strin
 
 /** An import record as the entry row it becomes (its comments are rows of their own). */
 export function importedRow(e: ImportedEntry): EntryRow {
-  const {comments, ...entry} = e
-  return {...entry, comment_count: comments.length}
+  const {comments, open_flags: flags, ...entry} = e
+  return {...entry, comment_count: comments.length, ...flagSummaryOf(flags)}
 }
 
 /** An import record in exactly the shape (and key order) an export of it has, to tell unchanged from changed. */
@@ -83,7 +128,14 @@ export function canonical(e: ImportedEntry): EntryExport {
     author: {id: c.author.id, name: c.author.name},
     created_at: c.created_at,
   }))
-  return exportedEntry(asRow(importedRow(e)), comments)
+  const flags = e.open_flags.map((f) => ({
+    by: {id: f.by.id, name: f.by.name},
+    reason: f.reason,
+    note: f.note,
+    duplicate_of: f.duplicate_of,
+    created_at: f.created_at,
+  }))
+  return exportedEntry(asRow(importedRow(e)), comments, flags)
 }
 
 /** An entry as the row `entryFromRow` reads (JSON text for the structured fields). */
@@ -93,6 +145,7 @@ function asRow(e: EntryRow): Row {
     tags: JSON.stringify(e.tags),
     resolution: e.resolution ? JSON.stringify(e.resolution) : null,
     thought_chain: JSON.stringify(e.thought_chain),
+    ...trustToDb(e),
     author_id: e.author.id,
     author_name: e.author.name,
   }

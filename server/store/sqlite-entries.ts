@@ -9,18 +9,21 @@ import type Database from 'better-sqlite3'
 import {indexText, tagsText} from '../search/tokenizer.js'
 import {headOf, reversed, vocabularyTerms} from '../search/vocabulary.js'
 import type {StatementCache} from './sqlite-rows.js'
-import type {Row} from './rows.js'
+import {trustToDb, type Row} from './rows.js'
 import type {CommentRow, EntryChanges, EntryRow} from './store.js'
 
 const INSERT_ENTRY = `INSERT INTO entries (id, title, body, summary, summary_title, scope, project_id, tags, url, status, resolution,
-    thought_chain, forked_from, author_id, created_at, updated_at, version, comment_count)
+    thought_chain, forked_from, author_id, created_at, updated_at, version, comment_count,
+    anchors, flags, flagged_at, verified_at, verified_by, verifications, corrections)
   VALUES (@id, @title, @body, @summary, @summary_title, @scope, @project_id, @tags, @url, @status, @resolution,
-    @thought_chain, @forked_from, @author_id, @created_at, @updated_at, @version, @comment_count)`
+    @thought_chain, @forked_from, @author_id, @created_at, @updated_at, @version, @comment_count,
+    @anchors, @flags, @flagged_at, @verified_at, @verified_by, @verifications, @corrections)`
 
 const OVERWRITE_ENTRY = `UPDATE entries SET title = @title, body = @body, summary = @summary, summary_title = @summary_title, scope = @scope,
     project_id = @project_id, tags = @tags, url = @url, status = @status, resolution = @resolution, thought_chain = @thought_chain,
     forked_from = @forked_from, author_id = @author_id, created_at = @created_at, updated_at = @updated_at, version = @version,
-    comment_count = @comment_count WHERE seq = @seq`
+    comment_count = @comment_count, anchors = @anchors, flags = @flags, flagged_at = @flagged_at, verified_at = @verified_at,
+    verified_by = @verified_by, verifications = @verifications, corrections = @corrections WHERE seq = @seq`
 
 /** An entry's row as the `entries` table stores it (JSON for the structured fields, the author by id). */
 function toDb(e: EntryRow): Row {
@@ -43,12 +46,13 @@ function toDb(e: EntryRow): Row {
     updated_at: e.updated_at,
     version: e.version,
     comment_count: e.comment_count,
+    ...trustToDb(e),
   }
 }
 
 /** One changed field as its column stores it. */
 function encodeColumn(key: string, value: unknown): unknown {
-  if (key === 'tags' || key === 'thought_chain') return JSON.stringify(value)
+  if (key === 'tags' || key === 'thought_chain' || key === 'anchors') return JSON.stringify(value)
   if (key === 'resolution') return value === null ? null : JSON.stringify(value)
   return value
 }

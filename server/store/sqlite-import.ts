@@ -13,8 +13,20 @@ import type {AuthorRef, Comment} from '../../src/shared/types.js'
 import {TimeSlice} from '../lib/time-slice.js'
 import {SqliteEntryWriter} from './sqlite-entries.js'
 import {StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
-import {canonical, commentFromRow, exportedEntry, type ImportedEntry, importedRow, type Row} from './rows.js'
-import type {ImportOptions, ImportOutcome, ImportRecord, ProjectExport} from './transfer-store.js'
+import {
+  canonical,
+  commentFromRow,
+  exportedEntry,
+  FLAG_COLUMNS,
+  FLAG_ORDER,
+  flagFromRow,
+  type ImportedEntry,
+  importedRow,
+  type Row,
+} from './rows.js'
+import {SqliteTrustWriter} from './sqlite-trust.js'
+import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
+import type {FlagExport, ImportOptions, ImportOutcome, ImportRecord, ProjectExport} from './transfer-store.js'
 
 /** Rejections listed in one outcome; an import with more is wrong throughout and the first ones tell why. */
 const REJECTIONS_MAX = 1000
@@ -124,7 +136,11 @@ class Importer {
     private readonly statements: StatementCache,
     private readonly entries: SqliteEntryWriter,
     private readonly options: ImportOptions,
-  ) {}
+  ) {
+    this.trust = new SqliteTrustWriter(statements)
+  }
+
+  private readonly trust: SqliteTrustWriter
 
   private stmt(sql: string): Database.Statement {
     return this.statements.get(sql)
@@ -157,7 +173,8 @@ class Importer {
     const {importer: me, onConflict, at} = this.options
     const byRemote = this.stmt('SELECT id FROM projects WHERE remote = ?').pluck().get(p.remote) as string | undefined
     if (byRemote !== undefined && byRemote !== p.id) throw new Rejection(`remote ${p.remote} already belongs to project ${byRemote} here`)
-    const existing = this.stmt('SELECT name FROM projects WHERE id = ?').get(p.id) as {name: string} | undefined
+    const existing = this.stmt('SELECT name, verify_after_days FROM projects WHERE id = ?').get(p.id) as
+      {name: string; verify_after_days: number} | undefined
     const role = this.stmt('SELECT role FROM memberships WHERE project_id = ? AND principal_id = ?').pluck()
     const addMember = this.stmt('INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, ?, ?)')
     if (existing) {
@@ -170,6 +187,12 @@ class Importer {
         this.stmt('UPDATE projects SET name = ? WHERE id = ?').run(p.name, p.id)
         changed = true
       }
+      if (p.verify_after_days !== undefined && existing.verify_after_days !== p.verify_after_days) {
+        if (!me.owner && myRole !== 'maintainer')
+          throw new Rejection(`only a maintainer of project ${p.id} or the owner may change its verify_after_days`)
+        this.stmt('UPDATE projects SET verify_after_days = ? WHERE id = ?').run(p.verify_after_days, p.id)
+        changed = true
+      }
       if (me.owner) {
         for (const m of p.members ?? []) {
           this.principal(m, 'member')
@@ -180,12 +203,13 @@ class Importer {
     }
     const creator = me.owner ? p.created_by : {id: me.id, name: me.name}
     if (me.owner) this.principal(creator, 'creator')
-    this.stmt('INSERT INTO projects (id, name, remote, created_by, created_at) VALUES (?, ?, ?, ?, ?)').run(
+    this.stmt('INSERT INTO projects (id, name, remote, created_by, created_at, verify_after_days) VALUES (?, ?, ?, ?, ?, ?)').run(
       p.id,
       p.name,
       p.remote,
       creator.id,
       p.created_at,
+      p.verify_after_days ?? VERIFY_AFTER_DAYS_DEFAULT,
     )
     addMember.run(p.id, creator.id, 'maintainer', p.created_at)
     if (me.owner) {
@@ -203,6 +227,7 @@ class Importer {
       throw new Rejection(`entry ${e.id} is by ${e.author.name} (${e.author.id}); only the owner may import entries of other authors`)
     this.principal(e.author, 'author')
     for (const c of e.comments) this.principal(c.author, `comment ${c.id}: author`)
+    for (const f of e.open_flags) this.principal(f.by, 'flag: by')
     if (e.project_id !== null) {
       if (!this.stmt('SELECT 1 FROM projects WHERE id = ?').get(e.project_id)) {
         throw new Rejection(`project ${e.project_id} is neither on this server nor on an earlier line of the file`)
@@ -226,7 +251,7 @@ class Importer {
       if (!me.owner && existing.author_id !== me.id)
         throw new Rejection(`entry ${e.id} exists here and is not yours; only its author or the owner may overwrite it`)
       const comments = this.commentsOf(existing.seq as number)
-      const current = exportedEntry(existing, comments)
+      const current = exportedEntry(existing, comments, this.flagsOf(e.id))
       if (JSON.stringify(current) === JSON.stringify(canonical(e))) return 'skipped'
       // Overwriting replaces the comments whole: a member may not erase what others wrote.
       if (!me.owner && comments.some((c) => c.author.id !== me.id))
@@ -234,8 +259,19 @@ class Importer {
       seq = existing.seq as number
       this.entries.overwrite(seq, importedRow(e))
       this.stmt('DELETE FROM comments WHERE entry_seq = ?').run(seq)
+      this.stmt('DELETE FROM flags WHERE entry_id = ?').run(e.id)
     } else {
       seq = this.entries.insert(importedRow(e))
+    }
+    for (const f of e.open_flags) {
+      this.trust.insertFlag({
+        entry_id: e.id,
+        principal_id: f.by.id,
+        reason: f.reason,
+        note: f.note,
+        duplicate_of: f.duplicate_of,
+        created_at: f.created_at,
+      })
     }
     const elsewhere = this.stmt('SELECT e.id FROM comments c JOIN entries e ON e.seq = c.entry_seq WHERE c.id = ?').pluck()
     for (const c of e.comments) {
@@ -253,6 +289,14 @@ class Importer {
   /** Whether principal `me` may see entry `id` (the rule of every read). */
   private visible(id: string, me: string): boolean {
     return this.stmt(`SELECT 1 FROM entries e WHERE e.id = @id AND ${VISIBLE_TO_ME}`).get({id, me}) !== undefined
+  }
+
+  private flagsOf(entryId: string): FlagExport[] {
+    return (
+      this.stmt(
+        `SELECT ${FLAG_COLUMNS} FROM flags f JOIN principals p ON p.id = f.principal_id WHERE f.entry_id = ? ORDER BY ${FLAG_ORDER}`,
+      ).all(entryId) as Row[]
+    ).map(flagFromRow)
   }
 
   private commentsOf(seq: number): Comment[] {

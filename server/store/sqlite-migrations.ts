@@ -252,4 +252,28 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   INSERT INTO search_vocab (head, len, term, rev)
     SELECT substr(term, 1, 1), length(term), term, kb_reverse(term) FROM entries_vocab WHERE doc > 0 AND kb_in_vocabulary(term);
   `,
+  // 8: trust (docs/api.md, "Anchors, freshness, verify and flags"): an entry's anchors, open-flag counts, its
+  // verifications and corrections beside it (ranking and freshness read one row); one open flag per principal per
+  // entry; a project's verify_after_days. Summaries are computed again (kb_summary, registered by sqlite.ts): the
+  // summary item now carries `freshness`, which the budget counts (docs/api.md, "Summary form").
+  `
+  ALTER TABLE entries ADD COLUMN anchors TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE entries ADD COLUMN flags TEXT NOT NULL DEFAULT '{"stale":0,"incorrect":0,"duplicate":0,"obsolete":0}';
+  ALTER TABLE entries ADD COLUMN flagged_at TEXT;
+  ALTER TABLE entries ADD COLUMN verified_at TEXT;
+  ALTER TABLE entries ADD COLUMN verified_by TEXT;
+  ALTER TABLE entries ADD COLUMN verifications TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE entries ADD COLUMN corrections INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE flags (
+    entry_id TEXT NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    principal_id TEXT NOT NULL REFERENCES principals(id),
+    reason TEXT NOT NULL CHECK (reason IN ('stale', 'incorrect', 'duplicate', 'obsolete')),
+    note TEXT,
+    duplicate_of TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (entry_id, principal_id)
+  );
+  ALTER TABLE projects ADD COLUMN verify_after_days INTEGER NOT NULL DEFAULT 180;
+  UPDATE entries SET summary = kb_summary(id, title, body, 'body'), summary_title = kb_summary(id, title, body, 'title');
+  `,
 ]

@@ -12,11 +12,12 @@ import type {Comment} from '../../src/shared/types.js'
 import type {SqliteEntryWriter} from './sqlite-entries.js'
 import {applyImport} from './sqlite-import.js'
 import {type StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
-import {commentFromRow, exportedEntry, type Row} from './rows.js'
+import {commentFromRow, exportedEntry, FLAG_COLUMNS, FLAG_ORDER, flagFromRow, type Row} from './rows.js'
 import type {Viewer} from './store.js'
 import type {
   EntryExport,
   ExportFilter,
+  FlagExport,
   ImportOptions,
   ImportOutcome,
   ImportRecord,
@@ -52,7 +53,7 @@ export class SqliteTransferStore implements TransferStore {
       params.project = filter.projectId
     }
     const rows = this.stmt(
-      `SELECT p.id, p.name, p.remote, p.created_at, p.created_by, c.name AS creator_name
+      `SELECT p.id, p.name, p.remote, p.created_at, p.created_by, c.name AS creator_name, p.verify_after_days
       FROM projects p JOIN principals c ON c.id = p.created_by WHERE ${where.join(' AND ')} ORDER BY p.id LIMIT @limit`,
     ).all(params) as Row[]
     const members = this.stmt(`SELECT m.principal_id AS id, p.name, m.role FROM memberships m JOIN principals p ON p.id = m.principal_id
@@ -64,6 +65,7 @@ export class SqliteTransferStore implements TransferStore {
         remote: r.remote as string,
         created_at: r.created_at as string,
         created_by: {id: r.created_by as string, name: r.creator_name as string},
+        verify_after_days: r.verify_after_days as number,
       }
       // Who else is a member is the owner's to know; another principal's export names only the creator.
       if (!viewer) project.members = members.all(project.id) as ProjectExport['members']
@@ -128,7 +130,13 @@ export class SqliteTransferStore implements TransferStore {
       list.push(commentFromRow(c))
       comments.set(c.entry_seq as number, list)
     }
-    const entries = rows.map((r) => exportedEntry(r, comments.get(r.seq as number) ?? []))
+    const flags = new Map<string, FlagExport[]>()
+    const flagRows = this.stmt(
+      `SELECT ${FLAG_COLUMNS} FROM flags f JOIN principals p ON p.id = f.principal_id
+      WHERE f.entry_id IN (SELECT value FROM json_each(?)) ORDER BY ${FLAG_ORDER}`,
+    ).all(JSON.stringify(rows.map((r) => r.id))) as Row[]
+    for (const f of flagRows) flags.set(f.entry_id as string, [...(flags.get(f.entry_id as string) ?? []), flagFromRow(f)])
+    const entries = rows.map((r) => exportedEntry(r, comments.get(r.seq as number) ?? [], flags.get(r.id as string) ?? []))
     const last = rows.at(-1)
     return full && last ? {entries, next: last.seq as number} : {entries}
   }

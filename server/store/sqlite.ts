@@ -13,10 +13,12 @@ import {SearchEngine} from '../search/engine.js'
 import {SqliteSearchIndex} from '../search/sqlite-index.js'
 import {indexText, tagsText} from '../search/tokenizer.js'
 import {inVocabulary, reversed} from '../search/vocabulary.js'
+import {summarize} from '../../src/shared/summary.js'
 import {SqliteEntryWriter} from './sqlite-entries.js'
+import {SqliteTrustWriter} from './sqlite-trust.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
 import {ENTRY_COLUMNS, filterSql, StatementCache} from './sqlite-rows.js'
-import {commentFromRow, entryFromRow, type Row} from './rows.js'
+import {commentFromRow, entryFromRow, trustFromRow, type Row} from './rows.js'
 import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
 import {SqliteTransferStore} from './sqlite-transfer.js'
@@ -29,12 +31,15 @@ import type {
   EntryChanges,
   EntryFilter,
   EntryRow,
+  FlagRow,
   ListPage,
   PrincipalRecord,
   ProjectRow,
+  ProjectSettings,
   SearchOptions,
   SearchOutcome,
   Store,
+  TrustChange,
   UpdateOptions,
   UpdateOutcome,
   Viewer,
@@ -64,6 +69,7 @@ export class SqliteStore implements Store {
   readonly idempotency: SqliteIdempotencyStore
   private readonly statements: StatementCache
   private readonly entries: SqliteEntryWriter
+  private readonly trust: SqliteTrustWriter
   private readonly search: SearchEngine
   private readonly searchIndex: SqliteSearchIndex
   /** Other writes wait here while an import holds SQLite's write lock on a connection of its own (write-gate.ts). */
@@ -90,10 +96,16 @@ export class SqliteStore implements Store {
     this.db.function('kb_reverse', {deterministic: true}, (term) => reversed(String(term)))
     this.db.function('kb_index_text', {deterministic: true}, (text) => indexText(String(text)))
     this.db.function('kb_index_tags', {deterministic: true}, (tags) => indexText(tagsText(JSON.parse(String(tags)) as string[])))
+    // Summaries computed again when what the summary item holds changes (migration 8): title or body of one call.
+    this.db.function('kb_summary', {deterministic: true}, (id, title, body, part) => {
+      const s = summarize(String(id), String(title), String(body))
+      return part === 'title' ? s.title : s.body
+    })
     this.db.function('kb_in_vocabulary', {deterministic: true}, (term) => (inVocabulary(String(term)) ? 1 : 0))
     this.migrate()
     this.statements = new StatementCache(this.db)
     this.entries = new SqliteEntryWriter(this.statements)
+    this.trust = new SqliteTrustWriter(this.statements)
     this.searchIndex = new SqliteSearchIndex(this.statements)
     this.search = new SearchEngine(this.searchIndex)
     this.oauth = new SqliteOAuthStore(this.db, this.gate)
@@ -256,7 +268,8 @@ export class SqliteStore implements Store {
         const existing = this.stmt('SELECT * FROM projects WHERE remote = ?').get(project.remote) as ProjectRow | undefined
         if (existing) return {project: existing, created: false}
         this.stmt(
-          'INSERT INTO projects (id, name, remote, created_by, created_at) VALUES (@id, @name, @remote, @created_by, @created_at)',
+          `INSERT INTO projects (id, name, remote, created_by, created_at, verify_after_days)
+          VALUES (@id, @name, @remote, @created_by, @created_at, @verify_after_days)`,
         ).run(project)
         this.stmt(`INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, 'maintainer', ?)`).run(
           project.id,
@@ -266,6 +279,13 @@ export class SqliteStore implements Store {
         return {project, created: true}
       })
       .immediate()
+  }
+
+  async updateProject(id: string, settings: ProjectSettings): Promise<ProjectRow | null> {
+    await this.gate.wait()
+    if (settings.verify_after_days !== undefined)
+      this.stmt('UPDATE projects SET verify_after_days = ? WHERE id = ?').run(settings.verify_after_days, id)
+    return this.getProject(id)
   }
 
   async addMember(projectId: string, principalId: string, role: 'maintainer' | 'member', at: string): Promise<void> {
@@ -320,6 +340,8 @@ export class SqliteStore implements Store {
           return {ok: false, reason: 'stale'}
         }
         this.entries.update(current.seq, changes, options.at)
+        if (options.closeFlags) this.trust.closeFlags(current.seq, id)
+        this.trust.countCorrections(current.seq, options.comments ?? [])
         for (const c of options.commentBodies ?? [])
           this.stmt('UPDATE comments SET body = ? WHERE id = ? AND entry_seq = ?').run(c.body, c.id, current.seq)
         for (const c of options.comments ?? []) this.entries.insertComment(current.seq, c)
@@ -334,6 +356,23 @@ export class SqliteStore implements Store {
   private getEntrySync(id: string): EntryRow | null {
     const row = this.statements.raw(GET_ENTRY_SQL).get(id) as unknown[] | undefined
     return row ? fromRaw(row) : null
+  }
+
+  async updateTrust(id: string, decide: (e: EntryRow) => TrustChange): Promise<{entry: EntryRow; replaced: boolean} | null> {
+    await this.gate.wait()
+    return this.db
+      .transaction(() => {
+        const seq = this.stmt('SELECT seq FROM entries WHERE id = ?').pluck().get(id) as number | undefined
+        if (seq === undefined) return null
+        const current = this.getEntrySync(id)!
+        const replaced = this.trust.apply(seq, current, decide(current))
+        return {entry: this.getEntrySync(id)!, replaced}
+      })
+      .immediate()
+  }
+
+  async listFlags(entryId: string): Promise<FlagRow[]> {
+    return this.trust.list(entryId)
   }
 
   async deleteEntry(id: string): Promise<boolean> {
@@ -391,6 +430,7 @@ export class SqliteStore implements Store {
           c.created_at,
           entry.seq,
         )
+        this.trust.countCorrections(entry.seq, [c])
         const author = this.stmt('SELECT name FROM principals WHERE id = ?').get(c.author_id) as {name: string}
         const comment: Comment = {
           id: c.id,
@@ -445,5 +485,6 @@ function fromRaw(r: unknown[]): EntryRow {
     updated_at: r[17] as string,
     version: r[18] as number,
     comment_count: r[19] as number,
+    ...trustFromRow(...r.slice(20, 27)),
   }
 }

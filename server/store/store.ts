@@ -12,6 +12,8 @@ import type {
   Comment,
   CommentType,
   FlagCounts,
+  FlagReason,
+  FreshnessState,
   Resolution,
   Scope,
   Status,
@@ -47,6 +49,8 @@ export interface ProjectRow {
   remote: string
   created_by: string
   created_at: string
+  /** Entries not verified (nor edited) for longer are stale as `unverified`; 0 = never (docs/api.md, "Projects"). */
+  verify_after_days: number
 }
 
 export interface EntryRow {
@@ -88,7 +92,18 @@ export interface EntryRow {
 export type EntryChanges = Partial<
   Pick<
     EntryRow,
-    'title' | 'body' | 'summary' | 'summary_title' | 'scope' | 'project_id' | 'tags' | 'url' | 'status' | 'resolution' | 'thought_chain'
+    | 'title'
+    | 'body'
+    | 'summary'
+    | 'summary_title'
+    | 'scope'
+    | 'project_id'
+    | 'tags'
+    | 'url'
+    | 'status'
+    | 'resolution'
+    | 'thought_chain'
+    | 'anchors'
   >
 >
 
@@ -112,6 +127,8 @@ export interface EntryFilter {
   status?: Status
   tag?: string
   authorId?: string
+  /** Only fresh or only stale entries at `now` (docs/search.md, "Freshness and confidence"), decided in the driver's SQL. */
+  freshness?: {state: FreshnessState; now: string}
 }
 
 export interface ListPage {
@@ -125,11 +142,18 @@ export interface SearchOptions {
   query: string
   limit: number
   explain: boolean
+  /**
+   * The confidence of each candidate (docs/search.md, "Freshness and confidence"), multiplied into its relevance
+   * before the best `limit` are cut; in the order given.
+   */
+  weigh?: (entries: EntryRow[]) => Promise<number[]>
 }
 
 export interface SearchHit {
   entry: EntryRow
   score: number
+  /** With `weigh`: the relevance before the confidence factor, and that factor. */
+  factors?: {relevance: number; confidence: number}
   matched?: {fields: string[]; terms: string[]}
   snippet?: string
 }
@@ -146,6 +170,8 @@ export interface UpdateOptions {
   commentBodies?: Array<{id: string; body: string}>
   /** Comments added in the same transaction (the records of an acknowledgement); they count in comment_count. */
   comments?: CommentRow[]
+  /** An edit of the content by its author: every open flag closes and `corrections` restarts (docs/api.md, "Flags"). */
+  closeFlags?: boolean
 }
 
 export type UpdateOutcome = {ok: true; entry: EntryRow} | {ok: false; reason: 'missing' | 'stale'; entry?: EntryRow}
@@ -178,6 +204,8 @@ export interface Store {
   getProjectByRemote(remote: string): Promise<ProjectRow | null>
   /** Creates the project with its creator as maintainer, or returns the one that already has the remote. */
   createProject(project: ProjectRow): Promise<{project: ProjectRow; created: boolean}>
+  /** Changes a project's settings; null if there is no such project. */
+  updateProject(id: string, settings: ProjectSettings): Promise<ProjectRow | null>
   /** Adds a membership if there is none; never downgrades a maintainer. */
   addMember(projectId: string, principalId: string, role: 'maintainer' | 'member', at: string): Promise<void>
   getMemberRole(projectId: string, principalId: string): Promise<'maintainer' | 'member' | null>
@@ -196,6 +224,15 @@ export interface Store {
   searchEntries(viewer: Viewer, filter: EntryFilter, options: SearchOptions): Promise<SearchOutcome>
   listBranches(parentId: string, viewer: Viewer): Promise<Branch[]>
 
+  /**
+   * A trust action on an entry (verify, flag, withdraw, anchor check), in one transaction: `decide` sees the row as
+   * it is inside it and says what changes. Neither `version` nor `updated_at` moves (not a content edit). Null if
+   * the entry is gone; `replaced` tells whether the principal of `flag` or `withdraw` had an open flag before.
+   */
+  updateTrust(id: string, decide: (e: EntryRow) => TrustChange): Promise<{entry: EntryRow; replaced: boolean} | null>
+  /** The open flags of an entry, oldest first (export). */
+  listFlags(entryId: string): Promise<FlagRow[]>
+
   /** Adds the comment and bumps the entry's version and `updated_at` in one transaction; null if the entry is gone. */
   addComment(comment: CommentRow): Promise<{comment: Comment; entry: EntryRow} | null>
   /** An entry's comments in the order written (created_at, then writing order): `limit` after `after`, or with `newest` the last `limit`. */
@@ -209,6 +246,31 @@ export interface Store {
 
   /** Idempotency-Key records (server/store/idempotency.ts), an interface of their own. */
   readonly idempotency: IdempotencyStore
+}
+
+export interface ProjectSettings {
+  verify_after_days?: number
+}
+
+/** An open flag (docs/api.md, "Flags"): one per principal per entry. */
+export interface FlagRow {
+  entry_id: string
+  principal_id: string
+  reason: FlagReason
+  note: string | null
+  duplicate_of: string | null
+  created_at: string
+}
+
+/** What a trust action changes (Store.updateTrust). */
+export interface TrustChange {
+  anchors?: Anchor[]
+  /** A verification: verified_at/by set, recorded in `verifications`, `corrections` back to 0. */
+  verified?: {by: AuthorRef; at: string}
+  /** Opens the principal's flag, or replaces the one open. */
+  flag?: FlagRow
+  /** Withdraws this principal's open flag, if any. */
+  withdraw?: string
 }
 
 /** A position among an entry's comments: the last one already seen. */

@@ -3,7 +3,7 @@
  * driver implements for server/services/transfer/, apart from the rest of the Store.
  */
 import type {OnConflict} from '../../src/shared/contract.js'
-import type {AuthorRef, Comment, Scope} from '../../src/shared/types.js'
+import type {AuthorRef, Comment, FlagReason, Scope} from '../../src/shared/types.js'
 import type {EntryRow, Viewer} from './store.js'
 
 /** A project as exported: its creator and (for the owner's export) its members by id and name. */
@@ -14,10 +14,27 @@ export interface ProjectExport {
   created_at: string
   created_by: AuthorRef
   members?: Array<AuthorRef & {role: 'maintainer' | 'member'}>
+  /** Absent in files of a kb before trust (docs/api.md, "Export, import and backup"): the default then. */
+  verify_after_days?: number
 }
 
-/** An entry as exported and imported: every stored field but the derived summary, with its comments. */
-export type EntryExport = Omit<EntryRow, 'summary' | 'summary_title' | 'comment_count'> & {comments: Comment[]}
+/** An open flag as exported: who raised it, by reference (docs/api.md, "Flags"). */
+export interface FlagExport {
+  by: AuthorRef
+  reason: FlagReason
+  note: string | null
+  duplicate_of: string | null
+  created_at: string
+}
+
+/**
+ * An entry as exported and imported: every stored field but what is derived (the summary, the comment and flag
+ * counts), with its comments and open flags.
+ */
+export type EntryExport = Omit<EntryRow, 'summary' | 'summary_title' | 'comment_count' | 'flags' | 'flagged_at'> & {
+  comments: Comment[]
+  open_flags: FlagExport[]
+}
 
 export interface ExportFilter {
   scope?: Scope

@@ -1,6 +1,6 @@
 /**
  * @module The summary form of an entry (docs/api.md, "Detail levels" and "Summary form"): the first paragraph of text, stripped of
- * Markdown, cut so that the whole `summary` item — id, title, body, status and a search score, as JSON —
+ * Markdown, cut so that the whole `summary` item — id, title, body, status, freshness and a search score, as JSON —
  * stays within SUMMARY_TOKEN_BUDGET (contract.ts) tokens of o200k_base as counted by gpt-tokenizer. Shared by the daemon and `kb mcp`,
  * unlike the rest of src/shared it loads a tokenizer: import it only where tokens are counted.
  */
@@ -23,10 +23,13 @@ const CUT_MAX = SUMMARY_TOKEN_BUDGET * MAX_CHARS_PER_TOKEN
 const TRAILING_PUNCTUATION = new Set(['.', ',', ';', ':', '!', '?', '-', '–', '—', '('])
 const SENTENCE_END = new Set(['.', '!', '?'])
 
-/** Tokens of a summary item as served, with room for the longest status and a search score; counted up to the budget. */
+/**
+ * Tokens of a summary item as served, with room for the longest status, the freshness word and a search score, in
+ * the order the server serves them (score last); counted up to the budget.
+ */
 function itemTokens(id: string | null, title: string, body: string): number {
   return countUpTo(
-    JSON.stringify({id: id ?? PLACEHOLDER_ID, title, body, status: 'resolved', score: PLACEHOLDER_SCORE}),
+    JSON.stringify({id: id ?? PLACEHOLDER_ID, title, body, status: 'resolved', freshness: 'stale', score: PLACEHOLDER_SCORE}),
     SUMMARY_TOKEN_BUDGET,
   )
 }

@@ -234,7 +234,14 @@ describe('request schemas are the ones the daemon validates with', () => {
       body: JSON.stringify({title: 'Schema target', body: 'b', scope: 'private'}),
     })
     entryId = ((await res.json()) as {id: string}).id
+    const joined = await fetch(`${base}/projects/join`, {
+      method: 'POST',
+      headers: {authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json'},
+      body: JSON.stringify({remote: 'https://github.com/acme/schema-settings'}),
+    })
+    projectId = ((await joined.json()) as {project: {id: string}}).project.id
   })
+  let projectId = ''
   const id = (): string => entryId
   Object.assign(bodySamples, {
     createEntry: {
@@ -243,6 +250,16 @@ describe('request schemas are the ones the daemon validates with', () => {
         {title: 't', body: 'b'},
         {title: 't', body: 'b', tags: ['A.b', 'c-d'], url: null, thought_chain: [{thought: 'x', step: 9}]},
         {title: 't', body: 'b', scope: 'global', project_id: null},
+        {
+          title: 't',
+          body: 'b',
+          anchors: [
+            {path: 'src/a.ts', lines: '3-9'},
+            {path: 'src/b.ts', symbol: 'main', commit: 'abcdef1', hash: null},
+          ],
+        },
+        {title: 't', body: 'b', anchors: [{path: '../x.ts'}]},
+        {title: 't', body: 'b', anchors: [{path: 'a.ts', lines: '0-1'}]},
         {},
         {title: 't'},
         {title: 1, body: 'b'},
@@ -268,7 +285,31 @@ describe('request schemas are the ones the daemon validates with', () => {
         {url: 5},
         {title: ''},
         {thought_chain: {}},
+        {anchors: [{path: 'src/a.ts', lines: '1-2'}]},
+        {anchors: [{path: '/abs.ts'}]},
       ],
+    },
+    verifyEntry: {
+      path: () => `/knowledge/${id()}/verify`,
+      samples: [{}, {note: 'still holds'}, {anchors: [{path: 'src/a.ts', lines: '1-2', hash: 'a'.repeat(64)}]}, {note: 1}, {by: 'me'}],
+    },
+    flagEntry: {
+      path: () => `/knowledge/${id()}/flags`,
+      samples: [{reason: 'stale'}, {reason: 'incorrect', note: 'wrong port'}, {}, {reason: 'wrong'}, {reason: 'stale', x: 1}],
+    },
+    checkAnchors: {
+      path: () => `/knowledge/${id()}/anchors/check`,
+      samples: [
+        {commit: 'abcdef1', results: [{path: 'src/a.ts', lines: '1-2', state: 'changed'}]},
+        {commit: 'abcdef1', results: [{path: 'src/z.ts', state: 'moved', moved_to: {path: 'src/y.ts'}}]},
+        {commit: 'abcdef1', results: []},
+        {commit: 'XYZ', results: [{path: 'a', state: 'current'}]},
+        {commit: 'abcdef1', results: [{path: 'a', state: 'unknown'}]},
+      ],
+    },
+    updateProject: {
+      path: () => `/projects/${projectId}`,
+      samples: [{verify_after_days: 30}, {}, {verify_after_days: -1}, {verify_after_days: 3651}, {name: 'x'}],
     },
     addComment: {
       path: () => `/knowledge/${id()}/comments`,

@@ -150,9 +150,15 @@ const score = fc.double({min: 1e-9, max: 1e6, noNaN: true}).map((x) => Number(x.
 
 // ---- unit-level properties ----
 
-/** The item as GET /knowledge/:id?detail=summary and GET /search serve it. */
-function item(id: string, s: {title: string; body: string}, status: 'open' | 'resolved', withScore?: number): Record<string, unknown> {
-  return {id, title: s.title, body: s.body, status, ...(withScore === undefined ? {} : {score: withScore})}
+/** The item as GET /knowledge/:id?detail=summary and GET /search serve it (the freshness word before the score). */
+function item(
+  id: string,
+  s: {title: string; body: string},
+  status: 'open' | 'resolved',
+  withScore?: number,
+  freshness: 'fresh' | 'stale' = 'stale',
+): Record<string, unknown> {
+  return {id, title: s.title, body: s.body, status, freshness, ...(withScore === undefined ? {} : {score: withScore})}
 }
 
 /** The prefix a cut summary keeps, without its "…". */
@@ -172,6 +178,7 @@ describe('summarize: properties', () => {
         const s = summarize(id, title, body)
         expect(tokens(JSON.stringify(item(id, s, status)))).toBeLessThanOrEqual(BUDGET)
         expect(tokens(JSON.stringify(item(id, s, status, sc)))).toBeLessThanOrEqual(BUDGET)
+        expect(tokens(JSON.stringify(item(id, s, status, sc, 'fresh')))).toBeLessThanOrEqual(BUDGET)
         // A title is only ever shortened, never rewritten.
         if (s.title !== title) {
           expect(s.title.endsWith(ELLIPSIS)).toBe(true)
@@ -304,7 +311,7 @@ describe('summary items served over HTTP', () => {
       expect(res.status, res.text.slice(0, 300)).toBe(201)
       const got = await d.request('GET', `/knowledge/${res.body.id}`, {query: {detail: 'summary'}})
       expect(got.status).toBe(200)
-      expect(Object.keys(got.body).sort()).toEqual(['body', 'id', 'status', 'title'])
+      expect(Object.keys(got.body).sort()).toEqual(['body', 'freshness', 'id', 'status', 'title'])
       expect(tokens(got.text)).toBeLessThanOrEqual(BUDGET)
       if ('doc' in input && input.doc) {
         const {plain} = input.doc
@@ -323,7 +330,7 @@ describe('summary items served over HTTP', () => {
     expect(res.status).toBe(200)
     expect(res.body.items.length).toBe(created.length)
     for (const it of res.body.items as Array<Record<string, unknown>>) {
-      expect(Object.keys(it).sort()).toEqual(['body', 'id', 'score', 'status', 'title'])
+      expect(Object.keys(it).sort()).toEqual(['body', 'freshness', 'id', 'score', 'status', 'title'])
       expect(tokens(JSON.stringify(it)), JSON.stringify(it)).toBeLessThanOrEqual(BUDGET)
     }
     // The default detail of search is summary too.
@@ -338,6 +345,6 @@ describe('summary items served over HTTP', () => {
     })
     expect(patched.status).toBe(200)
     const got = await d.request('GET', `/knowledge/${id}`, {query: {detail: 'summary'}})
-    expect(got.body).toEqual({id, title: 'Short now', body: 'A new first paragraph.', status: 'open'})
+    expect(got.body).toEqual({id, title: 'Short now', body: 'A new first paragraph.', status: 'open', freshness: 'fresh'})
   })
 })

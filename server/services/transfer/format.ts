@@ -3,15 +3,26 @@
  * lines as TypeBox schemas with their validators, and the limits an import body keeps to.
  */
 import {Type, type Static} from '@sinclair/typebox'
-import {COMMENT_MAX, PRINCIPAL_NAME_PATTERN} from '../../../src/shared/contract.js'
+import {
+  ANCHOR_LINES_PATTERN,
+  ANCHOR_STATES,
+  ANCHORS_MAX,
+  COMMENT_MAX,
+  COMMIT_PATTERN,
+  PRINCIPAL_NAME_PATTERN,
+} from '../../../src/shared/contract.js'
 import {KbError} from '../../../src/shared/errors.js'
 import {
+  AnchorInSchema,
   CommentTypeSchema,
   CreateEntryBody,
+  FlagReasonSchema,
   Note,
   NullableUuid,
+  oneOf,
   ProjectName,
   ProjectRoleSchema,
+  ProjectSettingsBody,
   Remote,
   ScopeSchema,
   StatusSchema,
@@ -19,6 +30,7 @@ import {
   Uuid,
 } from '../../../src/shared/schemas.js'
 import {createValidator} from '../../../src/shared/validator.js'
+import {VERIFICATIONS_KEPT} from '../../store/trust.js'
 
 export const EXPORT_KIND = 'kb-export'
 export const EXPORT_VERSION = 1
@@ -30,6 +42,26 @@ const RFC3339 = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|z|[+
 const Time = Type.String({pattern: RFC3339, description: 'RFC 3339'})
 const AuthorIn = Type.Object({id: Uuid, name: Type.String({pattern: PRINCIPAL_NAME_PATTERN})}, {additionalProperties: false})
 const entryFields = CreateEntryBody.properties
+const entryless = ProjectSettingsBody.properties
+const NullableTime = Type.Union([Time, Type.Null()])
+const AnchorLines = Type.Union([Type.String({pattern: ANCHOR_LINES_PATTERN}), Type.Null()])
+/** An anchor as stored and exported (docs/api.md, "Anchors"): what a create sends, with what the checks found. */
+const AnchorStored = Type.Object(
+  {
+    ...AnchorInSchema.properties,
+    state: Type.Optional(oneOf(ANCHOR_STATES)),
+    moved_to: Type.Optional(
+      Type.Union([Type.Object({path: AnchorInSchema.properties.path, lines: AnchorLines}, {additionalProperties: false}), Type.Null()]),
+    ),
+    checked_at: Type.Optional(NullableTime),
+    checked_commit: Type.Optional(Type.Union([Type.String({pattern: COMMIT_PATTERN}), Type.Null()])),
+  },
+  {additionalProperties: false},
+)
+const FlagIn = Type.Object(
+  {by: AuthorIn, reason: FlagReasonSchema, note: Type.Optional(Note), duplicate_of: Type.Optional(NullableUuid), created_at: Time},
+  {additionalProperties: false},
+)
 
 export const HeaderLine = Type.Object(
   {
@@ -55,6 +87,7 @@ export const ProjectLine = Type.Object(
     remote: Remote,
     created_at: Type.Optional(Time),
     created_by: Type.Optional(AuthorIn),
+    verify_after_days: entryless.verify_after_days,
     members: Type.Optional(
       Type.Array(
         Type.Object(
@@ -103,6 +136,15 @@ export const EntryLine = Type.Object(
     updated_at: Type.Optional(Time),
     version: Type.Optional(Type.Integer({minimum: 1})),
     comments: Type.Optional(Type.Array(CommentIn)),
+    // Trust (docs/api.md, "Anchors, freshness, verify and flags"); absent in files of a kb before it.
+    anchors: Type.Optional(Type.Array(AnchorStored, {maxItems: ANCHORS_MAX})),
+    verified_at: Type.Optional(NullableTime),
+    verified_by: Type.Optional(Type.Union([AuthorIn, Type.Null()])),
+    verifications: Type.Optional(
+      Type.Array(Type.Object({principal_id: Uuid, at: Time}, {additionalProperties: false}), {maxItems: VERIFICATIONS_KEPT}),
+    ),
+    corrections: Type.Optional(Type.Integer({minimum: 0})),
+    open_flags: Type.Optional(Type.Array(FlagIn)),
   },
   {additionalProperties: false},
 )

@@ -10,6 +10,7 @@ import {fieldErrors} from '../../http/problem.js'
 import {nowIso} from '../../lib/ids.js'
 import type {EntryExport, ImportRecord, ProjectExport} from '../../store/transfer-store.js'
 import {type Caller, isOwner} from '../context.js'
+import {anchorsFrom} from '../trust.js'
 import {
   FieldErrors,
   lowerUuid,
@@ -101,6 +102,7 @@ function projectRecord(ctx: ImportContext, p: ProjectLine): ProjectExport {
     created_by: p.created_by ? ref(p.created_by) : {id: caller.principal.id, name: caller.principal.name},
   }
   if (p.members) project.members = p.members.map((m) => ({...ref(m), role: m.role}))
+  if (p.verify_after_days !== undefined) project.verify_after_days = p.verify_after_days
   return project
 }
 
@@ -146,6 +148,7 @@ function entryRecord(ctx: ImportContext, e: EntryLine): EntryExport & {summary: 
     if (foreign(by)) errors.add(`comments/${i}/author`, `${by.name} is not you; only the owner may import comments of other authors`)
     return {id: cid, body: c.body, type: c.type ?? COMMENT_TYPE_DEFAULT, author: by, created_at: time(c.created_at) ?? createdAt}
   })
+  const trust = trustOf(e, ref, foreign, errors)
   if (errors.list.length > 0) throw new LineError(errors.list.map((x) => `${x.path}: ${x.message}`).join('; '))
   const s = summarize(id, title, body)
   return {
@@ -164,9 +167,53 @@ function entryRecord(ctx: ImportContext, e: EntryLine): EntryExport & {summary: 
     created_at: createdAt,
     updated_at: updatedAt,
     version: e.version ?? 1,
+    ...trust,
     comments,
     summary: s.body,
     summary_title: s.title,
+  }
+}
+
+/**
+ * The trust fields of an entry line (docs/api.md, "Anchors, freshness, verify and flags"), absent in older files:
+ * anchors with what their checks found, verifications, corrections and open flags (one per principal; only the
+ * owner imports those of other principals, as for comments).
+ */
+function trustOf(
+  e: EntryLine,
+  ref: (a: AuthorRef) => AuthorRef,
+  foreign: (a: AuthorRef) => boolean,
+  errors: FieldErrors,
+): Pick<EntryExport, 'anchors' | 'verified_at' | 'verified_by' | 'verifications' | 'corrections' | 'open_flags'> {
+  const anchors = anchorsFrom(e.anchors ?? [], [], errors).map((a, i) => {
+    const stored = e.anchors![i]!
+    return {
+      ...a,
+      state: stored.state ?? a.state,
+      moved_to: stored.moved_to ? {path: stored.moved_to.path, lines: stored.moved_to.lines} : null,
+      checked_at: time(stored.checked_at ?? undefined) ?? null,
+      checked_commit: stored.checked_commit ?? null,
+    }
+  })
+  if (anchors.length < (e.anchors ?? []).length) errors.add('anchors', 'the same anchor (path, lines, symbol) appears twice')
+  const verifiedBy = e.verified_by ? ref(e.verified_by) : null
+  const by = new Set<string>()
+  const flags = (e.open_flags ?? []).map((f, i) => {
+    const who = ref(f.by)
+    if (foreign(who)) errors.add(`open_flags/${i}/by`, `${who.name} is not you; only the owner may import flags of other principals`)
+    if (by.has(who.id)) errors.add(`open_flags/${i}/by`, 'one open flag per principal')
+    by.add(who.id)
+    const duplicateOf = f.duplicate_of ? lowerUuid(f.duplicate_of) : null
+    if (duplicateOf !== null && f.reason !== 'duplicate') errors.add(`open_flags/${i}/duplicate_of`, 'only with reason "duplicate"')
+    return {by: who, reason: f.reason, note: f.note ?? null, duplicate_of: duplicateOf, created_at: time(f.created_at)!}
+  })
+  return {
+    anchors,
+    verified_at: time(e.verified_at ?? undefined) ?? null,
+    verified_by: verifiedBy,
+    verifications: (e.verifications ?? []).map((v) => ({principal_id: ref({id: v.principal_id, name: ''}).id, at: time(v.at)!})),
+    corrections: e.corrections ?? 0,
+    open_flags: flags,
   }
 }
 

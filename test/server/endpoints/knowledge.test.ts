@@ -144,7 +144,7 @@ describe('GET /knowledge/:id', () => {
     const res = await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'summary'}})
     expect(res.status).toBe(200)
     expect(keysOf(res.body)).toEqual(SUMMARY_FIELDS)
-    expect(res.body).toEqual({id: e.id, title: 'Detail levels', body: 'First paragraph of the body.', status: 'open'})
+    expect(res.body).toEqual({id: e.id, title: 'Detail levels', body: 'First paragraph of the body.', status: 'open', freshness: 'fresh'})
     expect(res.headers.get('etag')).toBe('"1"')
   })
 
@@ -189,7 +189,7 @@ describe('PATCH /knowledge/:id', () => {
     })
     expect(res.body.updated_at > e.updated_at).toBe(true)
     const summary = await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'summary'}})
-    expect(summary.body).toEqual({id: e.id, title: 'After', body: 'New body.', status: 'open'})
+    expect(summary.body).toEqual({id: e.id, title: 'After', body: 'New body.', status: 'open', freshness: 'fresh'})
     // url: null clears it.
     const cleared = await d.request('PATCH', `/knowledge/${e.id}`, {body: {url: null}})
     expect(cleared.body).toMatchObject({url: null, version: 3})

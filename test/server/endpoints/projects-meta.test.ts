@@ -23,7 +23,7 @@ describe('POST /projects/join and GET /projects', () => {
     expect(keysOf(created.body)).toEqual(['created', 'project'])
     expect(created.body.created).toBe(true)
     const p = created.body.project
-    expect(keysOf(p)).toEqual(['created_at', 'id', 'name', 'remote', 'role'])
+    expect(keysOf(p)).toEqual(['created_at', 'id', 'name', 'remote', 'role', 'verify_after_days'])
     expect(p).toMatchObject({name: 'api', remote: 'github.com/acme/api', role: 'maintainer'})
     expect(p.id).toMatch(UUID_RE)
     expect(p.created_at).toMatch(ISO_RE)

@@ -9,11 +9,14 @@ export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 export const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 export const API_KEY_RE = /^kb_[0-9A-Za-z]{43}$/
 
-export const SUMMARY_FIELDS = ['body', 'id', 'status', 'title']
+export const SUMMARY_FIELDS = ['body', 'freshness', 'id', 'status', 'title']
 export const STANDARD_FIELDS = [
   ...SUMMARY_FIELDS,
+  'anchors',
   'author',
   'comment_count',
+  'confidence',
+  'flags',
   'created_at',
   'forked_from',
   'project_id',

@@ -81,6 +81,12 @@ async function expectFound(d: TestDaemon, ids: string[]): Promise<void> {
   }
 }
 
+/** What the trust migration (SQLite 8, PostgreSQL 4) added, taken away again: the same SQL in both. */
+const UNDO_TRUST = `DROP TABLE flags; ALTER TABLE projects DROP COLUMN verify_after_days;
+  ${['anchors', 'flags', 'flagged_at', 'verified_at', 'verified_by', 'verifications', 'corrections']
+    .map((c) => `ALTER TABLE entries DROP COLUMN ${c};`)
+    .join(' ')}`
+
 describe('migration 7 re-indexes an existing database', () => {
   const dir = tempDir('kb-reindex-')
   afterAll(() => rmSync(dir, {recursive: true, force: true}))
@@ -95,6 +101,7 @@ describe('migration 7 re-indexes an existing database', () => {
     raw.function('old_reverse', (term) => Array.from(String(term)).reverse().join(''))
     raw.exec('DROP TABLE entries_instances; DROP TABLE entries_vocab; DROP TABLE entries_fts;')
     raw.exec(SCHEMA_6_SEARCH)
+    raw.exec(UNDO_TRUST)
     raw.pragma('user_version = 6')
     const oldMatch = (q: string): number =>
       raw.prepare('SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck().get(q) as number
@@ -147,7 +154,8 @@ requireSystem('postgres').describe('PostgreSQL migration 3 re-indexes an existin
     // Back to schema 2, the entries indexed with no terms at all (the counters agreeing): nothing is found.
     await sql(
       storeUrl,
-      `DROP INDEX entries_search_stale; ALTER TABLE entries DROP COLUMN search_version; UPDATE kb_schema SET version = 2;
+      `${UNDO_TRUST} DROP INDEX entries_summary_stale; ALTER TABLE entries DROP COLUMN summary_version;
+      DROP INDEX entries_search_stale; ALTER TABLE entries DROP COLUMN search_version; UPDATE kb_schema SET version = 2;
       UPDATE entries SET search = ''::tsvector, title_len = 0, tags_len = 0, body_len = 0;
       DELETE FROM search_terms; UPDATE search_stats SET title = 0, tags = 0, body = 0;`,
     )

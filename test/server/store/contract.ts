@@ -40,6 +40,7 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         remote,
         created_by: creator.id,
         created_at: tick(),
+        verify_after_days: 180,
       })
       return r.project.id
     }
@@ -168,7 +169,14 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
       it('creates a project once per remote with its creator as maintainer', async () => {
         const ann = await principal('ann')
         const ben = await principal('ben')
-        const row = {id: randomUUID(), name: 'api', remote: 'github.com/acme/api', created_by: ann.id, created_at: tick()}
+        const row = {
+          id: randomUUID(),
+          name: 'api',
+          remote: 'github.com/acme/api',
+          created_by: ann.id,
+          created_at: tick(),
+          verify_after_days: 180,
+        }
         expect(await s.createProject(row)).toEqual({project: row, created: true})
         const again = await s.createProject({...row, id: randomUUID(), created_by: ben.id})
         expect(again).toEqual({project: row, created: false})

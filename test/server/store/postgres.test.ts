@@ -14,6 +14,7 @@ import {useCluster} from '../../helpers/postgres.js'
 import {requireSystem} from '../../helpers/system.js'
 import {runStoreContract} from './contract.js'
 import {runIdempotencyContract} from './idempotency-contract.js'
+import {runTrustContract} from './trust-contract.js'
 
 const system = requireSystem('postgres')
 
@@ -21,6 +22,7 @@ system.describe('PostgreSQL driver', () => {
   const cluster = useCluster()
 
   runStoreContract('postgres', async () => openPostgresStore({url: await cluster().createDatabase()}))
+  runTrustContract('postgres', async () => openPostgresStore({url: await cluster().createDatabase()}))
 
   // Idempotency-Key records live in the shared database, so every daemon of a team server sees the same ones.
   let lastUrl = ''
@@ -182,6 +184,13 @@ system.describe('PostgreSQL driver', () => {
             updated_at: at,
             version: 1,
             comment_count: 0,
+            anchors: [],
+            flags: {stale: 0, incorrect: 0, duplicate: 0, obsolete: 0},
+            flagged_at: null,
+            verified_at: null,
+            verified_by: null,
+            verifications: [],
+            corrections: 0,
           }
         }
         const rows = Array.from({length: 40}, (_, i) => entry(i))

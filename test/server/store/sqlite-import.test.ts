@@ -42,13 +42,20 @@ function entry(title: string, extra: Partial<EntryRow> = {}): EntryRow {
     updated_at: at,
     version: 1,
     comment_count: 0,
+    anchors: [],
+    flags: {stale: 0, incorrect: 0, duplicate: 0, obsolete: 0},
+    flagged_at: null,
+    verified_at: null,
+    verified_by: null,
+    verifications: [],
+    corrections: 0,
     ...extra,
   }
 }
 
 function record(line: number, e: EntryRow): ImportRecord {
-  const {comment_count: _count, ...rest} = e
-  return {line, kind: 'entry', entry: {...rest, comments: []}}
+  const {comment_count: _count, flags: _flags, flagged_at: _at, ...rest} = e
+  return {line, kind: 'entry', entry: {...rest, comments: [], open_flags: []}}
 }
 
 /** What happened while an import ran: `during` is called once, between two of its slices. */

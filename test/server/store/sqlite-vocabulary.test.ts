@@ -36,7 +36,19 @@ function entry(id: string, title: string, body: string, tags: string[] = []): En
     updated_at: at,
     version: 1,
     comment_count: 0,
+    ...UNTRUSTED,
   }
+}
+
+/** The trust fields of an entry nobody has checked, verified or flagged. */
+const UNTRUSTED = {
+  anchors: [],
+  flags: {stale: 0, incorrect: 0, duplicate: 0, obsolete: 0},
+  flagged_at: null,
+  verified_at: null,
+  verified_by: null,
+  verifications: [],
+  corrections: 0,
 }
 
 describe('search vocabulary', () => {
@@ -93,7 +105,11 @@ describe('search vocabulary', () => {
     await store.insertEntry(entry('e3', 'Gone soon', 'v20.19.0 at src/app.ts'))
     await store.updateEntry('e1', {body: 'Calm weather', tags: ['calm']}, {at})
     await store.deleteEntry('e3')
-    const record = {line: 2, kind: 'entry' as const, entry: {...entry('e2', 'Platypus census', 'max_idle_conns'), comments: []}}
+    const record = {
+      line: 2,
+      kind: 'entry' as const,
+      entry: {...entry('e2', 'Platypus census', 'max_idle_conns'), comments: [], open_flags: []},
+    }
     await store.transfer.applyImport([record], {onConflict: 'overwrite', dryRun: false, importer, at})
     const written = index(store)
     await store.close()
@@ -110,7 +126,7 @@ describe('search vocabulary', () => {
     const record = {
       line: 2,
       kind: 'entry' as const,
-      entry: {...entry('e1', 'Platypus sightings', 'Calm weather'), comments: [], summary, summary_title},
+      entry: {...entry('e1', 'Platypus sightings', 'Calm weather'), comments: [], open_flags: [], summary, summary_title},
     }
     const dry = await store.transfer.applyImport([record], {onConflict: 'overwrite', dryRun: true, importer, at})
     expect(dry.updated).toBe(1)

@@ -10,6 +10,7 @@ import {openSqliteStore, type SqliteStore} from '../../../server/store/sqlite.js
 import {SQLITE_MIGRATIONS} from '../../../server/store/sqlite-migrations.js'
 import {tempDir} from '../../helpers/daemon.js'
 import {runStoreContract} from './contract.js'
+import {runTrustContract} from './trust-contract.js'
 
 const dir = tempDir('kb-store-')
 let n = 0
@@ -18,6 +19,7 @@ afterAll(() => {
 })
 
 runStoreContract('sqlite', async () => openSqliteStore({path: join(dir, `contract-${n++}.sqlite`)}))
+runTrustContract('sqlite', async () => openSqliteStore({path: join(dir, `contract-${n++}.sqlite`)}))
 
 describe('SQLite migrations and pragmas', () => {
   const open: SqliteStore[] = []
