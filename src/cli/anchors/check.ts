@@ -118,7 +118,9 @@ function outcome(a: Anchor, path: string | null, content: string | null, before:
   const result = (r: Omit<AnchorResult, 'path' | 'lines' | 'symbol'>): AnchorOutcome => {
     const full: AnchorResult = {...key, ...r}
     const moved = r.moved_to !== undefined && r.moved_to !== null
-    const news = r.state !== a.state || moved || (r.hash !== undefined && r.hash !== a.hash)
+    // A `moved` anchor found intact where it now points is as it was reported: nothing new to say.
+    const same = r.state === a.state || (a.state === 'moved' && r.state === 'current')
+    const news = !same || moved || (r.hash !== undefined && r.hash !== a.hash)
     return {anchor: a, result: full, news, skipped: false}
   }
   if (path === null || content === null) return result({state: 'deleted'})
