@@ -11,7 +11,7 @@ import {KbCommand} from '../src/cli/base.js'
 import {checkAnchors} from '../src/cli/anchors/check.js'
 import {notAncestors, pathsChangedIn, resolveCommit} from '../src/cli/anchors/git.js'
 import {checkoutAt} from '../src/cli/anchors/local.js'
-import {gather, remember} from '../src/cli/anchors/gather.js'
+import {gather, remember, type CheckEntry} from '../src/cli/anchors/gather.js'
 import {checkedAnchor, countStates, renderCheck, type CheckedEntry, type CheckReport} from '../src/cli/anchors/report.js'
 import {isQueued} from '../src/cli/outbox/state.js'
 
@@ -78,24 +78,35 @@ export default class Check extends KbCommand<typeof Check> {
         'no project here: kb check checks the anchors of the project of this checkout; run `kb project join`, or pass --project',
       )
     const client = await this.client()
-    const {entries, index, save} = await gather(client, {baseUrl: this.baseUrl, projectId, gitDir: o.gitDir, touched: o.touched})
+    const g = await gather(client, {baseUrl: this.baseUrl, projectId, gitDir: o.gitDir, touched: o.touched})
     // A checkout of an older or other branch says nothing about anchors made later: those are left alone.
     const skip = await notAncestors(
       o.root,
       o.commit,
-      entries.flatMap((e) => e.anchors.flatMap((a) => (a.commit ? [a.commit] : []))),
+      g.entries.flatMap((e) => e.anchors.flatMap((a) => (a.commit ? [a.commit] : []))),
     )
-    const outcomes = await checkAnchors(
-      entries.map((e) => ({id: e.id, anchors: e.anchors})),
-      {root: o.root, rev: o.rev, skip},
-    )
+    const run = (list: CheckEntry[]): ReturnType<typeof checkAnchors> =>
+      checkAnchors(
+        list.map((e) => ({id: e.id, anchors: e.anchors})),
+        {root: o.root, rev: o.rev, skip},
+      )
+    const outcomes = await run(g.entries)
+    // What the index says has news is read afresh first: a verification elsewhere may have re-based it.
+    const stale = g.entries.filter((e) => !g.fresh.has(e.id) && outcomes.get(e.id)!.some((x) => x.news)).map((e) => e.id)
+    let entries = g.entries
+    if (stale.length > 0) {
+      const again = await g.reread(stale)
+      for (const [id, x] of await run(again)) outcomes.set(id, x)
+      const byNew = new Map(again.map((e) => [e.id, e]))
+      entries = entries.flatMap((e) => (stale.includes(e.id) ? (byNew.has(e.id) ? [byNew.get(e.id)!] : []) : [e]))
+    }
     const byId = new Map<string, CheckedEntry>()
     for (const e of entries) {
       const checked: CheckedEntry = {
         id: e.id,
         title: e.title,
         anchors: outcomes.get(e.id)!.map(checkedAnchor),
-        freshness: typeof e.freshness === 'string' ? e.freshness : (e.freshness?.state ?? null),
+        freshness: e.freshness === 'fresh' || e.freshness === 'stale' ? e.freshness : null,
       }
       byId.set(e.id, checked)
       report.entries.push(checked)
@@ -118,7 +129,7 @@ export default class Check extends KbCommand<typeof Check> {
           report.reported++
           if (isQueued(answer)) continue
           byId.get(e.id)!.freshness = answer.freshness.state
-          remember(index, answer)
+          remember(g.index, answer)
         } catch (err) {
           if (err instanceof KbError && err.exitCode === 6) throw err
           report.failed.push({id: e.id, error: err instanceof Error ? err.message : String(err)})
@@ -126,6 +137,6 @@ export default class Check extends KbCommand<typeof Check> {
       }
     }
     await Promise.all(Array.from({length: Math.min(PARALLEL, toSend.length)}, worker))
-    save()
+    g.save()
   }
 }

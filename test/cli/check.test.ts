@@ -204,6 +204,25 @@ describe('kb check', () => {
     expect(quiet.entries).toEqual([])
   })
 
+  it('--changed-in reads afresh what the index says changed: a verification elsewhere re-based it', async () => {
+    write('src/v.ts', numbered(10, 'v'))
+    commitAll('v')
+    const id = await add('About v', ['--anchor', 'src/v.ts:2-3'])
+    await check() // the index now holds the anchor's hash
+    const lines = numbered(10, 'v')
+    lines[1] = 'v line 2, new'
+    write('src/v.ts', lines)
+    commitAll('new v')
+    expect((await kb(user, ['verify', id], {cwd: repo})).code).toBe(0) // re-based on the server, not in the index
+    lines[8] = 'v line 9, unrelated'
+    write('src/v.ts', lines)
+    commitAll('touch v elsewhere')
+    const r = await check(['--changed-in', 'HEAD'])
+    expect(r.entries.find((e: any) => e.id === id).anchors[0]).toMatchObject({state: 'current', reported: false})
+    expect(r.reported).toBe(0)
+    expect((await entry(id)).anchors[0].state).toBe('current')
+  })
+
   it('outside a checkout exits 2; an unknown revision exits 2', async () => {
     const out = await kb(user, ['check'], {cwd: user.home})
     expect(out.code).toBe(2)

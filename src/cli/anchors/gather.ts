@@ -1,6 +1,7 @@
 /**
  * @module The entries `kb check` looks at: every anchored entry of the project for a full check; for
- * `--changed-in`, only those the anchor index (index-cache.ts) places on a touched file, read afresh.
+ * `--changed-in`, those the anchor index (index-cache.ts) places on a touched file, as it last saw them —
+ * with `reread` to fetch afresh the few whose check has news before anything is reported.
  */
 import type {ApiClient} from '../../shared/client.js'
 import {LIMIT_MAX} from '../../shared/contract.js'
@@ -10,6 +11,14 @@ import {entriesOn, indexPath, readIndex, writeIndex, type AnchorIndex} from './i
 
 /** How many reads are in flight at once. */
 const PARALLEL = 8
+
+/** What `kb check` needs of an entry. */
+export interface CheckEntry {
+  id: string
+  title: string
+  freshness: string | null
+  anchors: EntryStandard['anchors']
+}
 
 /** The project's entries, newest-updated first: all of them, or (`below`) down to the first page reaching an older one. */
 async function listProject(client: ApiClient, projectId: string, below: string | null): Promise<EntryStandard[]> {
@@ -32,12 +41,12 @@ async function listProject(client: ApiClient, projectId: string, below: string |
   return out
 }
 
-const pathsOf = (e: EntryStandard): string[] => [...new Set((e.anchors ?? []).map((a) => a.path))]
 const isAnchored = (e: EntryStandard, projectId: string): boolean => e.project_id === projectId && (e.anchors?.length ?? 0) > 0
+const stateOf = (e: EntryStandard): string | null => (typeof e.freshness === 'string' ? e.freshness : (e.freshness?.state ?? null))
 
-/** Records `e` in the index (or drops it when it has no anchors here any more). */
+/** Records `e` as the server answered it (or drops it when it has no anchors here any more). */
 export function remember(index: AnchorIndex, e: EntryStandard): void {
-  if (isAnchored(e, index.project_id)) index.entries[e.id] = pathsOf(e)
+  if (isAnchored(e, index.project_id)) index.entries[e.id] = {title: e.title, freshness: stateOf(e), anchors: e.anchors}
   else delete index.entries[e.id]
 }
 
@@ -45,62 +54,67 @@ const newest = (items: EntryStandard[], high: string | null): string | null =>
   items.reduce<string | null>((m, e) => (m === null || e.updated_at > m ? e.updated_at : m), high)
 
 export interface Gathered {
-  entries: EntryStandard[]
+  entries: CheckEntry[]
+  /** The ids whose copy is as the server has it now (read during this run). */
+  fresh: Set<string>
   index: AnchorIndex
-  /** Where the index is kept; `save` writes it there. */
+  /** Reads entries afresh (each with only its anchors on the touched paths); ones gone are dropped from the index. */
+  reread: (ids: string[]) => Promise<CheckEntry[]>
   save: () => void
+}
+
+/** Only the anchors on `touched` (all when null); null when none is left. */
+function narrowed(
+  id: string,
+  e: {title: string; freshness: string | null; anchors: CheckEntry['anchors']},
+  touched: Set<string> | null,
+): CheckEntry | null {
+  const anchors = touched ? e.anchors.filter((a) => touched.has(a.path)) : e.anchors
+  return anchors.length > 0 ? {id, title: e.title, freshness: e.freshness, anchors} : null
 }
 
 /**
  * The entries to check, each with only its anchors on `touched` paths when given (null: every anchor of
- * every anchored entry of the project).
+ * every anchored entry of the project, read from the server).
  */
 export async function gather(
   client: ApiClient,
   o: {baseUrl: string; projectId: string; gitDir: string; touched: Set<string> | null},
 ): Promise<Gathered> {
   const file = indexPath(o.gitDir, o.baseUrl, o.projectId)
-  let index = o.touched === null ? null : readIndex(file, o.baseUrl, o.projectId)
-  const fresh = new Map<string, EntryStandard>()
-  if (index === null) {
-    const items = await listProject(client, o.projectId, null)
-    index = {v: 1, base_url: o.baseUrl, project_id: o.projectId, high: newest(items, null), entries: {}}
-    for (const e of items) {
-      if (!isAnchored(e, o.projectId)) continue
-      remember(index, e)
-      fresh.set(e.id, e)
-    }
-  } else {
-    const items = await listProject(client, o.projectId, index.high)
-    for (const e of items) {
-      remember(index, e)
-      if (isAnchored(e, o.projectId)) fresh.set(e.id, e)
-    }
-    index.high = newest(items, index.high)
-    // What the index places on a touched file but the refresh did not bring: read afresh (a check or a
-    // verification changes anchors without moving an entry up the list).
-    const want = entriesOn(index, o.touched!).filter((id) => !fresh.has(id))
+  const known = o.touched === null ? null : readIndex(file, o.baseUrl, o.projectId)
+  const index: AnchorIndex = known ?? {v: 2, base_url: o.baseUrl, project_id: o.projectId, high: null, entries: {}}
+  const fresh = new Set<string>()
+  // No index yet (or a full check): the whole project; else what was updated since the index last looked.
+  const items = await listProject(client, o.projectId, known ? known.high : null)
+  if (!known) index.entries = {}
+  for (const e of items) {
+    remember(index, e)
+    fresh.add(e.id)
+  }
+  index.high = newest(items, index.high)
+  const ids = o.touched === null ? Object.keys(index.entries) : entriesOn(index, o.touched)
+  const entries = ids.map((id) => narrowed(id, index.entries[id]!, o.touched)).filter((e): e is CheckEntry => e !== null)
+  const reread = async (want: string[]): Promise<CheckEntry[]> => {
+    const out: CheckEntry[] = []
     let next = 0
     const worker = async (): Promise<void> => {
       while (next < want.length) {
         const id = want[next++]!
         try {
           const e = (await client.getEntry(id, 'standard')).entry as EntryStandard
-          remember(index!, e)
-          if (isAnchored(e, o.projectId)) fresh.set(id, e)
+          remember(index, e)
+          fresh.add(id)
+          const n = index.entries[id] ? narrowed(id, index.entries[id], o.touched) : null
+          if (n) out.push(n)
         } catch (err) {
           if (!(err instanceof KbError && err.code === 'not_found')) throw err
-          delete index!.entries[id]
+          delete index.entries[id]
         }
       }
     }
     await Promise.all(Array.from({length: Math.min(PARALLEL, want.length)}, worker))
+    return out
   }
-  const entries: EntryStandard[] = []
-  for (const e of fresh.values()) {
-    const anchors = o.touched ? e.anchors.filter((a) => o.touched!.has(a.path)) : e.anchors
-    if (anchors.length > 0) entries.push({...e, anchors})
-  }
-  const kept = index
-  return {entries, index: kept, save: () => writeIndex(file, kept)}
+  return {entries, fresh, index, reread, save: () => writeIndex(file, index)}
 }

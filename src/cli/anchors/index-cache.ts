@@ -1,22 +1,31 @@
 /**
- * @module Which entries of a project have anchors on which files, kept in the git directory so that the hook's
- * `kb check --changed-in` asks the server only about the entries the change touched (docs/performance.md,
- * "kb check"). It is a hint, refreshed from `GET /knowledge` newest-updated first down to what it already
- * knows (an edit of anchors moves an entry up); the entries it names are read afresh before they are checked,
- * and one gone (404) is dropped. A full `kb check` rewrites it.
+ * @module The anchors of a project's entries as last seen, kept in the git directory so that the hook's
+ * `kb check --changed-in` asks the server only about what the change touched (docs/performance.md,
+ * "kb check"). It is a hint: refreshed from `GET /knowledge` newest-updated first down to what it already
+ * knows (an edit of anchors moves an entry up), kept up to date from the answers to kb's own reports; an
+ * anchor it says has news (changed, moved, gone) is read afresh from the server before anything is sent,
+ * since a verification or someone else's check changes anchors without moving the entry up. An entry gone
+ * (404) is dropped. A full `kb check` rewrites it.
  */
 import {mkdirSync, readFileSync, renameSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
+import type {Anchor} from '../../shared/types.js'
 import {sha256} from './text.js'
 
+/** What the index keeps of an entry. */
+export interface IndexedEntry {
+  title: string
+  freshness: string | null
+  anchors: Anchor[]
+}
+
 export interface AnchorIndex {
-  v: 1
+  v: 2
   base_url: string
   project_id: string
   /** The latest `updated_at` seen: a refresh reads entries down to it. */
   high: string | null
-  /** Entry id → the paths its anchors are on. */
-  entries: Record<string, string[]>
+  entries: Record<string, IndexedEntry>
 }
 
 /** The index file of this base URL and project inside `gitDir` (the common one, shared by worktrees). */
@@ -27,7 +36,7 @@ export function indexPath(gitDir: string, baseUrl: string, projectId: string): s
 export function readIndex(file: string, baseUrl: string, projectId: string): AnchorIndex | null {
   try {
     const x = JSON.parse(readFileSync(file, 'utf8')) as AnchorIndex
-    return x.v === 1 && x.base_url === baseUrl && x.project_id === projectId && typeof x.entries === 'object' ? x : null
+    return x.v === 2 && x.base_url === baseUrl && x.project_id === projectId && typeof x.entries === 'object' ? x : null
   } catch {
     return null
   }
@@ -48,6 +57,6 @@ export function writeIndex(file: string, index: AnchorIndex): void {
 /** The entries that have an anchor on one of `paths`. */
 export function entriesOn(index: AnchorIndex, paths: Set<string>): string[] {
   return Object.entries(index.entries)
-    .filter(([, p]) => p.some((x) => paths.has(x)))
+    .filter(([, e]) => e.anchors.some((a) => paths.has(a.path)))
     .map(([id]) => id)
 }
