@@ -45,9 +45,12 @@ export default class Check extends KbCommand<typeof Check> {
     const co = await checkoutAt()
     if (co === null) throw new KbError('usage', 'kb check compares anchors with a git checkout: run it inside one')
     const rev = flags.commit ?? null
-    const commit = rev === null ? co.head : await resolveCommit(co.root, rev)
+    // The revision and the range are asked of git at once.
+    const [commit, touched] = await Promise.all([
+      rev === null ? co.head : resolveCommit(co.root, rev),
+      flags['changed-in'] ? pathsChangedIn(co.root, flags['changed-in']) : null,
+    ])
     if (commit === null) throw new KbError('usage', 'this repository has no commit yet: commit, then run kb check')
-    const touched = flags['changed-in'] ? await pathsChangedIn(co.root, flags['changed-in']) : null
     const report: CheckReport = {
       commit,
       rev: rev === null ? null : commit,

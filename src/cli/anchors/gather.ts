@@ -44,11 +44,22 @@ async function listProject(client: ApiClient, projectId: string, below: string |
 const isAnchored = (e: EntryStandard, projectId: string): boolean => e.project_id === projectId && (e.anchors?.length ?? 0) > 0
 const stateOf = (e: EntryStandard): string | null => (typeof e.freshness === 'string' ? e.freshness : (e.freshness?.state ?? null))
 
-/** Records `e` as the server answered it (or drops it when it has no anchors here any more). */
+/** Records `e` as the server answered it (or drops it when it has no anchors here any more); marks the index changed. */
 export function remember(index: AnchorIndex, e: EntryStandard): void {
-  if (isAnchored(e, index.project_id)) index.entries[e.id] = {title: e.title, freshness: stateOf(e), anchors: e.anchors}
-  else delete index.entries[e.id]
+  if (!isAnchored(e, index.project_id)) {
+    if (index.entries[e.id]) dirty.add(index)
+    delete index.entries[e.id]
+    return
+  }
+  // Only what a check reads: the index is parsed by every hook run, so it stays small.
+  const anchors = e.anchors.map((a) => ({...a, moved_to: null, checked_at: null}))
+  const next = {title: e.title, freshness: stateOf(e), anchors}
+  if (JSON.stringify(index.entries[e.id]) !== JSON.stringify(next)) dirty.add(index)
+  index.entries[e.id] = next
 }
+
+/** Indexes changed during this run: only those are written back. */
+const dirty = new WeakSet<AnchorIndex>()
 
 const newest = (items: EntryStandard[], high: string | null): string | null =>
   items.reduce<string | null>((m, e) => (m === null || e.updated_at > m ? e.updated_at : m), high)
@@ -87,12 +98,17 @@ export async function gather(
   const fresh = new Set<string>()
   // No index yet (or a full check): the whole project; else what was updated since the index last looked.
   const items = await listProject(client, o.projectId, known ? known.high : null)
-  if (!known) index.entries = {}
+  if (!known) {
+    index.entries = {}
+    dirty.add(index)
+  }
   for (const e of items) {
     remember(index, e)
     fresh.add(e.id)
   }
-  index.high = newest(items, index.high)
+  const high = newest(items, index.high)
+  if (high !== index.high) dirty.add(index)
+  index.high = high
   const ids = o.touched === null ? Object.keys(index.entries) : entriesOn(index, o.touched)
   const entries = ids.map((id) => narrowed(id, index.entries[id]!, o.touched)).filter((e): e is CheckEntry => e !== null)
   const reread = async (want: string[]): Promise<CheckEntry[]> => {
@@ -110,11 +126,15 @@ export async function gather(
         } catch (err) {
           if (!(err instanceof KbError && err.code === 'not_found')) throw err
           delete index.entries[id]
+          dirty.add(index)
         }
       }
     }
     await Promise.all(Array.from({length: Math.min(PARALLEL, want.length)}, worker))
     return out
   }
-  return {entries, fresh, index, reread, save: () => writeIndex(file, index)}
+  const save = (): void => {
+    if (dirty.has(index)) writeIndex(file, index)
+  }
+  return {entries, fresh, index, reread, save}
 }

@@ -4,12 +4,12 @@
  * hash of the anchored text in the work tree — and an entry's anchors re-based on the checkout (`kb verify`).
  */
 import {readFile} from 'node:fs/promises'
-import {join} from 'node:path'
+import {join, resolve} from 'node:path'
 import {ANCHORS_MAX} from '../../shared/contract.js'
 import {KbError} from '../../shared/errors.js'
 import type {AnchorIn} from '../../shared/schemas.js'
 import type {Anchor} from '../../shared/types.js'
-import {repoRoot, resolveCommit} from './git.js'
+import {gitOut, repoRoot, resolveCommit} from './git.js'
 import {parseAnchorSpec, rootRelative, samePlace, type AnchorPlace} from './spec.js'
 import {suggestAnchors} from './suggest.js'
 import {anchoredText, sha256, splitLines} from './text.js'
@@ -23,6 +23,15 @@ export interface Checkout {
 }
 
 export async function checkoutAt(cwd = process.cwd()): Promise<Checkout | null> {
+  // One git process for the usual case: top directory, git directory and HEAD together.
+  try {
+    const [root, gitDir, head] = (await gitOut(['rev-parse', '--show-toplevel', '--git-common-dir', '--verify', 'HEAD'], cwd))
+      .trim()
+      .split('\n')
+    if (root && gitDir && head && /^[0-9a-f]{40,64}$/.test(head)) return {root, gitDir: resolve(cwd, gitDir), head}
+  } catch {
+    // Outside a repository, or no commit yet: asked one by one below.
+  }
   const repo = await repoRoot(cwd)
   if (repo === null) return null
   let head: string | null = null
