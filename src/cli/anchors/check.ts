@@ -12,7 +12,7 @@ import type {Anchor} from '../../shared/types.js'
 import {anchoredText, findLines, parseLines, sha256, splitLines} from './text.js'
 import {readBlobs, treeChanges, type TreeChanges} from './git.js'
 
-export type AnchorResult = AnchorCheckBody['results'][number]
+type AnchorResult = AnchorCheckBody['results'][number]
 
 /** One anchor's outcome: what to report (`result`), and whether it differs from what the server holds. */
 export interface AnchorOutcome {

@@ -13,7 +13,7 @@ import type {Anchor} from '../../shared/types.js'
 import {sha256} from './text.js'
 
 /** What the index keeps of an entry. */
-export interface IndexedEntry {
+interface IndexedEntry {
   title: string
   freshness: string | null
   anchors: Anchor[]

@@ -52,7 +52,7 @@ async function fileText(root: string, path: string): Promise<string | null> {
 }
 
 /** One place anchored in the checkout; a file that is not there, or lines past its end, are refused (exit 2). */
-export async function anchorHere(place: AnchorPlace, co: Checkout, given = place.path): Promise<AnchorIn> {
+async function anchorHere(place: AnchorPlace, co: Checkout, given = place.path): Promise<AnchorIn> {
   const text = await fileText(co.root, place.path)
   if (text === null) throw new KbError('usage', `--anchor ${given}: ${place.path} is not a file in this checkout (${co.root})`)
   if (place.lines) {

@@ -7,7 +7,7 @@
 import {createHash} from 'node:crypto'
 
 /** A file's text with CRLF and lone CR turned into LF, so a checkout on Windows hashes the same. */
-export function normalise(text: string): string {
+function normalise(text: string): string {
   return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text
 }
 

@@ -35,12 +35,12 @@ export function ago(at: string, now = Date.now()): string {
 }
 
 /** One reason in words, with how long ago it began when the server says. */
-export function reasonLine(r: FreshnessReason, now = Date.now()): string {
+function reasonLine(r: FreshnessReason, now = Date.now()): string {
   return r.since ? `${r.detail}, ${ago(r.since, now)}` : r.detail
 }
 
 /** An anchor in words: `src/db/pool.ts:40-62 (changed at a1b2c3d)`. */
-export function anchorLine(a: Anchor): string {
+function anchorLine(a: Anchor): string {
   const at = a.state === 'current' || a.state === 'unknown' ? '' : a.checked_commit ? ` at ${a.checked_commit.slice(0, 7)}` : ''
   return `${anchorLabel(a)} (${a.state}${at})`
 }
