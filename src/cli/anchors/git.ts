@@ -130,6 +130,17 @@ export async function notAncestors(cwd: string, target: string, commits: Iterabl
   const asked = [...new Set(commits)].filter((c) => c !== target && !target.startsWith(c))
   const out = new Set<string>()
   if (asked.length === 0) return out
+  // Usually one process: the commits reachable from the anchors' but not from the target; an anchor's commit
+  // among them is not an ancestor (empty: all are). A commit git does not have fails it: then one by one.
+  try {
+    const beyond = (await gitOut(['rev-list', ...asked, `^${target}`, '--'], cwd)).split('\n').filter(Boolean)
+    if (beyond.length === 0) return out
+    const set = new Set(beyond)
+    for (const c of asked) if (set.has(c) || (c.length < 40 && beyond.some((b) => b.startsWith(c)))) out.add(c)
+    return out
+  } catch {
+    // a commit this repository does not have (a shallow clone): see below
+  }
   const known = await batchCheck(cwd, asked)
   if (known.size === 0) return out
   const ancestors = new Set((await gitOut(['rev-list', target, '--'], cwd)).split('\n'))

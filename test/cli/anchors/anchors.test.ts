@@ -194,6 +194,7 @@ describe('checking anchors in a git repository', () => {
       [false, false, 'current'],
     ])
     expect(await notAncestors(dir, c2, [c1])).toEqual(new Set())
+    expect(await notAncestors(dir, c1, [c2, c1])).toEqual(new Set([c2]))
     const blobs = await readBlobs(dir, [`${c1}:src/gone.ts`, 'HEAD:src/gone.ts'])
     expect(blobs.get(`${c1}:src/gone.ts`)).toBe(lines(10, 'gone'))
     expect(blobs.get('HEAD:src/gone.ts')).toBeNull()
