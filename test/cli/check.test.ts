@@ -87,6 +87,10 @@ describe('anchoring', () => {
     expect((await entry(kept.stdout.trim())).anchors.map((a: any) => [a.path, a.lines, a.state])).toEqual([
       ['src/net/retry.ts', '3-5', 'current'],
     ])
+    // A file anchored already (here by --anchor) is not proposed again.
+    const both = await kb(user, ['add', 'Retry budget', '--body', body, '--anchor', 'src/net/retry.ts#retry'], {cwd: repo})
+    expect(both.code, both.stderr).toBe(0)
+    expect(both.stderr).toBe('')
   })
 
   it('refuses a file that is not in the checkout, or lines past its end (exit 2), and creates nothing', async () => {

@@ -10,7 +10,7 @@ import {KbError} from '../../shared/errors.js'
 import type {AnchorIn} from '../../shared/schemas.js'
 import type {Anchor} from '../../shared/types.js'
 import {gitOut, repoRoot, resolveCommit} from './git.js'
-import {parseAnchorSpec, rootRelative, samePlace, type AnchorPlace} from './spec.js'
+import {parseAnchorSpec, rootRelative, type AnchorPlace} from './spec.js'
 import {suggestAnchors} from './suggest.js'
 import {anchoredText, sha256, splitLines} from './text.js'
 
@@ -107,7 +107,8 @@ export async function anchorsForNewEntry(
   if (co === null) return anchors
   const suggested = suggestAnchors(body, co.root)
     .map((spec) => ({spec, place: parseAnchorSpec(spec)}))
-    .filter(({place}) => !anchors.some((a) => samePlace(a, place)))
+    // A file already anchored (at any lines or symbol) is not proposed again.
+    .filter(({place}) => !anchors.some((a) => a.path === place.path))
   if (suggested.length === 0) return anchors
   if (!keepSuggested) {
     const list = suggested.map((s) => s.spec).join(', ')
