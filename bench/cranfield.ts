@@ -156,6 +156,28 @@ export async function loadIntoKb(client: KbClient, docs: CranfieldDoc[], concurr
 }
 
 /**
+ * Puts every document in through `POST /import` (one file, as an older export would be) with `created_at` and
+ * `updated_at` = `at`: an aged collection, whose freshness and confidence are what time alone makes of them
+ * (docs/search.md, "Freshness and confidence"). Returns entry id → doc id; ids follow the documents' order.
+ */
+export async function importIntoKb(client: KbClient, docs: CranfieldDoc[], at: string): Promise<Map<string, string>> {
+  const byEntry = new Map<string, string>()
+  const lines = [JSON.stringify({kind: 'kb-export', version: 1})]
+  docs.forEach((doc, i) => {
+    const id = `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`
+    lines.push(JSON.stringify({kind: 'entry', id, ...toEntry(doc), scope: 'global', created_at: at, updated_at: at}))
+    byEntry.set(id, doc.id)
+  })
+  const res = await fetch(`${client.url}/import`, {
+    method: 'POST',
+    headers: {authorization: `Bearer ${client.key}`, 'content-type': 'application/x-ndjson'},
+    body: `${lines.join('\n')}\n`,
+  })
+  if (!res.ok) throw new Error(`POST /import → ${res.status} ${(await res.text()).slice(0, 300)}`)
+  return byEntry
+}
+
+/**
  * Inserts every document through the store driver, in one transaction (the daemon must not be running
  * on the file); returns entry id → doc id. For tests that need the collection quickly; `loadIntoKb` is
  * the end-to-end path.

@@ -23,21 +23,10 @@ import {
   normalizeUrl,
 } from './validate.js'
 import {viewAt, fullView} from './views.js'
-import {NO_FLAGS} from '../store/trust.js'
+import {UNTRUSTED} from '../store/trust.js'
 import {type ContextOf, trustContexts} from './trust-context.js'
 import {anchorsFrom} from './trust.js'
 import {clearFields, findingsOf, gate, sameSecret} from './safe-publish.js'
-
-/** The trust fields of an entry nobody has verified or flagged yet. */
-const UNTRUSTED = {
-  anchors: [],
-  flags: NO_FLAGS,
-  flagged_at: null,
-  verified_at: null,
-  verified_by: null,
-  verifications: [],
-  corrections: 0,
-} satisfies Partial<EntryRow>
 
 /** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
 const UNGUARDED_ATTEMPTS = 10

@@ -11,6 +11,17 @@ export const VERIFICATIONS_KEPT = 20
 
 export const NO_FLAGS: FlagCounts = {stale: 0, incorrect: 0, duplicate: 0, obsolete: 0}
 
+/** The trust fields of an entry nobody has checked, verified or flagged yet (a create, a fork). */
+export const UNTRUSTED = {
+  anchors: [],
+  flags: NO_FLAGS,
+  flagged_at: null,
+  verified_at: null,
+  verified_by: null,
+  verifications: [],
+  corrections: 0,
+} satisfies Partial<EntryRow>
+
 /** The kept verifications after `principalId` verifies at `at`. */
 export function withVerification(list: EntryRow['verifications'], principalId: string, at: string): EntryRow['verifications'] {
   return [{principal_id: principalId, at}, ...list.filter((v) => v.principal_id !== principalId)].slice(0, VERIFICATIONS_KEPT)

@@ -94,6 +94,7 @@ export interface EntryInput {
   tags?: string[]
   url?: string | null
   thought_chain?: Array<{thought: string; kind?: string}>
+  anchors?: Array<{path: string; lines?: string | null; symbol?: string | null; commit?: string | null; hash?: string | null}>
 }
 
 /** Creates an entry, insisting on 201, and returns its full view. */

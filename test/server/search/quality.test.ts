@@ -335,7 +335,14 @@ describe('search on a larger store', () => {
 
   it("neither finds nor counts project entries outside the viewer's projects, until it joins", async () => {
     const at = '2025-01-01T00:00:00.000Z'
-    await store.createProject({id: 'proj-a', name: 'a', remote: 'example.com/a', created_by: other.id, created_at: at, verify_after_days: 180})
+    await store.createProject({
+      id: 'proj-a',
+      name: 'a',
+      remote: 'example.com/a',
+      created_by: other.id,
+      created_at: at,
+      verify_after_days: 180,
+    })
     const entry = (id: string, projectId: string): Parameters<typeof store.insertEntry>[0] =>
       entryRow({
         id,

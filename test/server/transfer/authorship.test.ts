@@ -67,6 +67,36 @@ describe("a member's import", () => {
     ])
   })
 
+  it("rejects an open flag in another principal's name; its own flag and trust fields import (a positive control)", async () => {
+    const flagBy = (id: string, name: string): Record<string, unknown> => ({
+      by: {id, name},
+      reason: 'stale',
+      created_at: '2020-01-01T00:00:00.000Z',
+    })
+    const forged = entry({open_flags: [flagBy(daveId, 'dave')]})
+    const r = await importText(d, toNdjson([header, forged]), {}, carol)
+    expect(r.body.rejected).toEqual([
+      {line: 2, reason: 'open_flags/0/by: dave is not you; only the owner may import flags of other principals'},
+    ])
+    const own = entry({
+      open_flags: [flagBy(carolId, 'carol')],
+      anchors: [{path: 'src/a.ts', lines: '1-3', state: 'changed', checked_commit: 'abcdef1'}],
+      corrections: 2,
+    })
+    const ok = await importText(d, toNdjson([header, own]), {}, carol)
+    expect(ok.body).toMatchObject({created: 1, rejected: []})
+    const got = (await d.request('GET', `/knowledge/${own.id}`, {key: carol})).body
+    expect(got.flags).toEqual({stale: 1, incorrect: 0, duplicate: 0, obsolete: 0})
+    expect(got.freshness.reasons.map((x: any) => x.kind)).toEqual(['anchor_changed', 'flagged'])
+    const twice = await importText(
+      d,
+      toNdjson([header, entry({open_flags: [flagBy(carolId, 'carol'), flagBy(carolId, 'carol')]})]),
+      {},
+      carol,
+    )
+    expect(twice.body.rejected[0].reason).toContain('open_flags/1/by: one open flag per principal')
+  })
+
   it("accepts its own comments and resolution, with their times (positive control); the owner may import anyone's", async () => {
     const own = entry({
       status: 'resolved',
