@@ -171,8 +171,29 @@ function withFreshness(columns: Column[], rows: unknown[][], items: EntryView[],
   )
 }
 
+/** Narrower than this, `kb list` folds the freshness badge into the title and shows only the date: it fits 80 columns. */
+const LIST_WIDE = 100
+
 export function entryRows(items: EntryView[], mode: OutputMode): string {
   const std = (e: EntryView): Partial<EntryStandard> => e as Partial<EntryStandard>
+  if (mode.tty && mode.width < LIST_WIDE)
+    return renderTable(
+      [
+        {header: 'ID', color: dim},
+        {header: 'STATUS', color: statusColor},
+        {header: 'SCOPE'},
+        {header: 'TITLE', flex: true},
+        {header: 'UPDATED'},
+      ],
+      items.map((e) => [
+        e.id,
+        e.status,
+        std(e).scope ?? '',
+        `${freshnessWord(e) === 'stale' ? '[stale] ' : ''}${e.title}`,
+        time(std(e).updated_at, mode).slice(0, 10),
+      ]),
+      mode,
+    )
   return withFreshness(
     [
       {header: 'ID', color: dim},

@@ -64,6 +64,20 @@ describe('freshness badge', () => {
       [fresh.id, 'fresh'],
     ])
     expect(searchRows([fresh], tty)).toMatch(/^ID\s+SCORE\s+STATUS\s+FRESH\s+TITLE\n/)
+    // On 80 columns kb list folds the badge into the title (the date alone in UPDATED) and fits.
+    const narrow = entryRows([stale, fresh], {...tty, width: 80})
+      .trimEnd()
+      .split('\n')
+    expect(narrow[0]).toMatch(/^ID\s+STATUS\s+SCOPE\s+TITLE\s+UPDATED$/)
+    expect(narrow[1]).toMatch(/open\s+project\s+\[stale\] Pool/)
+    expect(narrow[2]).not.toContain('[stale]')
+    for (const l of narrow) expect(l.length, l).toBeLessThanOrEqual(80)
+    expect(
+      searchRows([stale, fresh], {...tty, width: 80})
+        .trimEnd()
+        .split('\n')
+        .every((l) => l.length <= 80),
+    ).toBe(true)
     expect(searchRows([fresh], pipe).trimEnd().split('\t')).toEqual([fresh.id, '1.00', 'open', 'Fresh one', 'fresh'])
   })
 })
