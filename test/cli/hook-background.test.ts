@@ -99,4 +99,30 @@ describe('the hooks start kb check in the background', () => {
     )
     expect(calls.every((x) => x.noAutostart === '1')).toBe(true)
   })
+
+  it('each hook returns within 150 ms while its check runs on (median of 7, the slow stand-in)', async () => {
+    const repo = gitRepo(user, 'timed', {origin: 'git@github.com:acme/timed.git'})
+    expect((await kb(user, ['hook', 'install'], {cwd: repo})).code).toBe(0)
+    git(user, repo, 'commit', '-q', '--allow-empty', '-m', 'two')
+    const stand = slowKb(join(user.root, 'timed.jsonl'))
+    const old = git(user, repo, 'rev-parse', 'HEAD~1')
+    const now = git(user, repo, 'rev-parse', 'HEAD')
+    for (const [h, args] of [
+      ['post-commit', []],
+      ['post-merge', ['0']],
+      ['post-checkout', [old, now, '1']],
+    ] as const) {
+      const hook = join(repo, '.git', 'hooks', h)
+      writeFileSync(hook, readFileSync(hook, 'utf8').replace(/^KB_BIN=.*$/m, `KB_BIN='${stand}'`))
+      const times: number[] = []
+      for (let i = 0; i < 7; i++) {
+        const t = process.hrtime.bigint()
+        const r = spawnSync('sh', [hook, ...args], {cwd: repo, env: user.env, encoding: 'utf8'})
+        times.push(Number(process.hrtime.bigint() - t) / 1e6)
+        expect(r.status, r.stderr).toBe(0)
+      }
+      times.sort((a, b) => a - b)
+      expect(times[3], h).toBeLessThanOrEqual(150)
+    }
+  })
 })
