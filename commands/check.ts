@@ -114,6 +114,20 @@ export default class Check extends KbCommand<typeof Check> {
       byId.set(e.id, checked)
       report.entries.push(checked)
     }
+    await this.send(report, entries, outcomes, (id, answer) => {
+      byId.get(id)!.freshness = answer.freshness.state
+      remember(g.index, answer)
+    })
+    g.save()
+  }
+
+  /** Reports the entries whose check has news (8 in flight); `answered` gets each entry as the server answered. */
+  private async send(
+    report: CheckReport,
+    entries: CheckEntry[],
+    outcomes: Awaited<ReturnType<typeof checkAnchors>>,
+    answered: (id: string, e: EntryFull) => void,
+  ): Promise<void> {
     // Only what changed is sent: re-sending `changed` at every commit would rename the commit it changed in.
     const toSend = entries.filter((e) => outcomes.get(e.id)!.some((x) => x.news))
     let next = 0
@@ -130,9 +144,7 @@ export default class Check extends KbCommand<typeof Check> {
             this.flags['no-queue'],
           )
           report.reported++
-          if (isQueued(answer)) continue
-          byId.get(e.id)!.freshness = answer.freshness.state
-          remember(g.index, answer)
+          if (!isQueued(answer)) answered(e.id, answer)
         } catch (err) {
           if (err instanceof KbError && err.exitCode === 6) throw err
           report.failed.push({id: e.id, error: err instanceof Error ? err.message : String(err)})
@@ -140,6 +152,5 @@ export default class Check extends KbCommand<typeof Check> {
       }
     }
     await Promise.all(Array.from({length: Math.min(PARALLEL, toSend.length)}, worker))
-    g.save()
   }
 }
