@@ -74,7 +74,9 @@ class Reader {
 
 /** Checks the anchors of `entries`; the outcomes per entry id, in the entries' and anchors' order. */
 export async function checkAnchors(entries: EntryAnchors[], o: CheckOptions): Promise<Map<string, AnchorOutcome[]>> {
-  const skipped = (a: Anchor): boolean => a.commit !== null && (o.skip?.has(a.commit) ?? false)
+  // A path from the server is read only when it stays inside the repository (the API refuses others; a
+  // server that sent one anyway learns nothing of files elsewhere).
+  const skipped = (a: Anchor): boolean => !insideRepo(a.path) || (a.commit !== null && (o.skip?.has(a.commit) ?? false))
   const all = entries.flatMap((e) => e.anchors).filter((a) => !skipped(a))
   const now = new Reader(o.root, o.rev)
   await now.load(all.map((a) => a.path))
@@ -110,6 +112,12 @@ export async function checkAnchors(entries: EntryAnchors[], o: CheckOptions): Pr
       }),
     )
   return out
+}
+
+/** A root-relative, `/`-separated path without `.` or `..` segments, backslashes or control characters. */
+export function insideRepo(path: string): boolean {
+  if (path === '' || path.startsWith('/') || /[\\\u0000-\u001f]/.test(path)) return false
+  return path.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..')
 }
 
 /** One anchor's outcome, given where its file is now (null: gone), that file's text, and its text at the anchor's commit. */

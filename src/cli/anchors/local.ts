@@ -9,6 +9,7 @@ import {ANCHORS_MAX} from '../../shared/contract.js'
 import {KbError} from '../../shared/errors.js'
 import type {AnchorIn} from '../../shared/schemas.js'
 import type {Anchor} from '../../shared/types.js'
+import {insideRepo} from './check.js'
 import {gitOut, repoRoot, resolveCommit} from './git.js'
 import {parseAnchorSpec, rootRelative, type AnchorPlace} from './spec.js'
 import {suggestAnchors} from './suggest.js'
@@ -85,6 +86,7 @@ export async function anchorsFromSpecs(specs: string[], co: Checkout | null, cwd
 export async function rebaseAnchors(anchors: Anchor[], co: Checkout): Promise<AnchorIn[]> {
   const out: AnchorIn[] = []
   for (const a of anchors) {
+    if (!insideRepo(a.path)) continue
     const text = await fileText(co.root, a.path)
     if (text === null) continue
     out.push({path: a.path, lines: a.lines, symbol: a.symbol, commit: co.head, hash: sha256(anchoredText(text, a).text)})

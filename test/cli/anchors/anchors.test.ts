@@ -10,7 +10,7 @@ import {afterAll, describe, expect, it} from 'vitest'
 import {anchorLabel, parseAnchorSpec, rootRelative} from '../../../src/cli/anchors/spec.js'
 import {anchoredText, definition, findLines, sha256, splitLines, symbolBlock} from '../../../src/cli/anchors/text.js'
 import {suggestAnchors} from '../../../src/cli/anchors/suggest.js'
-import {checkAnchors} from '../../../src/cli/anchors/check.js'
+import {checkAnchors, insideRepo} from '../../../src/cli/anchors/check.js'
 import {notAncestors, pathsChangedIn, readBlobs} from '../../../src/cli/anchors/git.js'
 import type {Anchor} from '../../../src/shared/types.js'
 
@@ -113,6 +113,15 @@ describe('suggested anchors', () => {
     const t = Date.now()
     expect(suggestAnchors('a/'.repeat(200_000) + ':' + '1'.repeat(100), '/r', () => false)).toEqual([])
     expect(Date.now() - t).toBeLessThan(1000)
+  })
+})
+
+describe('paths from the server', () => {
+  it('are read only when they stay inside the repository', () => {
+    expect(['src/a.ts', 'a', 'docs/x y.md'].map(insideRepo)).toEqual([true, true, true])
+    expect(['../etc/passwd', '/etc/passwd', 'src/../../x', 'a//b', 'C:\\x', 'a/./b', '', 'a\u0000b'].map(insideRepo)).toEqual(
+      Array(8).fill(false),
+    )
   })
 })
 
