@@ -9,6 +9,7 @@ import {readFile} from 'node:fs/promises'
 import {join} from 'node:path'
 import type {AnchorCheckBody} from '../../shared/schemas.js'
 import type {Anchor} from '../../shared/types.js'
+import {insideRepo} from './spec.js'
 import {anchoredText, findLines, parseLines, sha256, splitLines} from './text.js'
 import {readBlobs, treeChanges, type TreeChanges} from './git.js'
 
@@ -112,12 +113,6 @@ export async function checkAnchors(entries: EntryAnchors[], o: CheckOptions): Pr
       }),
     )
   return out
-}
-
-/** A root-relative, `/`-separated path without `.` or `..` segments, backslashes or control characters. */
-export function insideRepo(path: string): boolean {
-  if (path === '' || path.startsWith('/') || /[\\\u0000-\u001f]/.test(path)) return false
-  return path.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..')
 }
 
 /** One anchor's outcome, given where its file is now (null: gone), that file's text, and its text at the anchor's commit. */

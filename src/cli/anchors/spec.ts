@@ -67,3 +67,9 @@ export function anchorLabel(a: {path: string; lines?: string | null; symbol?: st
 export function samePlace(a: {path: string; lines?: string | null; symbol?: string | null}, b: typeof a): boolean {
   return a.path === b.path && (a.lines ?? null) === (b.lines ?? null) && (a.symbol ?? null) === (b.symbol ?? null)
 }
+
+/** A root-relative, `/`-separated path without `.` or `..` segments, backslashes or control characters. */
+export function insideRepo(path: string): boolean {
+  if (path === '' || path.startsWith('/') || /[\\\u0000-\u001f]/.test(path)) return false
+  return path.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..')
+}

@@ -7,10 +7,10 @@ import {mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync} from 'node:fs
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
-import {anchorLabel, parseAnchorSpec, rootRelative} from '../../../src/cli/anchors/spec.js'
+import {anchorLabel, insideRepo, parseAnchorSpec, rootRelative} from '../../../src/cli/anchors/spec.js'
 import {anchoredText, definition, findLines, sha256, splitLines, symbolBlock} from '../../../src/cli/anchors/text.js'
 import {suggestAnchors} from '../../../src/cli/anchors/suggest.js'
-import {checkAnchors, insideRepo} from '../../../src/cli/anchors/check.js'
+import {checkAnchors} from '../../../src/cli/anchors/check.js'
 import {notAncestors, pathsChangedIn, readBlobs} from '../../../src/cli/anchors/git.js'
 import type {Anchor} from '../../../src/shared/types.js'
 
