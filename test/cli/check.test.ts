@@ -57,7 +57,7 @@ afterAll(async () => {
   if (user) await cleanup(user)
 })
 
-describe('anchoring', () => {
+describe('anchoring', {timeout: 120_000}, () => {
   it('stores a path given from a subdirectory relative to the root, with HEAD and the hash of the lines', async () => {
     const id = await add('Pool leaks on reconnect', ['--anchor', 'pool.ts:40-62'], join(repo, 'src', 'db'))
     const e = await entry(id)
@@ -115,7 +115,7 @@ describe('anchoring', () => {
   })
 })
 
-describe('kb check', () => {
+describe('kb check', {timeout: 120_000}, () => {
   it('finds changed, moved and deleted anchors, reports them, and names the commit', async () => {
     const changedId = await add('Pool sizing', ['--anchor', 'src/db/pool.ts:40-62'])
     const movedId = await add('Legacy retry', ['--anchor', 'src/net/retry.ts'])
@@ -236,7 +236,7 @@ describe('kb check', () => {
   })
 })
 
-describe('the git hook', () => {
+describe('the git hook', {timeout: 120_000}, () => {
   it('checks the anchors a commit touched in the background, and the entry turns stale by itself', async () => {
     write('src/hooked.ts', numbered(10, 'hooked'))
     commitAll('hooked')

@@ -47,7 +47,7 @@ afterAll(async () => {
   if (user) await cleanup(user)
 })
 
-describe('kb verify', () => {
+describe('kb verify', {timeout: 120_000}, () => {
   it('re-bases the anchors on the checkout: a changed anchor is current and the entry fresh again', async () => {
     const id = (await ok(['add', 'Cache eviction', '--body', 'LRU.', '--anchor', 'src/cache.ts:3-4'])).trim()
     const changed = lines('cache')
@@ -84,7 +84,7 @@ describe('kb verify', () => {
   })
 })
 
-describe('kb flag', () => {
+describe('kb flag', {timeout: 120_000}, () => {
   it('makes an entry stale until withdrawn; duplicate-of needs reason duplicate', async () => {
     const id = (await ok(['add', 'Flag me', '--body', 'x'])).trim()
     expect(await ok(['flag', id, '--reason', 'stale', '--note', 'rewritten in 2.0'])).toBe(`${id}\tstale\n`)
@@ -118,7 +118,7 @@ describe('kb flag', () => {
   })
 })
 
-describe('kb project set verify-after', () => {
+describe('kb project set verify-after', {timeout: 120_000}, () => {
   it('is set by the owner, shown by kb project show, and refused to a plain member (exit 4)', async () => {
     expect(await ok(['project', 'set', 'verify-after', '90'])).toBe(`${projectId}\tverify-after\t90\n`)
     expect(JSON.parse(await ok(['project', 'show', '--json'])).verify_after_days).toBe(90)
