@@ -13,6 +13,7 @@ import {LOCKS, PostgresDb, type PostgresOptions, type Queryable, type Row} from 
 import {IndexDelta, PostgresEntryWriter} from './postgres-entries.js'
 import {PostgresIdempotencyStore} from './postgres-idempotency.js'
 import {PostgresRecallStore} from './postgres-recalls.js'
+import {PostgresMembershipStore} from './postgres-membership.js'
 import {PostgresHistoryStore, writeHistory} from './postgres-history.js'
 import type {HistoryRow} from './history-store.js'
 import {POSTGRES_MIGRATIONS} from './postgres-migrations.js'
@@ -87,6 +88,7 @@ export class PostgresStore implements Store {
   readonly transfer: TransferStore
   readonly idempotency: PostgresIdempotencyStore
   readonly recalls: PostgresRecallStore
+  readonly members: PostgresMembershipStore
   readonly history: PostgresHistoryStore
   private readonly entries = new PostgresEntryWriter()
   private readonly trust = new PostgresTrustWriter()
@@ -99,6 +101,7 @@ export class PostgresStore implements Store {
     this.transfer = new PostgresTransferStore(db, this.entries)
     this.idempotency = new PostgresIdempotencyStore(db)
     this.recalls = new PostgresRecallStore(db)
+    this.members = new PostgresMembershipStore(db)
     this.history = new PostgresHistoryStore(db)
   }
 

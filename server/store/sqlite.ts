@@ -21,6 +21,7 @@ import {ENTRY_COLUMNS, filterSql, StatementCache} from './sqlite-rows.js'
 import {commentFromRow, entryFromRow, trustFromRow, type Row} from './rows.js'
 import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
 import {SqliteRecallStore} from './sqlite-recalls.js'
+import {SqliteMembershipStore} from './sqlite-membership.js'
 import {SqliteHistoryStore} from './sqlite-history.js'
 import type {HistoryRow} from './history-store.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
@@ -71,6 +72,7 @@ export class SqliteStore implements Store {
   readonly transfer: TransferStore
   readonly idempotency: SqliteIdempotencyStore
   readonly recalls: SqliteRecallStore
+  readonly members: SqliteMembershipStore
   readonly history: SqliteHistoryStore
   private readonly statements: StatementCache
   private readonly entries: SqliteEntryWriter
@@ -118,6 +120,7 @@ export class SqliteStore implements Store {
     this.transfer = new SqliteTransferStore(this.db, this.statements, this.entries, this.gate, () => this.forgetRemembered(), this.history)
     this.idempotency = new SqliteIdempotencyStore(this.db, this.gate)
     this.recalls = new SqliteRecallStore(this.db, this.gate)
+    this.members = new SqliteMembershipStore(this.db, this.gate)
   }
 
   /** Runs every migration newer than the file's `user_version`, each in its own transaction. */

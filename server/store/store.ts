@@ -21,6 +21,7 @@ import type {
 } from '../../src/shared/types.js'
 import type {HistoryRow, HistoryStore} from './history-store.js'
 import type {IdempotencyStore} from './idempotency.js'
+import type {MembershipStore} from './membership-store.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {RecallStore} from './recall-store.js'
 import type {TransferStore} from './transfer-store.js'
@@ -257,6 +258,8 @@ export interface Store {
   /** The record of recalls (docs/api.md, "Recall"), an interface of its own. */
   readonly recalls: RecallStore
 
+  /** Project members, join requests and invitations (docs/api.md, "Membership"), an interface of its own. */
+  readonly members: MembershipStore
   /** Entries' history, usage counts and the review queue (docs/api.md, "History, usage and the review queue"). */
   readonly history: HistoryStore
 }

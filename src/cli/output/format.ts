@@ -6,6 +6,7 @@
  */
 import {createRequire} from 'node:module'
 import {safeText} from './safe-text.js'
+import {freshnessWord, trustRows} from './trust.js'
 import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Grant, Project} from '../../shared/types.js'
 
 export interface OutputMode {
@@ -144,6 +145,8 @@ export function renderTable(columns: Column[], rows: unknown[][], mode: OutputMo
 }
 
 const statusColor = (mode: OutputMode, s: string): string => (s.trim() === 'resolved' ? green(mode, s) : yellow(mode, s))
+/** The freshness badge: a word first (`stale`), colour only on top of it. */
+const freshColor = (mode: OutputMode, s: string): string => (s.trim() === 'stale' ? red(mode, s) : s)
 
 /** `2026-11-21 20:00` on a terminal (local readers), the exact RFC 3339 time in pipes. */
 export function time(value: string | null | undefined, mode: OutputMode): string {
@@ -155,9 +158,50 @@ export function time(value: string | null | undefined, mode: OutputMode): string
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`
 }
 
+/**
+ * The freshness column goes after STATUS on a terminal; piped, it is the last column, so scripts that cut
+ * the columns they knew keep working (docs/cli.md, "Freshness").
+ */
+function withFreshness(columns: Column[], rows: unknown[][], items: EntryView[], mode: OutputMode, after: number): string {
+  const word = items.map(freshnessWord)
+  if (!mode.tty)
+    return renderTable(
+      [...columns, {header: 'FRESH'}],
+      rows.map((r, i) => [...r, word[i]]),
+      mode,
+    )
+  const cols = [...columns.slice(0, after + 1), {header: 'FRESH', color: freshColor}, ...columns.slice(after + 1)]
+  return renderTable(
+    cols,
+    rows.map((r, i) => [...r.slice(0, after + 1), word[i], ...r.slice(after + 1)]),
+    mode,
+  )
+}
+
+/** Narrower than this, `kb list` folds the freshness badge into the title and shows only the date: it fits 80 columns. */
+const LIST_WIDE = 100
+
 export function entryRows(items: EntryView[], mode: OutputMode): string {
   const std = (e: EntryView): Partial<EntryStandard> => e as Partial<EntryStandard>
-  return renderTable(
+  if (mode.tty && mode.width < LIST_WIDE)
+    return renderTable(
+      [
+        {header: 'ID', color: dim},
+        {header: 'STATUS', color: statusColor},
+        {header: 'SCOPE'},
+        {header: 'TITLE', flex: true},
+        {header: 'UPDATED'},
+      ],
+      items.map((e) => [
+        e.id,
+        e.status,
+        std(e).scope ?? '',
+        `${freshnessWord(e) === 'stale' ? '[stale] ' : ''}${e.title}`,
+        time(std(e).updated_at, mode).slice(0, 10),
+      ]),
+      mode,
+    )
+  return withFreshness(
     [
       {header: 'ID', color: dim},
       {header: 'STATUS', color: statusColor},
@@ -166,15 +210,19 @@ export function entryRows(items: EntryView[], mode: OutputMode): string {
       {header: 'UPDATED'},
     ],
     items.map((e) => [e.id, e.status, std(e).scope ?? '', e.title, time(std(e).updated_at, mode)]),
+    items,
     mode,
+    1,
   )
 }
 
 export function searchRows(items: EntryView[], mode: OutputMode): string {
-  return renderTable(
+  return withFreshness(
     [{header: 'ID', color: dim}, {header: 'SCORE'}, {header: 'STATUS', color: statusColor}, {header: 'TITLE', flex: true}],
     items.map((e) => [e.id, e.score === undefined ? '' : e.score.toFixed(2), e.status, e.title]),
+    items,
     mode,
+    2,
   )
 }
 
@@ -252,6 +300,7 @@ export function renderEntry(e: EntryView, mode: OutputMode, markdown?: MarkdownR
   if (s.updated_at) meta.push(['updated', time(s.updated_at, mode)])
   if (s.version !== undefined) meta.push(['version', String(s.version)])
   if (s.comment_count !== undefined && !s.comments) meta.push(['comments', String(s.comment_count)])
+  meta.push(...trustRows(e))
   if (s.usage) {
     const last = s.usage.last_retrieved_at ? `, last ${time(s.usage.last_retrieved_at, mode)}` : ''
     meta.push(['retrieved', `${s.usage.retrieved} time${s.usage.retrieved === 1 ? '' : 's'}${last}`])
@@ -265,7 +314,9 @@ export function renderEntry(e: EntryView, mode: OutputMode, markdown?: MarkdownR
   if (mode.tty) {
     out.push(bold(mode, oneLine(e.title)))
     const w = Math.max(...meta.map(([k]) => k.length))
-    for (const [k, v] of meta) out.push(`${dim(mode, k.padEnd(w))}  ${k === 'status' ? statusColor(mode, oneLine(v)) : oneLine(v)}`)
+    const color = (k: string, v: string): string =>
+      k === 'status' ? statusColor(mode, v) : k === 'freshness' ? freshColor(mode, v) : k === 'stale' ? red(mode, v) : v
+    for (const [k, v] of meta) out.push(`${dim(mode, k.padEnd(w))}  ${color(k, oneLine(v))}`)
     out.push('', md ? md(e.body.trimEnd(), mode.width) : safeText(e.body.trimEnd()))
     if (md && s.resolution?.note) out.push('', bold(mode, 'Resolution note'), md(s.resolution.note.trimEnd(), mode.width))
   } else {

@@ -118,7 +118,7 @@ const TABLES: Record<Place, Binding[]> = {
     ...entryActions,
     {keys: 's', action: 'cycleScope', help: 'scope filter: all → private → project → global', match: ch('s')},
     {keys: 't', action: 'toggleStatus', help: 'status filter: all → open → resolved', match: ch('t')},
-    {keys: '!', action: 'reviewQueue', help: 'review queue: what needs a curator, most used first (! again: all)', match: ch('!')},
+    {keys: '!', action: 'reviewQueue', help: 'review queue, most used first (! again: all entries)', match: ch('!')},
     {keys: 'Esc', action: 'back', help: 'clear the query (Esc never quits)', match: is('escape')},
     help,
     quit,
