@@ -24,7 +24,7 @@ const COLD_RUNS = Number(option('--cold-runs', '6'))
 process.env.KB_USAGE_FLUSH_MS = '500'
 
 async function measure(kind: 'sqlite' | 'postgres', dir: string, cluster: PostgresCluster | null): Promise<Record<string, Latency>> {
-  const storeUrl = cluster ? await cluster.createDatabase('review') : undefined
+  const storeUrl = kind === 'postgres' && cluster ? await cluster.createDatabase('review') : undefined
   const prepared = await prepareDataDir(join(dir, kind), ENTRIES, storeUrl)
   const daemon = await spawnDaemon(prepared.dataDir, storeUrl)
   try {
@@ -64,7 +64,13 @@ const dir = mkdtempSync(join(tmpdir(), 'kb-bench-review-'))
 const cluster = KINDS.includes('postgres') ? await startCluster({durable: true}) : null
 try {
   const results: Record<string, Record<string, Latency>> = {}
-  for (const kind of KINDS) results[kind] = await measure(kind, dir, cluster)
+  for (const kind of KINDS) {
+    results[kind] = await measure(kind, dir, cluster)
+    // Each store's numbers as soon as they are known: loading 100k entries into PostgreSQL takes minutes.
+    if (!asJson)
+      for (const [what, l] of Object.entries(results[kind]!))
+        console.error(`${kind} ${what}: p50 ${l.p50.toFixed(1)} ms p95 ${l.p95.toFixed(1)} ms`)
+  }
   if (asJson) console.log(JSON.stringify({machine: machine(), entries: ENTRIES, runs: RUNS, results, goal_p95_ms: GOAL_P95_MS}, null, 2))
   else {
     console.log(`machine: ${Object.values(machine()).join(' · ')}`)
