@@ -25,6 +25,9 @@ export default class HookRun extends KbCommand<typeof HookRun> {
 
   // A commit cannot be asked to retry: an unreachable server queues the resolution, silently.
   protected override quietQueue = true
+  // The entries' history says the hook resolved them (docs/api.md, "History"); a write queued for later is sent by
+  // `kb sync` as the person's own.
+  protected override via = 'hook' as const
 
   async run(): Promise<HookRunResult> {
     const result: HookRunResult = {commit: null, resolved: [], queued: [], failed: []}
@@ -35,9 +38,6 @@ export default class HookRun extends KbCommand<typeof HookRun> {
       if (commit.ids.length === 0) return result
       const url = await commitRemoteUrl(commit.sha)
       const note = `Resolved by commit ${commit.short}: ${commit.subject}`
-      // The entries' history says the hook resolved them (docs/api.md, "History"); a write queued for later is sent by
-      // `kb sync` as the person's own.
-      ;(await this.client()).via = 'hook'
       for (const id of commit.ids) {
         try {
           // Once one is queued, `write` queues the rest without trying the server again.

@@ -65,6 +65,8 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   private queuedBecause: KbError | undefined
   /** Queue without a word (the git hook). */
   protected quietQueue = false
+  /** What the client says it is (`Kb-Via`), for the history of what it changes (docs/api.md, "History"): the git hook. */
+  protected via: 'hook' | undefined = undefined
   /** Send what waits in the outbox after the command succeeded (not for `kb sync`, which does just that). */
   protected sendQueueAfter = true
 
@@ -208,6 +210,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     if (oauth && oauthExpired(oauth)) this.credential = await this.refreshOAuth()
     const client = this.bareClient(this.credential.key)
     if (oauth) client.refreshKey = async () => (this.credential = await this.refreshOAuth()).key
+    client.via = this.via
     this.clientMade = true
     return client
   }

@@ -59,6 +59,9 @@ describe('kb hook', () => {
       note: `Resolved by commit ${sha.slice(0, 7)}: Retry on EADDRINUSE`,
       url: `https://github.com/acme/api/commit/${sha}`,
     })
+    // Its history says the hook did it (docs/api.md, "History").
+    const history = (await d.request('GET', `/knowledge/${id}/history`)).body.items
+    expect(history.at(-1)).toMatchObject({action: 'resolved', actor: {name: 'owner', via: 'hook'}})
 
     // two trailers, one of them unknown: the known one is resolved, the commit still succeeds
     const id2 = await newEntry('Second problem')
