@@ -13,13 +13,15 @@ import {
   type HistoryExport,
   type HistoryRow,
   type HistoryStore,
+  type ReviewCounts,
   type ReviewFilter,
   type ReviewOutcome,
   type UsageBatch,
 } from './history-store.js'
 import {ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params} from './postgres-rows.js'
 import {entryFromRow} from './rows.js'
-import {NO_FLAGS} from './trust.js'
+import {ANCHOR_STALE_PATTERNS, NO_FLAGS} from './trust.js'
+import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
 
 /** `?` → `$1`, `$2`, … in order; the statements hold no `?` inside a literal. */
 function numbered(sql: string): string {
@@ -80,11 +82,7 @@ export class PostgresHistoryStore implements HistoryStore {
       unverified: 'e.verified_at IS NULL',
       never_retrieved: `(e.last_retrieved_at IS NULL OR e.last_retrieved_at < ${cutoff}) AND e.created_at < ${cutoff}`,
     }
-    const sums = Object.entries(kinds).map(([k, sql]) => `count(*) FILTER (WHERE ${sql})::int AS ${k}`)
-    const countValues = [...p.values]
-    const counts = filter.count
-      ? (await this.db.query<Row>(`SELECT ${sums.join(', ')} FROM entries e WHERE ${where.join(' AND ')}`, countValues))[0]!
-      : null
+    const counts = filter.count ? await this.counts(filter) : null
     // Every kind's condition stays in the text (its parameters must be used); a kind asked for narrows it.
     const any = `(${Object.values(kinds).join(' OR ')})`
     const items = [...where, filter.kind ? `(${kinds[filter.kind]}) AND ${any}` : any]
@@ -97,13 +95,41 @@ export class PostgresHistoryStore implements HistoryStore {
       p.values,
     )
     return {
-      counts: counts && {
-        stale: Number(counts.stale),
-        flagged: Number(counts.flagged),
-        unverified: Number(counts.unverified),
-        never_retrieved: Number(counts.never_retrieved),
-      },
+      counts,
       entries: rows.map(entryFromRow),
+    }
+  }
+
+  /**
+   * Every kind counted in one pass over the visible entries. Staleness by age compares with each project's cutoff,
+   * computed once per project (a join), not per row as the list filter does (docs/performance.md, "Review queue").
+   */
+  private async counts(filter: ReviewFilter): Promise<ReviewCounts> {
+    const p = new Params()
+    const where = filterSql(filter.viewer, filter.projectId ? {projectId: filter.projectId} : {}, p)
+    const now = p.add(filter.now)
+    const fallback = p.add(new Date(Date.parse(filter.now) - VERIFY_AFTER_DAYS_DEFAULT * 86_400_000).toISOString())
+    const cutoff = p.add(filter.unretrievedBefore)
+    const kinds = {
+      stale: `(e.anchors LIKE ${p.add(ANCHOR_STALE_PATTERNS[0])} OR e.anchors LIKE ${p.add(ANCHOR_STALE_PATTERNS[1])} OR e.flagged_at IS NOT NULL
+        OR (coalesce(pc.d, ${p.add(VERIFY_AFTER_DAYS_DEFAULT)}::int) > 0 AND GREATEST(e.updated_at, e.verified_at) < coalesce(pc.cutoff, ${fallback})))`,
+      flagged: `e.flags <> ${p.add(JSON.stringify(NO_FLAGS))}`,
+      unverified: 'e.verified_at IS NULL',
+      never_retrieved: `(e.last_retrieved_at IS NULL OR e.last_retrieved_at < ${cutoff}) AND e.created_at < ${cutoff}`,
+    }
+    const sums = Object.entries(kinds).map(([k, sql]) => `count(*) FILTER (WHERE ${sql})::int AS ${k}`)
+    const [r] = await this.db.query<Row>(
+      `WITH pc AS (SELECT id, verify_after_days AS d,
+        to_char((${now}::timestamptz - make_interval(days => verify_after_days)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS cutoff
+        FROM projects)
+      SELECT ${sums.join(', ')} FROM entries e LEFT JOIN pc ON pc.id = e.project_id WHERE ${where.join(' AND ')}`,
+      p.values,
+    )
+    return {
+      stale: Number(r!.stale),
+      flagged: Number(r!.flagged),
+      unverified: Number(r!.unverified),
+      never_retrieved: Number(r!.never_retrieved),
     }
   }
 }

@@ -163,6 +163,9 @@ describe('usage and the review queue', () => {
     expect(Object.keys(all.body.counts).sort()).toEqual(['flagged', 'never_retrieved', 'similar', 'stale', 'superseded', 'unverified'])
     expect(all.body.counts.flagged).toBeGreaterThanOrEqual(1)
     expect(all.body.counts.stale).toBeGreaterThanOrEqual(1)
+    // The counts' staleness is the list filter's, decided another way (a join of each project's cutoff).
+    const staleList = await d.request('GET', '/knowledge', {query: {project_id: projectId, freshness: 'stale', limit: 100}})
+    expect(all.body.counts.stale).toBe(staleList.body.items.length)
     const flagged = await d.request('GET', '/review', {query: {project_id: projectId, kind: 'flagged'}})
     expect(flagged.body.items.map((i: any) => i.entry.id)).toContain(e.id)
     const item = flagged.body.items.find((i: any) => i.entry.id === e.id)
