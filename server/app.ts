@@ -28,6 +28,8 @@ import {registerOAuthRoutes} from './routes/oauth.js'
 import {projectRoutes} from './routes/projects.js'
 import {recallRoutes} from './routes/recalls.js'
 import {trustRoutes} from './routes/trust.js'
+import {curationRoutes} from './routes/curation.js'
+import {CurationService} from './services/curation.js'
 import {TrustService} from './services/trust.js'
 import {searchRoutes} from './routes/search.js'
 import {transferRoutes} from './routes/transfer.js'
@@ -194,6 +196,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     ...metaRoutes(version, () => openapiDoc ?? {}, store, options.proofSecret, options.localInfo),
     ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge), recalls),
     ...trustRoutes(new TrustService(store, knowledge)),
+    ...curationRoutes(new CurationService(store, knowledge)),
     ...searchRoutes(queries, recalls),
     ...recallRoutes(recalls),
     ...projectRoutes(projects),

@@ -6,7 +6,7 @@
 import {KbError} from '../../src/shared/errors.js'
 import {COMMENT_TYPE_DEFAULT, COMMENTS_IN_FULL, TITLE_MAX} from '../../src/shared/contract.js'
 import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, ResolveBody} from '../../src/shared/schemas.js'
-import type {Comment, Detail, EntryFull, EntryView, Page, Scope} from '../../src/shared/types.js'
+import type {Comment, Detail, EntryCreated, EntryFull, EntryView, Page, Scope} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {CommentRow, EntryChanges, EntryRow, Store} from '../store/store.js'
 import {type Caller, isOwner, viewerOf} from './context.js'
@@ -27,12 +27,17 @@ import {UNTRUSTED} from '../store/trust.js'
 import {type ContextOf, trustContexts} from './trust-context.js'
 import {anchorsFrom} from './trust.js'
 import {clearFields, findingsOf, gate, sameSecret} from './safe-publish.js'
+import {type OnSimilar, SimilarFinder} from './similar.js'
 
 /** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
 const UNGUARDED_ATTEMPTS = 10
 
 export class KnowledgeService {
-  constructor(private readonly store: Store) {}
+  private readonly similar: SimilarFinder
+
+  constructor(private readonly store: Store) {
+    this.similar = new SimilarFinder(store)
+  }
 
   /** Whether the caller may see the entry (docs/api.md, "Visibility and permissions"). */
   async canSee(caller: Caller, e: EntryRow): Promise<boolean> {
@@ -95,7 +100,8 @@ export class KnowledgeService {
     return projectId
   }
 
-  async create(caller: Caller, input: CreateEntryBody): Promise<EntryFull> {
+  /** A new entry, with the entries the caller can see that look like it (docs/api.md, "Similar entries on write"). */
+  async create(caller: Caller, input: CreateEntryBody, onSimilar: OnSimilar = 'report'): Promise<EntryCreated> {
     const errors = new FieldErrors()
     const title = normalizeTitle(input.title, errors)
     const body = normalizeBody(input.body, errors)
@@ -134,7 +140,13 @@ export class KnowledgeService {
       ...UNTRUSTED,
       anchors,
     }
-    return this.insertCleared(caller, entry, scope === 'private' ? null : {choice: input, action: `creating an entry in ${scope} scope`})
+    const similar = await this.similar.check(caller, entry, onSimilar)
+    const created = await this.insertCleared(
+      caller,
+      entry,
+      scope === 'private' ? null : {choice: input, action: `creating an entry in ${scope} scope`},
+    )
+    return {...created, similar}
   }
 
   /** Stores a new entry: cleared first when it goes straight into a shared scope (docs/api.md, "Safe publish"). */
@@ -177,7 +189,7 @@ export class KnowledgeService {
     }
     const notes = current.scope === 'private' ? [] : await this.clearEdit(caller, current, changes, input)
     if (changes.title !== undefined || changes.body !== undefined) {
-      const s = summarize(current.id, changes.title ?? current.title, changes.body ?? current.body)
+      const s = summarize(current.id, changes.title ?? current.title, changes.body ?? current.body, current.superseded_by !== null)
       changes.summary = s.body
       changes.summary_title = s.title
     }
@@ -301,7 +313,8 @@ export class KnowledgeService {
     return added.comment
   }
 
-  async fork(caller: Caller, id: string, input: ForkBody): Promise<EntryFull> {
+  /** A fork, with the entries other than its parent that look like it where it goes (docs/api.md, "Similar entries on write"). */
+  async fork(caller: Caller, id: string, input: ForkBody, onSimilar: OnSimilar = 'report'): Promise<EntryCreated> {
     const parent = await this.visible(caller, id)
     const errors = new FieldErrors()
     const title = input.title === undefined ? forkTitle(parent.title) : normalizeTitle(input.title, errors)
@@ -339,7 +352,10 @@ export class KnowledgeService {
     }
     // A fork reaches new readers unless it stays private or among the parent's own (docs/api.md, "Safe publish").
     const sameAudience = scope === 'private' || parent.scope === 'global' || (parent.scope === scope && parent.project_id === projectId)
-    return this.insertCleared(caller, entry, sameAudience ? null : {choice: input, action: `forking into ${scope} scope`})
+    // Only a fork that reaches new readers is checked: a private copy beside its parent is the point of forking.
+    const similar = sameAudience ? [] : await this.similar.check(caller, entry, onSimilar, [parent.id])
+    const created = await this.insertCleared(caller, entry, sameAudience ? null : {choice: input, action: `forking into ${scope} scope`})
+    return {...created, similar}
   }
 }
 

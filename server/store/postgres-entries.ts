@@ -115,6 +115,7 @@ const ENTRY_FIELDS = [
   'verified_by',
   'verifications',
   'corrections',
+  'superseded_by',
 ] as const
 
 /** An entry's columns as the `entries` table stores them (JSON text for the structured fields, the author by id), in ENTRY_FIELDS order. */
@@ -139,6 +140,7 @@ function toDb(e: EntryRow): unknown[] {
     e.version,
     e.comment_count,
     ...Object.values(trustToDb(e)),
+    e.superseded_by,
   ]
 }
 

@@ -253,4 +253,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX recalls_principal ON recalls(principal_id, at DESC, id DESC);
   CREATE INDEX recalls_at ON recalls(at);
   `,
+  // 6: supersede (docs/api.md, "Supersede"): as SQLite's step 10.
+  `
+  ALTER TABLE entries ADD COLUMN superseded_by text COLLATE "C";
+  CREATE INDEX entries_superseded_by ON entries(superseded_by) WHERE superseded_by IS NOT NULL;
+  `,
 ]

@@ -292,4 +292,9 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX recalls_principal ON recalls(principal_id, at DESC, id DESC);
   CREATE INDEX recalls_at ON recalls(at);
   `,
+  // 10: supersede (docs/api.md, "Supersede"): the entry that replaced this one; list and search leave such entries out.
+  `
+  ALTER TABLE entries ADD COLUMN superseded_by TEXT;
+  CREATE INDEX entries_superseded_by ON entries(superseded_by) WHERE superseded_by IS NOT NULL;
+  `,
 ]

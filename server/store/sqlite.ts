@@ -404,7 +404,7 @@ export class SqliteStore implements Store {
   }
 
   async listBranches(parentId: string, viewer: Viewer): Promise<Branch[]> {
-    const {where, params} = filterSql(viewer, {})
+    const {where, params} = filterSql(viewer, {includeSuperseded: true})
     params.parent = parentId
     const rows = this.stmt(
       `SELECT e.id, e.title, e.scope, e.author_id, p.name AS author_name, e.created_at
@@ -489,5 +489,6 @@ function fromRaw(r: unknown[]): EntryRow {
     version: r[18] as number,
     comment_count: r[19] as number,
     ...trustFromRow(...r.slice(20, 27)),
+    superseded_by: (r[27] as string | null) ?? null,
   }
 }

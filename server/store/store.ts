@@ -87,6 +87,8 @@ export interface EntryRow {
   verifications: Array<{principal_id: string; at: string}>
   /** `correction` comments since the last verification or edit: a soft signal in confidence (docs/search.md). */
   corrections: number
+  /** The entry that replaced this one (docs/api.md, "Supersede"); null while it stands. */
+  superseded_by: string | null
 }
 
 /** The fields an update may change. */
@@ -105,6 +107,7 @@ export type EntryChanges = Partial<
     | 'resolution'
     | 'thought_chain'
     | 'anchors'
+    | 'superseded_by'
   >
 >
 
@@ -130,6 +133,8 @@ export interface EntryFilter {
   authorId?: string
   /** Only fresh or only stale entries at `now` (docs/search.md, "Freshness and confidence"), decided in the driver's SQL. */
   freshness?: {state: FreshnessState; now: string}
+  /** Superseded entries too (`include=superseded`); without it they are left out (docs/api.md, "Supersede"). */
+  includeSuperseded?: boolean
 }
 
 export interface ListPage {

@@ -20,6 +20,7 @@ export const UNTRUSTED = {
   verified_by: null,
   verifications: [],
   corrections: 0,
+  superseded_by: null,
 } satisfies Partial<EntryRow>
 
 /** The kept verifications after `principalId` verifies at `at`. */

@@ -227,7 +227,10 @@ export class ApiClient {
   }
 
   async getEntry(id: string, detail?: Detail): Promise<{entry: EntryView; etag: string | null}> {
-    const res = await this.request<EntryView>('GET', `/knowledge/${encodeURIComponent(id)}`, {query: {detail}, headers: this.recallHeaders()})
+    const res = await this.request<EntryView>('GET', `/knowledge/${encodeURIComponent(id)}`, {
+      query: {detail},
+      headers: this.recallHeaders(),
+    })
     return {entry: res.body, etag: typeof res.headers.etag === 'string' ? res.headers.etag : null}
   }
 

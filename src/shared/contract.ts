@@ -110,3 +110,16 @@ export const RECALL_CLIENT_MAX = 100
 export const RECALL_SESSION_MAX = 200
 /** How long the record of a recall is kept by default (`kb daemon run --recall-retention-days`). */
 export const RECALL_RETENTION_DAYS_DEFAULT = 30
+
+// ---- Curation: similar entries on write, supersede and merge (docs/api.md, "Curation") ----
+
+/** What `POST /knowledge` does when similar entries exist: create anyway and list them (default), or refuse (409 possible_duplicate). */
+export const ON_SIMILAR = ['report', 'refuse'] as const
+/** What `GET /knowledge` and `GET /search` bring back that they leave out by default. */
+export const INCLUDE_VALUES = ['superseded'] as const
+/** Similar entries reported per create, best first. */
+export const SIMILAR_MAX = 5
+/** A candidate at or above this similarity is reported (tuned on bench/collections/similar: docs/search.md, "Similar entries"). */
+export const SIMILAR_THRESHOLD = 0.35
+/** Comments a merge copies from the merged entry, oldest first. */
+export const MERGE_COMMENTS_MAX = 500

@@ -19,6 +19,8 @@ import {
   FLAG_REASONS,
   FRESHNESS_REASON_KINDS,
   FRESHNESS_STATES,
+  INCLUDE_VALUES,
+  ON_SIMILAR,
   VERIFY_AFTER_DAYS_MAX,
   API_KEY_DAYS_MAX,
   BODY_MAX,
@@ -150,6 +152,37 @@ export const CreateEntryBody = Type.Object(
 )
 export type CreateEntryBody = Static<typeof CreateEntryBody>
 
+/** `POST /knowledge?on_similar=` (docs/api.md, "Similar entries on write"). */
+export const CreateEntryQuery = Type.Object({
+  on_similar: Type.Optional(oneOf(ON_SIMILAR, 'report (default): create and list similar entries; refuse: 409 possible_duplicate instead')),
+})
+export type CreateEntryQuery = Static<typeof CreateEntryQuery>
+
+/** An entry that looks like the same knowledge as the one being written. */
+export const SimilarItemSchema = Type.Object({
+  id: Uuid,
+  title: Type.String(),
+  similarity: Type.Number({minimum: 0, maximum: 1, description: 'docs/search.md, "Similar entries"'}),
+})
+
+export const SupersedeBody = Type.Object(
+  {
+    by: Type.Union([Uuid, Type.Null()], {description: 'The entry that replaces this one; null withdraws a supersede'}),
+    note: Type.Optional(Type.String({minLength: 1, maxLength: COMMENT_MAX, description: 'Why; added as a comment'})),
+  },
+  {additionalProperties: false},
+)
+export type SupersedeBody = Static<typeof SupersedeBody>
+
+export const MergeBody = Type.Object(
+  {
+    into: Uuid,
+    note: Type.Optional(Type.String({minLength: 1, maxLength: COMMENT_MAX, description: 'Why; added as a comment'})),
+  },
+  {additionalProperties: false},
+)
+export type MergeBody = Static<typeof MergeBody>
+
 export const PatchEntryBody = Type.Object(
   {
     title: Type.Optional(Title),
@@ -277,6 +310,7 @@ const filterFields = {
   status: Type.Optional(StatusSchema),
   tag: Type.Optional(Type.String({minLength: 1, maxLength: TAG_MAX})),
   freshness: Type.Optional(oneOf(FRESHNESS_STATES, 'Only fresh or only stale entries')),
+  include: Type.Optional(oneOf(INCLUDE_VALUES, 'superseded: superseded entries too (left out by default)')),
   detail: Type.Optional(DetailSchema),
 }
 
@@ -362,6 +396,7 @@ const summaryFields = {
   status: StatusSchema,
   score: Type.Optional(Type.Number({description: 'Search only: higher is better'})),
   freshness: oneOf(FRESHNESS_STATES, 'The freshness state word (the whole object at standard and full)'),
+  superseded_by: Type.Optional(Uuid),
 }
 const standardFields = {
   tags: Type.Array(Type.String()),
@@ -378,6 +413,7 @@ const standardFields = {
   anchors: Type.Array(AnchorSchema),
   flags: FlagCountsSchema,
   confidence: Type.Number({minimum: 0, maximum: 1, description: 'docs/search.md, "Confidence"'}),
+  superseded_by: Type.Union([Uuid, Type.Null()], {description: 'The entry that replaced this one (docs/api.md, "Supersede")'}),
 }
 const fullFields = {
   comments: Type.Array(Type.Unsafe<Static<typeof CommentSchema>>(Type.Ref('Comment')), {

@@ -145,6 +145,8 @@ export const EntryLine = Type.Object(
     ),
     corrections: Type.Optional(Type.Integer({minimum: 0})),
     open_flags: Type.Optional(Type.Array(FlagIn)),
+    // Supersede (docs/api.md, "Supersede"); absent in files of a kb before it.
+    superseded_by: Type.Optional(NullableUuid),
   },
   {additionalProperties: false},
 )

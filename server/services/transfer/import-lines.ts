@@ -150,7 +150,7 @@ function entryRecord(ctx: ImportContext, e: EntryLine): EntryExport & {summary: 
   })
   const trust = trustOf(e, ref, foreign, errors)
   if (errors.list.length > 0) throw new LineError(errors.list.map((x) => `${x.path}: ${x.message}`).join('; '))
-  const s = summarize(id, title, body)
+  const s = summarize(id, title, body, Boolean(e.superseded_by))
   return {
     id,
     title,
@@ -168,6 +168,7 @@ function entryRecord(ctx: ImportContext, e: EntryLine): EntryExport & {summary: 
     updated_at: updatedAt,
     version: e.version ?? 1,
     ...trust,
+    superseded_by: e.superseded_by ? lowerUuid(e.superseded_by) : null,
     comments,
     summary: s.body,
     summary_title: s.title,
