@@ -8,8 +8,9 @@ import {KbError} from '../../src/shared/errors.js'
 import type {MergeBody, SupersedeBody} from '../../src/shared/schemas.js'
 import type {EntryFull} from '../../src/shared/types.js'
 import {summarize} from '../../src/shared/summary.js'
-import {nowIso} from '../lib/ids.js'
-import type {EntryRow, Store} from '../store/store.js'
+import {nowIso, uuidv7} from '../lib/ids.js'
+import type {CommentRow, EntryRow, Store} from '../store/store.js'
+import {clearFields} from './safe-publish.js'
 import {type Caller, isOwner} from './context.js'
 import type {KnowledgeService} from './knowledge.js'
 import {lowerUuid} from './validate.js'
@@ -62,15 +63,30 @@ export class CurationService {
     // The summary item names the replacement: computed again with room for it (docs/api.md, "Summary form").
     const s = summarize(e.id, e.title, e.body, by !== null)
     const at = nowIso()
-    const outcome = await this.store.updateEntry(e.id, {superseded_by: by, summary: s.body, summary_title: s.title}, {at})
+    const comments =
+      note === undefined
+        ? []
+        : await this.noteRows(caller, e, by === null ? `No longer superseded: ${note}` : `Superseded by ${by}: ${note}`, at)
+    // The change and its note in one transaction: one new version.
+    const outcome = await this.store.updateEntry(e.id, {superseded_by: by, summary: s.body, summary_title: s.title}, {at, comments})
     if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${e.id} does not exist`)
-    if (note !== undefined) {
-      const said = by === null ? `No longer superseded: ${note}` : `Superseded by ${by}: ${note}`
-      await this.knowledge.comment(caller, e.id, {body: said, type: 'note'})
-      const stored = await this.store.getEntry(e.id)
-      if (stored) return this.knowledge.full(caller, stored)
-    }
     return this.knowledge.full(caller, outcome.entry)
+  }
+
+  /** The note as a comment row of the caller, cleared as a comment is on a shared entry (docs/api.md, "Safe publish"). */
+  private async noteRows(caller: Caller, e: EntryRow, said: string, at: string): Promise<CommentRow[]> {
+    let body = said
+    const rows: CommentRow[] = []
+    if (e.scope !== 'private') {
+      const c = await clearFields(
+        [{field: 'note', text: said}],
+        {},
+        {action: `noting a supersede on an entry in ${e.scope} scope`, status: 422, entryId: e.id, caller},
+      )
+      body = c.values.get('note') ?? said
+      rows.push(...c.notes)
+    }
+    return [{id: uuidv7(), entry_id: e.id, body, type: 'note', author_id: caller.principal.id, created_at: at}, ...rows]
   }
 
   /**
