@@ -23,7 +23,15 @@ export default class Show extends KbCommand<typeof Show> {
   async run(): Promise<EntryView> {
     const client = await this.client()
     const {entry} = await client.getEntry(this.args.id, detailOr(this.flags.detail, DETAIL_DEFAULT.entry))
-    this.out(renderEntry(entry, this.mode))
+    const by = entry.superseded_by
+    // The replacement's title, for the "superseded by" line; gone or hidden meanwhile, the id alone says it.
+    const replacement = by
+      ? await client.getEntry(by, 'summary').then(
+          (r) => r.entry,
+          () => undefined,
+        )
+      : undefined
+    this.out(renderEntry(entry, this.mode, replacement))
     return entry
   }
 }
