@@ -71,20 +71,23 @@ export class SearchEngine {
    * half the store; they still count in the re-ranking and in `total`.
    */
   async search(viewer: Viewer, filter: EntryFilter, options: SearchOptions): Promise<SearchOutcome> {
-    const terms = await this.expandTerms(parseQuery(options.query))
+    const terms = await this.expandTerms(parseQuery(options.query), options.lookup === true)
     if (terms.length === 0) return {hits: [], total: 0}
     const source = await this.index.candidates(viewer, filter)
-    const depth = Math.max(CANDIDATES_MIN, 2 * options.limit)
+    const depth = options.lookup === true ? options.limit : Math.max(CANDIDATES_MIN, 2 * options.limit)
     const selective = selectiveTerms(terms)
     // Independent reads: a driver with a connection pool (PostgreSQL) answers them at once.
-    const [total, best, stats] = await Promise.all([
-      source.count(terms),
+    // A lookup needs no total (a count over every posting of its many words) and no newest-first fallback.
+    const lookup = options.lookup === true
+    const [counted, best, stats] = await Promise.all([
+      lookup ? -1 : source.count(terms),
       selective.length > 0 ? source.best(selective, depth * (this.index.candidateFactor ?? 1)) : [],
       this.index.collectionStats(),
     ])
+    const total = lookup ? best.length : counted
     if (total === 0) return {hits: [], total: 0}
     let keys = best
-    if (keys.length < Math.min(depth, total)) {
+    if (!lookup && keys.length < Math.min(depth, total)) {
       // Only very common terms, or too few entries with the rarer ones: ranking every entry with a
       // common word would cost a scan, so take the newest matches, those with a title match first.
       keys = [...new Set([...keys, ...(await source.newest(terms, depth))])]
@@ -121,7 +124,7 @@ export class SearchEngine {
    * every completion, then the statistics of what those brought), each one call, so that a networked driver
    * answers each group in one round trip.
    */
-  private async expandTerms(query: QueryTerm[]): Promise<IndexTerm[]> {
+  private async expandTerms(query: QueryTerm[], exact = false): Promise<IndexTerm[]> {
     const df = new Map<string, number>()
     await this.frequencies(
       query.flatMap((q) => (q.kind === 'term' ? q.terms : [])),
@@ -136,7 +139,7 @@ export class SearchEngine {
     // Typo tolerance for the first few longer words that match nothing.
     const typoWords: string[] = []
     for (const q of query) {
-      if (q.kind !== 'term' || q.typo === null || dfOf(q.terms) > 0 || Array.from(q.typo).length < TYPO_WORD_MIN) continue
+      if (exact || q.kind !== 'term' || q.typo === null || dfOf(q.terms) > 0 || Array.from(q.typo).length < TYPO_WORD_MIN) continue
       if (typoWords.length < TYPO_LOOKUPS_MAX && !typoWords.includes(q.typo)) typoWords.push(q.typo)
     }
     const near = await this.near(typoWords)

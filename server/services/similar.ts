@@ -12,7 +12,7 @@ import type {Store} from '../store/store.js'
 import {type Caller, viewerOf} from './context.js'
 
 /** Candidates scored per check: the search's best few; the measure is cheap, the search is what costs. */
-const CANDIDATES = 20
+const CANDIDATES = 10
 
 export type OnSimilar = 'report' | 'refuse'
 
@@ -23,7 +23,7 @@ export class SimilarFinder {
   async find(caller: Caller, e: SimilarityInput, exclude: readonly string[] = []): Promise<SimilarItem[]> {
     const query = candidateQuery(e)
     if (query.trim() === '') return []
-    const outcome = await this.store.searchEntries(viewerOf(caller), {}, {query, limit: CANDIDATES, explain: false})
+    const outcome = await this.store.searchEntries(viewerOf(caller), {}, {query, limit: CANDIDATES, explain: false, lookup: true})
     const mine = fingerprint(e)
     return outcome.hits
       .filter((h) => !exclude.includes(h.entry.id))

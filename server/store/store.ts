@@ -153,6 +153,11 @@ export interface SearchOptions {
    * before the best `limit` are cut; in the order given.
    */
   weigh?: (entries: EntryRow[]) => Promise<number[]>
+  /**
+   * For a lookup by an entry's own words (the similar-entries check, docs/search.md "Similar entries"): no typo
+   * correction (a word the store lacks is no misspelling there) and only `limit` candidates re-ranked.
+   */
+  lookup?: boolean
 }
 
 export interface SearchHit {
