@@ -70,6 +70,17 @@ describe('kb add with similar entries', () => {
     expect(e.comments.at(-1).body).toBe(`${COPY_TITLE}\n\n${COPY_BODY}`)
   })
 
+  it('kb fork into a wider scope lists the similar entries there on stderr', async () => {
+    const mine = await d.request('POST', '/knowledge', {body: {title: COPY_TITLE, body: COPY_BODY, scope: 'private'}})
+    const r = await kb(user, ['fork', mine.body.id, '--scope', 'global'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('kb: similar entries exist where it goes')
+    expect(r.stderr).toContain(first)
+    expect(r.stderr).not.toContain(mine.body.id)
+    await d.request('DELETE', `/knowledge/${r.stdout.trim()}`)
+    await d.request('DELETE', `/knowledge/${mine.body.id}`)
+  })
+
   it('"a" adds it anyway; --yes adds without asking', async () => {
     const before = await count()
     const a = await kbTty(user, ['add', COPY_TITLE, '--body', COPY_BODY], {input: 'a\n'})
