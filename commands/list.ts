@@ -6,7 +6,16 @@ import {Flags} from '@oclif/core'
 import {LIMIT_DEFAULT, LIMIT_MAX} from '../src/shared/contract.js'
 import type {EntryView, Page} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {includeSupersededFlag, detailFlag, limitOr, noPagerFlag, scopeFlag, statusFlag} from '../src/cli/flags.js'
+import {
+  includeSupersededFlag,
+  detailFlag,
+  limitOr,
+  noPagerFlag,
+  scopeFlag,
+  statusFlag,
+  freshnessFlags,
+  freshnessFrom,
+} from '../src/cli/flags.js'
 import {dim, entryRows} from '../src/cli/output/format.js'
 
 export default class List extends KbCommand<typeof List> {
@@ -31,6 +40,7 @@ export default class List extends KbCommand<typeof List> {
     detail: detailFlag(),
     'include-superseded': includeSupersededFlag,
     'no-pager': noPagerFlag,
+    ...freshnessFlags,
   }
 
   static override pager = true
@@ -43,6 +53,7 @@ export default class List extends KbCommand<typeof List> {
       ...(flags.scope ? {scope: flags.scope} : {}),
       ...(flags.status ? {status: flags.status} : {}),
       ...(flags.tag ? {tag: flags.tag} : {}),
+      ...freshnessFrom(flags),
       ...(flags['include-superseded'] ? {include: 'superseded' as const} : {}),
       ...(flags.author ? {author: flags.author} : {}),
       ...(projectId ? {project_id: projectId} : {}),

@@ -1,7 +1,7 @@
 /**
- * @module `kb show <id>`: one entry at a detail level.
+ * @module `kb show <id>`: one entry at a detail level; on a terminal, its Markdown rendered (src/cli/render/).
  */
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import type {EntryView} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {DETAIL_DEFAULT} from '../src/shared/contract.js'
@@ -15,23 +15,33 @@ export default class Show extends KbCommand<typeof Show> {
   static override examples = [
     '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
     '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --detail full --json',
+    '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --raw',
   ]
   static override args = {id: Args.string({description: 'entry id', required: true})}
-  static override flags = {detail: detailFlag(), 'no-pager': noPagerFlag}
+  static override flags = {
+    detail: detailFlag(),
+    'no-pager': noPagerFlag,
+    raw: Flags.boolean({description: 'print the Markdown as stored, not rendered, even on a terminal'}),
+  }
   static override pager = true
 
   async run(): Promise<EntryView> {
+    // Rendered only on a terminal with colours (not piped, not NO_COLOR, not --json, not --raw). The renderer
+    // loads while the request is in flight, so after the answer only the layout is left to do.
+    const renderer = this.mode.color && !this.flags.raw && !this.jsonEnabled() ? import('../src/cli/render/markdown.js') : undefined
     const client = await this.client()
     const {entry} = await client.getEntry(this.args.id, detailOr(this.flags.detail, DETAIL_DEFAULT.entry))
     const by = entry.superseded_by
     // The replacement's title, for the "superseded by" line; gone or hidden meanwhile, the id alone says it.
     const replacement = by
       ? await client.getEntry(by, 'summary').then(
-          (r) => r.entry,
+          (x) => x.entry,
           () => undefined,
         )
       : undefined
-    this.out(renderEntry(entry, this.mode, replacement))
+    const r = await renderer
+    const theme = r?.themeFromEnv()
+    this.out(renderEntry(entry, this.mode, r ? (text, width) => r.renderMarkdownAnsi(text, {width, theme}) : undefined, replacement))
     return entry
   }
 }

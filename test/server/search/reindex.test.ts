@@ -81,8 +81,8 @@ async function expectFound(d: TestDaemon, ids: string[]): Promise<void> {
   }
 }
 
-/** What the trust, recall and supersede migrations (SQLite 8–10, PostgreSQL 4–6) added, taken away again: the same SQL in both. */
-const UNDO_TRUST = `DROP INDEX entries_superseded_by; ALTER TABLE entries DROP COLUMN superseded_by; DROP TABLE recalls; DROP TABLE flags; ALTER TABLE projects DROP COLUMN verify_after_days;
+/** What the trust, recall, membership and supersede migrations (SQLite 8–11, PostgreSQL 4–7) added, taken away again: the same SQL in both. */
+const UNDO_TRUST = `DROP INDEX entries_superseded_by; ALTER TABLE entries DROP COLUMN superseded_by; DROP TABLE invitations; DROP TABLE project_requests; DROP TABLE recalls; DROP TABLE flags; ALTER TABLE projects DROP COLUMN verify_after_days;
   ${['anchors', 'flags', 'flagged_at', 'verified_at', 'verified_by', 'verifications', 'corrections']
     .map((c) => `ALTER TABLE entries DROP COLUMN ${c};`)
     .join(' ')}`
