@@ -137,7 +137,7 @@ export function similarity(a: Fingerprint, b: Fingerprint): number {
  * The search the candidates come from: the title and the body's most telling terms (code tokens, numbers, long
  * words; first seen first), at most `max` of them, as plain words a query reads (query.ts).
  */
-export function candidateQuery(e: SimilarityInput, max = 10): string {
+export function candidateQuery(e: SimilarityInput, max = 6): string {
   const body = e.body.length > BODY_PREFIX ? e.body.slice(0, BODY_PREFIX) : e.body
   const words: string[] = []
   const seen = new Set<string>()
