@@ -3,10 +3,11 @@
  * bulk-loaded with N synthetic entries (bench/bulk-load.ts), then, in process, for each of 200 new corpus entries the
  * check alone (SimilarFinder.find: the candidate search and the scoring) and the whole create through the service
  * (which runs the check), so that create without the check = create − check, sample by sample. Also the check for a
- * 100,000-character body (bounded prefixes: linear, not a stall).
+ * 100,000-character body (bounded prefixes: linear, not a stall). Last, the labelled pairs of
+ * bench/collections/similar among those entries: precision and recall of the check at that size.
  * Usage: `node dist/bench/similar.bench.js [--sizes 100000] [--json]`.
  */
-import {mkdtempSync, rmSync} from 'node:fs'
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {performance} from 'node:perf_hooks'
@@ -32,6 +33,32 @@ interface Result {
   createWithCheck: Latency
   createWithoutCheck: Latency
   hugeBodyCheckMs: number
+  precision: number
+  recall: number
+}
+
+interface Pair {
+  label: string
+  a: {title: string; body: string}
+  b: {title: string; body: string}
+}
+
+/** The labelled pairs' first entries created, then each second one's similar entries found: precision and recall. */
+async function labelled(knowledge: KnowledgeService, finder: SimilarFinder, caller: Caller): Promise<{precision: number; recall: number}> {
+  const pairs = readFileSync(join(import.meta.dirname, '../../bench/collections/similar/pairs.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Pair)
+  const first = new Map<string, number>()
+  for (const [i, p] of pairs.entries()) first.set((await knowledge.create(caller, {...p.a, scope: 'global'})).id, i)
+  let found = 0
+  let reported = 0
+  for (const [i, p] of pairs.entries()) {
+    const similar = await finder.find(caller, p.b)
+    reported += similar.length
+    if (p.label === 'same' && similar.some((s) => first.get(s.id) === i)) found++
+  }
+  return {precision: found / Math.max(1, reported), recall: found / pairs.filter((p) => p.label === 'same').length}
 }
 
 async function measure(size: number): Promise<Result> {
@@ -69,7 +96,15 @@ async function measure(size: number): Promise<Result> {
       const h0 = performance.now()
       await finder.find(caller, huge)
       const hugeBodyCheckMs = performance.now() - h0
-      return {entries: size, check: latency(check), createWithCheck: latency(create), createWithoutCheck: latency(without), hugeBodyCheckMs}
+      const quality = await labelled(knowledge, finder, caller)
+      return {
+        entries: size,
+        check: latency(check),
+        createWithCheck: latency(create),
+        createWithoutCheck: latency(without),
+        hugeBodyCheckMs,
+        ...quality,
+      }
     } finally {
       await store.close()
     }
@@ -90,6 +125,8 @@ else {
       `${String(r.entries).padStart(7)}  ${ms(r.check.p50)} ${ms(r.check.p95)}   ${ms(r.createWithCheck.p50)} ${ms(r.createWithCheck.p95)}` +
         `               ${ms(r.createWithoutCheck.p50)}            ${ms(r.hugeBodyCheckMs)}`,
     )
+  for (const r of results)
+    console.log(`labelled pairs among ${r.entries}: precision ${r.precision.toFixed(3)}, recall ${r.recall.toFixed(3)}`)
   const worst = Math.max(...results.map((r) => r.check.p50))
   console.log(`goal: the check adds ≤ ${GOAL_MS} ms to a create (p50): ${worst <= GOAL_MS ? 'met' : 'NOT met'} (${worst.toFixed(2)} ms)`)
 }
