@@ -3,6 +3,7 @@
  * like at each level, list and search leaving it out unless include=superseded, the 422s of `by` (itself, hidden,
  * a cycle), withdrawing, and a merge carrying comments and tags over.
  */
+import {countTokens} from 'gpt-tokenizer/encoding/o200k_base'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {createEntry, expectProblem, joinProject, listAll, MISSING_ID} from './support.js'
@@ -73,6 +74,17 @@ describe('POST /knowledge/:id/supersede', () => {
     const back = await post(`/knowledge/${old.id}/supersede`, {by: null}, carol)
     expect(back.body.superseded_by).toBeNull()
     expect(ids(await listAll(d, {project_id: projectId}, carol))).toContain(old.id)
+  })
+
+  it('a superseded entry with a long title and body keeps its summary item within 100 tokens, superseded_by and score included', async () => {
+    const words = Array.from({length: 300}, (_, i) => `word${i}`).join(' ')
+    const long = await entryIn(`Lemur ${'very long title words '.repeat(8).trim()}`, `Lemur ${words}.`, carol)
+    const by = await entryIn('Lemur replacement', 'Lemur: the short version.', carol)
+    expect((await post(`/knowledge/${long.id}/supersede`, {by: by.id}, carol)).status).toBe(200)
+    const hits = await d.request('GET', '/search', {query: {q: 'lemur', include: 'superseded', limit: 10}, key: carol})
+    const item = hits.body.items.find((i: {id: string}) => i.id === long.id)
+    expect(item.superseded_by).toBe(by.id)
+    expect(countTokens(JSON.stringify(item), {disallowedSpecial: new Set()})).toBeLessThanOrEqual(100)
   })
 
   it('the author, a maintainer of the project or the owner may; another member 403, a stranger 404', async () => {
