@@ -7,6 +7,7 @@ import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {importText, toNdjson} from '../transfer/support.js'
 import {createEntry, expectProblem} from './support.js'
 
 interface Pair {
@@ -103,6 +104,37 @@ describe('POST /knowledge with similar entries', () => {
     const ids = fork.body.similar.map((s: {id: string}) => s.id)
     expect(ids).not.toContain(hidden.id)
     expect(ids.length).toBeGreaterThan(0)
+  })
+})
+
+describe('POST /import reports similar entries', () => {
+  it("lists imported entries that look like ones the importer could already see, never the import's own", async () => {
+    const existing = await createEntry(d, {
+      title: 'Ferret build fails: error: ferret cache lock held (pid 4242)',
+      body: 'The ferret build stops with `error: ferret cache lock held (pid 4242)`. Remove ~/.ferret/lock when no build runs.',
+      scope: 'global',
+    })
+    const file = toNdjson([
+      {kind: 'kb-export', version: 1},
+      {
+        kind: 'entry',
+        id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7981',
+        title: 'ferret cache lock held (pid 4242) breaks builds',
+        body: 'Builds fail: error: ferret cache lock held (pid 4242). Deleting ~/.ferret/lock while nothing builds fixed it.',
+        scope: 'global',
+      },
+      {kind: 'entry', id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7982', title: 'Okapi colours', body: 'Use the okapi palette.', scope: 'global'},
+    ])
+    const dry = await importText(d, file, {dry_run: true})
+    expect(dry.status).toBe(200)
+    expect(dry.body.similar).toEqual([{line: 2, similar: [expect.objectContaining({id: existing.id})]}])
+    const real = await importText(d, file)
+    expect(real.body.created).toBe(2)
+    expect(real.body.similar.map((s: {line: number}) => s.line)).toEqual([2])
+    // Imported again: skipped, and its own entries (now stored) are not reported as similar to themselves.
+    const again = await importText(d, file)
+    expect(again.body.skipped).toBe(2)
+    expect(again.body.similar[0].similar.map((s: {id: string}) => s.id)).toEqual([existing.id])
   })
 })
 
