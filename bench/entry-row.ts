@@ -28,6 +28,7 @@ export function entryRow(e: Pick<EntryRow, 'id' | 'title' | 'body' | 'author'> &
     verified_by: null,
     verifications: [],
     corrections: 0,
+    superseded_by: null,
     retrieved: 0,
     last_retrieved_at: null,
     ...e,

@@ -4,7 +4,7 @@
 import {Args, Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
 import {writeRequests} from '../src/shared/client.js'
-import type {EntryFull} from '../src/shared/types.js'
+import type {Comment, EntryCreated, SimilarItem} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {ANCHOR_HELP, bodyFrom, noQueueFlag, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
 import {dim, green, oneLine} from '../src/cli/output/format.js'
@@ -14,13 +14,16 @@ import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publis
 import type {AnchorIn} from '../src/shared/schemas.js'
 import {mentionsPath} from '../src/cli/anchors/suggest.js'
 import {safeText} from '../src/cli/output/safe-text.js'
+import {askAboutSimilar, similarLines} from '../src/cli/similar.js'
 
 export default class Add extends KbCommand<typeof Add> {
   static override summary = 'Add a knowledge entry'
   static override description =
     'The body comes from --body, --body-file (- for stdin), stdin when piped, or $EDITOR on a terminal. In a checkout whose project is known (docs/cli.md, "The project of a checkout") the entry belongs to that project (scope project by default); elsewhere it is private unless --scope says otherwise.\n\n' +
     'In project or global scope the entry is scanned for secrets and personal data as `kb publish` does: on a terminal you choose to redact them, ' +
-    'keep them (recorded on the entry) or stop; elsewhere the command fails with exit 5 unless --redact or --acknowledge <ids> says what to do.'
+    'keep them (recorded on the entry) or stop; elsewhere the command fails with exit 5 unless --redact or --acknowledge <ids> says what to do.\n\n' +
+    'Entries you can see that look like the same knowledge are shown first on a terminal, with the choice to add anyway, comment on one of them ' +
+    'instead, or cancel (--yes adds without asking); elsewhere the entry is added and they are listed on stderr.'
   static override examples = [
     '<%= config.bin %> add "Port 7411 already in use" --body "Another daemon holds it; run kb daemon stop." --tag daemon',
     'journalctl -u kb | <%= config.bin %> add "Daemon crash on start" --tag crash --scope global',
@@ -41,10 +44,11 @@ export default class Add extends KbCommand<typeof Add> {
       default: false,
     }),
     'no-queue': noQueueFlag,
+    yes: Flags.boolean({char: 'y', description: 'add even when similar entries exist, without asking', default: false}),
     ...sensitiveFlags,
   }
 
-  async run(): Promise<EntryFull | QueuedWrite> {
+  async run(): Promise<EntryCreated | Comment | QueuedWrite | {cancelled: true; similar: SimilarItem[]}> {
     const {flags, args} = this
     if (args.title !== undefined && flags.title !== undefined && args.title !== flags.title)
       throw new KbError('usage', 'give the title once: as the argument or as --title')
@@ -67,21 +71,48 @@ export default class Add extends KbCommand<typeof Add> {
       ...(anchors.length > 0 ? {anchors} : {}),
     }
     // Straight into a shared scope, the entry is scanned as a publish would be (docs/cli.md, "Safe publish").
-    const entry = await clearSensitive(
-      choice,
-      {mode: this.mode, json: this.jsonEnabled(), what: 'adding this entry to a shared scope'},
-      (c) =>
-        this.write<EntryFull>(
+    const send = (onSimilar?: 'refuse'): Promise<EntryCreated | QueuedWrite> =>
+      clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what: 'adding this entry to a shared scope'}, (c) =>
+        this.write<EntryCreated>(
           {
             command: 'add',
             label: title,
-            request: writeRequests.createEntry({...input, ...c}),
+            request: writeRequests.createEntry({...input, ...c}, onSimilar),
             ...(ref && (ref.source === 'remote' || !isUuid(ref.ref)) ? {project_ref: ref} : {}),
           },
-          flags['no-queue'],
+          // The question needs the server: a refusing create is never queued (offline, the plain create is).
+          onSimilar === 'refuse' ? true : flags['no-queue'],
         ),
-    )
+      )
+    let entry: EntryCreated | QueuedWrite
+    let asked = false
+    if (this.mode.tty && !flags.yes && !this.jsonEnabled()) {
+      try {
+        entry = await send('refuse')
+      } catch (e) {
+        if (this.queues(e, flags['no-queue'])) entry = await send()
+        else if (e instanceof KbError && e.code === 'possible_duplicate' && Array.isArray(e.extra?.similar)) {
+          const similar = e.extra.similar as SimilarItem[]
+          const decision = await askAboutSimilar(similar)
+          asked = true
+          if (decision.kind === 'cancel') {
+            this.out('Cancelled: nothing added.')
+            return {cancelled: true, similar}
+          }
+          if (decision.kind === 'comment') {
+            const comment = await (await this.client()).comment(decision.on.id, {body: `${title}\n\n${body}`})
+            this.out(`${green(this.mode, 'Commented')} on ${decision.on.id}  ${oneLine(decision.on.title)}`)
+            return comment
+          }
+          entry = await send()
+        } else throw e
+      }
+    } else entry = await send()
     if (isQueued(entry)) return entry
+    // An older server answers no `similar`.
+    const similar = entry.similar ?? []
+    if (!asked && !this.jsonEnabled() && similar.length > 0)
+      process.stderr.write(`kb: similar entries exist (comment on one instead of adding a copy):\n${similarLines(similar).join('\n')}\n`)
     if (this.mode.tty)
       this.out(
         `${green(this.mode, 'Created')} ${entry.id}  ${oneLine(entry.title)}\n${dim(this.mode, oneLine(`scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`))}`,

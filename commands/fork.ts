@@ -3,13 +3,14 @@
  */
 import {Args, Flags} from '@oclif/core'
 import {writeRequests} from '../src/shared/client.js'
-import type {EntryFull} from '../src/shared/types.js'
+import type {EntryCreated} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {noQueueFlag, scopeFlag} from '../src/cli/flags.js'
 import {isUuid} from '../src/cli/project/project.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
+import {similarLines} from '../src/cli/similar.js'
 
 export default class Fork extends KbCommand<typeof Fork> {
   static override summary = 'Fork a knowledge entry (create a branch)'
@@ -28,7 +29,7 @@ export default class Fork extends KbCommand<typeof Fork> {
     ...sensitiveFlags,
   }
 
-  async run(): Promise<EntryFull | QueuedWrite> {
+  async run(): Promise<EntryCreated | QueuedWrite> {
     // Only an explicit --project moves the fork: by default the server keeps the parent's project.
     const ref = this.flags.project ? {ref: this.flags.project.trim(), source: 'flag' as const} : null
     const input = {
@@ -42,12 +43,18 @@ export default class Fork extends KbCommand<typeof Fork> {
       (c) => {
         const request = writeRequests.fork(this.args.id, {...input, ...c})
         const draft = {command: 'fork', label: this.args.id, request, ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {})}
-        return this.write<EntryFull>(draft, this.flags['no-queue'])
+        return this.write<EntryCreated>(draft, this.flags['no-queue'])
       },
     )
     if (isQueued(entry)) return entry
     if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${this.args.id} → ${entry.id}  ${oneLine(entry.title)}`)
     else this.out(entry.id)
+    // Into a wider scope the server names entries there that look like it (docs/cli.md, "kb fork ID").
+    const similar = entry.similar ?? []
+    if (!this.jsonEnabled() && similar.length > 0)
+      process.stderr.write(
+        `kb: similar entries exist where it goes (comment on one instead of keeping a copy):\n${similarLines(similar).join('\n')}\n`,
+      )
     return entry
   }
 }

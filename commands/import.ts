@@ -13,6 +13,8 @@ import {readJson, streamRequest} from '../src/cli/client/stream.js'
 import {formatBytes, progressWanted, startProgress} from '../src/cli/output/progress.js'
 import {oneLine} from '../src/cli/output/format.js'
 import {choiceFrom, sensitiveFlags} from '../src/cli/safe-publish.js'
+import {similarLines} from '../src/cli/similar.js'
+import type {SimilarItem} from '../src/shared/types.js'
 
 interface ImportReport {
   created: number
@@ -21,6 +23,8 @@ interface ImportReport {
   principals_created: number
   dry_run: boolean
   rejected: Array<{line: number; reason: string}>
+  /** Imported entries that look like ones you could already see (docs/api.md, "Curation"). */
+  similar?: Array<{line: number; similar: SimilarItem[]}>
 }
 
 export default class Import extends KbCommand<typeof Import> {
@@ -114,6 +118,13 @@ export default class Import extends KbCommand<typeof Import> {
     }
     const what = `${report.created} created, ${report.updated} updated, ${report.skipped} skipped${report.principals_created ? `, ${report.principals_created} principal(s) created` : ''}`
     this.out(report.dry_run ? `Dry run (nothing changed): would import ${what}` : `Imported: ${what}`)
+    const similar = report.similar ?? []
+    if (similar.length > 0 && !this.jsonEnabled()) {
+      const lines = similar.flatMap((s) => [`  line ${s.line}:`, ...similarLines(s.similar).map((l) => `  ${l}`)])
+      process.stderr.write(
+        `kb: ${similar.length} imported entr${similar.length === 1 ? 'y looks' : 'ies look'} like entries you could already see:\n${lines.join('\n')}\n`,
+      )
+    }
     return report
   }
 }

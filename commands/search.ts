@@ -6,7 +6,16 @@ import {KbError} from '../src/shared/errors.js'
 import {DETAIL_DEFAULT, LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX} from '../src/shared/contract.js'
 import type {SearchResult} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {detailFlag, detailOr, limitOr, scopeFlag, statusFlag, freshnessFlags, freshnessFrom} from '../src/cli/flags.js'
+import {
+  includeSupersededFlag,
+  detailFlag,
+  detailOr,
+  limitOr,
+  scopeFlag,
+  statusFlag,
+  freshnessFlags,
+  freshnessFrom,
+} from '../src/cli/flags.js'
 import {dim, oneLine, searchRows} from '../src/cli/output/format.js'
 
 export default class Search extends KbCommand<typeof Search> {
@@ -33,6 +42,7 @@ export default class Search extends KbCommand<typeof Search> {
     }),
     detail: detailFlag(),
     ...freshnessFlags,
+    'include-superseded': includeSupersededFlag,
     'max-tokens': Flags.integer({
       description: 'pack the best hits into this many tokens, stepping big ones down a detail level before dropping them',
       min: 1,
@@ -52,6 +62,7 @@ export default class Search extends KbCommand<typeof Search> {
       ...(flags.status ? {status: flags.status} : {}),
       ...(flags.tag ? {tag: flags.tag} : {}),
       ...freshnessFrom(flags),
+      ...(flags['include-superseded'] ? {include: 'superseded' as const} : {}),
       ...(projectId ? {project_id: projectId} : {}),
       detail: detailOr(flags.detail, DETAIL_DEFAULT.search),
       limit: limitOr(flags.limit, LIMIT_DEFAULT.search),

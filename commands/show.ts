@@ -31,9 +31,17 @@ export default class Show extends KbCommand<typeof Show> {
     const renderer = this.mode.color && !this.flags.raw && !this.jsonEnabled() ? import('../src/cli/render/markdown.js') : undefined
     const client = await this.client()
     const {entry} = await client.getEntry(this.args.id, detailOr(this.flags.detail, DETAIL_DEFAULT.entry))
+    const by = entry.superseded_by
+    // The replacement's title, for the "superseded by" line; gone or hidden meanwhile, the id alone says it.
+    const replacement = by
+      ? await client.getEntry(by, 'summary').then(
+          (x) => x.entry,
+          () => undefined,
+        )
+      : undefined
     const r = await renderer
     const theme = r?.themeFromEnv()
-    this.out(renderEntry(entry, this.mode, r ? (text, width) => r.renderMarkdownAnsi(text, {width, theme}) : undefined))
+    this.out(renderEntry(entry, this.mode, r ? (text, width) => r.renderMarkdownAnsi(text, {width, theme}) : undefined, replacement))
     return entry
   }
 }

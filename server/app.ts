@@ -29,9 +29,11 @@ import {projectRoutes} from './routes/projects.js'
 import {recallRoutes} from './routes/recalls.js'
 import {trustRoutes} from './routes/trust.js'
 import {curationRoutes} from './routes/curation.js'
+import {historyRoutes} from './routes/history.js'
 import {HistoryService} from './services/history.js'
 import {ReviewService} from './services/review.js'
 import {UsageCounter} from './services/usage.js'
+import {CurationService} from './services/curation.js'
 import {TrustService} from './services/trust.js'
 import {searchRoutes} from './routes/search.js'
 import {transferRoutes} from './routes/transfer.js'
@@ -204,7 +206,8 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     ...metaRoutes(version, () => openapiDoc ?? {}, store, options.proofSecret, options.localInfo),
     ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge), recalls),
     ...trustRoutes(new TrustService(store, knowledge)),
-    ...curationRoutes(new HistoryService(store, knowledge), new ReviewService(store, knowledge)),
+    ...curationRoutes(new CurationService(store, knowledge)),
+    ...historyRoutes(new HistoryService(store, knowledge), new ReviewService(store, knowledge)),
     ...searchRoutes(queries, recalls),
     ...recallRoutes(recalls),
     ...projectRoutes(projects, membership),

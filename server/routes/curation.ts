@@ -1,38 +1,54 @@
 /**
- * @module GET /knowledge/:id/history and GET /review (docs/api.md, "History, usage and the review queue").
+ * @module /knowledge/:id curation routes (docs/api.md, "Supersede and merge"): supersede and merge. The entry's
+ * author, the owner or a maintainer of its project may use them.
  */
-import {HistoryPageSchema, HistoryQuery, ReviewPageSchema, ReviewQuery} from '../../src/shared/curation-schemas.js'
-import {IdParams} from '../../src/shared/schemas.js'
+import {IdParams, MergeBody, SupersedeBody} from '../../src/shared/schemas.js'
+import type {EntryFull} from '../../src/shared/types.js'
 import {route, type RouteDef} from '../http/route.js'
-import type {HistoryService} from '../services/history.js'
-import type {ReviewService} from '../services/review.js'
+import type {CurationService} from '../services/curation.js'
 import {errorResponses} from './common.js'
 
-export function curationRoutes(history: HistoryService, review: ReviewService): RouteDef[] {
+const ENTRY = 'Entry'
+const tags = ['knowledge']
+
+export function curationRoutes(curation: CurationService): RouteDef[] {
+  const withEtag = (reply: {header: (k: string, v: string) => unknown}, e: EntryFull): EntryFull => {
+    reply.header('ETag', `"${e.version}"`)
+    return e
+  }
   return [
-    route<IdParams, HistoryQuery>({
-      method: 'GET',
-      path: '/knowledge/:id/history',
-      operationId: 'entryHistory',
-      tags: ['knowledge'],
+    route<IdParams, unknown, SupersedeBody>({
+      method: 'POST',
+      path: '/knowledge/:id/supersede',
+      operationId: 'supersedeEntry',
+      summary: 'Mark the entry replaced by another one: it leaves search and list (include=superseded brings it back)',
+      tags,
       auth: true,
-      summary: "The entry's history, oldest first: who changed what, when, and through what (API key, OAuth client, MCP, hook, import)",
-      description: 'Whoever can see the entry can read it. A redaction is recorded by field and count, never the text it removed.',
+      description:
+        'The author, the owner or a maintainer of its project; `by` must be an entry you can see, not this one, and not ' +
+        'replaced (through its chain) by this one (422). `by: null` withdraws it. A note is added as a comment. Bumps `version`.',
       params: IdParams,
-      query: HistoryQuery,
-      responses: {200: {description: '{items, next_cursor}', schema: HistoryPageSchema}, ...errorResponses(400, 401, 404)},
-      handler: async ({caller, params, query}) => history.list(caller, params.id, query),
+      body: SupersedeBody,
+      responses: {200: {description: 'The entry at full detail', schema: ENTRY}, ...errorResponses(400, 401, 403, 404, 413, 415, 422)},
+      handler: async ({caller, params, body, reply}) => withEtag(reply, await curation.supersede(caller, params.id, body)),
     }),
-    route<unknown, ReviewQuery>({
-      method: 'GET',
-      path: '/review',
-      operationId: 'reviewQueue',
-      tags: ['knowledge'],
+    route<IdParams, unknown, MergeBody>({
+      method: 'POST',
+      path: '/knowledge/:id/merge',
+      operationId: 'mergeEntry',
+      summary: 'Merge the entry into another: its comments and tags carried over, then superseded by it',
+      tags,
       auth: true,
-      summary: 'What a curator should look at: counts by kind, then the entries most retrieved first, each with why',
-      query: ReviewQuery,
-      responses: {200: {description: '{counts, items, next_cursor}', schema: ReviewPageSchema}, ...errorResponses(400, 401, 404)},
-      handler: async ({caller, query}) => review.queue(caller, query),
+      description:
+        'The caller must be allowed to supersede both entries (author, owner or project maintainer). Each comment is copied ' +
+        'onto `into` as a comment of the caller that names its origin; a comment on each entry records the merge.',
+      params: IdParams,
+      body: MergeBody,
+      responses: {
+        200: {description: 'The entry merged into, at full detail', schema: ENTRY},
+        ...errorResponses(400, 401, 403, 404, 413, 415, 422),
+      },
+      handler: async ({caller, params, body, reply}) => withEtag(reply, await curation.merge(caller, params.id, body)),
     }),
   ]
 }

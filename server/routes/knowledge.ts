@@ -6,6 +6,7 @@ import {
   CommentBody,
   CommentsQuery,
   CreateEntryBody,
+  CreateEntryQuery,
   ForkBody,
   GetEntryQuery,
   IdParams,
@@ -27,6 +28,9 @@ import {errorResponses, parseIfMatch} from './common.js'
 
 const ENTRY = 'Entry'
 const tags = ['knowledge']
+const SIMILAR =
+  'The answer lists `similar: [{id, title, similarity}]`, entries you can see that look like the same knowledge ' +
+  '(docs/api.md, "Similar entries on write"); with on_similar=refuse they give 409 possible_duplicate (with `similar`) instead.'
 const SAFE =
   'Findings of secrets or personal data in what a shared scope would expose refuse the change with sensitive_content ' +
   '(docs/api.md, "Safe publish"): send redact: true, or acknowledge: [finding ids].'
@@ -41,21 +45,22 @@ export function knowledgeRoutes(
     reply.header('ETag', `"${e.version}"`)
   }
   return [
-    route<unknown, unknown, CreateEntryBody>({
+    route<unknown, CreateEntryQuery, CreateEntryBody>({
       method: 'POST',
       path: '/knowledge',
       operationId: 'createEntry',
       summary: 'Create a knowledge entry',
       tags,
       auth: true,
-      description: `In project or global scope: ${SAFE} The answer is then 422.`,
+      description: `In project or global scope: ${SAFE} The answer is then 422. ${SIMILAR}`,
+      query: CreateEntryQuery,
       body: CreateEntryBody,
       responses: {
-        201: {description: 'The new entry at full detail', schema: ENTRY, headers: ['Location', 'ETag']},
-        ...errorResponses(400, 401, 404, 413, 415, 422),
+        201: {description: 'The new entry at full detail, plus `similar`', schema: ENTRY, headers: ['Location', 'ETag']},
+        ...errorResponses(400, 401, 404, 409, 413, 415, 422),
       },
-      handler: async ({caller, body, reply, req}) => {
-        const e = await knowledge.create(caller, body)
+      handler: async ({caller, body, query, reply, req}) => {
+        const e = await knowledge.create(caller, body, query.on_similar ?? 'report')
         withEtag(reply, e)
         // The request path without query or trailing slash (`POST /knowledge/` is served too).
         reply.header('Location', `${trimTrailingSlashes(req.url.split('?')[0]!)}/${e.id}`)
@@ -214,23 +219,24 @@ export function knowledgeRoutes(
       },
       handler: async ({caller, params, body, reply}) => sendEntry(reply, await publish.publish(caller, params.id, body)),
     }),
-    route<IdParams, unknown, ForkBody>({
+    route<IdParams, CreateEntryQuery, ForkBody>({
       method: 'POST',
       path: '/knowledge/:id/fork',
       operationId: 'forkEntry',
       summary: 'Fork an entry into a new private branch',
       tags,
       auth: true,
-      description: `Into a scope that reaches readers the parent did not: ${SAFE} The answer is then 422.`,
+      description: `Into a scope that reaches readers the parent did not: ${SAFE} The answer is then 422. There too: ${SIMILAR}`,
       params: IdParams,
+      query: CreateEntryQuery,
       body: ForkBody,
       bodyOptional: true,
       responses: {
         201: {description: 'The fork at full detail', schema: ENTRY, headers: ['Location', 'ETag']},
-        ...errorResponses(400, 401, 404, 413, 415, 422),
+        ...errorResponses(400, 401, 404, 409, 413, 415, 422),
       },
-      handler: async ({caller, params, body, reply, req}) => {
-        const e = await knowledge.fork(caller, params.id, body)
+      handler: async ({caller, params, body, query, reply, req}) => {
+        const e = await knowledge.fork(caller, params.id, body, query.on_similar ?? 'report')
         reply.header('Location', `${req.url.split('/knowledge/')[0]}/knowledge/${e.id}`)
         reply.code(201)
         return sendEntry(reply, e)
@@ -238,7 +244,7 @@ export function knowledgeRoutes(
     }),
   ]
 
-  function sendEntry(reply: {header: (k: string, v: string) => unknown}, e: EntryFull): EntryFull {
+  function sendEntry<E extends EntryFull>(reply: {header: (k: string, v: string) => unknown}, e: E): E {
     withEtag(reply, e)
     return e
   }

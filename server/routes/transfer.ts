@@ -7,7 +7,7 @@ import {Readable} from 'node:stream'
 import {Type, type Static} from '@sinclair/typebox'
 import {FINDING_ID_LIST_MAX, FINDING_ID_LIST_PATTERN, ON_CONFLICTS} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
-import {oneOf, ScopeSchema, Uuid} from '../../src/shared/schemas.js'
+import {oneOf, ScopeSchema, SimilarItemSchema, Uuid} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import {IMPORT_BODY_LIMIT, tooLarge} from '../services/transfer/format.js'
 import type {TransferService} from '../services/transfer/service.js'
@@ -37,6 +37,11 @@ const ImportReportSchema = Type.Object({
   principals_created: Type.Integer(),
   dry_run: Type.Boolean(),
   rejected: Type.Array(Type.Object({line: Type.Integer(), reason: Type.String()})),
+  similar: Type.Optional(
+    Type.Array(Type.Object({line: Type.Integer(), similar: Type.Array(SimilarItemSchema)}), {
+      description: 'Imported entries (of the first 200 entry lines) that look like entries you could already see: a report, not a refusal',
+    }),
+  ),
 })
 
 const NDJSON = 'application/x-ndjson'

@@ -119,10 +119,14 @@ export class SqliteSearchIndex implements SearchIndex {
     })
   }
 
-  /** When the caller may see every entry and narrows nothing, FTS5 alone answers; else the reads join `entries`. */
+  /**
+   * When the caller may see every entry and narrows nothing, FTS5 alone answers; else the reads join `entries`.
+   * Superseded entries are left out by default (docs/api.md, "Supersede"): that narrows too once one exists (an index read).
+   */
   async candidates(viewer: Viewer, filter: EntryFilter): Promise<CandidateSource> {
     const {where, params} = filterSql(viewer, filter)
-    const unfiltered = Object.values(filter).every((v) => v === undefined)
+    const {includeSuperseded, ...narrowing} = filter
+    const unfiltered = Object.values(narrowing).every((v) => v === undefined) && (includeSuperseded === true || !this.anySuperseded())
     const direct = unfiltered && this.seesEverything(viewer)
     const run = (sql: string, bound: Row): unknown[] =>
       this.stmt(sql)
@@ -177,6 +181,10 @@ export class SqliteSearchIndex implements SearchIndex {
    * Whether every entry is visible to the viewer: no one else's private entries and no project entries
    * outside the viewer's projects. Index seeks only (migration 3): one per project that has entries.
    */
+  private anySuperseded(): boolean {
+    return this.stmt('SELECT EXISTS (SELECT 1 FROM entries WHERE superseded_by IS NOT NULL)').pluck().get() === 1
+  }
+
   private seesEverything(viewer: Viewer): boolean {
     const me = viewer.principalId
     const othersPrivate = this.stmt(

@@ -6,7 +6,7 @@
 import {KbError} from '../../src/shared/errors.js'
 import {COMMENT_TYPE_DEFAULT, COMMENTS_IN_FULL, TITLE_MAX} from '../../src/shared/contract.js'
 import type {CommentBody, CreateEntryBody, ForkBody, PatchEntryBody, ResolveBody} from '../../src/shared/schemas.js'
-import type {Comment, Detail, EntryFull, EntryView, Page, Scope} from '../../src/shared/types.js'
+import type {Comment, Detail, EntryCreated, EntryFull, EntryView, Page, Scope} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {CommentRow, EntryChanges, EntryRow, Store} from '../store/store.js'
 import {type Caller, isOwner, viewerOf} from './context.js'
@@ -30,6 +30,7 @@ import {clearFields, findingsOf, gate, sameSecret, type Tally} from './safe-publ
 import {actorOf, clearanceRecords, describeChanges, record} from './history.js'
 import type {HistoryRow} from '../store/history-store.js'
 import type {UsageCounter} from './usage.js'
+import {type OnSimilar, SimilarFinder} from './similar.js'
 
 /** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
 const UNGUARDED_ATTEMPTS = 10
@@ -37,8 +38,11 @@ const UNGUARDED_ATTEMPTS = 10
 export class KnowledgeService {
   /** Counts entries returned at standard or full (docs/api.md, "Usage"); set by the app. */
   usage: UsageCounter | undefined
+  private readonly similar: SimilarFinder
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store) {
+    this.similar = new SimilarFinder(store)
+  }
 
   /** Whether the caller may see the entry (docs/api.md, "Visibility and permissions"). */
   async canSee(caller: Caller, e: EntryRow): Promise<boolean> {
@@ -103,7 +107,8 @@ export class KnowledgeService {
     return projectId
   }
 
-  async create(caller: Caller, input: CreateEntryBody): Promise<EntryFull> {
+  /** A new entry, with the entries the caller can see that look like it (docs/api.md, "Similar entries on write"). */
+  async create(caller: Caller, input: CreateEntryBody, onSimilar: OnSimilar = 'report'): Promise<EntryCreated> {
     const errors = new FieldErrors()
     const title = normalizeTitle(input.title, errors)
     const body = normalizeBody(input.body, errors)
@@ -142,8 +147,10 @@ export class KnowledgeService {
       ...UNTRUSTED,
       anchors,
     }
+    const similar = await this.similar.check(caller, entry, onSimilar)
     const check = scope === 'private' ? null : {choice: input, action: `creating an entry in ${scope} scope`}
-    return this.insertCleared(caller, entry, check, {action: 'created'})
+    const created = await this.insertCleared(caller, entry, check, {action: 'created'})
+    return {...created, similar}
   }
 
   /** Stores a new entry: cleared first when it goes straight into a shared scope (docs/api.md, "Safe publish"). */
@@ -191,7 +198,7 @@ export class KnowledgeService {
     const cleared = current.scope === 'private' ? null : await this.clearEdit(caller, current, changes, input)
     const notes = cleared?.notes ?? []
     if (changes.title !== undefined || changes.body !== undefined) {
-      const s = summarize(current.id, changes.title ?? current.title, changes.body ?? current.body)
+      const s = summarize(current.id, changes.title ?? current.title, changes.body ?? current.body, current.superseded_by !== null)
       changes.summary = s.body
       changes.summary_title = s.title
     }
@@ -348,7 +355,8 @@ export class KnowledgeService {
     return added.comment
   }
 
-  async fork(caller: Caller, id: string, input: ForkBody): Promise<EntryFull> {
+  /** A fork, with the entries other than its parent that look like it where it goes (docs/api.md, "Similar entries on write"). */
+  async fork(caller: Caller, id: string, input: ForkBody, onSimilar: OnSimilar = 'report'): Promise<EntryCreated> {
     const parent = await this.visible(caller, id)
     const errors = new FieldErrors()
     const title = input.title === undefined ? forkTitle(parent.title) : normalizeTitle(input.title, errors)
@@ -386,8 +394,11 @@ export class KnowledgeService {
     }
     // A fork reaches new readers unless it stays private or among the parent's own (docs/api.md, "Safe publish").
     const sameAudience = scope === 'private' || parent.scope === 'global' || (parent.scope === scope && parent.project_id === projectId)
+    // Only a fork that reaches new readers is checked: a private copy beside its parent is the point of forking.
+    const similar = sameAudience ? [] : await this.similar.check(caller, entry, onSimilar, [parent.id])
     const check = sameAudience ? null : {choice: input, action: `forking into ${scope} scope`}
-    return this.insertCleared(caller, entry, check, {action: 'forked', note: `forked from ${parent.id}`})
+    const created = await this.insertCleared(caller, entry, check, {action: 'forked', note: `forked from ${parent.id}`})
+    return {...created, similar}
   }
 }
 

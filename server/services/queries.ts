@@ -24,6 +24,8 @@ interface FilterQuery {
   tag?: string
   author?: string
   freshness?: FreshnessState
+  /** `superseded`: superseded entries too (docs/api.md, "Supersede"). */
+  include?: 'superseded'
 }
 
 export class EntryQueries {
@@ -56,6 +58,7 @@ export class EntryQueries {
     if (q.status) f.status = q.status
     if (q.tag) f.tag = q.tag.toLowerCase()
     if (authorId) f.authorId = authorId
+    if (q.include === 'superseded') f.includeSuperseded = true
     if (q.freshness) f.freshness = {state: q.freshness, now: new Date(now).toISOString()}
     return f
   }

@@ -187,7 +187,10 @@ export async function clearImported(e: ImportedEntry, choice: SensitiveChoice, c
   const comments = e.comments.map((x) => (bodies.has(x.id) ? {...x, body: bodies.get(x.id)!} : x))
   const me = {id: caller.principal.id, name: caller.principal.name}
   for (const n of c.notes) comments.push({id: n.id, body: n.body, type: n.type, author: me, created_at: n.created_at})
-  const s = r.title === e.title && r.body === e.body ? {title: e.summary_title, body: e.summary} : summarize(e.id, r.title, r.body)
+  const s =
+    r.title === e.title && r.body === e.body
+      ? {title: e.summary_title, body: e.summary}
+      : summarize(e.id, r.title, r.body, e.superseded_by !== null)
   return {
     ...e,
     title: r.title,

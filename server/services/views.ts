@@ -6,15 +6,20 @@ import type {Branch, Comment, Detail, EntryFull, EntryStandard, EntrySummary, En
 import type {EntryRow} from '../store/store.js'
 import {confidence, freshness, freshnessReasons, type TrustContext} from './freshness.js'
 
-/** The summary item: `freshness` is the state word only (docs/api.md, "Summary form": the budget counts it). */
+/**
+ * The summary item: `freshness` is the state word only, `superseded_by` only when set (docs/api.md, "Summary form":
+ * the budget counts both; a superseded entry's summary is computed with room for it).
+ */
 export function summaryView(e: EntryRow, ctx: TrustContext): EntrySummary {
-  return {
+  const item: EntrySummary = {
     id: e.id,
     title: e.summary_title,
     body: e.summary,
     status: e.status,
     freshness: freshnessReasons(e, ctx).length > 0 ? 'stale' : 'fresh',
   }
+  if (e.superseded_by !== null) item.superseded_by = e.superseded_by
+  return item
 }
 
 export function standardView(e: EntryRow, ctx: TrustContext): EntryStandard {
@@ -37,6 +42,7 @@ export function standardView(e: EntryRow, ctx: TrustContext): EntryStandard {
     anchors: e.anchors,
     flags: e.flags,
     confidence: confidence(e, ctx),
+    superseded_by: e.superseded_by,
     usage: {retrieved: e.retrieved, last_retrieved_at: e.last_retrieved_at},
   }
 }

@@ -115,6 +115,7 @@ const ENTRY_FIELDS = [
   'verified_by',
   'verifications',
   'corrections',
+  'superseded_by',
   'retrieved',
   'last_retrieved_at',
 ] as const
@@ -141,6 +142,7 @@ function toDb(e: EntryRow): unknown[] {
     e.version,
     e.comment_count,
     ...Object.values(trustToDb(e)),
+    e.superseded_by,
     e.retrieved ?? 0,
     e.last_retrieved_at ?? null,
   ]

@@ -283,7 +283,12 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   INSERT INTO memberships (project_id, principal_id, role, created_at)
     SELECT id, created_by, 'maintainer', created_at FROM projects ON CONFLICT DO NOTHING;
   `,
-  // 7: curation (docs/api.md, "History, usage and the review queue"): one history row per change to an entry, written
+  // 7: supersede (docs/api.md, "Supersede"): as SQLite's step 11.
+  `
+  ALTER TABLE entries ADD COLUMN superseded_by text COLLATE "C";
+  CREATE INDEX entries_superseded_by ON entries(superseded_by) WHERE superseded_by IS NOT NULL;
+  `,
+  // 8: curation (docs/api.md, "History, usage and the review queue"): one history row per change to an entry, written
   // in the change's transaction (gone with the entry); retrieval counts beside the entry, added in batches by every
   // daemon; the review queue reads entries most retrieved first.
   `

@@ -34,6 +34,7 @@ export function filterSql(viewer: Viewer, filter: EntryFilter, p: Params): strin
   if (filter.status !== undefined) where.push(`e.status = ${p.add(filter.status)}`)
   if (filter.authorId !== undefined) where.push(`e.author_id = ${p.add(filter.authorId)}`)
   if (filter.tag !== undefined) where.push(`e.seq IN (SELECT seq FROM entry_tags WHERE tag = ${p.add(filter.tag)})`)
+  if (filter.includeSuperseded !== true) where.push('e.superseded_by IS NULL')
   if (filter.freshness !== undefined) {
     const stale = staleSql(p, filter.freshness.now)
     where.push(filter.freshness.state === 'stale' ? stale : `NOT ${stale}`)
@@ -56,7 +57,7 @@ function staleSql(p: Params, now: string): string {
 export const ENTRY_COLUMNS = `e.seq, e.id, e.title, e.body, e.summary, e.summary_title, e.scope, e.project_id, e.tags, e.url, e.status,
   e.resolution, e.thought_chain, e.forked_from, e.author_id, p.name AS author_name, e.created_at, e.updated_at, e.version, e.comment_count,
   e.anchors, e.flags, e.flagged_at, e.verified_at, e.verified_by, e.verifications, e.corrections,
-  e.retrieved, e.last_retrieved_at`
+  e.superseded_by, e.retrieved, e.last_retrieved_at`
 
 export const ENTRY_FROM = 'entries e JOIN principals p ON p.id = e.author_id'
 

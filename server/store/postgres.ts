@@ -332,7 +332,7 @@ export class PostgresStore implements Store {
 
   async listBranches(parentId: string, viewer: Viewer): Promise<Branch[]> {
     const p = new Params()
-    const where = filterSql(viewer, {}, p)
+    const where = filterSql(viewer, {includeSuperseded: true}, p)
     const rows = await this.db.query(
       `SELECT e.id, e.title, e.scope, e.author_id, p.name AS author_name, e.created_at FROM ${ENTRY_FROM}
       WHERE e.forked_from = ${p.add(parentId)} AND ${where.join(' AND ')} ORDER BY e.created_at, e.id`,

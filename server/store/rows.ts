@@ -32,6 +32,7 @@ export function entryFromRow(r: Row): EntryRow {
     version: r.version as number,
     comment_count: r.comment_count as number,
     ...trustFromRow(r.anchors, r.flags, r.flagged_at, r.verified_at, r.verified_by, r.verifications, r.corrections),
+    superseded_by: (r.superseded_by as string | null) ?? null,
     retrieved: Number(r.retrieved ?? 0),
     last_retrieved_at: (r.last_retrieved_at as string | null | undefined) ?? null,
   }

@@ -14,17 +14,19 @@ import type {CommentRow, EntryChanges, EntryRow} from './store.js'
 
 const INSERT_ENTRY = `INSERT INTO entries (id, title, body, summary, summary_title, scope, project_id, tags, url, status, resolution,
     thought_chain, forked_from, author_id, created_at, updated_at, version, comment_count,
-    anchors, flags, flagged_at, verified_at, verified_by, verifications, corrections, retrieved, last_retrieved_at)
+    anchors, flags, flagged_at, verified_at, verified_by, verifications, corrections, superseded_by, retrieved,
+    last_retrieved_at)
   VALUES (@id, @title, @body, @summary, @summary_title, @scope, @project_id, @tags, @url, @status, @resolution,
     @thought_chain, @forked_from, @author_id, @created_at, @updated_at, @version, @comment_count,
-    @anchors, @flags, @flagged_at, @verified_at, @verified_by, @verifications, @corrections, @retrieved, @last_retrieved_at)`
+    @anchors, @flags, @flagged_at, @verified_at, @verified_by, @verifications, @corrections, @superseded_by, @retrieved,
+    @last_retrieved_at)`
 
 const OVERWRITE_ENTRY = `UPDATE entries SET title = @title, body = @body, summary = @summary, summary_title = @summary_title, scope = @scope,
     project_id = @project_id, tags = @tags, url = @url, status = @status, resolution = @resolution, thought_chain = @thought_chain,
     forked_from = @forked_from, author_id = @author_id, created_at = @created_at, updated_at = @updated_at, version = @version,
     comment_count = @comment_count, anchors = @anchors, flags = @flags, flagged_at = @flagged_at, verified_at = @verified_at,
-    verified_by = @verified_by, verifications = @verifications, corrections = @corrections, retrieved = @retrieved,
-    last_retrieved_at = @last_retrieved_at WHERE seq = @seq`
+    verified_by = @verified_by, verifications = @verifications, corrections = @corrections, superseded_by = @superseded_by,
+    retrieved = @retrieved, last_retrieved_at = @last_retrieved_at WHERE seq = @seq`
 
 /** An entry's row as the `entries` table stores it (JSON for the structured fields, the author by id). */
 function toDb(e: EntryRow): Row {
@@ -48,6 +50,7 @@ function toDb(e: EntryRow): Row {
     version: e.version,
     comment_count: e.comment_count,
     ...trustToDb(e),
+    superseded_by: e.superseded_by,
     retrieved: e.retrieved ?? 0,
     last_retrieved_at: e.last_retrieved_at ?? null,
   }

@@ -323,7 +323,12 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
     WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = memberships.project_id AND p.created_by = memberships.principal_id);
   INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) SELECT id, created_by, 'maintainer', created_at FROM projects;
   `,
-  // 11: curation (docs/api.md, "History, usage and the review queue"): one history row per change to an entry, written
+  // 11: supersede (docs/api.md, "Supersede"): the entry that replaced this one; list and search leave such entries out.
+  `
+  ALTER TABLE entries ADD COLUMN superseded_by TEXT;
+  CREATE INDEX entries_superseded_by ON entries(superseded_by) WHERE superseded_by IS NOT NULL;
+  `,
+  // 12: curation (docs/api.md, "History, usage and the review queue"): one history row per change to an entry, written
   // in the change's transaction (gone with the entry); retrieval counts beside the entry, added in batches; the
   // review queue reads entries most retrieved first.
   `

@@ -17,7 +17,7 @@ export const VISIBLE_TO_ME = `(e.scope = 'global'
 export const ENTRY_COLUMNS = `e.seq, e.id, e.title, e.body, e.summary, e.summary_title, e.scope, e.project_id, e.tags, e.url, e.status,
   e.resolution, e.thought_chain, e.forked_from, e.author_id, p.name AS author_name, e.created_at, e.updated_at, e.version, e.comment_count,
   e.anchors, e.flags, e.flagged_at, e.verified_at, e.verified_by, e.verifications, e.corrections,
-  e.retrieved, e.last_retrieved_at`
+  e.superseded_by, e.retrieved, e.last_retrieved_at`
 
 /** The visibility rule of docs/api.md, "Visibility and permissions", and the list/search filters, as SQL over `entries e`. */
 export function filterSql(viewer: Viewer, filter: EntryFilter): {where: string[]; params: Row} {
@@ -43,6 +43,7 @@ export function filterSql(viewer: Viewer, filter: EntryFilter): {where: string[]
     where.push('e.seq IN (SELECT seq FROM entry_tags WHERE tag = @tag)')
     params.tag = filter.tag
   }
+  if (filter.includeSuperseded !== true) where.push('e.superseded_by IS NULL')
   if (filter.freshness !== undefined) {
     where.push(filter.freshness.state === 'stale' ? STALE_SQL : `NOT ${STALE_SQL}`)
     params.now = filter.freshness.now

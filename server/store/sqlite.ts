@@ -415,7 +415,7 @@ export class SqliteStore implements Store {
   }
 
   async listBranches(parentId: string, viewer: Viewer): Promise<Branch[]> {
-    const {where, params} = filterSql(viewer, {})
+    const {where, params} = filterSql(viewer, {includeSuperseded: true})
     params.parent = parentId
     const rows = this.stmt(
       `SELECT e.id, e.title, e.scope, e.author_id, p.name AS author_name, e.created_at
@@ -501,7 +501,8 @@ function fromRaw(r: unknown[]): EntryRow {
     version: r[18] as number,
     comment_count: r[19] as number,
     ...trustFromRow(...r.slice(20, 27)),
-    retrieved: r[27] as number,
-    last_retrieved_at: (r[28] as string | null) ?? null,
+    superseded_by: (r[27] as string | null) ?? null,
+    retrieved: r[28] as number,
+    last_retrieved_at: (r[29] as string | null) ?? null,
   }
 }

@@ -89,6 +89,8 @@ export interface EntryRow {
   verifications: Array<{principal_id: string; at: string}>
   /** `correction` comments since the last verification or edit: a soft signal in confidence (docs/search.md). */
   corrections: number
+  /** The entry that replaced this one (docs/api.md, "Supersede"); null while it stands. */
+  superseded_by: string | null
   /** Times returned at standard or full, added in batches (docs/api.md, "Usage"); not content: `version` stays. */
   retrieved: number
   last_retrieved_at: string | null
@@ -110,6 +112,7 @@ export type EntryChanges = Partial<
     | 'resolution'
     | 'thought_chain'
     | 'anchors'
+    | 'superseded_by'
   >
 >
 
@@ -135,6 +138,8 @@ export interface EntryFilter {
   authorId?: string
   /** Only fresh or only stale entries at `now` (docs/search.md, "Freshness and confidence"), decided in the driver's SQL. */
   freshness?: {state: FreshnessState; now: string}
+  /** Superseded entries too (`include=superseded`); without it they are left out (docs/api.md, "Supersede"). */
+  includeSuperseded?: boolean
 }
 
 export interface ListPage {
@@ -153,6 +158,11 @@ export interface SearchOptions {
    * before the best `limit` are cut; in the order given.
    */
   weigh?: (entries: EntryRow[]) => Promise<number[]>
+  /**
+   * For a lookup by an entry's own words (the similar-entries check, docs/search.md "Similar entries"): no typo
+   * correction (a word the store lacks is no misspelling there) and only `limit` candidates re-ranked.
+   */
+  lookup?: boolean
 }
 
 export interface SearchHit {

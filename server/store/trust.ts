@@ -20,6 +20,7 @@ export const UNTRUSTED = {
   verified_by: null,
   verifications: [],
   corrections: 0,
+  superseded_by: null,
   retrieved: 0,
   last_retrieved_at: null,
 } satisfies Partial<EntryRow>

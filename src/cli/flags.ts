@@ -109,3 +109,6 @@ function stripComments(text: string): string {
     .filter((l) => !l.startsWith('#kb:'))
     .join('\n')
 }
+
+/** `--include-superseded` of `kb list` and `kb search` (docs/cli.md, "Supersede and merge"). */
+export const includeSupersededFlag = Flags.boolean({description: 'superseded entries too (left out by default)', default: false})

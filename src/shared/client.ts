@@ -16,6 +16,8 @@ import type {
   CreateEntryBody,
   FlagBody,
   ForkBody,
+  MergeBody,
+  SupersedeBody,
   JoinProjectBody,
   ListQuery,
   PatchEntryBody,
@@ -29,6 +31,7 @@ import type {
   ApiKeyRecord,
   Comment,
   Detail,
+  EntryCreated,
   EntryFull,
   EntryView,
   Grant,
@@ -102,7 +105,12 @@ export interface WriteRequest {
 const entryPath = (id: string, tail = ''): string => `/knowledge/${encodeURIComponent(id)}${tail}`
 
 export const writeRequests = {
-  createEntry: (input: CreateEntryBody): WriteRequest => ({method: 'POST', path: '/knowledge', body: input}),
+  /** With `refuse`, similar entries answer 409 possible_duplicate instead of a new entry (docs/api.md, "Similar entries on write"). */
+  createEntry: (input: CreateEntryBody, onSimilar?: 'refuse'): WriteRequest => ({
+    method: 'POST',
+    path: onSimilar ? `/knowledge?on_similar=${onSimilar}` : '/knowledge',
+    body: input,
+  }),
   patchEntry: (id: string, input: PatchEntryBody, ifMatch?: string): WriteRequest => ({
     method: 'PATCH',
     path: entryPath(id),
@@ -115,6 +123,8 @@ export const writeRequests = {
   fork: (id: string, input: ForkBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/fork'), body: input}),
   verify: (id: string, input: VerifyBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/verify'), body: input}),
   flag: (id: string, input: FlagBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/flags'), body: input}),
+  supersede: (id: string, input: SupersedeBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/supersede'), body: input}),
+  merge: (id: string, input: MergeBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/merge'), body: input}),
   checkAnchors: (id: string, input: AnchorCheckBody): WriteRequest => ({
     method: 'POST',
     path: entryPath(id, '/anchors/check'),
@@ -222,8 +232,8 @@ export class ApiClient {
     return (await this.request<Health>('GET', '/health', {timeoutMs})).body
   }
 
-  async createEntry(input: CreateEntryBody): Promise<EntryFull> {
-    return (await this.write<EntryFull>(writeRequests.createEntry(input))).body
+  async createEntry(input: CreateEntryBody, onSimilar?: 'refuse'): Promise<EntryCreated> {
+    return (await this.write<EntryCreated>(writeRequests.createEntry(input, onSimilar))).body
   }
 
   /** The headers that mark a read as a recall, when this client serves an agent. */
@@ -275,11 +285,19 @@ export class ApiClient {
     return (await this.request<PublishPreview>('GET', `/knowledge/${encodeURIComponent(id)}/publish-preview`, {query: {scope}})).body
   }
 
-  async fork(id: string, input: ForkBody): Promise<EntryFull> {
-    return (await this.write<EntryFull>(writeRequests.fork(id, input))).body
+  async fork(id: string, input: ForkBody): Promise<EntryCreated> {
+    return (await this.write<EntryCreated>(writeRequests.fork(id, input))).body
   }
 
   /** Says the entry still holds (docs/api.md, "Verify"); re-bases the anchors sent and withdraws the caller's own flag. */
+  async supersede(id: string, input: SupersedeBody): Promise<EntryFull> {
+    return (await this.write<EntryFull>(writeRequests.supersede(id, input))).body
+  }
+
+  async merge(id: string, input: MergeBody): Promise<EntryFull> {
+    return (await this.write<EntryFull>(writeRequests.merge(id, input))).body
+  }
+
   async verify(id: string, input: VerifyBody): Promise<EntryFull> {
     return (await this.write<EntryFull>(writeRequests.verify(id, input))).body
   }

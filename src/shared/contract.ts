@@ -115,6 +115,20 @@ export const RECALL_RETENTION_DAYS_DEFAULT = 30
 export const INVITATION_DAYS = 7
 export const INVITATION_TOKEN_PATTERN = '^kbinv_[0-9A-Za-z]{43}$'
 export const JOIN_REQUEST_STATUSES = ['pending', 'approved', 'denied'] as const
+
+// ---- Curation: similar entries on write, supersede and merge (docs/api.md, "Curation") ----
+
+/** What `POST /knowledge` does when similar entries exist: create anyway and list them (default), or refuse (409 possible_duplicate). */
+export const ON_SIMILAR = ['report', 'refuse'] as const
+/** What `GET /knowledge` and `GET /search` bring back that they leave out by default. */
+export const INCLUDE_VALUES = ['superseded'] as const
+/** Similar entries reported per create, best first. */
+export const SIMILAR_MAX = 5
+/** A candidate at or above this similarity is reported (tuned on bench/collections/similar: docs/search.md, "Similar entries"). */
+export const SIMILAR_THRESHOLD = 0.35
+/** Comments a merge copies from the merged entry, oldest first. */
+export const MERGE_COMMENTS_MAX = 500
+
 // ---- Curation: history, usage, the review queue (docs/api.md, "History, usage and the review queue") ----
 
 /** What a history record says happened to an entry. */

@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   conflict: {status: 409, title: 'Conflict', exit: 5},
   // 409 when publishing an entry; 422 when a create, edit or fork brings the content (docs/api.md, "Safe publish").
   sensitive_content: {status: 409, title: 'Conflict', exit: 5},
+  // POST /knowledge?on_similar=refuse when entries the caller can see look like the same knowledge (docs/api.md, "Curation").
+  possible_duplicate: {status: 409, title: 'Conflict', exit: 5},
   request_timeout: {status: 408, title: 'Request Timeout', exit: 1},
   precondition_failed: {status: 412, title: 'Precondition Failed', exit: 5},
   payload_too_large: {status: 413, title: 'Payload Too Large', exit: 1},

@@ -43,6 +43,10 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
     tui: 'it is already so; the view is refreshed',
     agent: "get_knowledge shows the entry's current state",
   },
+  possible_duplicate: {
+    cli: '`kb show <id>` one of them and `kb comment <id>` on it instead, or add anyway without --refuse-similar',
+    agent: 'comment on the similar entry (comment_on_knowledge) instead of adding a copy; add anyway only if it is different knowledge',
+  },
   precondition_failed: {
     cli: 'it changed since it was read; run the command again',
     tui: 'it changed meanwhile; try again',

@@ -20,6 +20,8 @@ import {
   FLAG_REASONS,
   FRESHNESS_REASON_KINDS,
   FRESHNESS_STATES,
+  INCLUDE_VALUES,
+  ON_SIMILAR,
   VERIFY_AFTER_DAYS_MAX,
   API_KEY_DAYS_MAX,
   BODY_MAX,
@@ -150,6 +152,37 @@ export const CreateEntryBody = Type.Object(
   {additionalProperties: false},
 )
 export type CreateEntryBody = Static<typeof CreateEntryBody>
+
+/** `POST /knowledge?on_similar=` (docs/api.md, "Similar entries on write"). */
+export const CreateEntryQuery = Type.Object({
+  on_similar: Type.Optional(oneOf(ON_SIMILAR, 'report (default): create and list similar entries; refuse: 409 possible_duplicate instead')),
+})
+export type CreateEntryQuery = Static<typeof CreateEntryQuery>
+
+/** An entry that looks like the same knowledge as the one being written. */
+export const SimilarItemSchema = Type.Object({
+  id: Uuid,
+  title: Type.String(),
+  similarity: Type.Number({minimum: 0, maximum: 1, description: 'docs/search.md, "Similar entries"'}),
+})
+
+export const SupersedeBody = Type.Object(
+  {
+    by: Type.Union([Uuid, Type.Null()], {description: 'The entry that replaces this one; null withdraws a supersede'}),
+    note: Type.Optional(Type.String({minLength: 1, maxLength: COMMENT_MAX, description: 'Why; added as a comment'})),
+  },
+  {additionalProperties: false},
+)
+export type SupersedeBody = Static<typeof SupersedeBody>
+
+export const MergeBody = Type.Object(
+  {
+    into: Uuid,
+    note: Type.Optional(Type.String({minLength: 1, maxLength: COMMENT_MAX, description: 'Why; added as a comment'})),
+  },
+  {additionalProperties: false},
+)
+export type MergeBody = Static<typeof MergeBody>
 
 export const PatchEntryBody = Type.Object(
   {
@@ -284,6 +317,7 @@ const filterFields = {
   status: Type.Optional(StatusSchema),
   tag: Type.Optional(Type.String({minLength: 1, maxLength: TAG_MAX})),
   freshness: Type.Optional(oneOf(FRESHNESS_STATES, 'Only fresh or only stale entries')),
+  include: Type.Optional(oneOf(INCLUDE_VALUES, 'superseded: superseded entries too (left out by default)')),
   detail: Type.Optional(DetailSchema),
 }
 
@@ -369,6 +403,7 @@ const summaryFields = {
   status: StatusSchema,
   score: Type.Optional(Type.Number({description: 'Search only: higher is better'})),
   freshness: oneOf(FRESHNESS_STATES, 'The freshness state word (the whole object at standard and full)'),
+  superseded_by: Type.Optional(Uuid),
 }
 const standardFields = {
   tags: Type.Array(Type.String()),
@@ -385,6 +420,7 @@ const standardFields = {
   anchors: Type.Array(AnchorSchema),
   flags: FlagCountsSchema,
   confidence: Type.Number({minimum: 0, maximum: 1, description: 'docs/search.md, "Confidence"'}),
+  superseded_by: Type.Union([Uuid, Type.Null()], {description: 'The entry that replaced this one (docs/api.md, "Supersede")'}),
   usage: Type.Object(
     {
       retrieved: Type.Integer({minimum: 0, description: 'Times returned at standard or full (GET, search, MCP), counted in batches'}),

@@ -21,6 +21,7 @@ import type {
   BranchSchema,
   CommentSchema,
   EntryFullSchema,
+  SimilarItemSchema,
   EntryStandardSchema,
   EntrySummarySchema,
   FlagCountsSchema,
@@ -92,3 +93,7 @@ export interface SensitiveReport {
   findings_total: number
   diff: RedactionLine[]
 }
+/** An entry that looks like the same knowledge as one being written (docs/api.md, "Similar entries on write"). */
+export type SimilarItem = Static<typeof SimilarItemSchema>
+/** A created entry with the similar entries the caller can see. */
+export type EntryCreated = EntryFull & {similar: SimilarItem[]}

@@ -1,110 +1,141 @@
 /**
- * @module `kb history` and `kb review` (docs/cli.md, "Curation") with the real binary and a child daemon: the history
- * table within 80 columns and its --json, usage in `kb show`, the review queue as JSON and as a table most used
- * first, and the interactive walk on a pseudo-terminal (verify one, flag the next, quit).
+ * @module The curation commands (docs/cli.md, "Similar entries" and "Supersede and merge"): `kb add` with similar
+ * entries off a terminal (added, listed on stderr) and on a pseudo-terminal (add anyway, comment on one, cancel,
+ * --yes), `kb supersede` with `--include-superseded` and `kb show`'s line, and `kb merge`.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {ChildDaemon} from '../helpers/daemon.js'
-import {ANSI_RE, cleanup, kb, kbTty, type KbEnv, userWithDaemon} from './helpers.js'
-
-// The child daemon inherits it: usage counts are written every 200 ms instead of every 5 s.
-process.env.KB_USAGE_FLUSH_MS = '200'
+import {ANSI_RE, cleanup, kb, kbTty, type KbEnv, userWithDaemon, UUID_RE} from './helpers.js'
 
 let d: ChildDaemon
 let user: KbEnv
-const ids: string[] = []
 
 beforeAll(async () => {
   ;({user, d} = await userWithDaemon({TERM: 'xterm'}))
-  for (const title of ['Pool exhaustion under load', 'Flaky CI on Mondays', 'Port 7411 already in use']) {
-    ids.push(
-      (await d.request('POST', '/knowledge', {body: {title, body: `${title}: what happened and the fix.`, scope: 'global'}})).body.id,
-    )
-  }
-  // Used: the first three times, the second once, the third never.
-  for (let i = 0; i < 3; i++) await d.request('GET', `/knowledge/${ids[0]}`)
-  await d.request('GET', `/knowledge/${ids[1]}`)
-  await new Promise((r) => setTimeout(r, 600))
 })
-
 afterAll(async () => {
-  delete process.env.KB_USAGE_FLUSH_MS
   await d?.stop()
   if (user) await cleanup(user)
 })
 
-const strip = (s: string): string => s.replace(new RegExp(ANSI_RE.source, 'g'), '')
+const plain = (s: string): string => s.replace(new RegExp(ANSI_RE.source, 'g'), '')
+const TITLE = 'Yak shaver crashes: error: yak buffer overflow (4097 > 4096)'
+const BODY = 'The yak shaver aborts with `error: yak buffer overflow (4097 > 4096)`. Set YAK_BUFFER=8192 in yak.env and restart it.'
+const COPY_TITLE = 'yak buffer overflow (4097 > 4096) crash in the yak shaver'
+const COPY_BODY = 'Our yak shaver died: error: yak buffer overflow (4097 > 4096). Raising YAK_BUFFER to 8192 in yak.env fixed it.'
+const count = async (): Promise<number> => (await d.request('GET', '/knowledge', {query: {limit: 100}})).body.items.length
 
-describe('kb review', () => {
-  it('--json gives the counts and the entries most used first, each with why', async () => {
-    const r = await kb(user, ['review', '--json'])
+describe('kb add with similar entries', () => {
+  let first: string
+
+  beforeAll(async () => {
+    const r = await kb(user, ['add', TITLE, '--body', BODY])
     expect(r.code, r.stderr).toBe(0)
-    const page = JSON.parse(r.stdout)
-    expect(page.counts).toMatchObject({unverified: 3, flagged: 0, similar: 0, superseded: 0})
-    expect(page.items.map((i: any) => i.entry.id)).toEqual(ids)
-    expect(page.items[0].entry.usage.retrieved).toBe(3)
-    expect(page.items[2].reasons).toContainEqual({kind: 'unverified', detail: 'never verified'})
+    expect(r.stderr).not.toContain('similar')
+    first = r.stdout.trim()
+    expect(first).toMatch(UUID_RE)
   })
 
-  it('piped, prints the counts and a table', async () => {
-    const r = await kb(user, ['review'])
+  it('off a terminal adds it and lists them on stderr; --json carries them', async () => {
+    const r = await kb(user, ['add', COPY_TITLE, '--body', COPY_BODY])
     expect(r.code, r.stderr).toBe(0)
-    const lines = r.stdout.trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^stale 0 · flagged 0 · similar 0 · unverified 3 · superseded 0 · never retrieved 0$/)
-    expect(lines.slice(1).map((l) => l.split('\t').slice(0, 3))).toEqual([
-      [ids[0], '3', 'unverified'],
-      [ids[1], '1', 'unverified'],
-      [ids[2], '0', 'unverified'],
-    ])
+    expect(r.stdout.trim()).toMatch(UUID_RE)
+    expect(r.stderr).toContain('kb: similar entries exist (comment on one instead of adding a copy):')
+    expect(r.stderr).toContain(`1. ${first}`)
+    expect(r.stderr).toContain(TITLE)
+    const j = await kb(user, ['add', COPY_TITLE, '--body', COPY_BODY, '--json'])
+    expect(JSON.parse(j.stdout).similar.map((s: {id: string}) => s.id)).toContain(first)
+    for (const id of [r.stdout.trim(), JSON.parse(j.stdout).id]) await d.request('DELETE', `/knowledge/${id}`)
   })
 
-  it('walks the queue on a terminal: verify the first, flag the second incorrect, quit at the third', async () => {
-    const r = await kbTty(user, ['review'], {input: 'v\nf\ni\nq\n', cols: 80})
-    expect(r.code, r.stderr + r.stdout).toBe(0)
-    const out = strip(r.stdout)
-    expect(out).toContain('(1/3) Pool exhaustion under load')
-    expect(out).toContain('unverified: never verified')
-    expect(out).toContain('verified')
-    expect(out).toContain('flagged incorrect')
-    expect(out).toContain('(3/3) Port 7411 already in use')
-    expect(out).toContain('Reviewed 2 of 3 (quit)')
-    const first = (await d.request('GET', `/knowledge/${ids[0]}`)).body
-    expect(first.freshness.verified_at).not.toBeNull()
-    const second = (await d.request('GET', `/knowledge/${ids[1]}`)).body
-    expect(second.flags.incorrect).toBe(1)
-    const third = (await d.request('GET', `/knowledge/${ids[2]}`)).body
-    expect(third.freshness.verified_at).toBeNull()
+  it('on a terminal asks: "q" adds nothing', async () => {
+    const before = await count()
+    const r = await kbTty(user, ['add', COPY_TITLE, '--body', COPY_BODY], {input: 'q\n'})
+    expect(r.code, r.stdout).toBe(0)
+    const out = plain(r.stdout)
+    expect(out).toContain('Entries you can see look like the same knowledge:')
+    expect(out).toContain(first)
+    expect(out).toContain('[a]dd anyway, [c]omment on one of them instead, or [q]uit?')
+    expect(out).toContain('Cancelled: nothing added.')
+    expect(await count()).toBe(before)
+  })
+
+  it('"c" comments on the similar entry instead of adding a copy', async () => {
+    const before = await count()
+    const r = await kbTty(user, ['add', COPY_TITLE, '--body', COPY_BODY], {input: 'c\n'})
+    expect(r.code, r.stdout).toBe(0)
+    expect(plain(r.stdout)).toContain(`Commented on ${first}`)
+    expect(await count()).toBe(before)
+    const e = (await d.request('GET', `/knowledge/${first}`, {query: {detail: 'full'}})).body
+    expect(e.comments.at(-1).body).toBe(`${COPY_TITLE}\n\n${COPY_BODY}`)
+  })
+
+  it('kb fork into a wider scope lists the similar entries there on stderr', async () => {
+    const mine = await d.request('POST', '/knowledge', {body: {title: COPY_TITLE, body: COPY_BODY, scope: 'private'}})
+    const r = await kb(user, ['fork', mine.body.id, '--scope', 'global'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toContain('kb: similar entries exist where it goes')
+    expect(r.stderr).toContain(first)
+    expect(r.stderr).not.toContain(mine.body.id)
+    await d.request('DELETE', `/knowledge/${r.stdout.trim()}`)
+    await d.request('DELETE', `/knowledge/${mine.body.id}`)
+  })
+
+  it('"a" adds it anyway; --yes adds without asking', async () => {
+    const before = await count()
+    const a = await kbTty(user, ['add', COPY_TITLE, '--body', COPY_BODY], {input: 'a\n'})
+    expect(a.code, a.stdout).toBe(0)
+    expect(plain(a.stdout)).toMatch(/Created [0-9a-f-]{36}/)
+    const y = await kbTty(user, ['add', COPY_TITLE, '--body', COPY_BODY, '--yes'])
+    expect(y.code, y.stdout).toBe(0)
+    expect(plain(y.stdout)).not.toContain('[a]dd anyway')
+    expect(plain(y.stdout)).toMatch(/Created [0-9a-f-]{36}/)
+    expect(await count()).toBe(before + 2)
   })
 })
 
-describe('kb history', () => {
-  it('lists every change with who and through what, within 80 columns on a terminal', async () => {
-    await d.request('PATCH', `/knowledge/${ids[0]}`, {
-      body: {body: 'A new first line.\nPool exhaustion under load: the fix.', tags: ['db']},
-    })
-    const r = await kbTty(user, ['history', ids[0]!, '--no-pager'], {cols: 80})
+describe('kb supersede and kb merge', () => {
+  const add = async (title: string, body: string, ...more: string[]): Promise<string> => {
+    const r = await kb(user, ['add', title, '--body', body, ...more])
     expect(r.code, r.stderr).toBe(0)
-    const lines = strip(r.stdout).trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^WHEN\s+ACTION\s+BY\s+VIA\s+CHANGES$/)
-    expect(lines.slice(1).map((l) => l.split(/\s{2,}/)[1])).toEqual(['created', 'verified', 'edited'])
-    for (const l of lines) expect([...l].length).toBeLessThanOrEqual(80)
-    const json = await kb(user, ['history', ids[0]!, '--json'])
-    const items = JSON.parse(json.stdout).items
-    expect(items.map((h: any) => h.action)).toEqual(['created', 'verified', 'edited'])
-    expect(items[2].changes).toEqual({body: '+2/−1 lines', tags: '+db'})
-    expect(items[1].actor).toMatchObject({name: 'owner', via: 'api_key'})
+    return r.stdout.trim()
+  }
+
+  it('hides the old entry from list and search until --include-superseded; kb show names the replacement', async () => {
+    const old = await add('Pelican deploy needs manual cache purge', 'Purge the pelican CDN cache by hand after deploys.')
+    const neu = await add('Pelican deploy purges the cache itself', 'Since pelican 3 the deploy step purges the CDN cache.')
+    const s = await kb(user, ['supersede', old, '--by', neu, '--note', 'pelican 3'])
+    expect(s.code, s.stderr).toBe(0)
+    expect(s.stdout.trim()).toBe(`${old}\t${neu}`)
+    const listed = async (...flags: string[]): Promise<string[]> =>
+      JSON.parse((await kb(user, ['list', '--json', ...flags])).stdout).items.map((i: {id: string}) => i.id)
+    expect(await listed()).not.toContain(old)
+    expect(await listed('--include-superseded')).toContain(old)
+    const found = async (...flags: string[]): Promise<string[]> =>
+      JSON.parse((await kb(user, ['search', 'pelican', '--json', ...flags])).stdout).items.map((i: {id: string}) => i.id)
+    expect(await found()).toEqual([neu])
+    expect((await found('--include-superseded')).sort()).toEqual([old, neu].sort())
+    const shown = await kb(user, ['show', old])
+    expect(shown.stdout).toContain(`superseded by:\t${neu} Pelican deploy purges the cache itself`)
+    const tty = await kbTty(user, ['show', old, '--no-pager'])
+    expect(plain(tty.stdout)).toMatch(new RegExp(`superseded by\\s+${neu} Pelican deploy purges the cache itself`))
+    expect((await kb(user, ['supersede', old])).code).toBe(2)
+    const undo = await kb(user, ['supersede', old, '--undo'])
+    expect(undo.stdout.trim()).toBe(`${old}\t-`)
+    expect(await listed()).toContain(old)
   })
 
-  it('a missing entry is exit 3 (not found)', async () => {
-    const r = await kb(user, ['history', '00000000-0000-4000-8000-000000000000'])
-    expect(r.code).toBe(3)
-  })
-})
-
-describe('kb show', () => {
-  it('says how often the entry was retrieved', async () => {
-    const r = await kb(user, ['show', ids[2]!])
-    expect(r.code, r.stderr).toBe(0)
-    expect(r.stdout).toMatch(/^retrieved:\t\d+ times?/m)
+  it('kb merge carries comments and tags over and supersedes the merged entry', async () => {
+    const a = await add('Heron tests flaky on CI', 'Heron tests time out on CI; raise HERON_TIMEOUT.', '--tag', 'heron', '--tag', 'ci')
+    const b = await add('Heron timeouts in CI', 'Set HERON_TIMEOUT=60 for CI runs.', '--tag', 'heron')
+    expect((await kb(user, ['comment', a, 'Seen on the arm64 runners too.'])).code).toBe(0)
+    const m = await kb(user, ['merge', a, '--into', b, '--note', 'same fix'])
+    expect(m.code, m.stderr).toBe(0)
+    expect(m.stdout.trim()).toBe(b)
+    const e = (await d.request('GET', `/knowledge/${b}`, {query: {detail: 'full'}})).body
+    expect(e.tags.sort()).toEqual(['ci', 'heron'])
+    expect(e.comments.some((c: {body: string}) => c.body.includes('Seen on the arm64 runners too.'))).toBe(true)
+    expect((await d.request('GET', `/knowledge/${a}`)).body.superseded_by).toBe(b)
+    expect((await kb(user, ['merge', a])).code).toBe(2)
   })
 })

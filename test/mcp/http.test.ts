@@ -9,6 +9,7 @@ import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/st
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import {countTokens} from 'gpt-tokenizer/encoding/o200k_base'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {SIMILAR_MAX} from '../../src/shared/contract.js'
 import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../helpers/daemon.js'
 import {obtainTokens} from '../server/oauth/support.js'
 
@@ -21,6 +22,7 @@ const TOOL_NAMES = [
   'resolve_knowledge',
   'verify_knowledge',
   'flag_knowledge',
+  'supersede_knowledge',
   'publish_knowledge',
   'fork_knowledge',
   'join_project',
@@ -68,7 +70,7 @@ afterAll(async () => {
 })
 
 describe('MCP over Streamable HTTP on the daemon', () => {
-  it('lists the twelve tools, each with a description and input and output schemas', async () => {
+  it('lists the thirteen tools, each with a description and input and output schemas', async () => {
     const {tools} = await client.listTools()
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort())
     for (const t of tools) {
@@ -230,8 +232,11 @@ describe('MCP over Streamable HTTP on the daemon', () => {
     expect(tokens(textOf(got))).toBeLessThanOrEqual(100)
     expect(tokens(JSON.stringify(got.structuredContent))).toBeLessThanOrEqual(100)
     const added = await call(client, 'add_knowledge', {title: 'Another pool leak with a long body', body: long, scope: 'global'})
-    expect(tokens(textOf(added))).toBeLessThanOrEqual(100)
-    expect(tokens(JSON.stringify(added.structuredContent))).toBeLessThanOrEqual(100)
+    // The entry keeps the budget; the similar entries follow it, at most SIMILAR_MAX short lines (docs/mcp.md).
+    const [entryPart, similarPart] = textOf(added).split('\n\nSimilar entries already exist')
+    expect(tokens(entryPart!)).toBeLessThanOrEqual(100)
+    expect(tokens(JSON.stringify((added.structuredContent as Record<string, unknown>).entry))).toBeLessThanOrEqual(100)
+    expect(similarPart!.trim().split('\n').length).toBeLessThanOrEqual(1 + SIMILAR_MAX)
     for (const maxTokens of [50, 150, 400, 1500]) {
       for (const detail of ['summary', 'full'] as const) {
         const r = await call(client, 'search_knowledge', {query: 'connection pool leak', max_tokens: maxTokens, detail, limit: 20})

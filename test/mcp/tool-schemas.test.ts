@@ -19,6 +19,7 @@ import {
   PublishBody,
   ResolveBody,
   SearchQuery,
+  SupersedeBody,
   Uuid,
   VerifyBody,
 } from '../../src/shared/schemas.js'
@@ -35,6 +36,7 @@ const SOURCES: Record<string, {fields: Record<string, TSchema>; renamed?: Record
   resolve_knowledge: {fields: ResolveBody.properties},
   verify_knowledge: {fields: VerifyBody.properties},
   flag_knowledge: {fields: FlagBody.properties},
+  supersede_knowledge: {fields: SupersedeBody.properties},
   publish_knowledge: {fields: PublishBody.properties},
   fork_knowledge: {fields: ForkBody.properties},
   join_project: {fields: JoinProjectBody.properties},
@@ -58,6 +60,7 @@ const NARROWED: Record<string, string> = {
   'update_knowledge.thought_chain': 'as add_knowledge.thought_chain',
   // The API's null means "no project"; a tool's absent project_id means "the default project".
   'add_knowledge.project_id': 'null is not offered: it would read as "the default project"',
+  'supersede_knowledge.by': 'null (withdrawing a supersede) is not offered: a curator undoes one, with kb supersede --undo',
 }
 
 const UUID = '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980'

@@ -227,6 +227,7 @@ describe('request schemas are the ones the daemon validates with', () => {
   // document accepts it" and "the daemon does not answer 422" must agree exactly.
   const bodySamples: Record<string, {path: () => string; samples: unknown[]}> = {}
   let entryId = ''
+  let otherId = ''
   beforeAll(async () => {
     const res = await fetch(`${base}/knowledge`, {
       method: 'POST',
@@ -234,6 +235,13 @@ describe('request schemas are the ones the daemon validates with', () => {
       body: JSON.stringify({title: 'Schema target', body: 'b', scope: 'private'}),
     })
     entryId = ((await res.json()) as {id: string}).id
+    // A second entry, merged into the first by the merge samples (the first stands).
+    const other = await fetch(`${base}/knowledge`, {
+      method: 'POST',
+      headers: {authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json'},
+      body: JSON.stringify({title: 'Merge source', body: 'm', scope: 'private'}),
+    })
+    otherId = ((await other.json()) as {id: string}).id
     const joined = await fetch(`${base}/projects/join`, {
       method: 'POST',
       headers: {authorization: `Bearer ${ownerKey}`, 'content-type': 'application/json'},
@@ -341,6 +349,14 @@ describe('request schemas are the ones the daemon validates with', () => {
       path: () => `/knowledge/${id()}/publish`,
       samples: [{}, {scope: 'global'}, {scope: 'all'}, {scope: null}, {project: 'x'}],
     },
+    supersedeEntry: {
+      path: () => `/knowledge/${id()}/supersede`,
+      samples: [{by: null}, {by: null, note: 'stands again'}, {}, {by: 'x'}, {by: null, note: ''}, {by: null, why: 1}],
+    },
+    mergeEntry: {
+      path: () => `/knowledge/${otherId}/merge`,
+      samples: [() => ({into: entryId}), {}, {into: 'x'}, () => ({into: entryId, extra: 1})],
+    },
     forkEntry: {
       path: () => `/knowledge/${id()}/fork`,
       samples: [{}, {title: 'f', scope: 'private', project_id: null}, {title: ''}, {project_id: 'x'}, {forked_from: MISSING_ID}],
@@ -381,7 +397,9 @@ describe('request schemas are the ones the daemon validates with', () => {
       const validate = ajv.compile(doc.paths[openApiPath(r.path)][r.method.toLowerCase()].requestBody.content['application/json'].schema)
       let accepted = 0
       let rejected = 0
-      for (const sample of table!.samples) {
+      for (const raw of table!.samples) {
+        // A function builds a sample naming entries made in beforeAll.
+        const sample = typeof raw === 'function' ? (raw as () => unknown)() : raw
         const docSays = validate(structuredClone(sample))
         const status = await call(r.method, table!.path(), {body: sample})
         expect(

@@ -166,6 +166,8 @@ export const EntryLine = Type.Object(
     ),
     corrections: Type.Optional(Type.Integer({minimum: 0})),
     open_flags: Type.Optional(Type.Array(FlagIn)),
+    // Supersede (docs/api.md, "Supersede"); absent in files of a kb before it.
+    superseded_by: Type.Optional(NullableUuid),
     // Curation (docs/api.md, "History, usage and the review queue"); absent in files of a kb before it.
     retrieved: Type.Optional(Type.Integer({minimum: 0})),
     last_retrieved_at: Type.Optional(NullableTime),

@@ -10,12 +10,14 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Readable} from 'node:stream'
 import type {OnConflict} from '../../../src/shared/contract.js'
+import type {SimilarItem} from '../../../src/shared/types.js'
 import {nowIso} from '../../lib/ids.js'
 import {TimeSlice} from '../../lib/time-slice.js'
 import type {Store} from '../../store/store.js'
 import type {ImportOutcome, ImportRecord} from '../../store/transfer-store.js'
 import {type Caller, isOwner} from '../context.js'
 import {clearImported} from '../safe-publish.js'
+import {SimilarFinder} from '../similar.js'
 import type {SensitiveChoice} from '../sensitive.js'
 import {lowerUuid} from '../validate.js'
 import {EXPORT_KIND, EXPORT_VERSION, IMPORT_BODY_LIMIT, IMPORT_LINE_MAX, tooLarge} from './format.js'
@@ -26,7 +28,19 @@ const REJECTIONS_MAX = 1000
 
 export interface ImportReport extends ImportOutcome {
   dry_run: boolean
+  /**
+   * Imported entries that look like entries the importer could already see (docs/api.md, "Curation"): a report,
+   * the import goes ahead. Checked for the first SIMILAR_CHECKED entry lines; entries of the import itself are left out.
+   */
+  similar?: Array<{line: number; similar: SimilarItem[]}>
 }
+
+/** Entry lines of one import checked for similar entries: each check is a bounded lookup (docs/search.md, "Similar entries"). */
+const SIMILAR_CHECKED = 200
+/** Characters of each body kept for the check (what it reads anyway). */
+const SIMILAR_BODY = 8_000
+
+type Checked = {line: number; id: string; title: string; body: string; anchors: Array<{path: string; symbol: string | null}>}
 
 export interface ImportRequest {
   onConflict: OnConflict
@@ -43,7 +57,8 @@ export async function importBody(store: Store, caller: Caller, body: Readable, r
   const dir = mkdtempSync(join(tmpdir(), 'kb-import-'))
   const spool = join(dir, 'records.jsonl')
   try {
-    const rejected = await validateAndSpool(store, caller, body, spool, request.sensitive)
+    const checked: Checked[] = []
+    const rejected = await validateAndSpool(store, caller, body, spool, request.sensitive, checked)
     const empty: ImportReport = {created: 0, updated: 0, skipped: 0, principals_created: 0, rejected, dry_run: request.dryRun}
     if (rejected.length > 0) return empty
     const outcome = await store.transfer.applyImport(readSpool(spool), {
@@ -53,7 +68,7 @@ export async function importBody(store: Store, caller: Caller, body: Readable, r
       importer: {id: caller.principal.id, name: caller.principal.name, owner: isOwner(caller)},
     })
     if (outcome.rejected.length > 0) return {...empty, rejected: outcome.rejected}
-    return {...outcome, dry_run: request.dryRun}
+    return {...outcome, dry_run: request.dryRun, similar: await similarOf(store, caller, checked)}
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }
@@ -66,6 +81,7 @@ async function validateAndSpool(
   body: Readable,
   spool: string,
   sensitive: SensitiveChoice,
+  checked: Checked[],
 ): Promise<Array<{line: number; reason: string}>> {
   const out = await open(spool, 'wx', 0o600)
   const rejected: Array<{line: number; reason: string}> = []
@@ -118,6 +134,9 @@ async function validateAndSpool(
           const cleared = await clearImported(record.entry, sensitive, caller)
           if (typeof cleared === 'string') throw new LineError(cleared)
           record.entry = cleared
+          const e = cleared
+          if (checked.length < SIMILAR_CHECKED)
+            checked.push({line: lineNo, id: e.id, title: e.title, body: e.body.slice(0, SIMILAR_BODY), anchors: e.anchors})
         }
         pending.push(`${JSON.stringify(record)}\n`)
         pendingBytes += text.length
@@ -160,6 +179,19 @@ async function validateAndSpool(
     )
   }
   return rejected
+}
+
+/** For each checked entry line, the entries the importer can see that look like it, other than the import's own. */
+async function similarOf(store: Store, caller: Caller, checked: Checked[]): Promise<NonNullable<ImportReport['similar']>> {
+  const finder = new SimilarFinder(store)
+  const own = checked.map((c) => c.id)
+  const out: NonNullable<ImportReport['similar']> = []
+  for (const c of checked) {
+    const similar = await finder.find(caller, c, own)
+    // By line only: the answer repeats nothing of the file but where (a dry run must not tell ids apart: docs/security.md).
+    if (similar.length > 0) out.push({line: c.line, similar})
+  }
+  return out
 }
 
 /** The spooled records, read back synchronously: the store applies them inside one transaction. */

@@ -283,13 +283,15 @@ export type MarkdownRenderer = (markdown: string, width: number) => string
  * by it, else printed as stored. Piped: `field:\tvalue` lines, `--`, then the body (as `gh issue view`
  * does), so `grep`/`cut` work without JSON.
  */
-export function renderEntry(e: EntryView, mode: OutputMode, markdown?: MarkdownRenderer): string {
+export function renderEntry(e: EntryView, mode: OutputMode, markdown?: MarkdownRenderer, replacement?: {title: string}): string {
   const md = mode.tty ? markdown : undefined
   const s = e as Partial<EntryFull>
   const meta: [string, string][] = [
     ['id', e.id],
     ['status', e.status],
   ]
+  // docs/cli.md, "Supersede and merge": the entry that replaced this one, with its title when the caller could read it.
+  if (s.superseded_by) meta.push(['superseded by', replacement ? `${s.superseded_by} ${replacement.title}` : s.superseded_by])
   if (s.scope) meta.push(['scope', s.scope])
   if (s.tags && s.tags.length > 0) meta.push(['tags', s.tags.join(', ')])
   if (s.url) meta.push(['url', s.url])

@@ -125,7 +125,12 @@ const TABLES: Record<Place, Binding[]> = {
   ],
   full: [
     ...moves('line'),
-    {keys: 'Tab S-Tab', action: 'nextLink', help: 'highlight the next / previous link (forked from, branches)', match: is('tab')},
+    {
+      keys: 'Tab S-Tab',
+      action: 'nextLink',
+      help: 'highlight the next / previous link (superseded by, forked from, branches)',
+      match: is('tab'),
+    },
     {keys: '', action: 'prevLink', help: '', match: is('backTab')},
     {keys: 'Enter', action: 'open', help: 'open the highlighted entry', match: is('enter')},
     {keys: 'h', action: 'history', help: 'history: who changed what, through what (h again: the entry)', match: ch('h')},

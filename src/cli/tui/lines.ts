@@ -153,7 +153,8 @@ const indented = (lines: Line[], n: number): Line[] => lines.map((l) => [seg(' '
 
 /** The entry at `full` (metadata, body, resolution note, thought chain, comments, branches), wrapped and rendered. */
 export function fullLines(e: EntryFull, columns: number, ctx: Context): FullText {
-  const key = `${columns}\u0000${e.forked_from ? nameOf(e.forked_from, ctx) : ''}\u0000${e.project_id ? projectText(e.project_id, ctx) : ''}`
+  const by = e.superseded_by ?? null
+  const key = `${columns}\u0000${e.forked_from ? nameOf(e.forked_from, ctx) : ''}\u0000${e.project_id ? projectText(e.project_id, ctx) : ''}\u0000${by ? nameOf(by, ctx) : ''}`
   const hit = cache.get(e)?.get(key)
   if (hit) return hit
   const lines: Line[] = []
@@ -163,6 +164,8 @@ export function fullLines(e: EntryFull, columns: number, ctx: Context): FullText
     ['status', e.status],
     ['scope', e.scope],
   ]
+  // docs/tui.md: a superseded entry names its replacement first, as a link (Tab, Enter) to it.
+  if (by) meta.splice(2, 0, ['superseded by', `→ ${nameOf(by, ctx)}`, by])
   if (e.tags.length > 0) meta.push(['tags', e.tags.join(', ')])
   if (e.url) meta.push(['url', e.url])
   meta.push(['author', e.author.name])

@@ -44,7 +44,8 @@ export function fullKey(s: State, v: FullView, k: Key): Step {
       return to(max)
     case 'nextLink':
     case 'prevLink': {
-      if (links.length === 0) return step({...s, line: {tone: 'info', text: 'This entry links to no other (no fork parent, no branches)'}})
+      if (links.length === 0)
+        return step({...s, line: {tone: 'info', text: 'This entry links to no other (no replacement, no fork parent, no branches)'}})
       const n = links.length
       const link = v.link < 0 ? (a === 'nextLink' ? 0 : n - 1) : (v.link + (a === 'nextLink' ? 1 : n - 1)) % n
       const line = links[link]!.line
@@ -57,7 +58,10 @@ export function fullKey(s: State, v: FullView, k: Key): Step {
       if (!target)
         return step({
           ...s,
-          line: {tone: 'info', text: links.length > 0 ? 'Tab highlights a link (forked from, branches); Enter opens it' : 'Esc goes back'},
+          line: {
+            tone: 'info',
+            text: links.length > 0 ? 'Tab highlights a link (superseded by, forked from, branches); Enter opens it' : 'Esc goes back',
+          },
         })
       return openFull(s, target.id, v)
     }

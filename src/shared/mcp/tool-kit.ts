@@ -4,7 +4,7 @@
  */
 import {DETAILS} from '../contract.js'
 import type {ApiClient} from '../client.js'
-import type {Detail} from '../types.js'
+import type {Detail, SimilarItem} from '../types.js'
 import {entryText, type ToolAnswer} from './render.js'
 import type {JsonSchema} from './tool-schemas.js'
 
@@ -23,6 +23,7 @@ export type KbApi = Pick<
   | 'verify'
   | 'flag'
   | 'withdrawFlag'
+  | 'supersede'
   | 'recallTag'
   | 'via'
   | 'review'
@@ -46,6 +47,22 @@ export interface ToolDef {
   idempotent?: true
   run: (args: Record<string, unknown>, ctx: ToolContext) => Promise<ToolAnswer>
 }
+
+/**
+ * An add's answer with the similar entries the server found (docs/mcp.md, "Similar entries, supersede"): in the
+ * structured output, and in the text as lines naming each with the advice to comment instead of keeping a copy.
+ */
+export function withSimilar(answer: ToolAnswer, similar: SimilarItem[]): ToolAnswer {
+  const structured = {...(answer.structured as Record<string, unknown>), similar}
+  if (similar.length === 0) return {...answer, structured}
+  const lines = similar.map((s) => `- ${s.id} (similarity ${s.similarity.toFixed(2)}): ${oneLineTitle(s.title)}`)
+  const text =
+    `${answer.text}\n\nSimilar entries already exist; if one says the same, comment on it (comment_on_knowledge) ` +
+    `instead of keeping this copy:\n${lines.join('\n')}`
+  return {...answer, structured, text}
+}
+
+const oneLineTitle = (t: string): string => t.replace(/\s+/g, ' ').trim()
 
 /** A tool, its `run` typed by `ToolDef`. */
 export const tool = (def: ToolDef): ToolDef => def

@@ -137,3 +137,20 @@ export const entryOut: JsonSchema = {
   },
 }
 export const entryAnswer: JsonSchema = {type: 'object', required: ['entry'], properties: {entry: entryOut}}
+
+/** add_knowledge's answer: the entry and the similar entries the server found (docs/mcp.md, "Similar entries, supersede"). */
+export const createdAnswer: JsonSchema = {
+  type: 'object',
+  required: ['entry', 'similar'],
+  properties: {
+    entry: entryOut,
+    similar: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'title', 'similarity'],
+        properties: {id: {type: 'string'}, title: {type: 'string'}, similarity: {type: 'number'}},
+      },
+    },
+  },
+}

@@ -9,14 +9,16 @@ import {COMMENT_TYPE_DEFAULT, DETAIL_DEFAULT, LIMIT_DEFAULT, TITLE_MAX} from '..
 import {CommentBody, CreateEntryBody, ForkBody, JoinProjectBody, PatchEntryBody, PublishBody, ResolveBody, SearchQuery} from '../schemas.js'
 import type {Comment} from '../types.js'
 import {explainRefusal, searchAnswer} from './render.js'
-import {entryAt, levelOf, pick, str, tool, type KbApi, type ToolContext, type ToolDef} from './tool-kit.js'
+import {entryAt, levelOf, pick, str, tool, withSimilar, type KbApi, type ToolContext, type ToolDef} from './tool-kit.js'
 import {TRUST_TOOLS} from './trust-tools.js'
+import {CURATION_TOOLS} from './curation-tools.js'
 import {REVIEW_TOOLS} from './review-tools.js'
 import {
   anchors,
   author,
   described,
   detail,
+  createdAnswer,
   entryAnswer,
   entryId,
   entryOut,
@@ -113,8 +115,10 @@ export const TOOLS: ToolDef[] = [
     title: 'Record new knowledge',
     description:
       'Record what you learned once you have solved (or diagnosed) a problem, so the next person or agent does not start from zero: ' +
-      'a title naming the problem, a body with the symptom, root cause and fix, and your reasoning as thought_chain. Search first to avoid duplicates ' +
-      '(comment on or fork an existing entry instead). Scope defaults to the project when one is known, else private.',
+      'a title naming the problem, a body with the symptom, root cause and fix, and your reasoning as thought_chain. Search first to avoid duplicates. ' +
+      'The answer lists similar entries you can see that look like the same knowledge: if one of them already says it, comment on it ' +
+      '(comment_on_knowledge) instead of adding a copy, and supersede_knowledge the copy you added if you may. ' +
+      'Scope defaults to the project when one is known, else private.',
     inputSchema: toolInput({
       title: described(C.title, 'The problem in a line, e.g. the error message', titleBound),
       body: described(C.body, 'Markdown: symptom, root cause, fix; the first paragraph is what searches show'),
@@ -128,7 +132,7 @@ export const TOOLS: ToolDef[] = [
       detail: detail('summary', 'How much of the new entry to return'),
       ...sensitiveChoice,
     }),
-    outputSchema: entryAnswer,
+    outputSchema: createdAnswer,
     run: async (args, ctx) => {
       const project = await defaultProject(args, ctx)
       const created = await ctx.api
@@ -141,12 +145,13 @@ export const TOOLS: ToolDef[] = [
         })
         .catch(explainRefusal)
       const steps = created.thought_chain.length
-      return entryAt(
+      const answer = await entryAt(
         ctx,
         created.id,
         levelOf(args.detail, 'summary'),
         `Added (${created.scope}${steps > 0 ? `, ${steps} thought steps` : ''}): `,
       )
+      return withSimilar(answer, created.similar ?? [])
     },
   }),
   tool({
@@ -234,6 +239,7 @@ export const TOOLS: ToolDef[] = [
     },
   }),
   ...TRUST_TOOLS,
+  ...CURATION_TOOLS,
   ...REVIEW_TOOLS,
   tool({
     name: 'publish_knowledge',

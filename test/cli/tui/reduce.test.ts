@@ -228,6 +228,19 @@ describe('full view', () => {
     expect(press(s, KEYS.backTab).state.full?.link).toBe(1)
     expect(press(opened(), KEYS.tab).state.line?.text).toContain('links to no other')
   })
+
+  it('a superseded entry names its replacement first; Tab then Enter opens the replacement', () => {
+    const neu = entry('The better fix')
+    const old = entry('The old workaround', {superseded_by: neu.id})
+    const s = apply(press(browsing([old, neu]), KEYS.enter).state, {type: 'entry', id: old.id, entry: full(old)}).state
+    expect(screen(s)).toMatch(new RegExp(`^superseded by +→ "The better fix" \\(…${neu.id.slice(-8)}\\)`, 'm'))
+    const followed = press(s, KEYS.tab, KEYS.enter)
+    expect(followed.state.full?.id).toBe(neu.id)
+    expect(effectsOf(followed, 'loadEntry')).toEqual([{type: 'loadEntry', id: neu.id}])
+    // An entry that stands has no such line.
+    const standing = apply(press(browsing([neu]), KEYS.enter).state, {type: 'entry', id: neu.id, entry: full(neu)}).state
+    expect(screen(standing)).not.toContain('superseded by')
+  })
 })
 
 describe('prompts', () => {

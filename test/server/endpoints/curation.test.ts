@@ -1,181 +1,151 @@
 /**
- * @module History, usage and the review queue over HTTP (docs/api.md, "History, usage and the review queue"): every
- * action recorded with its actor and `via` (API key, OAuth-less MCP and hook clients by header, import), a
- * redaction's record holding no secret, history and usage surviving export → import, usage counted without a write
- * per read (seen only after the daemon writes its batch), and the review queue's counts and order.
+ * @module Supersede and merge over HTTP (docs/api.md, "Supersede and merge"): who may, what a superseded entry looks
+ * like at each level, list and search leaving it out unless include=superseded, the 422s of `by` (itself, hidden,
+ * a cycle), withdrawing, and a merge carrying comments and tags over.
  */
+import {countTokens} from 'gpt-tokenizer/encoding/o200k_base'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {newPrincipal, startInProcessDaemon, tempDir, type TestDaemon} from '../../helpers/daemon.js'
-import {fakeCorpus} from '../scan/fake-corpus.js'
-import {exportText, importText, lines} from '../transfer/support.js'
-import {createEntry, expectProblem, joinProject, MISSING_ID} from './support.js'
+import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {createEntry, expectProblem, joinProject, listAll, MISSING_ID} from './support.js'
 
-// Usage is written when the daemon stops (or after ten minutes): a read never writes.
-process.env.KB_USAGE_FLUSH_MS = '600000'
-
-const corpus = fakeCorpus(2727)
-const line = (kind: string): string => corpus.find((s) => s.kind === kind)!.text
-const secret = (kind: string): string => corpus.find((s) => s.kind === kind)!.secret
-
+const REMOTE = 'git@github.com:acme/curation.git'
 let d: TestDaemon
 let ben: string
+let carol: string
+let dave: string
+let erin: string
 let projectId: string
 
 beforeAll(async () => {
   d = await startInProcessDaemon()
-  projectId = (await joinProject(d, 'git@github.com:acme/curation.git')).id
-  ben = await newPrincipal(d, 'ben', projectId)
-  await joinProject(d, 'git@github.com:acme/curation.git', ben)
+  ben = await newPrincipal(d, 'ben')
+  carol = await newPrincipal(d, 'carol')
+  dave = await newPrincipal(d, 'dave')
+  erin = await newPrincipal(d, 'erin')
+  // Ben joins first: the project's maintainer; Carol and Dave are members; Erin is not one.
+  projectId = (await joinProject(d, REMOTE, ben)).id
+  await joinProject(d, REMOTE, carol)
+  await joinProject(d, REMOTE, dave)
 })
 afterAll(async () => {
   await d?.stop()
 })
 
-const history = async (id: string, key?: string): Promise<any[]> => {
-  const res = await d.request('GET', `/knowledge/${id}/history`, key ? {key} : {})
-  expect(res.status, res.text).toBe(200)
-  return res.body.items
-}
+const post = (path: string, body: unknown, key?: string) => d.request('POST', path, {body, ...(key ? {key} : {})})
+const entryIn = (title: string, body: string, key: string, tags: string[] = []) =>
+  createEntry(d, {title, body, scope: 'project', project_id: projectId, tags}, key)
 
-describe('history', () => {
-  it('records every action, oldest first, with who, through what and which fields', async () => {
-    const e = await createEntry(d, {scope: 'project', project_id: projectId, body: 'one\ntwo\nthree'})
-    const id = e.id as string
-    expect((await d.request('PATCH', `/knowledge/${id}`, {body: {body: 'one\n2\nthree\nfour', tags: ['db']}})).status).toBe(200)
-    expect((await d.request('POST', `/knowledge/${id}/comments`, {body: {body: 'seen it too'}, key: ben})).status).toBe(201)
-    const mcp = {'kb-via': 'mcp'}
-    expect((await d.request('POST', `/knowledge/${id}/verify`, {body: {}, key: ben, headers: mcp})).status).toBe(200)
-    expect((await d.request('POST', `/knowledge/${id}/flags`, {body: {reason: 'stale', note: 'old'}, key: ben})).status).toBe(201)
-    expect((await d.request('DELETE', `/knowledge/${id}/flags/mine`, {key: ben})).status).toBe(200)
-    // Withdrawing with no open flag records nothing.
-    expect((await d.request('DELETE', `/knowledge/${id}/flags/mine`, {key: ben})).status).toBe(200)
-    expect((await d.request('POST', `/knowledge/${id}/resolve`, {body: {note: 'fixed'}, headers: {'kb-via': 'hook'}})).status).toBe(200)
-    expect((await d.request('PATCH', `/knowledge/${id}`, {body: {status: 'open'}})).status).toBe(200)
-    expect((await d.request('POST', `/knowledge/${id}/publish`, {body: {scope: 'global'}})).status).toBe(200)
-    const items = await history(id)
-    expect(items.map((h) => h.action)).toEqual([
-      'created',
-      'edited',
-      'commented',
-      'verified',
-      'flagged',
-      'unflagged',
-      'resolved',
-      'reopened',
-      'published',
-    ])
-    const [created, edited, commented, verified, flagged] = items
-    expect(created.actor).toMatchObject({name: 'owner', via: 'api_key'})
-    expect(typeof created.actor.client).toBe('string')
-    expect(edited.changes).toEqual({body: '+2/−1 lines', tags: '+db'})
-    expect(commented.actor).toEqual({id: expect.any(String), name: 'ben', via: 'api_key', client: 'ben key'})
-    expect(verified.actor.via).toBe('mcp')
-    expect(flagged).toMatchObject({changes: {reason: 'stale'}, note: 'old'})
-    expect(items[6].actor.via).toBe('hook')
-    expect(items[6].changes).toEqual({status: 'open → resolved'})
-    expect(items.at(-1).changes).toEqual({scope: 'project → global'})
-    // Whoever can see the entry reads its history; a hidden or missing one is 404.
-    expect((await history(id, ben)).length).toBe(items.length)
-    expectProblem(await d.request('GET', `/knowledge/${MISSING_ID}/history`), 404)
-    const mine = await createEntry(d, {scope: 'private'})
-    expectProblem(await d.request('GET', `/knowledge/${mine.id}/history`, {key: ben}), 404)
+describe('POST /knowledge/:id/supersede', () => {
+  it('hides the entry from list and search; include=superseded brings it back; GET still answers, naming the replacement', async () => {
+    const old = await entryIn(
+      'Quokka cache flush needs a restart',
+      'Flushing the quokka cache only works after restarting the worker.',
+      carol,
+    )
+    const neu = await entryIn(
+      'Quokka cache flush without restart',
+      'Since 2.3 the quokka cache flushes live with `quokka flush --live`.',
+      carol,
+    )
+    const res = await post(`/knowledge/${old.id}/supersede`, {by: neu.id, note: 'fixed upstream in 2.3'}, carol)
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({id: old.id, superseded_by: neu.id, version: old.version + 1})
+    expect(res.headers.get('etag')).toBe(`"${old.version + 1}"`)
+    expect(res.body.comments.at(-1).body).toBe(`Superseded by ${neu.id}: fixed upstream in 2.3`)
+
+    const ids = (items: Array<{id: string}>): string[] => items.map((i) => i.id)
+    expect(ids(await listAll(d, {project_id: projectId}, carol))).not.toContain(old.id)
+    expect(ids(await listAll(d, {project_id: projectId, include: 'superseded'}, carol))).toContain(old.id)
+    const search = await d.request('GET', '/search', {query: {q: 'quokka cache flush'}, key: carol})
+    expect(ids(search.body.items)).toEqual([neu.id])
+    expect(search.body.total).toBe(1)
+    const all = await d.request('GET', '/search', {query: {q: 'quokka cache flush', include: 'superseded'}, key: carol})
+    expect(ids(all.body.items).sort()).toEqual([old.id, neu.id].sort())
+    // At summary it carries superseded_by (and only when set), within the 100-token budget.
+    const hit = all.body.items.find((i: {id: string}) => i.id === old.id)
+    expect(hit.superseded_by).toBe(neu.id)
+    expect(all.body.items.find((i: {id: string}) => i.id === neu.id)).not.toHaveProperty('superseded_by')
+
+    const got = await d.request('GET', `/knowledge/${old.id}`, {query: {detail: 'summary'}, key: carol})
+    expect(got.status).toBe(200)
+    expect(got.body.superseded_by).toBe(neu.id)
+    expect((await d.request('GET', `/knowledge/${neu.id}`, {key: carol})).body.superseded_by).toBeNull()
+    // by: null withdraws it, and it is back in the list.
+    const back = await post(`/knowledge/${old.id}/supersede`, {by: null}, carol)
+    expect(back.body.superseded_by).toBeNull()
+    expect(ids(await listAll(d, {project_id: projectId}, carol))).toContain(old.id)
   })
 
-  it('pages with a cursor', async () => {
-    const e = await createEntry(d, {scope: 'global'})
-    for (let i = 0; i < 3; i++) await d.request('POST', `/knowledge/${e.id}/comments`, {body: {body: `c${i}`}})
-    const first = await d.request('GET', `/knowledge/${e.id}/history`, {query: {limit: 2}})
-    expect(first.body.items.map((h: any) => h.action)).toEqual(['created', 'commented'])
-    const rest = await d.request('GET', `/knowledge/${e.id}/history`, {query: {limit: 2, cursor: first.body.next_cursor}})
-    expect(rest.body.items.map((h: any) => h.action)).toEqual(['commented', 'commented'])
-    expect(rest.body.next_cursor).toBeNull()
-    expectProblem(await d.request('GET', `/knowledge/${e.id}/history`, {query: {cursor: 'nope'}}), 400)
+  it('a superseded entry with a long title and body keeps its summary item within 100 tokens, superseded_by and score included', async () => {
+    const words = Array.from({length: 300}, (_, i) => `word${i}`).join(' ')
+    const long = await entryIn(`Lemur ${'very long title words '.repeat(8).trim()}`, `Lemur ${words}.`, carol)
+    const by = await entryIn('Lemur replacement', 'Lemur: the short version.', carol)
+    expect((await post(`/knowledge/${long.id}/supersede`, {by: by.id}, carol)).status).toBe(200)
+    const hits = await d.request('GET', '/search', {query: {q: 'lemur', include: 'superseded', limit: 10}, key: carol})
+    const item = hits.body.items.find((i: {id: string}) => i.id === long.id)
+    expect(item.superseded_by).toBe(by.id)
+    expect(countTokens(JSON.stringify(item), {disallowedSpecial: new Set()})).toBeLessThanOrEqual(100)
   })
 
-  it('records a redaction by field and count, never the secret it removed; and an acknowledgement', async () => {
-    const e = await createEntry(d, {scope: 'private', body: `Deploy with ${line('github-pat')}`})
-    const res = await d.request('POST', `/knowledge/${e.id}/publish`, {body: {scope: 'global', redact: true}})
-    expect(res.status, res.text).toBe(200)
-    const raw = (await d.request('GET', `/knowledge/${e.id}/history`)).text
-    expect(raw).not.toContain(secret('github-pat'))
-    const items = JSON.parse(raw).items
-    expect(items.map((h: any) => h.action)).toEqual(['created', 'published', 'redacted'])
-    expect(items[2].changes).toEqual({body: '1 finding redacted'})
+  it('the author, a maintainer of the project or the owner may; another member 403, a stranger 404', async () => {
+    const a = await entryIn('Walrus lint rule W12 false positive', 'W12 fires on generated files; exclude gen/.', carol)
+    const b = await entryIn('Walrus lint rule W12 configuration', 'Configure W12 with exclude patterns in walrus.toml.', carol)
+    expectProblem(await post(`/knowledge/${a.id}/supersede`, {by: b.id}, dave), 403)
+    expectProblem(await post(`/knowledge/${a.id}/supersede`, {by: b.id}, erin), 404)
+    expect((await post(`/knowledge/${a.id}/supersede`, {by: b.id}, ben)).status).toBe(200)
+    // The owner moderates what it can see (a project entry is hidden from a non-member, the owner too).
+    expectProblem(await post(`/knowledge/${a.id}/supersede`, {by: null}), 404)
+    const g1 = await createEntry(d, {title: 'Walrus global A', body: 'Global walrus text.', scope: 'global'}, carol)
+    const g2 = await createEntry(d, {title: 'Walrus global B', body: 'Other global walrus text.', scope: 'global'}, carol)
+    expect((await post(`/knowledge/${g1.id}/supersede`, {by: g2.id})).status).toBe(200)
+    expectProblem(await post(`/knowledge/${g2.id}/supersede`, {by: g1.id}, dave), 403)
+    expectProblem(await post(`/knowledge/${MISSING_ID}/supersede`, {by: b.id}, carol), 404)
+  })
+
+  it('refuses with 422 a replacement that is the entry itself, one the caller cannot see, or a cycle', async () => {
+    const a = await entryIn('Narwhal deploy order A', 'Deploy the narwhal migrations before the app.', carol)
+    const b = await entryIn('Narwhal deploy order B', 'Deploy narwhal app after migrations.', carol)
+    const c = await entryIn('Narwhal deploy order C', 'Narwhal: migrations first, then app.', carol)
+    const hidden = await createEntry(d, {title: 'Erin private note', body: 'Only Erin sees this.', scope: 'private'}, erin)
+    expectProblem(await post(`/knowledge/${a.id}/supersede`, {by: a.id}, carol), 422, ['by'])
+    expectProblem(await post(`/knowledge/${a.id}/supersede`, {by: hidden.id}, carol), 422, ['by'])
+    expectProblem(await post(`/knowledge/${a.id}/supersede`, {by: MISSING_ID}, carol), 422, ['by'])
+    expectProblem(await post(`/knowledge/${a.id}/supersede`, {by: 'not-a-uuid'}, carol), 422)
+    expectProblem(await post(`/knowledge/${a.id}/supersede`, {}, carol), 422)
+    expect((await post(`/knowledge/${a.id}/supersede`, {by: b.id}, carol)).status).toBe(200)
+    expect((await post(`/knowledge/${b.id}/supersede`, {by: c.id}, carol)).status).toBe(200)
+    // c → a would close the loop a → b → c → a.
+    expectProblem(await post(`/knowledge/${c.id}/supersede`, {by: a.id}, carol), 422, ['by'])
   })
 })
 
-describe('usage and the review queue', () => {
-  it('counts reads at standard and full without a write per read; the counts appear once the daemon writes them', async () => {
-    const dataDir = tempDir()
-    let own = await startInProcessDaemon({dataDir})
-    const storeUrl = own.storeUrl
-    try {
-      const a = await createEntry(own, {scope: 'global', title: 'Pool exhaustion under load'})
-      const b = await createEntry(own, {scope: 'global', title: 'Another pool note'})
-      for (let i = 0; i < 5; i++) await own.request('GET', `/knowledge/${a.id}`)
-      await own.request('GET', `/knowledge/${a.id}`, {query: {detail: 'summary'}})
-      await own.request('GET', '/search', {query: {q: 'pool', detail: 'standard'}})
-      // Nothing written yet: the counts are held in memory.
-      expect((await own.request('GET', `/knowledge/${a.id}`)).body.usage).toEqual({retrieved: 0, last_retrieved_at: null})
-      const before = await own.request('GET', '/review', {query: {kind: 'never_retrieved'}})
-      expect(before.status).toBe(200)
-      await own.stop()
-      // The same data directory (and on PostgreSQL the same database): what the daemon wrote as it stopped.
-      own = await startInProcessDaemon({dataDir, ...(storeUrl ? {storeUrl} : {})})
-      const after = (await own.request('GET', `/knowledge/${a.id}`, {query: {detail: 'summary'}})).body
-      expect(after.usage).toBeUndefined()
-      const full = (await own.request('GET', `/knowledge/${a.id}`, {query: {detail: 'full'}})).body
-      // 5 GETs, the search hit and the GET after it (not the summary reads): 7.
-      expect(full.usage.retrieved).toBe(7)
-      expect(full.usage.last_retrieved_at).toMatch(/^\d{4}-/)
-      const bUsage = (await own.request('GET', `/knowledge/${b.id}`)).body.usage
-      expect(bUsage.retrieved).toBe(1)
-      // The review queue lists the most retrieved first.
-      const q = await own.request('GET', '/review', {query: {kind: 'unverified'}})
-      expect(q.body.items.map((i: any) => i.entry.id)).toEqual([a.id, b.id])
-      expect(q.body.items[0].reasons).toContainEqual({kind: 'unverified', detail: 'never verified'})
-      // History and usage survive export → import.
-      const exported = await exportText(own)
-      const target = await startInProcessDaemon()
-      try {
-        const r = await importText(target, exported)
-        expect(r.status, r.text).toBe(200)
-        const moved = (await target.request('GET', `/knowledge/${a.id}`)).body
-        expect(moved.usage.retrieved).toBe(7)
-        const h = (await target.request('GET', `/knowledge/${a.id}/history`)).body.items
-        expect(h.map((x: any) => x.action)).toEqual(['created', 'imported'])
-        expect(h[1].actor.via).toBe('import')
-        const line0 = lines(exported).find((x) => x.id === a.id)
-        expect(line0.history.map((x: any) => x.action)).toEqual(['created'])
-      } finally {
-        await target.stop()
-      }
-    } finally {
-      await own.stop()
-    }
-  })
-
-  it('counts by kind and lists the reasons; a kind narrows the items', async () => {
-    const e = await createEntry(d, {scope: 'project', project_id: projectId, title: 'Flag me for review'})
-    await d.request('POST', `/knowledge/${e.id}/flags`, {body: {reason: 'incorrect'}, key: ben})
-    const all = await d.request('GET', '/review', {query: {project_id: projectId}})
-    expect(all.status, all.text).toBe(200)
-    expect(Object.keys(all.body.counts).sort()).toEqual(['flagged', 'never_retrieved', 'similar', 'stale', 'superseded', 'unverified'])
-    expect(all.body.counts.flagged).toBeGreaterThanOrEqual(1)
-    expect(all.body.counts.stale).toBeGreaterThanOrEqual(1)
-    // The counts' staleness is the list filter's, decided another way (a join of each project's cutoff).
-    const staleList = await d.request('GET', '/knowledge', {query: {project_id: projectId, freshness: 'stale', limit: 100}})
-    expect(all.body.counts.stale).toBe(staleList.body.items.length)
-    const flagged = await d.request('GET', '/review', {query: {project_id: projectId, kind: 'flagged'}})
-    expect(flagged.body.items.map((i: any) => i.entry.id)).toContain(e.id)
-    const item = flagged.body.items.find((i: any) => i.entry.id === e.id)
-    expect(item.reasons).toContainEqual({kind: 'flagged', detail: 'incorrect ×1'})
-    expect(item.reasons.some((r: any) => r.kind === 'stale')).toBe(true)
-    // Ben verifies it: his own flag goes, and it leaves the flagged kind.
-    await d.request('POST', `/knowledge/${e.id}/verify`, {body: {}, key: ben})
-    const again = await d.request('GET', '/review', {query: {project_id: projectId, kind: 'flagged'}})
-    expect(again.body.items.map((i: any) => i.entry.id)).not.toContain(e.id)
-    expectProblem(await d.request('GET', '/review', {query: {kind: 'nope'}}), 400)
-    expectProblem(await d.request('GET', '/review', {query: {project_id: MISSING_ID}}), 404)
+describe('POST /knowledge/:id/merge', () => {
+  it('copies the comments (noting their origin) and unions the tags onto the target, then supersedes the merged entry', async () => {
+    const a = await entryIn('Otter build cache corrupt', 'Delete .otter/cache when builds fail with checksum errors.', carol, [
+      'otter',
+      'cache',
+    ])
+    const b = await entryIn('Otter checksum errors in builds', 'Checksum errors come from a corrupt .otter/cache; remove it.', carol, [
+      'otter',
+      'build',
+    ])
+    await post(`/knowledge/${a.id}/comments`, {body: 'Also happens on CI runners.', type: 'supplement'}, dave)
+    const res = await post(`/knowledge/${a.id}/merge`, {into: b.id, note: 'same fix'}, carol)
+    expect(res.status).toBe(200)
+    expect(res.body.id).toBe(b.id)
+    expect(res.body.tags.sort()).toEqual(['build', 'cache', 'otter'])
+    const bodies = res.body.comments.map((c: {body: string}) => c.body)
+    expect(bodies[0]).toContain(`From merged entry ${a.id}`)
+    expect(bodies[0]).toContain('supplement by dave')
+    expect(bodies[0]).toContain('Also happens on CI runners.')
+    expect(res.body.comments[0].type).toBe('supplement')
+    expect(bodies.at(-1)).toBe(`Merged entry ${a.id} ("${a.title}") into this one: same fix`)
+    const merged = await d.request('GET', `/knowledge/${a.id}`, {query: {detail: 'full'}, key: carol})
+    expect(merged.body.superseded_by).toBe(b.id)
+    expect(merged.body.comments.at(-1).body).toContain(`Superseded by ${b.id}`)
+    // Dave may not merge what he may not curate.
+    const c = await entryIn('Otter cache size', 'Limit the otter cache with OTTER_CACHE_MAX.', carol)
+    expectProblem(await post(`/knowledge/${c.id}/merge`, {into: b.id}, dave), 403)
+    expectProblem(await post(`/knowledge/${c.id}/merge`, {into: c.id}, carol), 422, ['into'])
   })
 })

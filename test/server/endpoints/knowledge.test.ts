@@ -8,6 +8,7 @@ import {newPrincipal, queryStore, startInProcessDaemon, type TestDaemon} from '.
 import {
   createEntry,
   expectProblem,
+  CREATED_FIELDS,
   FULL_FIELDS,
   ISO_RE,
   joinProject,
@@ -53,7 +54,8 @@ describe('POST /knowledge', () => {
     expect(res.status).toBe(201)
     expect(res.headers.get('content-type')).toMatch(/^application\/json/)
     const e = res.body
-    expect(keysOf(e)).toEqual(FULL_FIELDS)
+    expect(keysOf(e)).toEqual(CREATED_FIELDS)
+    expect(e.similar).toEqual([])
     expect(e.id).toMatch(UUID_RE)
     expect(res.headers.get('location')).toBe(`/api/v1/knowledge/${e.id}`)
     expect(res.headers.get('etag')).toBe('"1"')
@@ -430,7 +432,7 @@ describe('POST /knowledge/:id/fork', () => {
     await d.request('POST', `/knowledge/${parent.id}/resolve`)
     const res = await d.request('POST', `/knowledge/${parent.id}/fork`, {key: alice})
     expect(res.status).toBe(201)
-    expect(keysOf(res.body)).toEqual(FULL_FIELDS)
+    expect(keysOf(res.body)).toEqual(CREATED_FIELDS)
     const f = res.body
     expect(res.headers.get('location')).toBe(`/api/v1/knowledge/${f.id}`)
     expect(res.headers.get('etag')).toBe('"1"')

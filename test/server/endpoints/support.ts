@@ -26,8 +26,11 @@ export const STANDARD_FIELDS = [
   'url',
   'usage',
   'version',
+  'superseded_by',
 ].sort()
 export const FULL_FIELDS = [...STANDARD_FIELDS, 'branches', 'comments', 'comments_truncated', 'resolution', 'thought_chain'].sort()
+/** A create's or fork's answer: the entry at full detail plus `similar` (docs/api.md, "Similar entries on write"). */
+export const CREATED_FIELDS = [...FULL_FIELDS, 'similar'].sort()
 
 const PROBLEM_TITLES: Record<number, string> = {
   400: 'Bad Request',
@@ -98,12 +101,13 @@ export interface EntryInput {
   anchors?: Array<{path: string; lines?: string | null; symbol?: string | null; commit?: string | null; hash?: string | null}>
 }
 
-/** Creates an entry, insisting on 201, and returns its full view. */
+/** Creates an entry, insisting on 201, and returns its full view (without the answer's `similar`, which a GET has not). */
 export async function createEntry(d: TestDaemon, input: EntryInput = {}, key?: string): Promise<Record<string, any>> {
   const body = {title: 'An entry', body: 'Some body text.', ...input}
   const res = await d.request('POST', '/knowledge', {body, ...(key ? {key} : {})})
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`)
-  return res.body
+  const {similar: _similar, ...entry} = res.body as Record<string, any>
+  return entry
 }
 
 /** Joins (or creates) the project of `remote`; another principal's join of an existing one is approved by the owner. */

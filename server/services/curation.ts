@@ -1,0 +1,123 @@
+/**
+ * @module Supersede and merge (docs/api.md, "Supersede and merge"): retiring an entry in favour of another one,
+ * and carrying the retired entry's comments and tags over. The entry's author, the owner, or a maintainer of its
+ * project may do either; a hidden entry is 404, a replacement the caller cannot see (or a cycle) 422.
+ */
+import {COMMENT_MAX, MERGE_COMMENTS_MAX, TAGS_MAX} from '../../src/shared/contract.js'
+import {KbError} from '../../src/shared/errors.js'
+import type {MergeBody, SupersedeBody} from '../../src/shared/schemas.js'
+import type {EntryFull} from '../../src/shared/types.js'
+import {summarize} from '../../src/shared/summary.js'
+import {nowIso, uuidv7} from '../lib/ids.js'
+import type {CommentRow, EntryRow, Store} from '../store/store.js'
+import {clearFields} from './safe-publish.js'
+import {type Caller, isOwner} from './context.js'
+import type {KnowledgeService} from './knowledge.js'
+import {lowerUuid} from './validate.js'
+
+/** Links followed when looking for a cycle: a chain longer than this is refused as if it were one. */
+const CHAIN_MAX = 100
+
+export class CurationService {
+  constructor(
+    private readonly store: Store,
+    private readonly knowledge: KnowledgeService,
+  ) {}
+
+  /** The entry if the caller may retire it: its author, the owner, or a maintainer of its project; else 403 (404 when hidden). */
+  async curatable(caller: Caller, id: string, action: string): Promise<EntryRow> {
+    const e = await this.knowledge.visible(caller, id)
+    if (e.author.id === caller.principal.id || isOwner(caller)) return e
+    if (e.project_id !== null && (await this.store.getMemberRole(e.project_id, caller.principal.id)) === 'maintainer') return e
+    throw new KbError(
+      'forbidden',
+      `only the author of entry ${e.id} (${e.author.name}), a maintainer of its project or the owner may ${action} it`,
+    )
+  }
+
+  /** The replacement named by `by`: visible to the caller, not the entry itself, and not (through its own chain) replaced by it. */
+  private async replacement(caller: Caller, old: EntryRow, by: string, path: string): Promise<EntryRow> {
+    const invalid = (message: string): KbError => new KbError('validation_failed', `${path}: ${message}`, {errors: [{path, message}]})
+    const id = lowerUuid(by)
+    if (id === old.id) throw invalid('an entry cannot replace itself')
+    const target = await this.store.getEntry(id)
+    if (!target || !(await this.knowledge.canSee(caller, target))) throw invalid(`no entry ${id} that you can see`)
+    let next = target.superseded_by
+    for (let steps = 0; next !== null; steps++) {
+      if (next === old.id || steps >= CHAIN_MAX)
+        throw invalid(`${id} is itself replaced, through its chain, by ${old.id}: that would be a cycle`)
+      next = (await this.store.getEntry(next))?.superseded_by ?? null
+    }
+    return target
+  }
+
+  /** `POST /knowledge/:id/supersede {by, note?}`: sets (or with `by: null` clears) `superseded_by`. Idempotent. */
+  async supersede(caller: Caller, id: string, input: SupersedeBody): Promise<EntryFull> {
+    const e = await this.curatable(caller, id, 'supersede')
+    const by = input.by === null ? null : (await this.replacement(caller, e, input.by, 'by')).id
+    return this.setSuperseded(caller, e, by, input.note)
+  }
+
+  private async setSuperseded(caller: Caller, e: EntryRow, by: string | null, note: string | undefined): Promise<EntryFull> {
+    if (e.superseded_by === by && note === undefined) return this.knowledge.full(caller, e)
+    // The summary item names the replacement: computed again with room for it (docs/api.md, "Summary form").
+    const s = summarize(e.id, e.title, e.body, by !== null)
+    const at = nowIso()
+    const comments =
+      note === undefined
+        ? []
+        : await this.noteRows(caller, e, by === null ? `No longer superseded: ${note}` : `Superseded by ${by}: ${note}`, at)
+    // The change and its note in one transaction: one new version.
+    const outcome = await this.store.updateEntry(e.id, {superseded_by: by, summary: s.body, summary_title: s.title}, {at, comments})
+    if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${e.id} does not exist`)
+    return this.knowledge.full(caller, outcome.entry)
+  }
+
+  /** The note as a comment row of the caller, cleared as a comment is on a shared entry (docs/api.md, "Safe publish"). */
+  private async noteRows(caller: Caller, e: EntryRow, said: string, at: string): Promise<CommentRow[]> {
+    let body = said
+    const rows: CommentRow[] = []
+    if (e.scope !== 'private') {
+      const c = await clearFields(
+        [{field: 'note', text: said}],
+        {},
+        {action: `noting a supersede on an entry in ${e.scope} scope`, status: 422, entryId: e.id, caller},
+      )
+      body = c.values.get('note') ?? said
+      rows.push(...c.notes)
+    }
+    return [{id: uuidv7(), entry_id: e.id, body, type: 'note', author_id: caller.principal.id, created_at: at}, ...rows]
+  }
+
+  /**
+   * `POST /knowledge/:id/merge {into, note?}`: the entry's comments copied onto `into` (each noting where it came
+   * from), its tags added to those of `into`, a comment on `into` recording the merge, then the entry superseded by
+   * `into`. The caller must be able to curate both. Answers `into` at full detail.
+   */
+  async merge(caller: Caller, id: string, input: MergeBody): Promise<EntryFull> {
+    const a = await this.curatable(caller, id, 'merge')
+    const b = await this.replacement(caller, a, input.into, 'into')
+    await this.curatable(caller, b.id, 'merge into')
+    const comments = await this.store.listComments(a.id, {limit: MERGE_COMMENTS_MAX})
+    for (const c of comments) {
+      const body = `From merged entry ${a.id} ("${a.title}"), ${c.type} by ${c.author.name} at ${c.created_at}:\n\n${c.body}`.slice(
+        0,
+        COMMENT_MAX,
+      )
+      await this.knowledge.comment(caller, b.id, {body, type: c.type})
+    }
+    const tags = [...new Set([...b.tags, ...a.tags])].slice(0, TAGS_MAX)
+    if (tags.length > b.tags.length) await this.store.updateEntry(b.id, {tags}, {at: nowIso()})
+    const record = `Merged entry ${a.id} ("${a.title}") into this one${input.note === undefined ? '' : `: ${input.note}`}`
+    await this.knowledge.comment(caller, b.id, {body: record, type: 'note'})
+    await this.setSuperseded(
+      caller,
+      a,
+      b.id,
+      `merged into it, with its comments and tags${input.note === undefined ? '' : ` (${input.note})`}`,
+    )
+    const merged = await this.store.getEntry(b.id)
+    if (!merged) throw new KbError('not_found', `knowledge entry ${b.id} does not exist`)
+    return this.knowledge.full(caller, merged)
+  }
+}
