@@ -27,6 +27,7 @@ import {UNTRUSTED} from '../store/trust.js'
 import {type ContextOf, trustContexts} from './trust-context.js'
 import {anchorsFrom} from './trust.js'
 import {clearFields, findingsOf, gate, sameSecret} from './safe-publish.js'
+import type {Hit} from './sensitive.js'
 
 /** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
 const UNGUARDED_ATTEMPTS = 10
@@ -141,11 +142,11 @@ export class KnowledgeService {
   private async insertCleared(
     caller: Caller,
     entry: EntryRow,
-    check: {choice: CreateEntryBody | ForkBody; action: string} | null,
+    check: {choice: CreateEntryBody | ForkBody; action: string; only?: (h: Hit) => boolean} | null,
   ): Promise<EntryFull> {
     const notes: CommentRow[] = []
     if (check) {
-      const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller})
+      const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller, only: check.only})
       const r = c.redacted
       Object.assign(entry, {title: r.title, body: r.body, url: r.url, tags: r.tags, thought_chain: r.thought_chain})
       notes.push(...c.notes)
@@ -338,8 +339,13 @@ export class KnowledgeService {
       anchors: parent.anchors,
     }
     // A fork reaches new readers unless it stays private or among the parent's own (docs/api.md, "Safe publish").
-    const sameAudience = scope === 'private' || parent.scope === 'global' || (parent.scope === scope && parent.project_id === projectId)
-    return this.insertCleared(caller, entry, sameAudience ? null : {choice: input, action: `forking into ${scope} scope`})
+    if (scope === 'private') return this.insertCleared(caller, entry, null)
+    const sameAudience = parent.scope === 'global' || (parent.scope === scope && parent.project_id === projectId)
+    // Among the parent's own readers, what the fork brings (its title) is still new text: only findings the
+    // parent did not already hold in the same field count (docs/security.md, "When the scan runs").
+    const known = sameAudience ? new Set((await findingsOf({...parent, resolution: null})).hits.map(sameSecret)) : null
+    const only = known ? (h: Hit): boolean => !known.has(sameSecret(h)) : undefined
+    return this.insertCleared(caller, entry, {choice: input, action: `forking into ${scope} scope`, only})
   }
 }
 
