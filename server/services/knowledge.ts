@@ -27,6 +27,7 @@ import {UNTRUSTED} from '../store/trust.js'
 import {type ContextOf, trustContexts} from './trust-context.js'
 import {anchorsFrom} from './trust.js'
 import {clearFields, findingsOf, gate, sameSecret} from './safe-publish.js'
+import {ackSigner} from './ack-signature.js'
 import type {Hit} from './sensitive.js'
 
 /** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
@@ -146,7 +147,8 @@ export class KnowledgeService {
   ): Promise<EntryFull> {
     const notes: CommentRow[] = []
     if (check) {
-      const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller, only: check.only})
+      const signer = await ackSigner(this.store, entry.id, entry.scope, entry.project_id)
+      const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller, only: check.only, signer})
       const r = c.redacted
       Object.assign(entry, {title: r.title, body: r.body, url: r.url, tags: r.tags, thought_chain: r.thought_chain})
       notes.push(...c.notes)
@@ -224,6 +226,7 @@ export class KnowledgeService {
       entryId: current.id,
       caller,
       only: (h) => !known.has(sameSecret(h)),
+      signer: await ackSigner(this.store, current.id, current.scope, current.project_id),
     })
     if (changes.title !== undefined) changes.title = c.redacted.title
     if (changes.body !== undefined) changes.body = c.redacted.body
@@ -253,7 +256,13 @@ export class KnowledgeService {
         ...(note === null ? [] : [{field: 'resolution/note', text: note}]),
         ...(url === null ? [] : [{field: 'resolution/url', text: url}]),
       ]
-      const c = await clearFields(fields, input, {action: `resolving an entry in ${e.scope} scope`, status: 422, entryId: e.id, caller})
+      const c = await clearFields(fields, input, {
+        action: `resolving an entry in ${e.scope} scope`,
+        status: 422,
+        entryId: e.id,
+        caller,
+        signer: await ackSigner(this.store, e.id, e.scope, e.project_id),
+      })
       if (c.values.has('resolution/note')) note = c.values.get('resolution/note') ?? null
       if (c.values.has('resolution/url')) url = c.values.get('resolution/url') ?? null
       notes = c.notes
@@ -287,6 +296,7 @@ export class KnowledgeService {
         status: 422,
         entryId: e.id,
         caller,
+        signer: await ackSigner(this.store, e.id, e.scope, e.project_id),
       })
       comment.body = c.values.get('comment') ?? comment.body
       if (c.notes.length > 0) {

@@ -253,4 +253,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX recalls_principal ON recalls(principal_id, at DESC, id DESC);
   CREATE INDEX recalls_at ON recalls(at);
   `,
+  // 6: secrets the server keeps in its store (docs/security.md, "Safe publish": the key that signs acknowledgement records).
+  `
+  CREATE TABLE server_secrets (
+    name text COLLATE "C" PRIMARY KEY,
+    value text NOT NULL
+  );
+  `,
 ]

@@ -292,4 +292,11 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX recalls_principal ON recalls(principal_id, at DESC, id DESC);
   CREATE INDEX recalls_at ON recalls(at);
   `,
+  // 10: secrets the server keeps in its store (docs/security.md, "Safe publish": the key that signs acknowledgement records).
+  `
+  CREATE TABLE server_secrets (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
 ]

@@ -6,6 +6,7 @@
  * `sqlite-transfer.ts`, `sqlite-import.ts`, `sqlite-idempotency.ts`, `sqlite-migrations.ts`, `sqlite-rows.ts`);
  * what is left is the connection's life and one short method per Store call.
  */
+import {randomBytes} from 'node:crypto'
 import {chmodSync, closeSync, openSync} from 'node:fs'
 import Database from 'better-sqlite3'
 import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
@@ -178,6 +179,14 @@ export class SqliteStore implements Store {
         return true
       })
       .immediate()
+  }
+
+  async serverSecret(name: string): Promise<string> {
+    this.stmt('INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(
+      name,
+      randomBytes(32).toString('hex'),
+    )
+    return (this.stmt('SELECT value FROM server_secrets WHERE name = ?').get(name) as {value: string}).value
   }
 
   async getPrincipal(id: string): Promise<PrincipalRecord | null> {

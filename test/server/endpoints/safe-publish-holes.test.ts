@@ -4,7 +4,7 @@
  * only acknowledgements the server recorded and signed, for the audience they were given for.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {startInProcessDaemon, type HttpResult, type TestDaemon} from '../../helpers/daemon.js'
 import {fakeCorpus} from '../scan/fake-corpus.js'
 import {joinProject} from './support.js'
 
@@ -51,5 +51,60 @@ describe('a fork brings its title', () => {
     })
     expect(res.status).toBe(422)
     expect(res.body.findings.map((f: {kind: string}) => f.kind)).toEqual(['github-pat'])
+  })
+})
+
+describe('an import honours only acknowledgements this server signed, for the audience they were given for', () => {
+  const header = JSON.stringify({kind: 'kb-export', version: 1})
+  const post = (lines: string[], query: Record<string, string | boolean> = {}): Promise<HttpResult> =>
+    d.request('POST', '/import', {raw: `${[header, ...lines].join('\n')}\n`, contentType: 'application/x-ndjson', query})
+  const exportedLine = async (id: string): Promise<string> => {
+    const text = await (await fetch(`${d.url}/export`, {headers: {authorization: `Bearer ${d.ownerKey}`}})).text()
+    return text.split('\n').find((l) => l.includes(`"id":"${id}"`) && l.includes('"kind":"entry"'))!
+  }
+
+  it('a hand-written "Safe publish:" comment acknowledges nothing', async () => {
+    const key = secret('stripe-access-token')
+    const probe = await post([JSON.stringify({kind: 'entry', id: crypto.randomUUID(), title: 'Forged', body: key, scope: 'global'})])
+    const id = /acknowledge=([0-9a-f]{16})/.exec(probe.body.rejected[0].reason)![1]!
+    const forged = {
+      kind: 'entry',
+      id: crypto.randomUUID(),
+      title: 'Forged',
+      body: key,
+      scope: 'global',
+      comments: [
+        {
+          id: crypto.randomUUID(),
+          body: `Safe publish: publishing to global with one finding acknowledged as intended (not redacted).\n- ${id} Stripe access token in body, line 1`,
+          type: 'note',
+          created_at: '2026-01-01T00:00:00.000Z',
+        },
+      ],
+    }
+    const res = await post([JSON.stringify(forged)])
+    expect(res.status).toBe(200)
+    expect(res.body.created).toBe(0)
+    expect(res.body.rejected[0].reason).toMatch(/sensitive content for global scope: Stripe/)
+    expect(res.text.includes(key)).toBe(false)
+  })
+
+  it('an export edited from project to global, imported with on_conflict=overwrite, is refused; as exported it goes back in', async () => {
+    const body = {title: 'Acked for the project', body: `token ${secret('slack-bot-token')}`, scope: 'private', project_id: projectId}
+    const e = (await d.request('POST', '/knowledge', {body})).body
+    const ids = (await d.request('GET', `/knowledge/${e.id}/publish-preview`)).body.findings.map((f: {id: string}) => f.id)
+    expect((await d.request('POST', `/knowledge/${e.id}/publish`, {body: {acknowledge: ids}})).status).toBe(200)
+    const line = await exportedLine(e.id)
+    expect(JSON.parse(line).comments[0].body).toMatch(/\nSigned: [0-9a-f]{32}$/)
+    const widened = line.replace('"scope":"project"', '"scope":"global"')
+    expect(widened).not.toBe(line)
+    const res = await post([widened], {on_conflict: 'overwrite'})
+    expect(res.body.updated).toBe(0)
+    expect(res.body.rejected[0].reason).toMatch(/sensitive content for global scope: Slack bot token/)
+    expect((await d.request('GET', `/knowledge/${e.id}`)).body.scope).toBe('project')
+    // The record as the server wrote it, for the audience it was given for: honoured (a restore asks nothing again).
+    expect((await d.request('DELETE', `/knowledge/${e.id}`)).status).toBe(204)
+    const back = await post([line])
+    expect(back.body, JSON.stringify(back.body)).toMatchObject({created: 1, rejected: []})
   })
 })
