@@ -108,3 +108,17 @@ describe('an import honours only acknowledgements this server signed, for the au
     expect(back.body, JSON.stringify(back.body)).toMatchObject({created: 1, rejected: []})
   })
 })
+
+describe('disguised secrets through the API', () => {
+  it('a token with a zero-width space inside is refused, and redaction removes every character of it', async () => {
+    const pat = secret('github-pat')
+    const disguised = `${pat.slice(0, 8)}\u200b${pat.slice(8)}`
+    const input = {title: 'CI token', body: `GH=${disguised} end`, scope: 'global'}
+    const res = await d.request('POST', '/knowledge', {body: input})
+    expect(res.status).toBe(422)
+    expect(res.body.findings).toMatchObject([{kind: 'github-pat', field: 'body'}])
+    const redacted = await d.request('POST', '/knowledge', {body: {...input, redact: true}})
+    expect(redacted.status).toBe(201)
+    expect(redacted.body.body).toBe('GH=[REDACTED:github-pat] end')
+  })
+})
