@@ -149,6 +149,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
       throw new KbError('bad_request', 'the request has more than one Host header')
     }
     const host = hostName(req.headers.host)
+    if (host === null) throw new KbError('forbidden', 'requests whose Host is not a host name with at most one port are refused')
     if (!allowed.has(host)) {
       throw new KbError('forbidden', `requests for host "${host}" are refused; start the daemon with --allow-host ${host} to serve it`)
     }
@@ -278,12 +279,16 @@ function pathOf(url: string): string {
 }
 
 /** The host name of a Host header, lower case, without port; IPv6 keeps its brackets. */
-function hostName(host: string | undefined): string {
+function hostName(host: string | undefined): string | null {
   if (!host) return ''
   const h = host.trim().toLowerCase()
-  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1)
-  const colon = h.indexOf(':')
-  return colon === -1 ? h : h.slice(0, colon)
+  // A name and at most one port of digits (RFC 9110 §7.2): `localhost:7471:1` would become the issuer of tokens.
+  const close = h.startsWith('[') ? h.indexOf(']') + 1 : 0
+  if (h.startsWith('[') && close === 0) return null
+  const colon = h.indexOf(':', close)
+  const name = close > 0 ? h.slice(0, close) : colon === -1 ? h : h.slice(0, colon)
+  const rest = close > 0 ? h.slice(close) : colon === -1 ? '' : h.slice(colon)
+  return rest === '' || /^:[0-9]{1,5}$/.test(rest) ? name : null
 }
 
 /**
