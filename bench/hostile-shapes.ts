@@ -305,6 +305,12 @@ export const HOSTILE_SHAPES: HostileShape[] = [
     send: (t, id) => call(t, 'POST', `/knowledge/${id as string}/publish`, {scope: 'global', redact: true}),
   },
   {
+    name: 'body: [ × 1 MB (nesting refused before parsing)',
+    group: 'other',
+    expect: 400,
+    send: (t) => call(t, 'POST', '/knowledge', '['.repeat(1024 * 1024 - 16)),
+  },
+  {
     name: 'projects/join: a. × 1,024',
     group: 'other',
     expect: 422,

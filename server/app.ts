@@ -2,6 +2,7 @@
  * @module The daemon's HTTP application: fastify with kb's validation, problem+json errors, host check,
  * authentication and every /api/v1 route. `buildApp` is what tests, benchmarks and the daemon all run.
  */
+import {JSON_DEPTH_MAX, nestsDeeperThan} from './http/json-depth.js'
 import {randomUUID} from 'node:crypto'
 import {pino} from 'pino'
 import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
@@ -122,6 +123,9 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   app.addContentTypeParser(/^application\/([\w.+-]+\+)?json\s*(;|$)/i, {parseAs: 'string'}, (_req, body, done) => {
     const text = String(body)
     if (text.trim() === '') return done(null, undefined)
+    if (nestsDeeperThan(text)) {
+      return done(new KbError('bad_request', `request body nests arrays and objects more than ${JSON_DEPTH_MAX} deep`), undefined)
+    }
     try {
       done(null, JSON.parse(text))
     } catch (e) {
