@@ -114,6 +114,10 @@ export class SqliteStore implements Store {
     this.oauth = new SqliteOAuthStore(this.db, this.gate)
     this.transfer = new SqliteTransferStore(this.db, this.statements, this.entries, this.gate, () => this.forgetRemembered())
     this.idempotency = new SqliteIdempotencyStore(this.db, this.gate)
+    // One daemon per SQLite store (the data directory's lock): a claim still unanswered when it opens was made by
+    // a daemon that died mid-request (SIGKILL during an import), so its key is free again at once
+    // (docs/api.md, "Idempotency"), not "in use" for the five minutes after which a claim counts as abandoned.
+    this.db.prepare('DELETE FROM idempotency_keys WHERE status IS NULL').run()
     this.recalls = new SqliteRecallStore(this.db, this.gate)
   }
 
