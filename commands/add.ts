@@ -6,11 +6,14 @@ import {KbError} from '../src/shared/errors.js'
 import {writeRequests} from '../src/shared/client.js'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {bodyFrom, noQueueFlag, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
+import {ANCHOR_HELP, bodyFrom, noQueueFlag, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
 import {dim, green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {isUuid} from '../src/cli/project/project.js'
 import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
+import type {AnchorIn} from '../src/shared/schemas.js'
+import {mentionsPath} from '../src/cli/anchors/suggest.js'
+import {safeText} from '../src/cli/output/safe-text.js'
 
 export default class Add extends KbCommand<typeof Add> {
   static override summary = 'Add a knowledge entry'
@@ -32,6 +35,11 @@ export default class Add extends KbCommand<typeof Add> {
     url: Flags.string({description: 'a source: issue, commit, doc (absolute http(s) URL)'}),
     scope: scopeFlag('who may see it: private, project or global (default project when a project is known, else private)'),
     thought: Flags.string({description: THOUGHT_HELP, multiple: true}),
+    anchor: Flags.string({description: ANCHOR_HELP, multiple: true}),
+    'anchor-suggested': Flags.boolean({
+      description: 'in a checkout, also anchor the repository paths the body mentions (kb lists them on stderr either way)',
+      default: false,
+    }),
     'no-queue': noQueueFlag,
     ...sensitiveFlags,
   }
@@ -45,6 +53,7 @@ export default class Add extends KbCommand<typeof Add> {
     const body = await bodyFrom(flags, `\n#kb: Write the body of "${title}" above (Markdown). Lines starting with #kb: are dropped.\n`)
     if (body === null || body.trim() === '') throw new KbError('usage', 'a body is required: pass --body, --body-file or pipe it on stdin')
     const choice = choiceFrom(flags)
+    const anchors = await this.anchors(body)
     // A project named by its remote is looked up on the server, so offline that waits for `kb sync`.
     const ref = await this.projectRef()
     const input = {
@@ -55,6 +64,7 @@ export default class Add extends KbCommand<typeof Add> {
       ...(flags.tag ? {tags: tagsFrom(flags.tag)} : {}),
       ...(flags.url ? {url: flags.url} : {}),
       ...(flags.thought ? {thought_chain: thoughtsFrom(flags.thought)} : {}),
+      ...(anchors.length > 0 ? {anchors} : {}),
     }
     // Straight into a shared scope, the entry is scanned as a publish would be (docs/cli.md, "Safe publish").
     const entry = await clearSensitive(
@@ -78,5 +88,15 @@ export default class Add extends KbCommand<typeof Add> {
       )
     else this.out(entry.id)
     return entry
+  }
+
+  /** `--anchor` specs and the paths the body mentions (docs/cli.md, "Anchors"); git only when there is something to anchor. */
+  private async anchors(body: string): Promise<AnchorIn[]> {
+    const specs = this.flags.anchor ?? []
+    if (specs.length === 0 && !mentionsPath(body)) return []
+    const {anchorsForNewEntry} = await import('../src/cli/anchors/local.js')
+    return anchorsForNewEntry(body, specs, this.flags['anchor-suggested'], (line) => {
+      if (!this.jsonEnabled() || process.stderr.isTTY) process.stderr.write(`kb: ${safeText(line)}\n`)
+    })
   }
 }

@@ -11,10 +11,12 @@ import {KbCommand} from '../src/cli/base.js'
 import {noQueueFlag, statusFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
 import {editText, interactive, readStdin} from '../src/cli/input.js'
 import {green, oneLine} from '../src/cli/output/format.js'
-import {patchFor} from '../src/cli/outbox/edit-intent.js'
+import {patchFor, removes} from '../src/cli/outbox/edit-intent.js'
 import {isQueued, type EditIntent, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
 import {readFile} from 'node:fs/promises'
+import {ANCHOR_HELP} from '../src/cli/flags.js'
+import {anchorLabel, parseAnchorSpec, rootRelative} from '../src/cli/anchors/spec.js'
 
 export default class Edit extends KbCommand<typeof Edit> {
   static override summary = 'Change a knowledge entry'
@@ -36,6 +38,11 @@ export default class Edit extends KbCommand<typeof Edit> {
     url: Flags.string({description: 'new source URL ("" clears it)'}),
     thought: Flags.string({description: `replace the thought chain: ${THOUGHT_HELP}`, multiple: true}),
     status: statusFlag(),
+    anchor: Flags.string({description: ANCHOR_HELP, multiple: true}),
+    'remove-anchor': Flags.string({
+      description: 'remove this anchor: path, path:a-b or path#symbol as shown by kb show (repeatable)',
+      multiple: true,
+    }),
     'if-version': Flags.integer({description: 'only change it if it is still at this version (default: the version just read)'}),
     'no-queue': noQueueFlag,
     // An entry in a shared scope is scanned for what the edit brings (docs/cli.md, "Safe publish").
@@ -46,9 +53,17 @@ export default class Edit extends KbCommand<typeof Edit> {
     const {flags, args} = this
     const choice = choiceFrom(flags)
     const intent = await intentFrom(args.id, flags)
-    const fromFlags = Object.keys(intent.set).length > 0 || intent.add_tags !== undefined || intent.remove_tags !== undefined
+    const fromFlags =
+      Object.keys(intent.set).length > 0 ||
+      intent.add_tags !== undefined ||
+      intent.remove_tags !== undefined ||
+      intent.add_anchors !== undefined ||
+      intent.remove_anchors !== undefined
     if (!fromFlags && !interactive())
-      throw new KbError('usage', 'nothing to change: pass --title, --body, --tag, --url, --status … (the editor opens only on a terminal)')
+      throw new KbError(
+        'usage',
+        'nothing to change: pass --title, --body, --tag, --url, --status, --anchor … (the editor opens only on a terminal)',
+      )
     let current: EntryFull
     try {
       current = (await (await this.client()).getEntry(args.id, 'full')).entry as EntryFull
@@ -57,6 +72,12 @@ export default class Edit extends KbCommand<typeof Edit> {
       if (!fromFlags || !this.queues(e, flags['no-queue'])) throw e
       return this.enqueue({command: 'edit', label: args.id, edit: intent}, e)
     }
+    for (const r of intent.remove_anchors ?? [])
+      if (!current.anchors.some((a) => removes(r, a)))
+        throw new KbError(
+          'usage',
+          `--remove-anchor ${anchorLabel(r)}: entry ${args.id} has no such anchor (it has ${current.anchors.map(anchorLabel).join(', ') || 'none'})`,
+        )
     const version = flags['if-version'] ?? current.version
     let patch: PatchEntryBody
     if (fromFlags) patch = patchFor(current, intent)
@@ -108,6 +129,22 @@ async function intentFrom(id: string, flags: Edit['flags']): Promise<EditIntent>
     ...(flags['add-tag'] ? {add_tags: tagsFrom(flags['add-tag'])} : {}),
     ...(flags['remove-tag'] ? {remove_tags: tagsFrom(flags['remove-tag'])} : {}),
     ...(flags['if-version'] !== undefined ? {version: flags['if-version']} : {}),
+    ...(await anchorChanges(flags)),
+  }
+}
+
+/** `--anchor` made in the checkout now (its commit and hash are of this moment), `--remove-anchor` as places. */
+async function anchorChanges(flags: Edit['flags']): Promise<Pick<EditIntent, 'add_anchors' | 'remove_anchors'>> {
+  if (!flags.anchor && !flags['remove-anchor']) return {}
+  const {anchorsFromSpecs, checkoutAt} = await import('../src/cli/anchors/local.js')
+  const co = await checkoutAt()
+  const place = (spec: string): {path: string; lines: string | null; symbol: string | null} => {
+    const p = parseAnchorSpec(spec)
+    return co ? {...p, path: rootRelative(p.path, process.cwd(), co.root)} : p
+  }
+  return {
+    ...(flags.anchor ? {add_anchors: await anchorsFromSpecs(flags.anchor, co)} : {}),
+    ...(flags['remove-anchor'] ? {remove_anchors: flags['remove-anchor'].map(place)} : {}),
   }
 }
 

@@ -6,7 +6,7 @@ import {Flags} from '@oclif/core'
 import {LIMIT_DEFAULT, LIMIT_MAX} from '../src/shared/contract.js'
 import type {EntryView, Page} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {detailFlag, limitOr, noPagerFlag, scopeFlag, statusFlag} from '../src/cli/flags.js'
+import {detailFlag, limitOr, noPagerFlag, scopeFlag, statusFlag, freshnessFlags, freshnessFrom} from '../src/cli/flags.js'
 import {dim, entryRows} from '../src/cli/output/format.js'
 
 export default class List extends KbCommand<typeof List> {
@@ -30,6 +30,7 @@ export default class List extends KbCommand<typeof List> {
     all: Flags.boolean({description: 'every page, not just the first', default: false}),
     detail: detailFlag(),
     'no-pager': noPagerFlag,
+    ...freshnessFlags,
   }
 
   static override pager = true
@@ -42,6 +43,7 @@ export default class List extends KbCommand<typeof List> {
       ...(flags.scope ? {scope: flags.scope} : {}),
       ...(flags.status ? {status: flags.status} : {}),
       ...(flags.tag ? {tag: flags.tag} : {}),
+      ...freshnessFrom(flags),
       ...(flags.author ? {author: flags.author} : {}),
       ...(projectId ? {project_id: projectId} : {}),
       ...(flags.detail ? {detail: flags.detail} : {}),

@@ -6,7 +6,7 @@ import {KbError} from '../src/shared/errors.js'
 import {DETAIL_DEFAULT, LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX} from '../src/shared/contract.js'
 import type {SearchResult} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {detailFlag, detailOr, limitOr, scopeFlag, statusFlag} from '../src/cli/flags.js'
+import {detailFlag, detailOr, limitOr, scopeFlag, statusFlag, freshnessFlags, freshnessFrom} from '../src/cli/flags.js'
 import {dim, oneLine, searchRows} from '../src/cli/output/format.js'
 
 export default class Search extends KbCommand<typeof Search> {
@@ -32,6 +32,7 @@ export default class Search extends KbCommand<typeof Search> {
       max: LIMIT_MAX,
     }),
     detail: detailFlag(),
+    ...freshnessFlags,
     'max-tokens': Flags.integer({
       description: 'pack the best hits into this many tokens, stepping big ones down a detail level before dropping them',
       min: 1,
@@ -50,6 +51,7 @@ export default class Search extends KbCommand<typeof Search> {
       ...(flags.scope ? {scope: flags.scope} : {}),
       ...(flags.status ? {status: flags.status} : {}),
       ...(flags.tag ? {tag: flags.tag} : {}),
+      ...freshnessFrom(flags),
       ...(projectId ? {project_id: projectId} : {}),
       detail: detailOr(flags.detail, DETAIL_DEFAULT.search),
       limit: limitOr(flags.limit, LIMIT_DEFAULT.search),

@@ -1,7 +1,7 @@
 /**
- * @module `kb show <id>`: one entry at a detail level.
+ * @module `kb show <id>`: one entry at a detail level; on a terminal, its Markdown rendered (src/cli/render/).
  */
-import {Args} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 import type {EntryView} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {DETAIL_DEFAULT} from '../src/shared/contract.js'
@@ -15,15 +15,25 @@ export default class Show extends KbCommand<typeof Show> {
   static override examples = [
     '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
     '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --detail full --json',
+    '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --raw',
   ]
   static override args = {id: Args.string({description: 'entry id', required: true})}
-  static override flags = {detail: detailFlag(), 'no-pager': noPagerFlag}
+  static override flags = {
+    detail: detailFlag(),
+    'no-pager': noPagerFlag,
+    raw: Flags.boolean({description: 'print the Markdown as stored, not rendered, even on a terminal'}),
+  }
   static override pager = true
 
   async run(): Promise<EntryView> {
+    // Rendered only on a terminal with colours (not piped, not NO_COLOR, not --json, not --raw). The renderer
+    // loads while the request is in flight, so after the answer only the layout is left to do.
+    const renderer = this.mode.color && !this.flags.raw && !this.jsonEnabled() ? import('../src/cli/render/markdown.js') : undefined
     const client = await this.client()
     const {entry} = await client.getEntry(this.args.id, detailOr(this.flags.detail, DETAIL_DEFAULT.entry))
-    this.out(renderEntry(entry, this.mode))
+    const r = await renderer
+    const theme = r?.themeFromEnv()
+    this.out(renderEntry(entry, this.mode, r ? (text, width) => r.renderMarkdownAnsi(text, {width, theme}) : undefined))
     return entry
   }
 }

@@ -39,6 +39,7 @@ import {EntryQueries} from './services/queries.js'
 import {PublishService} from './services/publish.js'
 import {RecallService} from './services/recall.js'
 import {ProjectService} from './services/projects.js'
+import {MembershipService} from './services/membership.js'
 import {IMPORT_BODY_LIMIT} from './services/transfer/format.js'
 import {TransferService} from './services/transfer/service.js'
 import type {Store} from './store/store.js'
@@ -62,6 +63,8 @@ export interface AppOptions {
   localInfo?: () => DaemonInfo | null
   /** Days a recall's record is kept (docs/api.md, "Recall"); RECALL_RETENTION_DAYS_DEFAULT when unset. */
   recallRetentionDays?: number
+  /** `kb daemon run --open-projects`: anyone who knows a remote joins its project (docs/api.md, "Membership"). */
+  openProjects?: boolean
 }
 
 export interface KbApp {
@@ -190,7 +193,8 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   auth.addVerifier((token, context) => oauth.verifyAccessToken(token, context.baseUrl))
   const knowledge = new KnowledgeService(store)
   const queries = new EntryQueries(store, knowledge)
-  const projects = new ProjectService(store)
+  const membership = new MembershipService(store, {openProjects: options.openProjects === true})
+  const projects = new ProjectService(store, membership)
   const apiKeys = new ApiKeyService(store)
   const idempotency = new IdempotencyLayer(store.idempotency, app.log, {maxStreamBytes: IMPORT_BODY_LIMIT})
   let openapiDoc: Record<string, unknown> | null = null
@@ -201,7 +205,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     ...trustRoutes(new TrustService(store, knowledge)),
     ...searchRoutes(queries, recalls),
     ...recallRoutes(recalls),
-    ...projectRoutes(projects),
+    ...projectRoutes(projects, membership),
     ...apiKeyRoutes(apiKeys),
     ...grantRoutes(new GrantService(store)),
     ...transferRoutes(new TransferService(store, version)),

@@ -41,6 +41,8 @@ export interface DaemonOptions {
   storeUrl?: string
   /** Days a recall's record is kept (docs/api.md, "Recall"). */
   recallRetentionDays?: number
+  /** `--open-projects`: anyone who knows a remote joins its project, without approval (docs/api.md, "Membership"). */
+  openProjects?: boolean
 }
 
 export class DaemonError extends Error {}
@@ -167,6 +169,7 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; info:
     ...(o.publicBaseUrl ? {publicBaseUrl: o.publicBaseUrl} : {}),
     proofSecret,
     ...(o.recallRetentionDays === undefined ? {} : {recallRetentionDays: o.recallRetentionDays}),
+    ...(o.openProjects ? {openProjects: true} : {}),
     ...(isLoopbackAddress(o.host) ? {localInfo: () => info} : {}),
   })
   // Not the error itself: pg-pool hangs the client on it (buffers, parameters, the backend's cancel key).

@@ -6,6 +6,7 @@ import {ApiKeySchema, CommentSchema, EntrySchema, GrantSchema, ProjectSchema} fr
 import {FindingSchema, ProblemSchema, PublishPreviewSchema, RedactionLineSchema} from '../src/shared/safe-publish-schemas.js'
 import {IDEMPOTENCY_KEY_MAX} from '../src/shared/contract.js'
 import {RecallRecordSchema} from '../src/shared/recall-schemas.js'
+import {InvitationSchema, JoinRequestSchema, MemberSchema} from '../src/shared/membership-schemas.js'
 import {honoursIdempotencyKey, REPLAYED_HEADER} from './http/idempotency.js'
 import type {ResponseDoc, RouteDef} from './http/route.js'
 import {problemCodes, problemResponse} from './routes/common.js'
@@ -21,6 +22,9 @@ const COMPONENTS: Record<string, TSchema> = {
   RedactionLine: RedactionLineSchema,
   PublishPreview: PublishPreviewSchema,
   Recall: RecallRecordSchema,
+  Member: MemberSchema,
+  JoinRequest: JoinRequestSchema,
+  Invitation: InvitationSchema,
 }
 
 /** The `Idempotency-Key` header (server/http/idempotency.ts), a parameter of every route that honours it. */

@@ -65,6 +65,11 @@ export default class DaemonRun extends Command {
       max: 3650,
       env: 'KB_RECALL_RETENTION_DAYS',
     }),
+    'open-projects': Flags.boolean({
+      description:
+        "anyone who knows a remote joins its project without a maintainer's approval or an invitation (the behaviour before membership)",
+      env: 'KB_OPEN_PROJECTS',
+    }),
     // Set by `kb daemon start` and autostart, which send stderr there: recorded for `kb daemon status/logs`.
     'log-file': Flags.string({hidden: true}),
   }
@@ -93,6 +98,7 @@ export default class DaemonRun extends Command {
         ...(flags['log-file'] ? {logFile: flags['log-file']} : {}),
         ...(flags['store-url'] ? {storeUrl: flags['store-url']} : {}),
         recallRetentionDays: flags['recall-retention-days'],
+        ...(flags['open-projects'] ? {openProjects: true} : {}),
       })
     } catch (e) {
       if (e instanceof DaemonError) this.error(e.message, {exit: 1})

@@ -36,11 +36,17 @@ export default class ProjectShow extends KbCommand<typeof ProjectShow> {
     if (this.mode.tty) {
       this.out(bold(this.mode, oneLine(project.name)))
       this.out(
-        `${dim(this.mode, 'id     ')}  ${oneLine(project.id)}\n${dim(this.mode, 'remote ')}  ${oneLine(project.remote)}\n${dim(this.mode, 'role   ')}  ${oneLine(project.role)}\n${dim(this.mode, 'from   ')}  ${source}`,
+        `${dim(this.mode, 'id     ')}  ${oneLine(project.id)}\n${dim(this.mode, 'remote ')}  ${oneLine(project.remote)}\n${dim(this.mode, 'role   ')}  ${oneLine(project.role)}\n${dim(this.mode, 'verify ')}  ${verifyAfter(project)}\n${dim(this.mode, 'from   ')}  ${source}`,
       )
     } else {
-      this.out([project.id, project.name, project.remote, project.role].map(cell).join('\t'))
+      this.out([project.id, project.name, project.remote, project.role, project.verify_after_days].map(cell).join('\t'))
     }
     return {...project, source}
   }
+}
+
+/** `every 180 days` / `never`; a server from before the setting says nothing. */
+function verifyAfter(p: Project): string {
+  const d = (p as Partial<Project>).verify_after_days
+  return d === undefined ? 'unknown' : d === 0 ? 'never (verify-after 0)' : `every ${d} days (verify-after)`
 }

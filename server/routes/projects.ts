@@ -6,27 +6,33 @@ import {LIMIT_DEFAULT} from '../../src/shared/contract.js'
 import {IdParams, JoinProjectBody, JoinResultSchema, ProjectSettingsBody, ProjectsQuery} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {ProjectService} from '../services/projects.js'
+import type {MembershipService} from '../services/membership.js'
+import {JoinPendingSchema} from '../../src/shared/membership-schemas.js'
 import {errorResponses} from './common.js'
+import {membershipRoutes} from './membership.js'
 
-export function projectRoutes(projects: ProjectService): RouteDef[] {
+export function projectRoutes(projects: ProjectService, membership: MembershipService): RouteDef[] {
   const tags = ['projects']
   return [
     route<unknown, unknown, JoinProjectBody>({
       method: 'POST',
       path: '/projects/join',
       operationId: 'joinProject',
-      summary: 'Join the project of a git remote, creating it if new',
+      summary: 'Join the project of a git remote, creating it if new; an existing one may need approval (202)',
+      description:
+        "A new remote: created, the caller its maintainer (201). An existing project: a member, the owner, the holder of an invitation (by name, or `invitation`: a link's token) and anyone on a daemon run with `--open-projects` enter it (200); anyone else gets a pending join request (202) a maintainer approves or denies.",
       tags,
       auth: true,
       body: JoinProjectBody,
       responses: {
         201: {description: 'Created and joined', schema: JoinResultSchema},
         200: {description: 'Joined an existing project', schema: JoinResultSchema},
-        ...errorResponses(400, 401, 413, 415, 422),
+        202: {description: 'A join request is pending: a maintainer must approve it', schema: JoinPendingSchema},
+        ...errorResponses(400, 401, 403, 413, 415, 422),
       },
       handler: async ({caller, body, reply}) => {
         const result = await projects.join(caller, body)
-        reply.code(result.created ? 201 : 200)
+        reply.code('request' in result ? 202 : result.created ? 201 : 200)
         return result
       },
     }),
@@ -71,5 +77,6 @@ export function projectRoutes(projects: ProjectService): RouteDef[] {
       responses: {200: {description: 'The project', schema: 'Project'}, ...errorResponses(400, 401, 403, 404, 413, 415, 422)},
       handler: async ({caller, params, body}) => projects.patch(caller, params.id, body),
     }),
+    ...membershipRoutes(membership),
   ]
 }

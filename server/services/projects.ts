@@ -9,13 +9,22 @@ import type {JoinProjectBody, ProjectSettingsBody} from '../../src/shared/schema
 import type {JoinResult, Page, Project, ProjectRole} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
 import type {ProjectRow, Store} from '../store/store.js'
+import type {JoinPending} from '../../src/shared/membership-schemas.js'
 import {type Caller, isOwner} from './context.js'
+import type {MembershipService} from './membership.js'
 import {lowerUuid} from './validate.js'
 
 export class ProjectService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly membership: MembershipService,
+  ) {}
 
-  async join(caller: Caller, input: JoinProjectBody): Promise<JoinResult> {
+  /**
+   * A new remote makes a project with the caller as maintainer (201); an existing project is entered as
+   * docs/api.md, "Membership" says (200), or a join request is recorded (202, JoinPending).
+   */
+  async join(caller: Caller, input: JoinProjectBody): Promise<JoinResult | JoinPending> {
     const remote = canonicalRemote(input.remote)
     if (!remote) {
       throw new KbError('validation_failed', `remote "${input.remote}" is not a git remote URL (e.g. git@github.com:acme/api.git)`, {
@@ -32,8 +41,12 @@ export class ProjectService {
       created_at: at,
       verify_after_days: VERIFY_AFTER_DAYS_DEFAULT,
     })
-    if (!created) await this.store.addMember(project.id, caller.principal.id, 'member', at)
-    const role = (await this.store.getMemberRole(project.id, caller.principal.id)) ?? 'member'
+    let role = created ? 'maintainer' : await this.store.getMemberRole(project.id, caller.principal.id)
+    if (role === null) {
+      const pending = await this.membership.enter(caller, project, input.invitation)
+      if (pending) return pending
+      role = (await this.store.getMemberRole(project.id, caller.principal.id)) ?? 'member'
+    }
     return {project: toProject(project, role), created}
   }
 

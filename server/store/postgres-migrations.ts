@@ -253,7 +253,37 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX recalls_principal ON recalls(principal_id, at DESC, id DESC);
   CREATE INDEX recalls_at ON recalls(at);
   `,
-  // 6: secrets the server keeps in its store (docs/security.md, "Safe publish": the key that signs acknowledgement records).
+  // 6: project membership (docs/api.md, "Membership"): as SQLite's step 10, with the same tables. Memberships stay as they
+  // are; every project's creator is made its maintainer.
+  `
+  CREATE TABLE project_requests (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL REFERENCES projects(id),
+    principal_id text COLLATE "C" NOT NULL REFERENCES principals(id),
+    status text NOT NULL CHECK (status IN ('pending', 'approved', 'denied')),
+    created_at text COLLATE "C" NOT NULL,
+    decided_at text COLLATE "C",
+    decided_by text COLLATE "C"
+  );
+  CREATE UNIQUE INDEX project_requests_pending ON project_requests(project_id, principal_id) WHERE status = 'pending';
+  CREATE INDEX project_requests_project ON project_requests(project_id, status, created_at);
+  CREATE TABLE invitations (
+    id text COLLATE "C" PRIMARY KEY,
+    project_id text COLLATE "C" NOT NULL REFERENCES projects(id),
+    principal_id text COLLATE "C" REFERENCES principals(id),
+    token_hash text COLLATE "C" UNIQUE,
+    created_by text COLLATE "C" NOT NULL REFERENCES principals(id),
+    created_at text COLLATE "C" NOT NULL,
+    expires_at text COLLATE "C" NOT NULL,
+    used_at text COLLATE "C",
+    used_by text COLLATE "C"
+  );
+  CREATE INDEX invitations_principal ON invitations(project_id, principal_id) WHERE principal_id IS NOT NULL;
+  UPDATE memberships m SET role = 'maintainer' FROM projects p WHERE p.id = m.project_id AND p.created_by = m.principal_id;
+  INSERT INTO memberships (project_id, principal_id, role, created_at)
+    SELECT id, created_by, 'maintainer', created_at FROM projects ON CONFLICT DO NOTHING;
+  `,
+  // 7: secrets the server keeps in its store, as SQLite's step 11.
   `
   CREATE TABLE server_secrets (
     name text COLLATE "C" PRIMARY KEY,

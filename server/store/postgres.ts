@@ -14,6 +14,7 @@ import {LOCKS, PostgresDb, type PostgresOptions, type Queryable, type Row} from 
 import {IndexDelta, PostgresEntryWriter} from './postgres-entries.js'
 import {PostgresIdempotencyStore} from './postgres-idempotency.js'
 import {PostgresRecallStore} from './postgres-recalls.js'
+import {PostgresMembershipStore} from './postgres-membership.js'
 import {POSTGRES_MIGRATIONS} from './postgres-migrations.js'
 import {PostgresOAuthStore} from './postgres-oauth.js'
 import {COMMENT_COLUMNS, COMMENT_ORDER, ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params} from './postgres-rows.js'
@@ -86,6 +87,7 @@ export class PostgresStore implements Store {
   readonly transfer: TransferStore
   readonly idempotency: PostgresIdempotencyStore
   readonly recalls: PostgresRecallStore
+  readonly members: PostgresMembershipStore
   private readonly entries = new PostgresEntryWriter()
   private readonly trust = new PostgresTrustWriter()
   private readonly search: SearchEngine
@@ -97,6 +99,7 @@ export class PostgresStore implements Store {
     this.transfer = new PostgresTransferStore(db, this.entries)
     this.idempotency = new PostgresIdempotencyStore(db)
     this.recalls = new PostgresRecallStore(db)
+    this.members = new PostgresMembershipStore(db)
   }
 
   async close(): Promise<void> {

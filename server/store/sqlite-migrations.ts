@@ -292,7 +292,38 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX recalls_principal ON recalls(principal_id, at DESC, id DESC);
   CREATE INDEX recalls_at ON recalls(at);
   `,
-  // 10: secrets the server keeps in its store (docs/security.md, "Safe publish": the key that signs acknowledgement records).
+  // 10: project membership (docs/api.md, "Membership"): join requests a maintainer approves or denies (one pending per
+  // principal and project), and invitations, by name or as a one-time link whose token is stored as a SHA-256 hash.
+  // Memberships stay as they are; every project's creator is made its maintainer.
+  `
+  CREATE TABLE project_requests (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects(id),
+    principal_id TEXT NOT NULL REFERENCES principals(id),
+    status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied')),
+    created_at TEXT NOT NULL,
+    decided_at TEXT,
+    decided_by TEXT
+  );
+  CREATE UNIQUE INDEX project_requests_pending ON project_requests(project_id, principal_id) WHERE status = 'pending';
+  CREATE INDEX project_requests_project ON project_requests(project_id, status, created_at);
+  CREATE TABLE invitations (
+    id TEXT PRIMARY KEY,
+    project_id TEXT NOT NULL REFERENCES projects(id),
+    principal_id TEXT REFERENCES principals(id),
+    token_hash TEXT UNIQUE,
+    created_by TEXT NOT NULL REFERENCES principals(id),
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    used_at TEXT,
+    used_by TEXT
+  );
+  CREATE INDEX invitations_principal ON invitations(project_id, principal_id) WHERE principal_id IS NOT NULL;
+  UPDATE memberships SET role = 'maintainer'
+    WHERE EXISTS (SELECT 1 FROM projects p WHERE p.id = memberships.project_id AND p.created_by = memberships.principal_id);
+  INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) SELECT id, created_by, 'maintainer', created_at FROM projects;
+  `,
+  // 11: secrets the server keeps in its store (docs/security.md, "Safe publish": the key that signs acknowledgement records).
   `
   CREATE TABLE server_secrets (
     name TEXT PRIMARY KEY,

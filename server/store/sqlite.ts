@@ -22,6 +22,7 @@ import {ENTRY_COLUMNS, filterSql, StatementCache} from './sqlite-rows.js'
 import {commentFromRow, entryFromRow, trustFromRow, type Row} from './rows.js'
 import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
 import {SqliteRecallStore} from './sqlite-recalls.js'
+import {SqliteMembershipStore} from './sqlite-membership.js'
 import {SqliteOAuthStore} from './sqlite-oauth.js'
 import {SqliteTransferStore} from './sqlite-transfer.js'
 import {WriteGate} from './write-gate.js'
@@ -70,6 +71,7 @@ export class SqliteStore implements Store {
   readonly transfer: TransferStore
   readonly idempotency: SqliteIdempotencyStore
   readonly recalls: SqliteRecallStore
+  readonly members: SqliteMembershipStore
   private readonly statements: StatementCache
   private readonly entries: SqliteEntryWriter
   private readonly trust: SqliteTrustWriter
@@ -119,6 +121,7 @@ export class SqliteStore implements Store {
     // (docs/api.md, "Idempotency"), not "in use" for the five minutes after which a claim counts as abandoned.
     this.db.prepare('DELETE FROM idempotency_keys WHERE status IS NULL').run()
     this.recalls = new SqliteRecallStore(this.db, this.gate)
+    this.members = new SqliteMembershipStore(this.db, this.gate)
   }
 
   /** Runs every migration newer than the file's `user_version`, each in its own transaction. */

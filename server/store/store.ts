@@ -20,6 +20,7 @@ import type {
   ThoughtStep,
 } from '../../src/shared/types.js'
 import type {IdempotencyStore} from './idempotency.js'
+import type {MembershipStore} from './membership-store.js'
 import type {OAuthStore} from './oauth-store.js'
 import type {RecallStore} from './recall-store.js'
 import type {TransferStore} from './transfer-store.js'
@@ -252,6 +253,9 @@ export interface Store {
 
   /** The record of recalls (docs/api.md, "Recall"), an interface of its own. */
   readonly recalls: RecallStore
+
+  /** Project members, join requests and invitations (docs/api.md, "Membership"), an interface of its own. */
+  readonly members: MembershipStore
 }
 
 export interface ProjectSettings {

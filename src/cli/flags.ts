@@ -60,11 +60,25 @@ export function thoughtsFrom(values: string[] | undefined): {thought: string; ki
   })
 }
 
+/** `--fresh` / `--stale` on list and search: the API's `freshness` filter (docs/cli.md, "Freshness"). */
+export const freshnessFlags = {
+  fresh: Flags.boolean({description: 'only fresh entries (no changed anchor, open flag or overdue verification)', exclusive: ['stale']}),
+  stale: Flags.boolean({description: 'only stale entries', exclusive: ['fresh']}),
+}
+
+/** The `freshness` query value of `--fresh` / `--stale`. */
+export function freshnessFrom(flags: {fresh?: boolean; stale?: boolean}): {freshness?: 'fresh' | 'stale'} {
+  return flags.fresh ? {freshness: 'fresh'} : flags.stale ? {freshness: 'stale'} : {}
+}
+
 /** `--no-queue`, on every command that writes: fail (exit 6) instead of queueing when the server cannot be reached. */
 export const noQueueFlag = Flags.boolean({
   description:
     'fail (exit 6) instead of queueing the write for `kb sync` when the server cannot be reached (env KB_NO_QUEUE=1, config queue_writes false)',
 })
+
+export const ANCHOR_HELP =
+  'the code this is about: path, path:a-b, path:a or path#symbol (repeatable); in a checkout the path is relative to the current directory and kb records HEAD and a hash of the text'
 
 export const THOUGHT_HELP = `a step of the reasoning, in order (repeatable); prefix a kind: ${THOUGHT_KINDS.join(', ')} (default ${THOUGHT_KIND_DEFAULT})`
 

@@ -7,6 +7,7 @@
 import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from './errors.js'
 // The inputs are the request schemas' own types: type-only, so the CLI does not load TypeBox to use them.
 import type {RecallBody, RecallRecord, RecallResult, RecallsQuery} from './recall-schemas.js'
+import type {Invitation, InvitationBody, JoinPending, JoinRequest, Member} from './membership-schemas.js'
 import type {
   AnchorCheckBody,
   CommentBody,
@@ -227,7 +228,10 @@ export class ApiClient {
   }
 
   async getEntry(id: string, detail?: Detail): Promise<{entry: EntryView; etag: string | null}> {
-    const res = await this.request<EntryView>('GET', `/knowledge/${encodeURIComponent(id)}`, {query: {detail}, headers: this.recallHeaders()})
+    const res = await this.request<EntryView>('GET', `/knowledge/${encodeURIComponent(id)}`, {
+      query: {detail},
+      headers: this.recallHeaders(),
+    })
     return {entry: res.body, etag: typeof res.headers.etag === 'string' ? res.headers.etag : null}
   }
 
@@ -306,8 +310,38 @@ export class ApiClient {
     return (await this.request<Page<RecallRecord>>('GET', '/recalls', {query: {...query}})).body
   }
 
-  async joinProject(input: JoinProjectBody): Promise<JoinResult> {
-    return (await this.request<JoinResult>('POST', '/projects/join', {body: input})).body
+  /** Joins or creates; a JoinPending (202) when a maintainer must approve first (docs/api.md, "Membership"). */
+  async joinProject(input: JoinProjectBody): Promise<JoinResult | JoinPending> {
+    return (await this.request<JoinResult | JoinPending>('POST', '/projects/join', {body: input})).body
+  }
+
+  async listMembers(projectId: string): Promise<Member[]> {
+    return (await this.request<Page<Member>>('GET', `${projectPath(projectId)}/members`)).body.items
+  }
+
+  async listJoinRequests(projectId: string): Promise<JoinRequest[]> {
+    return (await this.request<Page<JoinRequest>>('GET', `${projectPath(projectId)}/requests`)).body.items
+  }
+
+  async decideJoinRequest(projectId: string, requestId: string, verb: 'approve' | 'deny'): Promise<JoinRequest> {
+    return (await this.request<JoinRequest>('POST', `${projectPath(projectId)}/requests/${encodeURIComponent(requestId)}/${verb}`)).body
+  }
+
+  async invite(projectId: string, input: InvitationBody): Promise<Invitation> {
+    return (await this.request<Invitation>('POST', `${projectPath(projectId)}/invitations`, {body: input})).body
+  }
+
+  async removeMember(projectId: string, principalId: string): Promise<void> {
+    await this.request('DELETE', `${projectPath(projectId)}/members/${encodeURIComponent(principalId)}`)
+  }
+
+  async setMemberRole(projectId: string, principalId: string, role: 'maintainer' | 'member'): Promise<Member> {
+    return (await this.request<Member>('PATCH', `${projectPath(projectId)}/members/${encodeURIComponent(principalId)}`, {body: {role}}))
+      .body
+  }
+
+  async leaveProject(projectId: string): Promise<void> {
+    await this.request('POST', `${projectPath(projectId)}/leave`)
   }
 
   /** Every project of the caller, following cursors. */
@@ -376,4 +410,8 @@ export function problemToError(status: number, body: unknown, headers: Headers, 
   })
   fromServer.add(err)
   return err
+}
+
+function projectPath(id: string): string {
+  return `/projects/${encodeURIComponent(id)}`
 }

@@ -110,3 +110,8 @@ export const RECALL_CLIENT_MAX = 100
 export const RECALL_SESSION_MAX = 200
 /** How long the record of a recall is kept by default (`kb daemon run --recall-retention-days`). */
 export const RECALL_RETENTION_DAYS_DEFAULT = 30
+
+/** Project membership (docs/api.md, "Membership"): how long an invitation lasts, and a link's token (`kbinv_` + 43 base62). */
+export const INVITATION_DAYS = 7
+export const INVITATION_TOKEN_PATTERN = '^kbinv_[0-9A-Za-z]{43}$'
+export const JOIN_REQUEST_STATUSES = ['pending', 'approved', 'denied'] as const

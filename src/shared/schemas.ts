@@ -6,6 +6,7 @@
  */
 import {Type, type Static, type TInteger, type TLiteral, type TUnion} from '@sinclair/typebox'
 import {
+  INVITATION_TOKEN_PATTERN,
   ANCHOR_CHECK_STATES,
   ANCHOR_HASH_PATTERN,
   ANCHOR_LINES_PATTERN,
@@ -240,6 +241,12 @@ export const JoinProjectBody = Type.Object(
   {
     remote: Remote,
     name: Type.Optional(Type.String({...ProjectName, description: 'Default: the last part of the remote'})),
+    invitation: Type.Optional(
+      Type.String({
+        pattern: INVITATION_TOKEN_PATTERN,
+        description: "An invitation link's token: joins an existing project without a request",
+      }),
+    ),
   },
   {additionalProperties: false},
 )

@@ -8,7 +8,6 @@ import type {
   COMMENT_TYPES,
   DETAILS,
   FLAG_REASONS,
-  FRESHNESS_REASON_KINDS,
   FRESHNESS_STATES,
   PROJECT_ROLES,
   SCOPES,
@@ -44,7 +43,6 @@ export type ThoughtKind = (typeof THOUGHT_KINDS)[number]
 export type ProjectRole = (typeof PROJECT_ROLES)[number]
 export type AnchorState = (typeof ANCHOR_STATES)[number]
 export type FreshnessState = (typeof FRESHNESS_STATES)[number]
-export type FreshnessReasonKind = (typeof FRESHNESS_REASON_KINDS)[number]
 export type FlagReason = (typeof FLAG_REASONS)[number]
 
 export type AuthorRef = Static<typeof AuthorRefSchema>

@@ -43,7 +43,9 @@ describe('kb hook', () => {
     const install = await kb(user, ['hook', 'install'], {cwd: repo})
     expect(install.code, install.stderr).toBe(0)
     const hook = join(repo, '.git', 'hooks', 'post-commit')
-    expect(install.stdout).toBe(`installed\t${hook}\n`)
+    expect(install.stdout).toBe(
+      ['post-commit', 'post-merge', 'post-checkout'].map((h) => `installed\t${join(repo, '.git', 'hooks', h)}\n`).join(''),
+    )
     expect(statSync(hook).mode & 0o111).toBeTruthy()
 
     const id = await newEntry('Crash when the port is taken')
@@ -66,7 +68,9 @@ describe('kb hook', () => {
     expect((await d.request('GET', `/knowledge/${id2}`)).body.status).toBe('resolved')
 
     const un = await kb(user, ['hook', 'uninstall'], {cwd: repo})
-    expect(un.stdout).toBe(`removed\t${hook}\n`)
+    expect(un.stdout).toBe(
+      ['post-commit', 'post-merge', 'post-checkout'].map((h) => `removed\t${join(repo, '.git', 'hooks', h)}\n`).join(''),
+    )
     expect(existsSync(hook)).toBe(false)
   })
 
@@ -102,7 +106,7 @@ describe('kb hook', () => {
     const repo = gitRepo(user, 'lab', {upstream: 'https://gitlab.com/group/sub/lab.git'})
     git(user, repo, 'config', 'core.hooksPath', '.githooks')
     const install = await kb(user, ['hook', 'install'], {cwd: repo})
-    expect(install.stdout).toBe(`installed\t${join(repo, '.githooks', 'post-commit')}\n`)
+    expect(install.stdout.split('\n')[0]).toBe(`installed\t${join(repo, '.githooks', 'post-commit')}`)
     expect(existsSync(join(repo, '.git', 'hooks', 'post-commit'))).toBe(false)
     const id = await newEntry('Lab issue')
     expect(commit(repo, `Lab fix\n\nResolves-KB: ${id}`).code).toBe(0)
@@ -121,12 +125,14 @@ describe('kb hook', () => {
     const refused = await kb(user, ['hook', 'install'], {cwd: repo})
     expect(refused.code, refused.stderr).toBe(5)
     expect(refused.stderr).toContain('kb hook install --chain')
-    expect(refused.stderr).toContain('"$(dirname "$0")/kb-post-commit" || true')
+    expect(refused.stderr).toContain('"$(dirname "$0")/kb-post-commit" "$@" || true')
+    // The hooks that were free are installed all the same.
+    expect(existsSync(join(repo, '.git', 'hooks', 'post-merge'))).toBe(true)
     expect(readFileSync(hook, 'utf8')).toBe(theirs)
 
     const chained = await kb(user, ['hook', 'install', '--chain'], {cwd: repo})
     expect(chained.code, chained.stderr).toBe(0)
-    expect(chained.stdout).toBe(`chained\t${hook}\n`)
+    expect(chained.stdout.split('\n')[0]).toBe(`chained\t${hook}`)
     expect(readFileSync(hook, 'utf8').startsWith(theirs)).toBe(true)
 
     const id = await newEntry('Foreign hook issue')

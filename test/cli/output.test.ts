@@ -36,7 +36,7 @@ describe('on a terminal', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).toMatch(ANSI_RE)
     const lines = r.stdout.replace(new RegExp(ANSI_RE.source, 'g'), '').trimEnd().split('\n')
-    expect(lines[0]).toMatch(/^ID\s+STATUS\s+SCOPE\s+TITLE\s+UPDATED$/)
+    expect(lines[0]).toMatch(/^ID\s+STATUS\s+FRESH\s+SCOPE\s+TITLE\s+UPDATED$/)
     const titleCol = lines[0]!.indexOf('TITLE')
     expect(lines).toHaveLength(3)
     for (const l of lines.slice(1)) {
@@ -49,7 +49,7 @@ describe('on a terminal', () => {
     const r = await kbTty(user, ['search', 'database', 'locked'], {env: {NO_COLOR: '1'}})
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout).not.toMatch(ANSI_RE)
-    expect(r.stdout).toMatch(/^ID\s+SCORE\s+STATUS\s+TITLE\n/)
+    expect(r.stdout).toMatch(/^ID\s+SCORE\s+STATUS\s+FRESH\s+TITLE\n/)
     expect(r.stdout).toContain('SQLite database is locked')
   })
 
@@ -88,7 +88,9 @@ describe('piped', () => {
       .split('\n')
       .map((l) => l.split('\t'))
     expect(rows[0]![0]).toBe(ids[0])
-    expect(rows[0]).toHaveLength(4)
+    // id, score, status, title, and the freshness word last, so `cut -f1-4` keeps its meaning.
+    expect(rows[0]).toHaveLength(5)
+    expect(rows[0]![4]).toBe('fresh')
     expect(rows.some((row) => row[0] === 'ID')).toBe(false)
   })
 

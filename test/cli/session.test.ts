@@ -165,7 +165,8 @@ describe('a session in a git checkout', () => {
       .split('\n')
       .map((l) => l.split('\t'))
     expect(rows.map((x) => x[0]).sort()).toEqual([entryId, forkId].sort())
-    expect(rows.every((x) => x.length === 5)).toBe(true)
+    // id, status, scope, title, updated, and the freshness word last (docs/cli.md, "Freshness").
+    expect(rows.every((x) => x.length === 6 && x[5] === 'fresh')).toBe(true)
     const resolved = await kb(user, ['list', '--status', 'open', '--json'], {cwd: repo})
     expect(JSON.parse(resolved.stdout).items.map((x: {id: string}) => x.id)).toEqual([forkId])
   })

@@ -72,13 +72,21 @@ async function storeUrlFor(given: string | undefined): Promise<string | undefine
 
 /** Starts the daemon in this process (real HTTP on 127.0.0.1, port 0). */
 export async function startInProcessDaemon(
-  options: {dataDir?: string; /** pino level; default silent */ logLevel?: string; storeUrl?: string} = {},
+  options: {dataDir?: string; /** pino level; default silent */ logLevel?: string; storeUrl?: string; openProjects?: boolean} = {},
 ): Promise<TestDaemon> {
   const {startDaemon} = await import('../../server/daemon.js')
   const dataDir = options.dataDir ?? tempDir()
   const storeUrl = await storeUrlFor(options.storeUrl)
   const logLevel = options.logLevel ?? 'silent'
-  const daemon = await startDaemon({dataDir, host: '127.0.0.1', port: 0, version: 'test', logLevel, ...(storeUrl ? {storeUrl} : {})})
+  const daemon = await startDaemon({
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    version: 'test',
+    logLevel,
+    ...(storeUrl ? {storeUrl} : {}),
+    ...(options.openProjects ? {openProjects: true} : {}),
+  })
   const ownerKey = readFileSync(join(dataDir, 'owner.key'), 'utf8').trim()
   return {
     url: daemon.url,
@@ -203,4 +211,20 @@ export async function queryStore<T = Record<string, unknown>>(d: TestDaemon, sql
   } finally {
     db.close()
   }
+}
+
+/**
+ * Joins the project of `remote` with `key` as a team member does (docs/api.md, "Membership"): the join, and when it
+ * waits for approval (202), its approval by `approver` (default: the owner). Returns the join's final answer body.
+ */
+export async function joinApproved(d: TestDaemon, remote: string, key: string, approver: string = d.ownerKey): Promise<any> {
+  const first = await d.request('POST', '/projects/join', {key, body: {remote}})
+  if (first.status === 200 || first.status === 201) return first.body
+  if (first.status !== 202) throw new Error(`join failed: ${first.status} ${first.text}`)
+  const {request, project} = first.body
+  const approved = await d.request('POST', `/projects/${project.id}/requests/${request.id}/approve`, {key: approver})
+  if (approved.status !== 200) throw new Error(`approval failed: ${approved.status} ${approved.text}`)
+  const again = await d.request('POST', '/projects/join', {key, body: {remote}})
+  if (again.status !== 200) throw new Error(`join after approval: ${again.status} ${again.text}`)
+  return again.body
 }

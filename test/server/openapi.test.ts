@@ -317,6 +317,14 @@ describe('request schemas are the ones the daemon validates with', () => {
         {prompt: 'p', max_tokens: 49},
       ],
     },
+    approveJoinRequest: {path: () => `/projects/${MISSING_ID}/requests/${MISSING_ID}/approve`, samples: [{}, {x: 1}]},
+    denyJoinRequest: {path: () => `/projects/${MISSING_ID}/requests/${MISSING_ID}/deny`, samples: [{}, {reason: 'no'}]},
+    invite: {
+      path: () => `/projects/${MISSING_ID}/invitations`,
+      samples: [{principal: 'bob'}, {link: true}, {}, {link: false}, {principal: 'bob', link: true}, {principal: 'no spaces'}],
+    },
+    setMemberRole: {path: () => `/projects/${MISSING_ID}/members/${MISSING_ID}`, samples: [{role: 'maintainer'}, {role: 'owner'}, {}]},
+    leaveProject: {path: () => `/projects/${MISSING_ID}/leave`, samples: [{}, {project_id: MISSING_ID}]},
     updateProject: {
       path: () => `/projects/${projectId}`,
       samples: [{verify_after_days: 30}, {}, {verify_after_days: -1}, {verify_after_days: 3651}, {name: 'x'}],

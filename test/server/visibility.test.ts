@@ -6,7 +6,7 @@
  * means private even for the owner.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../helpers/daemon.js'
+import {joinApproved, newPrincipal, startInProcessDaemon, type TestDaemon} from '../helpers/daemon.js'
 import {expectProblem, listAll} from './endpoints/support.js'
 
 type Who = 'owner' | 'ann' | 'ben'
@@ -87,10 +87,10 @@ beforeAll(async () => {
   key.ben = await newPrincipal(d, 'ben')
   // owner: {p1}; ann: {p1, p2}; ben: {p2} — three different views.
   const join = async (who: Who, remote: string): Promise<string> => {
-    const res = await d.request('POST', '/projects/join', {key: key[who], body: {remote}})
-    expect([200, 201]).toContain(res.status)
-    member[who].add(res.body.project.id)
-    return res.body.project.id
+    // A join of someone else's project is approved by the owner (docs/api.md, "Membership").
+    const res = await joinApproved(d, remote, key[who])
+    member[who].add(res.project.id)
+    return res.project.id
   }
   p1 = await join('owner', 'ssh://git@github.com/acme/one.git')
   await join('ann', 'https://github.com/acme/one.git')

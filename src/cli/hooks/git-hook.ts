@@ -1,8 +1,9 @@
 /**
- * @module The post-commit git hook behind `kb hook install`: a small POSIX sh script that exits at once
- * unless the commit message mentions `Resolves-KB:`, then runs `kb hook run post-commit`, which resolves
- * each named entry with the commit as the resolution. Installing respects `core.hooksPath` and never
- * overwrites a hook kb did not write: it chains into it on request, or says what to add.
+ * @module The git hooks behind `kb hook install` (scripts in scripts.ts): post-commit, post-merge and
+ * post-checkout start `kb check --changed-in …` in the background; post-commit also runs `kb hook run
+ * post-commit` when the message has a `Resolves-KB:` trailer, which resolves each named entry with the commit.
+ * Installing respects `core.hooksPath` and never overwrites a hook kb did not write: it chains into it on
+ * request, or says what to add.
  */
 import {chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {join, resolve} from 'node:path'
@@ -10,37 +11,15 @@ import {KbError} from '../../shared/errors.js'
 import {canonicalRemote} from '../../shared/remote.js'
 import {git} from '../project/git-config.js'
 import {listRemotes} from '../project/project.js'
+import {HOOK_NAMES, hookScript, MARKER_PREFIX, type HookName} from './scripts.js'
 
-const HOOK_NAME = 'post-commit'
-const MARKER = '# kb-hook v1'
-const CHAIN_FILE = 'kb-post-commit'
 const BLOCK_BEGIN = '# >>> kb hook >>>'
 const BLOCK_END = '# <<< kb hook <<<'
 
-const shQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`
-
-/** The hook script; `node` and `bin` are the kb that installed it, with `kb` on PATH as the fallback. */
-function hookScript(node: string, bin: string): string {
-  return `#!/bin/sh
-${MARKER}: resolves knowledge entries named in "Resolves-KB: <id>" commit trailers.
-# Installed by \`kb hook install\`, removed by \`kb hook uninstall\`. It never blocks or fails a commit.
-git log -1 --format=%B HEAD 2>/dev/null | grep -qi '^Resolves-KB:' || exit 0
-KB_NODE=${shQuote(node)}
-KB_BIN=${shQuote(bin)}
-if [ -x "$KB_NODE" ] && [ -f "$KB_BIN" ]; then
-  "$KB_NODE" "$KB_BIN" hook run ${HOOK_NAME} </dev/null || echo "kb hook: kb failed (exit $?); the Resolves-KB trailer was not applied" >&2
-elif command -v kb >/dev/null 2>&1; then
-  kb hook run ${HOOK_NAME} </dev/null || echo "kb hook: kb failed (exit $?); the Resolves-KB trailer was not applied" >&2
-else
-  echo "kb hook: kb is not installed, so the Resolves-KB trailer was not applied" >&2
-fi
-exit 0
-`
-}
-
-/** The line to add to someone else's hook so it also runs kb's. */
-function chainLine(): string {
-  return `"$(dirname "$0")/${CHAIN_FILE}" || true`
+/** The file kb's script goes to beside someone else's hook, and the line that runs it from theirs. */
+const chainFile = (name: HookName): string => `kb-${name}`
+function chainLine(name: HookName): string {
+  return `"$(dirname "$0")/${chainFile(name)}" "$@" || true`
 }
 
 /** The hooks directory git uses here (core.hooksPath honoured). */
@@ -53,8 +32,10 @@ async function hooksDir(cwd = process.cwd()): Promise<string> {
 type InstallOutcome = 'installed' | 'updated' | 'chained' | 'already-chained'
 
 export interface HookInstall {
+  /** The post-commit hook, and what became of it (as before there were three). */
   hook: string
   outcome: InstallOutcome
+  hooks: {name: HookName; hook: string; outcome: InstallOutcome}[]
 }
 
 const isShellScript = (text: string): boolean => {
@@ -62,37 +43,54 @@ const isShellScript = (text: string): boolean => {
   return !first.startsWith('#!') || /\b(sh|bash|dash|zsh|ksh|ash)\b/.test(first)
 }
 
+/**
+ * Installs post-commit, post-merge and post-checkout. Someone else's hook is never overwritten: kb's script
+ * goes beside it and, with `chain`, one line calling it is appended to theirs; without, the others are
+ * installed and kb exits 5 naming the line to add.
+ */
 export async function installHook(o: {node: string; bin: string; chain: boolean; cwd?: string}): Promise<HookInstall> {
   const dir = await hooksDir(o.cwd)
   mkdirSync(dir, {recursive: true})
-  const hook = join(dir, HOOK_NAME)
-  const script = hookScript(o.node, o.bin)
+  const hooks: HookInstall['hooks'] = []
+  const refused: string[] = []
+  for (const name of HOOK_NAMES) {
+    const r = installOne(dir, name, hookScript(name, o.node, o.bin), o.chain)
+    if (typeof r === 'object') refused.push(r.refused)
+    else hooks.push({name, hook: join(dir, name), outcome: r})
+  }
+  if (refused.length > 0) throw new KbError('conflict', refused.join('; '))
+  return {hook: hooks[0]!.hook, outcome: hooks[0]!.outcome, hooks}
+}
+
+/** One hook installed, or why it was not (someone else's hook, no --chain). */
+function installOne(dir: string, name: HookName, script: string, chain: boolean): InstallOutcome | {refused: string} {
+  const hook = join(dir, name)
   if (!existsSync(hook)) {
     writeExecutable(hook, script)
-    return {hook, outcome: 'installed'}
+    return 'installed'
   }
   const existing = readFileSync(hook, 'utf8')
-  if (existing.includes(MARKER)) {
+  if (existing.includes(MARKER_PREFIX)) {
     writeExecutable(hook, script)
-    return {hook, outcome: 'updated'}
-  }
-  // Someone else's hook: never overwrite it.
-  const chained = join(dir, CHAIN_FILE)
-  if (existing.includes(BLOCK_BEGIN)) {
-    writeExecutable(chained, script)
-    return {hook, outcome: 'already-chained'}
+    return 'updated'
   }
   // kb's own script goes beside it either way, so the one line to add works at once.
-  writeExecutable(chained, script)
-  if (!o.chain || !isShellScript(existing)) {
+  writeExecutable(join(dir, chainFile(name)), script)
+  if (existing.includes(BLOCK_BEGIN)) {
+    // Chained by an older kb without "$@": post-checkout needs git's arguments.
+    if (!existing.includes(chainLine(name)))
+      writeFileSync(hook, existing.replace(/"\$\(dirname "\$0"\)\/kb-[a-z-]+" \|\| true/, chainLine(name)))
+    return 'already-chained'
+  }
+  if (!chain || !isShellScript(existing)) {
     const how = isShellScript(existing)
       ? 'rerun with `kb hook install --chain` to append it, or add it yourself'
       : 'it is not a shell script, so make it run this yourself'
-    throw new KbError('conflict', `${hook} already exists and was not written by kb; ${how}:\n  ${chainLine()}`)
+    return {refused: `${hook} already exists and was not written by kb; ${how}:\n  ${chainLine(name)}`}
   }
   const sep = existing.endsWith('\n') ? '' : '\n'
-  writeFileSync(hook, `${existing}${sep}${BLOCK_BEGIN}\n${chainLine()}\n${BLOCK_END}\n`)
-  return {hook, outcome: 'chained'}
+  writeFileSync(hook, `${existing}${sep}${BLOCK_BEGIN}\n${chainLine(name)}\n${BLOCK_END}\n`)
+  return 'chained'
 }
 
 function writeExecutable(path: string, text: string): void {
@@ -100,21 +98,33 @@ function writeExecutable(path: string, text: string): void {
   chmodSync(path, 0o755)
 }
 
+type Removed = 'hook' | 'chain' | null
+
 export interface HookUninstall {
+  /** The post-commit hook and what was removed of it (as before there were three). */
   hook: string
   removed: boolean
-  /** What was removed: kb's own hook, or kb's block in someone else's. */
-  what: 'hook' | 'chain' | null
+  what: Removed
+  hooks: {name: HookName; hook: string; removed: boolean; what: Removed}[]
 }
 
 export async function uninstallHook(cwd?: string): Promise<HookUninstall> {
   const dir = await hooksDir(cwd)
-  const hook = join(dir, HOOK_NAME)
-  const chained = join(dir, CHAIN_FILE)
-  let what: HookUninstall['what'] = null
+  const hooks = HOOK_NAMES.map((name) => {
+    const what = uninstallOne(dir, name)
+    return {name, hook: join(dir, name), removed: what !== null, what}
+  })
+  const first = hooks[0]!
+  return {hook: first.hook, removed: first.removed, what: first.what, hooks}
+}
+
+function uninstallOne(dir: string, name: HookName): Removed {
+  const hook = join(dir, name)
+  const chained = join(dir, chainFile(name))
+  let what: Removed = null
   if (existsSync(hook)) {
     const text = readFileSync(hook, 'utf8')
-    if (text.includes(MARKER)) {
+    if (text.includes(MARKER_PREFIX)) {
       rmSync(hook)
       what = 'hook'
     } else if (text.includes(BLOCK_BEGIN)) {
@@ -127,7 +137,7 @@ export async function uninstallHook(cwd?: string): Promise<HookUninstall> {
     rmSync(chained)
     what ??= 'chain'
   }
-  return {hook, removed: what !== null, what}
+  return what
 }
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

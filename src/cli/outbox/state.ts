@@ -8,7 +8,7 @@ import {homedir} from 'node:os'
 import {join} from 'node:path'
 import {KbError} from '../../shared/errors.js'
 import type {WriteRequest} from '../../shared/client.js'
-import type {PatchEntryBody} from '../../shared/schemas.js'
+import type {AnchorIn, PatchEntryBody} from '../../shared/schemas.js'
 import {readConfig} from '../config/config.js'
 import type {ProjectRef} from '../project/project.js'
 
@@ -47,6 +47,9 @@ export interface EditIntent {
   set: PatchEntryBody
   add_tags?: string[]
   remove_tags?: string[]
+  /** Anchors to add (made in the checkout when the edit was made) and places to remove (docs/cli.md, "Anchors"). */
+  add_anchors?: AnchorIn[]
+  remove_anchors?: {path: string; lines: string | null; symbol: string | null}[]
   /** The version it is based on (`--if-version`); else the entry as it was when the edit was made. */
   version?: number
 }

@@ -6,6 +6,7 @@
  */
 import {createRequire} from 'node:module'
 import {safeText} from './safe-text.js'
+import {freshnessWord, trustRows} from './trust.js'
 import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Grant, Project} from '../../shared/types.js'
 
 export interface OutputMode {
@@ -36,6 +37,9 @@ export const yellow = wrap(33, 39)
 const cyan = wrap(36, 39)
 
 let stringWidth: ((s: string) => number) | undefined
+const SGR = /\u001b\[[0-9;]*m/g
+/** Printable ASCII and the one-column characters kb draws itself (box drawing, bullets, dashes, arrows, ellipsis). */
+const DRAWN = /^[\x20-\x7e\u00b7\u2013\u2014\u2022\u2026\u2039\u203a\u2192\u2500-\u257f\u25aa\u25e6]*$/
 
 /**
  * Columns a string takes on a terminal: wide CJK and emoji count two, combining marks and ANSI colours zero.
@@ -45,8 +49,12 @@ let stringWidth: ((s: string) => number) | undefined
  */
 export function displayWidth(s: string): number {
   if (/^[\x20-\x7e]*$/.test(s)) return s.length
+  // kb's own colours and what it draws (rules, bullets, gutters of rendered Markdown) need no string-width
+  // either: a rendered `kb show` deciding whether to page would otherwise load it for every line.
+  const text = s.includes('\u001b') ? s.replace(SGR, '') : s
+  if (DRAWN.test(text)) return text.length
   stringWidth ??= (createRequire(import.meta.url)('string-width') as {default: (s: string) => number}).default
-  return stringWidth(s)
+  return stringWidth(text)
 }
 
 /** `s` cut to at most `width` columns, whole characters only, ending in "…" when cut. */
@@ -137,6 +145,8 @@ export function renderTable(columns: Column[], rows: unknown[][], mode: OutputMo
 }
 
 const statusColor = (mode: OutputMode, s: string): string => (s.trim() === 'resolved' ? green(mode, s) : yellow(mode, s))
+/** The freshness badge: a word first (`stale`), colour only on top of it. */
+const freshColor = (mode: OutputMode, s: string): string => (s.trim() === 'stale' ? red(mode, s) : s)
 
 /** `2026-11-21 20:00` on a terminal (local readers), the exact RFC 3339 time in pipes. */
 export function time(value: string | null | undefined, mode: OutputMode): string {
@@ -148,9 +158,50 @@ export function time(value: string | null | undefined, mode: OutputMode): string
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`
 }
 
+/**
+ * The freshness column goes after STATUS on a terminal; piped, it is the last column, so scripts that cut
+ * the columns they knew keep working (docs/cli.md, "Freshness").
+ */
+function withFreshness(columns: Column[], rows: unknown[][], items: EntryView[], mode: OutputMode, after: number): string {
+  const word = items.map(freshnessWord)
+  if (!mode.tty)
+    return renderTable(
+      [...columns, {header: 'FRESH'}],
+      rows.map((r, i) => [...r, word[i]]),
+      mode,
+    )
+  const cols = [...columns.slice(0, after + 1), {header: 'FRESH', color: freshColor}, ...columns.slice(after + 1)]
+  return renderTable(
+    cols,
+    rows.map((r, i) => [...r.slice(0, after + 1), word[i], ...r.slice(after + 1)]),
+    mode,
+  )
+}
+
+/** Narrower than this, `kb list` folds the freshness badge into the title and shows only the date: it fits 80 columns. */
+const LIST_WIDE = 100
+
 export function entryRows(items: EntryView[], mode: OutputMode): string {
   const std = (e: EntryView): Partial<EntryStandard> => e as Partial<EntryStandard>
-  return renderTable(
+  if (mode.tty && mode.width < LIST_WIDE)
+    return renderTable(
+      [
+        {header: 'ID', color: dim},
+        {header: 'STATUS', color: statusColor},
+        {header: 'SCOPE'},
+        {header: 'TITLE', flex: true},
+        {header: 'UPDATED'},
+      ],
+      items.map((e) => [
+        e.id,
+        e.status,
+        std(e).scope ?? '',
+        `${freshnessWord(e) === 'stale' ? '[stale] ' : ''}${e.title}`,
+        time(std(e).updated_at, mode).slice(0, 10),
+      ]),
+      mode,
+    )
+  return withFreshness(
     [
       {header: 'ID', color: dim},
       {header: 'STATUS', color: statusColor},
@@ -159,15 +210,19 @@ export function entryRows(items: EntryView[], mode: OutputMode): string {
       {header: 'UPDATED'},
     ],
     items.map((e) => [e.id, e.status, std(e).scope ?? '', e.title, time(std(e).updated_at, mode)]),
+    items,
     mode,
+    1,
   )
 }
 
 export function searchRows(items: EntryView[], mode: OutputMode): string {
-  return renderTable(
+  return withFreshness(
     [{header: 'ID', color: dim}, {header: 'SCORE'}, {header: 'STATUS', color: statusColor}, {header: 'TITLE', flex: true}],
     items.map((e) => [e.id, e.score === undefined ? '' : e.score.toFixed(2), e.status, e.title]),
+    items,
     mode,
+    2,
   )
 }
 
@@ -217,11 +272,19 @@ export function grantRows(items: Grant[], mode: OutputMode): string {
 }
 
 /**
- * One entry as a document. On a TTY: a bold title, coloured metadata, the body, then comments, the
- * thought chain and branches. Piped: `field:\tvalue` lines, `--`, then the body (as `gh issue view` does),
- * so `grep`/`cut` work without JSON.
+ * Markdown (a body, a comment, a thought, a resolution note) rendered for a terminal `width` columns wide,
+ * as lines with kb's own SGR styles (src/cli/render/, loaded by `kb show` only when it renders).
  */
-export function renderEntry(e: EntryView, mode: OutputMode): string {
+export type MarkdownRenderer = (markdown: string, width: number) => string
+
+/**
+ * One entry as a document. On a TTY: a bold title, coloured metadata, the body, then comments, the
+ * thought chain and branches; with `markdown`, the body, comments, thoughts and resolution note rendered
+ * by it, else printed as stored. Piped: `field:\tvalue` lines, `--`, then the body (as `gh issue view`
+ * does), so `grep`/`cut` work without JSON.
+ */
+export function renderEntry(e: EntryView, mode: OutputMode, markdown?: MarkdownRenderer): string {
+  const md = mode.tty ? markdown : undefined
   const s = e as Partial<EntryFull>
   const meta: [string, string][] = [
     ['id', e.id],
@@ -237,17 +300,21 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
   if (s.updated_at) meta.push(['updated', time(s.updated_at, mode)])
   if (s.version !== undefined) meta.push(['version', String(s.version)])
   if (s.comment_count !== undefined && !s.comments) meta.push(['comments', String(s.comment_count)])
+  meta.push(...trustRows(e))
   if (s.resolution) {
     meta.push(['resolved', `${time(s.resolution.resolved_at, mode)} by ${s.resolution.resolved_by.name}`])
-    if (s.resolution.note) meta.push(['resolution', s.resolution.note])
+    if (s.resolution.note && !md) meta.push(['resolution', s.resolution.note])
     if (s.resolution.url) meta.push(['resolution url', s.resolution.url])
   }
   const out: string[] = []
   if (mode.tty) {
     out.push(bold(mode, oneLine(e.title)))
     const w = Math.max(...meta.map(([k]) => k.length))
-    for (const [k, v] of meta) out.push(`${dim(mode, k.padEnd(w))}  ${k === 'status' ? statusColor(mode, oneLine(v)) : oneLine(v)}`)
-    out.push('', safeText(e.body.trimEnd()))
+    const color = (k: string, v: string): string =>
+      k === 'status' ? statusColor(mode, v) : k === 'freshness' ? freshColor(mode, v) : k === 'stale' ? red(mode, v) : v
+    for (const [k, v] of meta) out.push(`${dim(mode, k.padEnd(w))}  ${color(k, oneLine(v))}`)
+    out.push('', md ? md(e.body.trimEnd(), mode.width) : safeText(e.body.trimEnd()))
+    if (md && s.resolution?.note) out.push('', bold(mode, 'Resolution note'), md(s.resolution.note.trimEnd(), mode.width))
   } else {
     out.push(`title:\t${cell(e.title)}`)
     for (const [k, v] of meta) out.push(`${k}:\t${cell(v)}`)
@@ -255,13 +322,20 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
   }
   if (s.thought_chain && s.thought_chain.length > 0) {
     out.push('', mode.tty ? bold(mode, 'Thought chain') : '-- thought chain')
-    for (const t of s.thought_chain) out.push(`${t.step}. [${oneLine(t.kind)}] ${safeText(t.thought)}`)
+    for (const t of s.thought_chain) {
+      const head = `${t.step}. [${oneLine(t.kind)}]`
+      const thought = md ? md(t.thought.trimEnd(), mode.width - 3) : ''
+      // Rendered, a one-line thought stays on its step's line; a longer one goes under it.
+      if (!md) out.push(`${head} ${safeText(t.thought)}`)
+      else if (!thought.includes('\n') && displayWidth(head) + 1 + displayWidth(thought) <= mode.width) out.push(`${head} ${thought}`)
+      else out.push(`${head}\n${indent(thought, 3)}`)
+    }
   }
   if (s.comments && s.comments.length > 0) {
     // The full view carries the newest comments only (docs/api.md); say so when there are more.
     const more = s.comments_truncated ? ` (newest ${s.comments.length} of ${s.comment_count})` : ''
     out.push('', mode.tty ? bold(mode, `Comments (${more ? more.slice(2, -1) : s.comments.length})`) : `-- comments${more}`)
-    for (const c of s.comments) out.push(renderComment(c, mode))
+    for (const c of s.comments) out.push(renderComment(c, mode, md))
   }
   if (s.branches && s.branches.length > 0) {
     out.push('', mode.tty ? bold(mode, 'Branches') : '-- branches')
@@ -276,8 +350,15 @@ export function renderEntry(e: EntryView, mode: OutputMode): string {
   return out.join('\n') + '\n'
 }
 
-function renderComment(c: Comment, mode: OutputMode): string {
+/** Every line of `text` after `n` spaces. */
+const indent = (text: string, n: number): string =>
+  text
+    .split('\n')
+    .map((l) => (l === '' ? l : ' '.repeat(n) + l))
+    .join('\n')
+
+function renderComment(c: Comment, mode: OutputMode, md?: MarkdownRenderer): string {
   const head = `${oneLine(c.author.name)} · ${oneLine(c.type)} · ${oneLine(time(c.created_at, mode))}`
-  const body = safeText(c.body.trimEnd())
+  const body = md ? md(c.body.trimEnd(), mode.width) : safeText(c.body.trimEnd())
   return mode.tty ? `${cyan(mode, head)}\n${body}\n` : `${head}\n${body}\n`
 }

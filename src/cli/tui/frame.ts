@@ -106,18 +106,13 @@ function body(s: State, L: Layout, ctx: Context, now: number): Line[] {
     const scroll = Math.min(v.scroll, Math.max(0, lines.length - L.bodyRows))
     const linkLine = v.link >= 0 ? links[v.link]?.line : undefined
     return padLines(
-      lines.slice(scroll, scroll + L.bodyRows).map((l, i): Line => [seg(l, {bold: scroll + i === 0, inverse: scroll + i === linkLine})]),
+      lines.slice(scroll, scroll + L.bodyRows).map((l, i): Line => (scroll + i === linkLine ? l.map((x) => ({...x, inverse: true})) : l)),
       L.bodyRows,
     )
   }
   const list = listLines(s, L, ctx, now)
   const current = selectedEntry(s)
-  const detail = padLines(
-    (current && !s.results.error ? standardLines(current, L.detailWidth, ctx, now, L.detailRows) : []).map((l, i): Line => [
-      seg(l, {bold: i === 0, dim: l.startsWith('id ')}),
-    ]),
-    L.detailRows,
-  )
+  const detail = padLines(current && !s.results.error ? standardLines(current, L.detailWidth, ctx, now, L.detailRows) : [], L.detailRows)
   if (!L.side) return [...list, plain('─'.repeat(L.columns)), ...detail]
   return list.map((l, i) => [
     ...l,

@@ -1,11 +1,15 @@
 /**
  * @module The text of entries as the TUI shows them: the columns of a result row, the detail pane (the
  * entry at `standard`) and the full view (the entry at `full`, with the entries it links to: the one it
- * was forked from and its branches). Entry text arrives here already made safe (`load.ts`).
+ * was forked from and its branches). Entry text arrives here already made safe (`load.ts`); bodies,
+ * comments, thoughts and resolution notes are Markdown, rendered (`src/cli/render/`) as styled lines that
+ * fit the pane, and cached per entry and width: a frame is drawn on every key.
  */
 import type {EntryFull, EntryStandard, Project} from '../../shared/types.js'
 import type {State} from './state.js'
 import {time} from '../output/format.js'
+import {renderMarkdown, themeFromEnv, type Theme} from '../render/markdown.js'
+import {lineText, plain, seg, type Line} from './styled.js'
 import {ago, age, cut, fit, pad, width, wrap} from './text.js'
 import {badge, BADGE_WIDTH, fullTrustMeta, fullTrustSections, standardTrustLines} from './trust-lines.js'
 
@@ -79,8 +83,37 @@ export function rowParts(e: EntryStandard, columns: number, now = Date.now()): R
   }
 }
 
-/** The selected entry at `standard`, as the detail pane shows it (its first `rows` lines). */
-export function standardLines(e: EntryStandard, columns: number, ctx: Context, now = Date.now(), rows = Infinity): string[] {
+let theme: Theme | undefined
+const rendered = new WeakMap<object, Map<string, Line[]>>()
+
+/** Markdown `text` of `owner` (an entry, a comment, a thought) rendered `columns` wide, once per width. */
+function markdown(owner: object, field: string, text: string, columns: number): Line[] {
+  const key = `${field}\u0000${columns}`
+  const hit = rendered.get(owner)?.get(key)
+  if (hit) return hit
+  theme ??= themeFromEnv()
+  const lines = text.trim() === '' ? [] : renderMarkdown(text.trimEnd(), {width: columns, theme})
+  if (!rendered.has(owner)) rendered.set(owner, new Map())
+  rendered.get(owner)!.set(key, lines)
+  return lines
+}
+
+/**
+ * The start of a body, more than enough to fill `rows` lines `columns` wide (Markdown's marks hide a few
+ * characters; what they hide is far less than this margin): the pane shows no more, so a 100 KB body is not
+ * laid out when it is selected. Cut at a line break where there is one near.
+ */
+function preview(text: string, rows: number, columns: number): string {
+  const room = Number.isFinite(rows) ? rows * columns * 4 : Infinity
+  if (text.length <= room) return text
+  const nl = text.indexOf('\n', room)
+  return text.slice(0, nl === -1 || nl > room + 1000 ? room : nl)
+}
+
+const plains = (ls: string[], style: Parameters<typeof seg>[1] = {}): Line[] => ls.map((l) => [seg(l, style)])
+
+/** The selected entry at `standard`, as the detail pane shows it (its first `rows` lines): title in bold, body rendered. */
+export function standardLines(e: EntryStandard, columns: number, ctx: Context, now = Date.now(), rows = Infinity): Line[] {
   const meta = [
     e.status,
     e.scope,
@@ -90,12 +123,13 @@ export function standardLines(e: EntryStandard, columns: number, ctx: Context, n
   ]
     .filter((x): x is string => Boolean(x))
     .join(' · ')
-  const lines = [...wrap(e.title, columns), ...wrap(meta, columns), ...standardTrustLines(e, columns)]
-  if (e.forked_from) lines.push(...wrap(`fork of ${nameOf(e.forked_from, ctx)}`, columns))
-  if (e.project_id) lines.push(...wrap(`project ${projectText(e.project_id, ctx)}`, columns))
-  if (e.tags.length > 0) lines.push(...wrap(e.tags.map((t) => `#${t}`).join(' '), columns))
-  if (e.url) lines.push(...wrap(e.url, columns))
-  lines.push(...wrap(`id ${e.id}`, columns), '', ...wrap(e.body.trimEnd(), columns, Math.max(0, rows - lines.length - 2)))
+  const lines = [...plains(wrap(e.title, columns), {bold: true}), ...plains(wrap(meta, columns)), ...plains(standardTrustLines(e, columns))]
+  if (e.forked_from) lines.push(...plains(wrap(`fork of ${nameOf(e.forked_from, ctx)}`, columns)))
+  if (e.project_id) lines.push(...plains(wrap(`project ${projectText(e.project_id, ctx)}`, columns)))
+  if (e.tags.length > 0) lines.push(...plains(wrap(e.tags.map((t) => `#${t}`).join(' '), columns)))
+  if (e.url) lines.push(...plains(wrap(e.url, columns)))
+  const body = preview(e.body, rows, columns)
+  lines.push(...plains(wrap(`id ${e.id}`, columns), {dim: true}), plain(''), ...markdown(e, `body:${body.length}`, body, columns))
   return lines.slice(0, rows)
 }
 
@@ -106,7 +140,7 @@ interface Link {
 }
 
 export interface FullText {
-  lines: string[]
+  lines: Line[]
   links: Link[]
 }
 
@@ -114,12 +148,15 @@ const MODE = {tty: true, color: false, width: 80}
 
 const cache = new WeakMap<EntryFull, Map<string, FullText>>()
 
-/** The entry at `full` (metadata, resolution, body, thought chain, comments, branches), wrapped. */
+/** `lines` behind `n` spaces (a thought under its step number). */
+const indented = (lines: Line[], n: number): Line[] => lines.map((l) => [seg(' '.repeat(n)), ...l])
+
+/** The entry at `full` (metadata, body, resolution note, thought chain, comments, branches), wrapped and rendered. */
 export function fullLines(e: EntryFull, columns: number, ctx: Context): FullText {
   const key = `${columns}\u0000${e.forked_from ? nameOf(e.forked_from, ctx) : ''}\u0000${e.project_id ? projectText(e.project_id, ctx) : ''}`
   const hit = cache.get(e)?.get(key)
   if (hit) return hit
-  const lines: string[] = []
+  const lines: Line[] = []
   const links: Link[] = []
   const meta: [string, string, string?][] = [
     ['id', e.id],
@@ -135,38 +172,51 @@ export function fullLines(e: EntryFull, columns: number, ctx: Context): FullText
   meta.push(...fullTrustMeta(e))
   if (e.resolution) {
     meta.push(['resolved', `${time(e.resolution.resolved_at, MODE)} by ${e.resolution.resolved_by.name}`])
-    if (e.resolution.note) meta.push(['resolution', e.resolution.note])
+    // The note is Markdown: rendered under the body, not squeezed into a value column.
     if (e.resolution.url) meta.push(['resolution url', e.resolution.url])
   }
-  lines.push(...wrap(e.title, columns))
+  lines.push(...plains(wrap(e.title, columns), {bold: true}))
   const kw = Math.max(...meta.map(([k]) => width(k))) + 2
   for (const [k, v, link] of meta) {
     if (link) {
       // A link is one line, so that highlighting it highlights all of it.
       links.push({line: lines.length, id: link})
-      lines.push(pad(k, kw) + cut(v, columns - kw))
+      lines.push([seg(pad(k, kw), {dim: true}), seg(cut(v, columns - kw))])
       continue
     }
     // The value wraps under itself, not under the key.
-    wrap(v, Math.max(10, columns - kw)).forEach((l, i) => lines.push((i === 0 ? pad(k, kw) : ' '.repeat(kw)) + l))
+    wrap(v, Math.max(10, columns - kw)).forEach((l, i) => lines.push([seg(i === 0 ? pad(k, kw) : ' '.repeat(kw), {dim: true}), seg(l)]))
   }
-  lines.push('', ...wrap(e.body.trimEnd(), columns))
+  lines.push(plain(''), ...markdown(e, 'body', e.body, columns))
+  const note = e.resolution?.note
+  if (e.resolution && note) lines.push(plain(''), [seg('Resolution note', {bold: true})], ...markdown(e.resolution, 'note', note, columns))
   if (e.thought_chain.length > 0) {
-    lines.push('', 'Thought chain')
-    for (const t of e.thought_chain) lines.push(...wrap(`${t.step}. [${t.kind}] ${t.thought}`, columns))
+    lines.push(plain(''), [seg('Thought chain', {bold: true})])
+    for (const t of e.thought_chain) {
+      const head: Line = [seg(`${t.step}. `), seg(`[${t.kind}]`, {dim: true})]
+      const thought = markdown(t, 'thought', t.thought, columns - 3)
+      // A one-line thought stays on its step's line; a longer one goes under it.
+      if (thought.length === 1 && width(lineText(head)) + 1 + width(lineText(thought[0]!)) <= columns)
+        lines.push([...head, seg(' '), ...thought[0]!])
+      else lines.push(head, ...indented(thought, 3))
+    }
   }
-  lines.push(...fullTrustSections(e, columns))
+  lines.push(...plains(fullTrustSections(e, columns)))
   if (e.comments.length > 0) {
-    lines.push('', `Comments (${e.comments.length})`)
+    lines.push(plain(''), [seg(`Comments (${e.comments.length})`, {bold: true})])
     for (const c of e.comments)
-      lines.push(...wrap(`${c.author.name} · ${c.type} · ${time(c.created_at, MODE)}`, columns), ...wrap(c.body.trimEnd(), columns), '')
-    if (lines[lines.length - 1] === '') lines.pop()
+      lines.push(
+        ...plains(wrap(`${c.author.name} · ${c.type} · ${time(c.created_at, MODE)}`, columns), {color: 'cyan'}),
+        ...markdown(c, 'body', c.body, columns),
+        plain(''),
+      )
+    lines.pop()
   }
   if (e.branches.length > 0) {
-    lines.push('', 'Branches')
+    lines.push(plain(''), [seg('Branches', {bold: true})])
     for (const b of e.branches) {
       links.push({line: lines.length, id: b.id})
-      lines.push(cut(`${FORK_MARK}"${b.title}" (${shortId(b.id)}) · ${b.scope} · ${b.author.name}`, columns))
+      lines.push(plain(cut(`${FORK_MARK}"${b.title}" (${shortId(b.id)}) · ${b.scope} · ${b.author.name}`, columns)))
     }
   }
   const out = {lines, links}

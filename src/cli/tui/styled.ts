@@ -3,14 +3,18 @@
  * `view.tsx` paints.
  */
 
-type Color = 'cyan' | 'gray' | 'red' | 'green' | 'yellow' | 'magenta' | 'blue'
+import type {ColorName} from '../render/style.js'
 
+/** A span of rendered Markdown (src/cli/render/style.ts) is a segment as it is. */
 export interface Seg {
   text: string
   bold?: boolean
   dim?: boolean
   inverse?: boolean
-  color?: Color
+  italic?: boolean
+  underline?: boolean
+  strikethrough?: boolean
+  color?: ColorName
 }
 
 export type Line = Seg[]

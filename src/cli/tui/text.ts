@@ -5,7 +5,7 @@
  * fills (the screen must never scroll) and scrolling moves by lines. Text is cut between graphemes, never
  * inside one (an accent stays on its letter, a flag and a family emoji stay whole).
  */
-import stringWidth from 'string-width'
+import {createRequire} from 'node:module'
 
 const PRINTABLE_ASCII = /^[\u0020-\u007E]*$/
 const MARK = /^\p{M}$/u
@@ -40,7 +40,8 @@ function isMark(cp: number): boolean {
   return m
 }
 
-function graphemes(s: string): string[] {
+/** The graphemes of `s` (what a terminal draws as one character). */
+export function graphemes(s: string): string[] {
   if (PRINTABLE_ASCII.test(s)) return s.split('')
   const out: string[] = []
   let start = 0
@@ -61,14 +62,29 @@ function graphemes(s: string): string[] {
   return out
 }
 
+/**
+ * What kb draws itself (bullets, ellipsis, dashes, arrows, and box drawing below): one column each, known
+ * without string-width, which costs tens of ms to load and to compile its emoji pattern on first use — so
+ * an ASCII entry rendered with bullets, gutters and table rules (`kb show`) never loads it.
+ */
+const NARROW = new Set([0x00b7, 0x2013, 0x2014, 0x2022, 0x2026, 0x2039, 0x203a, 0x2192, 0x25aa, 0x25e6])
+
+let stringWidth: ((s: string) => number) | undefined
+const require = createRequire(import.meta.url)
+
 // string-width decides a grapheme's width with Unicode-property regular expressions (~30 µs a call): each
 // distinct grapheme is measured once.
 const known = new Map<string, number>()
 function graphemeWidth(g: string): number {
-  if (g.length === 1 && g >= ' ' && g <= '~') return 1
+  if (g.length === 1) {
+    if (g >= ' ' && g <= '~') return 1
+    const c = g.charCodeAt(0)
+    if ((c >= 0x2500 && c <= 0x257f) || NARROW.has(c)) return 1
+  }
   let w = known.get(g)
   if (w === undefined) {
     if (known.size > 50_000) known.clear()
+    stringWidth ??= (require('string-width') as {default: (s: string) => number}).default
     w = stringWidth(g)
     known.set(g, w)
   }

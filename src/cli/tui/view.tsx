@@ -1,6 +1,6 @@
 /**
  * @module Paints a frame (`frame.ts`) with Ink: one line of text per screen line, styles per segment.
- * Without colour (NO_COLOR) bold and inverse stay, colours and dimming go.
+ * Without colour (NO_COLOR) bold, italics, underlines and inverse stay, colours and dimming go.
  */
 import {Box, Text} from 'ink'
 import type {ReactElement} from 'react'
@@ -14,7 +14,16 @@ export function Screen({lines, columns, color}: {lines: Line[]; columns: number;
           {line.every((s) => s.text === '')
             ? ' '
             : line.map((s, j) => (
-                <Text key={j} bold={s.bold} inverse={s.inverse} dimColor={color && s.dim} color={color ? s.color : undefined}>
+                <Text
+                  key={j}
+                  bold={s.bold}
+                  italic={s.italic}
+                  underline={s.underline}
+                  strikethrough={s.strikethrough}
+                  inverse={s.inverse}
+                  dimColor={color && s.dim}
+                  color={color ? s.color : undefined}
+                >
                   {s.text}
                 </Text>
               ))}

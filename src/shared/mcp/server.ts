@@ -68,7 +68,10 @@ async function callTool(name: string, rawArgs: unknown, ctx: ToolContext): Promi
 
 /** A server answering tools/list and tools/call with the kb tools, calling the API as `ctx` says. */
 export function createMcpServer(ctx: ToolContext, version: string): Server {
-  const server = new Server({name: 'kb', title: 'kb knowledge base', version}, {capabilities: {tools: {}}, instructions: AGENT_INSTRUCTIONS})
+  const server = new Server(
+    {name: 'kb', title: 'kb knowledge base', version},
+    {capabilities: {tools: {}}, instructions: AGENT_INSTRUCTIONS},
+  )
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: TOOLS.map((t) => ({
       name: t.name,

@@ -7,7 +7,7 @@
 import {KbError} from '../errors.js'
 import {COMMENT_TYPE_DEFAULT, DETAIL_DEFAULT, LIMIT_DEFAULT, TITLE_MAX} from '../contract.js'
 import {CommentBody, CreateEntryBody, ForkBody, JoinProjectBody, PatchEntryBody, PublishBody, ResolveBody, SearchQuery} from '../schemas.js'
-import type {Comment, JoinResult} from '../types.js'
+import type {Comment} from '../types.js'
 import {explainRefusal, searchAnswer} from './render.js'
 import {entryAt, levelOf, pick, str, tool, type KbApi, type ToolContext, type ToolDef} from './tool-kit.js'
 import {TRUST_TOOLS} from './trust-tools.js'
@@ -278,18 +278,19 @@ export const TOOLS: ToolDef[] = [
     title: 'Join the project of a git repository',
     idempotent: true,
     description:
-      "Join (or create) the kb project of a git repository by its remote (`git remote get-url origin`), so entries can be shared with the project's members. Returns the project id for project_id.",
+      "Join (or create) the kb project of a git repository by its remote (`git remote get-url origin`), so entries can be shared with the project's members. Returns the project id for project_id. Joining a project that exists may need a maintainer's approval: the answer then says the request is pending (not an error), and the project is yours once approved.",
     inputSchema: toolInput({
       remote: described(JoinProjectBody.properties.remote, 'A git remote URL, e.g. git@github.com:acme/api.git or github.com/acme/api'),
       name: described(JoinProjectBody.properties.name, 'A name for a new project (default the repository name)'),
+      invitation: described(JoinProjectBody.properties.invitation!, "An invitation link's token (kbinv_…) the person gave you, if any"),
     }),
     outputSchema: {
       type: 'object',
-      required: ['project', 'created'],
+      required: ['project'],
       properties: {
         project: {
           type: 'object',
-          required: ['id', 'name', 'remote', 'role'],
+          required: ['id', 'name'],
           properties: {
             id: {type: 'string'},
             name: {type: 'string'},
@@ -299,10 +300,24 @@ export const TOOLS: ToolDef[] = [
           },
         },
         created: {type: 'boolean'},
+        request: {
+          type: 'object',
+          description: 'Present when the join waits for a maintainer: the pending request',
+          properties: {id: {type: 'string'}, status: {type: 'string'}, created_at: {type: 'string'}},
+        },
       },
     },
     run: async (args, ctx) => {
-      const r: JoinResult = await ctx.api.joinProject(pick(args, ['remote', 'name']) as {remote: string})
+      const r = await ctx.api.joinProject(pick(args, ['remote', 'name', 'invitation']) as {remote: string})
+      if ('request' in r) {
+        return {
+          structured: {project: r.project, request: r.request},
+          text:
+            `Requested to join project ${r.project.name} (id ${r.project.id}): the request is pending, and a maintainer of the project must approve it ` +
+            `(kb project requests / kb project approve). Until then you are not a member: its entries are not visible and project_id ${r.project.id} ` +
+            'cannot be used. Tell the person; join_project again once approved.',
+        }
+      }
       return {
         structured: {project: r.project, created: r.created},
         text: `${r.created ? 'Created' : 'Joined'} project ${r.project.name} (${r.project.remote}), id ${r.project.id}, role ${r.project.role}.`,

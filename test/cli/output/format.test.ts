@@ -24,6 +24,9 @@ describe('displayWidth', () => {
     ['e\u0301', 1],
     ['\u001B[1mbold\u001B[22m', 4],
     ['ﾊﾝｶｸ', 4],
+    // Rendered Markdown (kb show measures it to decide whether to page): kb's colours and drawing characters.
+    ['\u001B[90m│ \u001B[0m\u001B[95mconst\u001B[0m x', 9],
+    ['\u001B[36m• \u001B[0m─┼─ … → 漢', 12],
   ])('%j is %d columns', (s, w) => {
     expect(displayWidth(s)).toBe(w)
   })

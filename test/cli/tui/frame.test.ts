@@ -177,12 +177,12 @@ describe('what the screen says', () => {
       titleOf: () => 'Parent title',
     }
     const e = entry('Fresh', {updated_at: '2026-11-20T10:00:00Z', project_id: 'p1', forked_from: '0199aaaa-0000-7000-8000-000000000001'})
-    const lines = standardLines(e, 80, ctx, NOW)
+    const lines = standardLines(e, 80, ctx, NOW).map(lineText)
     expect(lines[1]).toContain('updated just now')
     expect(lines.join('\n')).not.toContain('now ago')
     expect(lines).toContain('project acme/api · github.com/acme/api')
     expect(lines).toContain('fork of "Parent title" (…00000001)')
-    expect(standardLines(e, 80, ctx, NOW + 3 * 3600_000)[1]).toContain('updated 3h ago')
+    expect(lineText(standardLines(e, 80, ctx, NOW + 3 * 3600_000)[1]!)).toContain('updated 3h ago')
   })
 
   it('a comment pasted over several lines shows whole for review', () => {

@@ -141,14 +141,14 @@ describe('freshness on screen', () => {
   })
 
   it('the detail pane lists each reason', () => {
-    const lines = standardLines(stale('Pool exhausted'), 80, ctx, NOW)
+    const lines = standardLines(stale('Pool exhausted'), 80, ctx, NOW).map(lineText)
     expect(lines).toContain('stale: anchor src/db/pool.ts:40-62 changed in a1b2c3d')
     expect(lines).toContain('stale: 1 open flag: 1 incorrect')
-    expect(standardLines(fresh('Fine'), 80, ctx, NOW).join('\n')).not.toContain('stale')
+    expect(standardLines(fresh('Fine'), 80, ctx, NOW).map(lineText).join('\n')).not.toContain('stale')
   })
 
   it('the full view: a freshness row with who verified it, open flags, then the reasons and the anchors with their states', () => {
-    const text = fullLines(full(stale('Pool exhausted')), 100, ctx).lines.map((l) => l.trimEnd())
+    const text = fullLines(full(stale('Pool exhausted')), 100, ctx).lines.map((l) => lineText(l).trimEnd())
     expect(text.find((l) => l.startsWith('freshness'))).toMatch(/^freshness +stale \(2 reasons below\) · verified \S+ ago by bob$/)
     expect(text.find((l) => l.startsWith('flags'))).toMatch(/^flags +1 incorrect \(F flags or withdraws yours\)$/)
     const at = text.indexOf('Freshness')
@@ -159,7 +159,7 @@ describe('freshness on screen', () => {
     const anchors = text.indexOf('Anchors (2)')
     expect(text[anchors + 1]).toMatch(/^changed src\/db\/pool\.ts:40-62 · checked \S+ ago$/)
     expect(text[anchors + 2]).toBe('current src/db/conn.ts#open')
-    const plain = fullLines(full(fresh('Fine')), 100, ctx).lines
+    const plain = fullLines(full(fresh('Fine')), 100, ctx).lines.map(lineText)
     expect(plain.find((l) => l.startsWith('freshness'))).toMatch(/^freshness +fresh$/)
     expect(plain).not.toContain('Freshness')
     expect(plain.some((l) => l.startsWith('Anchors'))).toBe(false)

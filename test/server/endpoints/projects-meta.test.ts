@@ -4,7 +4,7 @@
  */
 import {connect} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {joinApproved, newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {expectProblem, ISO_RE, keysOf, MISSING_ID, rawRequest, UUID_RE} from './support.js'
 
 let d: TestDaemon
@@ -30,9 +30,11 @@ describe('POST /projects/join and GET /projects', () => {
 
     const jo = await newPrincipal(d, 'jo')
     expect((await d.request('GET', '/projects', {key: jo})).body).toEqual({items: [], next_cursor: null})
-    const joined = await d.request('POST', '/projects/join', {key: jo, body: {remote: 'https://user:pw@GitHub.com/acme/api/'}})
-    expect(joined.status).toBe(200)
-    expect(joined.body).toEqual({project: {...p, role: 'member'}, created: false})
+    // Jo asks; the owner approves (docs/api.md, "Membership"); then jo's join enters.
+    const asked = await d.request('POST', '/projects/join', {key: jo, body: {remote: 'https://user:pw@GitHub.com/acme/api/'}})
+    expect(asked.status).toBe(202)
+    expect((await d.request('GET', '/projects', {key: jo})).body.items).toEqual([])
+    expect(await joinApproved(d, 'https://user:pw@GitHub.com/acme/api/', jo)).toEqual({project: {...p, role: 'member'}, created: false})
     const jos = await d.request('GET', '/projects', {key: jo})
     expect(jos.status).toBe(200)
     expect(jos.body).toEqual({items: [{...p, role: 'member'}], next_cursor: null})

@@ -3,7 +3,7 @@
  * RFC 9457 problem assertion, and small request helpers over a real daemon.
  */
 import {expect} from 'vitest'
-import type {HttpResult, TestDaemon} from '../../helpers/daemon.js'
+import {joinApproved, type HttpResult, type TestDaemon} from '../../helpers/daemon.js'
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export const ISO_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -105,10 +105,9 @@ export async function createEntry(d: TestDaemon, input: EntryInput = {}, key?: s
   return res.body
 }
 
+/** Joins (or creates) the project of `remote`; another principal's join of an existing one is approved by the owner. */
 export async function joinProject(d: TestDaemon, remote: string, key?: string): Promise<Record<string, any>> {
-  const res = await d.request('POST', '/projects/join', {body: {remote}, ...(key ? {key} : {})})
-  if (res.status !== 201 && res.status !== 200) throw new Error(`join failed: ${res.status} ${res.text}`)
-  return res.body.project
+  return (await joinApproved(d, remote, key ?? d.ownerKey)).project
 }
 
 /** Walks a list through its cursors and returns every item. */

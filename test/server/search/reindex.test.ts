@@ -81,8 +81,8 @@ async function expectFound(d: TestDaemon, ids: string[]): Promise<void> {
   }
 }
 
-/** What the trust and recall migrations (SQLite 8 and 9, PostgreSQL 4 and 5) added, taken away again: the same SQL in both. */
-const UNDO_TRUST = `DROP TABLE recalls; DROP TABLE flags; ALTER TABLE projects DROP COLUMN verify_after_days;
+/** What the trust, recall and membership migrations (SQLite 8–10, PostgreSQL 4–6) added, taken away again: the same SQL in both. */
+const UNDO_TRUST = `DROP TABLE invitations; DROP TABLE project_requests; DROP TABLE recalls; DROP TABLE flags; ALTER TABLE projects DROP COLUMN verify_after_days;
   ${['anchors', 'flags', 'flagged_at', 'verified_at', 'verified_by', 'verifications', 'corrections']
     .map((c) => `ALTER TABLE entries DROP COLUMN ${c};`)
     .join(' ')}`

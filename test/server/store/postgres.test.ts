@@ -15,6 +15,7 @@ import {requireSystem} from '../../helpers/system.js'
 import {runStoreContract} from './contract.js'
 import {runIdempotencyContract} from './idempotency-contract.js'
 import {runTrustContract} from './trust-contract.js'
+import {runMembersContract} from './members-contract.js'
 
 const system = requireSystem('postgres')
 
@@ -23,6 +24,7 @@ system.describe('PostgreSQL driver', () => {
 
   runStoreContract('postgres', async () => openPostgresStore({url: await cluster().createDatabase()}))
   runTrustContract('postgres', async () => openPostgresStore({url: await cluster().createDatabase()}))
+  runMembersContract('postgres', async () => openPostgresStore({url: await cluster().createDatabase()}))
 
   // Idempotency-Key records live in the shared database, so every daemon of a team server sees the same ones.
   let lastUrl = ''

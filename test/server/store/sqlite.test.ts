@@ -11,6 +11,7 @@ import {SQLITE_MIGRATIONS} from '../../../server/store/sqlite-migrations.js'
 import {tempDir} from '../../helpers/daemon.js'
 import {runStoreContract} from './contract.js'
 import {runTrustContract} from './trust-contract.js'
+import {runMembersContract} from './members-contract.js'
 
 const dir = tempDir('kb-store-')
 let n = 0
@@ -20,6 +21,7 @@ afterAll(() => {
 
 runStoreContract('sqlite', async () => openSqliteStore({path: join(dir, `contract-${n++}.sqlite`)}))
 runTrustContract('sqlite', async () => openSqliteStore({path: join(dir, `contract-${n++}.sqlite`)}))
+runMembersContract('sqlite', async () => openSqliteStore({path: join(dir, `contract-${n++}.sqlite`)}))
 
 describe('SQLite migrations and pragmas', () => {
   const open: SqliteStore[] = []
