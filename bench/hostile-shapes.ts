@@ -255,27 +255,6 @@ export const HOSTILE_SHAPES: HostileShape[] = [
     limit: 100,
     max_tokens: 1e6,
   })),
-  searchShape('q=lorem&limit=100 over 200 × 100,000 characters', loremEntries, '&limit=100'),
-  searchShape('q=lorem ipsum dolor sit amet, limit=100, explain', loremEntries, '+ipsum+dolor+sit+amet&limit=100&explain=true'),
-  mcpShape('search_knowledge, lorem, limit=100 over 200 × 100,000 characters', loremEntries, (m) => ({query: m, limit: 100})),
-  {
-    name: 'mcp: a batch of 5 search_knowledge over 200 × 100,000 characters',
-    group: 'mcp',
-    expect: 200,
-    prepare: loremEntries,
-    send: (t, m) =>
-      call(
-        t,
-        'POST',
-        '/mcp',
-        [1, 2, 3, 4, 5].map((id) => ({
-          jsonrpc: '2.0',
-          id,
-          method: 'tools/call',
-          params: {name: 'search_knowledge', arguments: {query: `${m as string} ipsum dolor`, limit: 100}},
-        })),
-      ),
-  },
   mcpShape('add_knowledge, # a + 99,995 spaces + b', null, () => ({title: 'hostile', body: HOSTILE_BODIES['# a + 99,995 spaces + b']})),
   importShape('3,000 entries', '', () => corpusImport()),
   importShape('3,000 entries, dry run', '?dry_run=true', () => corpusImport()),
@@ -317,5 +296,27 @@ export const HOSTILE_SHAPES: HostileShape[] = [
     send: (t) => call(t, 'POST', '/projects/join', {remote: 'a.'.repeat(1024)}),
   },
   {name: 'export: everything so far', group: 'other', expect: 200, send: (t) => call(t, 'GET', '/export')},
+  // Last, so that the 20 MB they store does not change what the shapes above measure (an export of everything).
+  searchShape('q=lorem&limit=100 over 200 × 100,000 characters', loremEntries, '&limit=100'),
+  searchShape('q=lorem ipsum dolor sit amet, limit=100, explain', loremEntries, '+ipsum+dolor+sit+amet&limit=100&explain=true'),
+  mcpShape('search_knowledge, lorem, limit=100 over 200 × 100,000 characters', loremEntries, (m) => ({query: m, limit: 100})),
+  {
+    name: 'mcp: a batch of 5 search_knowledge over 200 × 100,000 characters',
+    group: 'mcp',
+    expect: 200,
+    prepare: loremEntries,
+    send: (t, m) =>
+      call(
+        t,
+        'POST',
+        '/mcp',
+        [1, 2, 3, 4, 5].map((id) => ({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: {name: 'search_knowledge', arguments: {query: `${m as string} ipsum dolor`, limit: 100}},
+        })),
+      ),
+  },
   idle('baseline: nothing sent for 2 s, at the end'),
 ]
