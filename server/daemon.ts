@@ -61,8 +61,9 @@ export function acquireLock(lockPath: string): () => void {
     }
   }
   const aside = `${lockPath}.${process.pid}.tmp`
-  writePrivateFile(aside, `${process.pid}\n`)
   try {
+    // Inside the try: on a full disk the write fails after the file was made, and it must not stay behind.
+    writePrivateFile(aside, `${process.pid}\n`)
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         linkSync(aside, lockPath)

@@ -4,7 +4,7 @@
  * owner.key over the old one; a world-writable directory is refused; a missing owner.key is warned about at
  * every start.
  */
-import {chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, describe, expect, it} from 'vitest'
 import {startChildDaemon, startInProcessDaemon, tempDir} from '../helpers/daemon.js'
@@ -89,5 +89,20 @@ describe('a data directory others may write to', () => {
     chmodSync(dir, 0o700)
     await start(dir)
     expect(existsSync(join(dir, 'owner.key'))).toBe(true)
+  })
+})
+
+describe('a full disk when the lock is taken', () => {
+  it('fails with the reason and leaves no temp file behind', async () => {
+    if (!existsSync('/dev/full')) return
+    const dir = join(tempDir('kb-data-dir-'), 'data')
+    dirs.push(dir)
+    mkdirSync(dir, {mode: 0o700})
+    // The lock is written aside first (daemon.lock.<pid>.tmp): here that name leads to /dev/full, whose every write is ENOSPC.
+    const aside = join(dir, `daemon.lock.${process.pid}.tmp`)
+    symlinkSync('/dev/full', aside)
+    await expect(start(dir)).rejects.toThrow(/ENOSPC|no space/i)
+    expect(existsSync(aside)).toBe(false)
+    expect(existsSync(join(dir, 'daemon.lock'))).toBe(false)
   })
 })
