@@ -288,4 +288,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE entries ADD COLUMN superseded_by text COLLATE "C";
   CREATE INDEX entries_superseded_by ON entries(superseded_by) WHERE superseded_by IS NOT NULL;
   `,
+  // 8: secrets the server keeps in its store, as SQLite's step 12.
+  `
+  CREATE TABLE server_secrets (
+    name text COLLATE "C" PRIMARY KEY,
+    value text NOT NULL
+  );
+  `,
 ]

@@ -328,4 +328,11 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE entries ADD COLUMN superseded_by TEXT;
   CREATE INDEX entries_superseded_by ON entries(superseded_by) WHERE superseded_by IS NOT NULL;
   `,
+  // 12: secrets the server keeps in its store (docs/security.md, "Safe publish": the key that signs acknowledgement records).
+  `
+  CREATE TABLE server_secrets (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
 ]

@@ -82,7 +82,7 @@ async function expectFound(d: TestDaemon, ids: string[]): Promise<void> {
 }
 
 /** What the trust, recall, membership and supersede migrations (SQLite 8–11, PostgreSQL 4–7) added, taken away again: the same SQL in both. */
-const UNDO_TRUST = `DROP INDEX entries_superseded_by; ALTER TABLE entries DROP COLUMN superseded_by; DROP TABLE invitations; DROP TABLE project_requests; DROP TABLE recalls; DROP TABLE flags; ALTER TABLE projects DROP COLUMN verify_after_days;
+const UNDO_TRUST = `DROP TABLE server_secrets; DROP INDEX entries_superseded_by; ALTER TABLE entries DROP COLUMN superseded_by; DROP TABLE invitations; DROP TABLE project_requests; DROP TABLE recalls; DROP TABLE flags; ALTER TABLE projects DROP COLUMN verify_after_days;
   ${['anchors', 'flags', 'flagged_at', 'verified_at', 'verified_by', 'verifications', 'corrections']
     .map((c) => `ALTER TABLE entries DROP COLUMN ${c};`)
     .join(' ')}`
