@@ -8,10 +8,10 @@ import {findSystem} from './test/helpers/system.js'
 const API_TESTS = [
   'test/server/endpoints/*.test.ts',
   'test/server/oauth/{authorize,browser,discovery-registration,grants,oauth4webapi,token}.test.ts',
-  'test/server/search/{aged,forgiving}.test.ts',
+  'test/server/search/{aged,bounded,forgiving}.test.ts',
   'test/server/{fuzz,hostile,smoke,summary,visibility}.test.ts',
   'test/server/transfer/{authorship,malformed,round-trip}.test.ts',
-  'test/mcp/{http,http-trust,join-pending,recall-record,safe-publish,stdio}.test.ts',
+  'test/mcp/{batch,http,http-trust,join-pending,recall-record,safe-publish,stdio}.test.ts',
 ]
 
 export default defineConfig({

@@ -103,6 +103,33 @@ async function bigEntries(t: Target): Promise<string> {
   return m
 }
 
+/** Lorem ipsum of 100,000 characters: every word a candidate term for `q=lorem ipsum …`. */
+const LOREM = 'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore '
+const LOREM_BODY = LOREM.repeat(Math.ceil(N / LOREM.length)).slice(0, N)
+const loremStores = new Map<string, Promise<string>>()
+
+/**
+ * 200 global entries of 100,000 characters of lorem ipsum (issue 24: a search over them held `/health`
+ * 1.3–1.7 s), imported once per daemon in four imports of 50; every search shape below shares them.
+ */
+function loremEntries(t: Target): Promise<string> {
+  let stored = loremStores.get(t.base)
+  if (!stored) {
+    stored = (async () => {
+      for (let batch = 0; batch < 4; batch++) {
+        const lines = [JSON.stringify({kind: 'kb-export', version: 1})]
+        for (let i = 0; i < 50; i++)
+          lines.push(JSON.stringify({kind: 'entry', id: randomUUID(), title: `lorem ${batch}.${i}`, body: LOREM_BODY, scope: 'global'}))
+        const res = await call(t, 'POST', '/import', `${lines.join('\n')}\n`, NDJSON)
+        if (res.status !== 200) throw new Error(`POST /import → ${res.status} ${res.text.slice(0, 200)}`)
+      }
+      return 'lorem'
+    })()
+    loremStores.set(t.base, stored)
+  }
+  return stored
+}
+
 const mcpCall = (t: Target, tool: string, args: object): Promise<Answer> =>
   call(t, 'POST', '/mcp', {jsonrpc: '2.0', id: 1, method: 'tools/call', params: {name: tool, arguments: args}})
 
@@ -257,11 +284,39 @@ export const HOSTILE_SHAPES: HostileShape[] = [
     send: (t, id) => call(t, 'POST', `/knowledge/${id as string}/publish`, {scope: 'global', redact: true}),
   },
   {
+    name: 'body: [ × 1 MB (nesting refused before parsing)',
+    group: 'other',
+    expect: 400,
+    send: (t) => call(t, 'POST', '/knowledge', '['.repeat(1024 * 1024 - 16)),
+  },
+  {
     name: 'projects/join: a. × 1,024',
     group: 'other',
     expect: 422,
     send: (t) => call(t, 'POST', '/projects/join', {remote: 'a.'.repeat(1024)}),
   },
   {name: 'export: everything so far', group: 'other', expect: 200, send: (t) => call(t, 'GET', '/export')},
+  // Last, so that the 20 MB they store does not change what the shapes above measure (an export of everything).
+  searchShape('q=lorem&limit=100 over 200 × 100,000 characters', loremEntries, '&limit=100'),
+  searchShape('q=lorem ipsum dolor sit amet, limit=100, explain', loremEntries, '+ipsum+dolor+sit+amet&limit=100&explain=true'),
+  mcpShape('search_knowledge, lorem, limit=100 over 200 × 100,000 characters', loremEntries, (m) => ({query: m, limit: 100})),
+  {
+    name: 'mcp: a batch of 5 search_knowledge over 200 × 100,000 characters',
+    group: 'mcp',
+    expect: 200,
+    prepare: loremEntries,
+    send: (t, m) =>
+      call(
+        t,
+        'POST',
+        '/mcp',
+        [1, 2, 3, 4, 5].map((id) => ({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: {name: 'search_knowledge', arguments: {query: `${m as string} ipsum dolor`, limit: 100}},
+        })),
+      ),
+  },
   idle('baseline: nothing sent for 2 s, at the end'),
 ]

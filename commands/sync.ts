@@ -41,8 +41,13 @@ export default class Sync extends KbCommand<typeof Sync> {
     if (this.flags.drop !== undefined) return this.drop(Outbox.every(this.outboxOptions), this.flags.drop)
     let report: SyncReport = {base_url: this.baseUrl, items: [], remaining: 0, busy: false, out_of_time: false}
     if (hasQueued(this.baseUrl)) {
-      const {sendQueued} = await import('../src/cli/outbox/sync.js')
-      report = await sendQueued(Outbox.forServer(this.baseUrl, this.outboxOptions), await this.client(), {
+      const [{sendQueued}, {principalTag}] = await Promise.all([
+        import('../src/cli/outbox/sync.js'),
+        import('../src/cli/outbox/principal.js'),
+      ])
+      const client = await this.client()
+      report = await sendQueued(Outbox.forServer(this.baseUrl, this.outboxOptions), client, {
+        principal: principalTag(await this.credentialInUse()),
         lockWaitMs: LOCK_WAIT_MS,
         onItem: (r) => this.out(syncLine(r)),
       })
@@ -54,11 +59,13 @@ export default class Sync extends KbCommand<typeof Sync> {
     }
     const count = (s: string): number => report.items.filter((i) => i.status === s).length
     const refused = count('refused')
+    const held = count('held')
     if (report.items.length > 0) {
       const parts = [
         `${count('sent')} sent`,
         count('forked') ? `${count('forked')} forked` : '',
         refused ? `${refused} refused (kept in ${refusedFile()})` : '',
+        held ? `${held} held (queued under another credential; kept)` : '',
       ]
       this.out(dim(this.mode, `${parts.filter(Boolean).join(', ')}; ${report.remaining} still waiting`))
     } else {

@@ -2,6 +2,7 @@
  * @module The daemon's HTTP application: fastify with kb's validation, problem+json errors, host check,
  * authentication and every /api/v1 route. `buildApp` is what tests, benchmarks and the daemon all run.
  */
+import {JSON_DEPTH_MAX, nestsDeeperThan} from './http/json-depth.js'
 import {randomUUID} from 'node:crypto'
 import {pino} from 'pino'
 import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
@@ -131,6 +132,9 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   app.addContentTypeParser(/^application\/([\w.+-]+\+)?json\s*(;|$)/i, {parseAs: 'string'}, (_req, body, done) => {
     const text = String(body)
     if (text.trim() === '') return done(null, undefined)
+    if (nestsDeeperThan(text)) {
+      return done(new KbError('bad_request', `request body nests arrays and objects more than ${JSON_DEPTH_MAX} deep`), undefined)
+    }
     try {
       done(null, JSON.parse(text))
     } catch (e) {
@@ -158,6 +162,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
       throw new KbError('bad_request', 'the request has more than one Host header')
     }
     const host = hostName(req.headers.host)
+    if (host === null) throw new KbError('forbidden', 'requests whose Host is not a host name with at most one port are refused')
     if (!allowed.has(host)) {
       throw new KbError('forbidden', `requests for host "${host}" are refused; start the daemon with --allow-host ${host} to serve it`)
     }
@@ -297,12 +302,16 @@ function pathOf(url: string): string {
 }
 
 /** The host name of a Host header, lower case, without port; IPv6 keeps its brackets. */
-function hostName(host: string | undefined): string {
+function hostName(host: string | undefined): string | null {
   if (!host) return ''
   const h = host.trim().toLowerCase()
-  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1)
-  const colon = h.indexOf(':')
-  return colon === -1 ? h : h.slice(0, colon)
+  // A name and at most one port of digits (RFC 9110 §7.2): `localhost:7471:1` would become the issuer of tokens.
+  const close = h.startsWith('[') ? h.indexOf(']') + 1 : 0
+  if (h.startsWith('[') && close === 0) return null
+  const colon = h.indexOf(':', close)
+  const name = close > 0 ? h.slice(0, close) : colon === -1 ? h : h.slice(0, colon)
+  const rest = close > 0 ? h.slice(close) : colon === -1 ? '' : h.slice(colon)
+  return rest === '' || /^:[0-9]{1,5}$/.test(rest) ? name : null
 }
 
 /**

@@ -23,6 +23,7 @@ import type {IncomingMessage, ServerResponse} from 'node:http'
 import {KbError} from '../src/shared/errors.js'
 import {dataFiles, type DaemonInfo} from '../src/shared/paths.js'
 import {API_PREFIX, buildApp} from './app.js'
+import {lostDatabase, unsafeDataDir} from './data-dir.js'
 import {openStore, redactedStoreUrl, storeKindOf} from './store/open.js'
 import type {Store} from './store/store.js'
 
@@ -60,8 +61,9 @@ export function acquireLock(lockPath: string): () => void {
     }
   }
   const aside = `${lockPath}.${process.pid}.tmp`
-  writePrivateFile(aside, `${process.pid}\n`)
   try {
+    // Inside the try: on a full disk the write fails after the file was made, and it must not stay behind.
+    writePrivateFile(aside, `${process.pid}\n`)
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         linkSync(aside, lockPath)
@@ -116,6 +118,8 @@ function writePrivateFile(path: string, content: string): void {
 /** Runs the daemon until a signal stops it. Resolves with the listening URL once it accepts requests. */
 export async function startDaemon(o: DaemonOptions): Promise<{url: string; info: DaemonInfo; stop: () => Promise<void>}> {
   mkdirSync(o.dataDir, {recursive: true, mode: 0o700})
+  const unsafe = unsafeDataDir(o.dataDir)
+  if (unsafe) throw new DaemonError(unsafe)
   const files = dataFiles(o.dataDir)
   let kind
   try {
@@ -126,6 +130,11 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; info:
   // SQLite is one file with one writer: one daemon per data directory. PostgreSQL daemons run side by side.
   const releaseLock = kind === 'sqlite' ? acquireLock(files.lock) : (): void => {}
   if (kind === 'sqlite') {
+    const lost = lostDatabase(files.db, files.ownerKey)
+    if (lost) {
+      releaseLock()
+      throw new DaemonError(lost)
+    }
     // Snapshots being streamed by `GET /backup` when a previous daemon died; holding the lock, we know no
     // one is streaming them now.
     for (const name of readdirSync(o.dataDir)) {
@@ -173,10 +182,19 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; info:
   if (kind === 'postgres') app.log.info({store: redactedStoreUrl(o.storeUrl!)}, 'store: PostgreSQL')
   const ownerKey = await services.apiKeys.bootstrapOwner()
   if (ownerKey) {
+    // Never a new owner key over an old one (a team server's new, empty database): the old file is kept aside.
+    if (existsSync(files.ownerKey) && readFileSync(files.ownerKey, 'utf8').trim() !== '') {
+      renameSync(files.ownerKey, `${files.ownerKey}.stale`)
+      app.log.warn({file: files.ownerKey}, 'the store had no owner yet: a new owner key is in owner.key, the old file is owner.key.stale')
+    }
     writePrivateFile(files.ownerKey, `${ownerKey}\n`)
     app.log.info({file: files.ownerKey}, 'created the owner principal; its API key is in owner.key')
   } else if (!existsSync(files.ownerKey)) {
-    app.log.info('owner.key is absent; create keys with an existing credential (an empty owner.key asks for a new one)')
+    // Deleted on purpose (to retire the key) or by mistake: either way said at every start, as a warning.
+    app.log.warn(
+      {file: files.ownerKey},
+      'owner.key is missing: the owner key is not on disk. Create keys with an existing credential, or write an empty owner.key and restart to get a new owner key',
+    )
   } else {
     const reissued = await services.apiKeys.reissueOwnerKey(readFileSync(files.ownerKey, 'utf8').trim())
     if (reissued) {

@@ -65,6 +65,14 @@ export function toKbError(error: unknown): KbError {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new KbError('bad_request', 'request body is not valid JSON')
+    // A full disk (SQLite's SQLITE_FULL, the file system's ENOSPC) is no fault of the request and nothing was
+    // changed: 503 with a clear reason (a CLI queues the write), not a 500 (docs/api.md, "Errors").
+    case 'SQLITE_FULL':
+    case 'ENOSPC':
+      return new KbError('unavailable', 'the disk of the store is full: nothing was changed; free some space and repeat the request', {
+        headers: {'Retry-After': '60'},
+        cause: error,
+      })
     case 'FST_ERR_BAD_URL':
     case 'FST_ERR_INVALID_URL':
       return new KbError('bad_request', 'the request URL is malformed')
@@ -79,6 +87,7 @@ export function toKbError(error: unknown): KbError {
 export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: unknown): FastifyReply {
   const kb = toKbError(error)
   if (kb.code === 'internal') req.log.error({err: error, reqId: req.id}, 'unexpected error')
+  else if (kb.code === 'unavailable' && kb.cause !== undefined) req.log.warn({err: kb.cause, reqId: req.id}, kb.message)
   else req.log.debug({code: kb.code, detail: kb.message}, 'request failed')
   if (kb.headers) for (const [k, v] of Object.entries(kb.headers)) reply.header(k, v)
   return reply

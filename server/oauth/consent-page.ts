@@ -31,8 +31,15 @@ export const PAGE_HEADERS: Record<string, string> = {
   'Referrer-Policy': 'same-origin',
 }
 
+/**
+ * Escaped for HTML, with what would make text read other than it is shown as U+FFFD: controls (C0, C1),
+ * marks and overrides of direction (a client named `evil\u202Eelgoog` would read as "google…"), and invisible
+ * characters (zero-width spaces and joiners, soft hyphen, BOM).
+ */
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c]!)
+  return text.replace(/[&<>"']|[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g, (c) =>
+    c.length === 1 && '&<>"\''.includes(c) ? {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[c]! : '\ufffd',
+  )
 }
 
 const STYLE = `

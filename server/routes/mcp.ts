@@ -73,6 +73,34 @@ export function mcpOpenApiPaths(): Record<string, Record<string, unknown>> {
   }
 }
 
+/** The SDK's own bound on a batch: a longer one goes to it whole, and it refuses it. */
+const BATCH_MAX = 100
+
+/** One JSON-RPC message (or the whole body) through a fresh stateless SDK server and transport. */
+async function answerOne(app: FastifyInstance, o: McpRouteOptions, req: FastifyRequest, body: unknown): Promise<Response> {
+  const api = injectClient(app, o.prefix, {
+    authorization: req.headers.authorization!,
+    host: req.headers.host ?? '127.0.0.1',
+    requestId: req.id,
+  })
+  const server = createMcpServer({api}, o.version)
+  const transport = new WebStandardStreamableHTTPServerTransport({sessionIdGenerator: undefined, enableJsonResponse: true})
+  try {
+    await server.connect(transport)
+    const headers = new Headers()
+    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v)
+    const request = new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url}`, {method: 'POST', headers})
+    const res = await transport.handleRequest(request, {parsedBody: body})
+    // The transport refuses a wrong Accept or Content-Type with a JSON-RPC body; every HTTP failure is problem+json.
+    if (res.status === 406 || res.status === 415) throw transportRefusal(res.status, await res.text())
+    // Read before the server closes: the body is the answer.
+    const text = await res.text()
+    return new Response(text === '' ? null : text, {status: res.status, headers: res.headers})
+  } finally {
+    await server.close()
+  }
+}
+
 export function registerMcpRoute(app: FastifyInstance, o: McpRouteOptions): void {
   const url = `${o.prefix}/mcp`
   app.route({
@@ -87,30 +115,26 @@ export function registerMcpRoute(app: FastifyInstance, o: McpRouteOptions): void
       )
     },
     handler: async (req, reply) => {
-      const api = injectClient(app, o.prefix, {
-        authorization: req.headers.authorization!,
-        host: req.headers.host ?? '127.0.0.1',
-        requestId: req.id,
-      })
-      const server = createMcpServer({api}, o.version)
-      const transport = new WebStandardStreamableHTTPServerTransport({sessionIdGenerator: undefined, enableJsonResponse: true})
-      try {
-        await server.connect(transport)
-        const headers = new Headers()
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v)
-        const request = new Request(`http://${req.headers.host ?? '127.0.0.1'}${req.url}`, {method: 'POST', headers})
-        const res = await transport.handleRequest(request, {parsedBody: req.body})
-        // The transport refuses a wrong Accept or Content-Type with a JSON-RPC body; every HTTP failure is problem+json.
-        if (res.status === 406 || res.status === 415) throw transportRefusal(res.status, await res.text())
-        reply.code(res.status)
-        res.headers.forEach((value, key) => {
-          if (key !== 'content-length') reply.header(key, value)
-        })
-        const text = await res.text()
-        return reply.send(text === '' ? undefined : text)
-      } finally {
-        await server.close()
+      // A batch is answered one message after another (each a search at most, bounded and yielding), so a
+      // batch of 100 searches holds no more at once than one search does (docs/mcp.md, "Batches").
+      const body = req.body
+      const messages = Array.isArray(body) && body.length > 1 && body.length <= BATCH_MAX ? (body as unknown[]) : [body]
+      const answers: string[] = []
+      let last: Response | null = null
+      for (const message of messages) {
+        if (last) await new Promise((resolve) => setImmediate(resolve))
+        last = await answerOne(app, o, req, message)
+        const text = await last.text()
+        if (text !== '') answers.push(text)
       }
+      const res = last!
+      reply.code(messages.length > 1 ? (answers.length > 0 ? 200 : 202) : res.status)
+      res.headers.forEach((value, key) => {
+        if (key !== 'content-length') reply.header(key, value)
+      })
+      if (messages.length > 1 && answers.length > 0) reply.header('content-type', 'application/json')
+      const text = messages.length > 1 ? (answers.length > 0 ? `[${answers.join(',')}]` : '') : (answers[0] ?? '')
+      return reply.send(text === '' ? undefined : text)
     },
   })
   app.route({

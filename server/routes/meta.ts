@@ -50,7 +50,9 @@ export function metaRoutes(
         if (challenge !== undefined && proofSecret && (typeof challenge !== 'string' || !CHALLENGE_PATTERN.test(challenge))) {
           throw new KbError('bad_request', `${CHALLENGE_HEADER} must be 32 to 128 lower-case hex digits`)
         }
-        const info = local && loopbackPeer(req.socket.remoteAddress) ? local() : null
+        // Not to a web page (a request with an Origin): any origin may read /health, and which process and data
+        // directory serve it are for the CLI on this machine only (docs/security.md, "Web pages in your browser").
+        const info = local && loopbackPeer(req.socket.remoteAddress) && req.headers.origin === undefined ? local() : null
         const health = {
           version,
           store: {kind: store.driver, answers: await store.answers()},

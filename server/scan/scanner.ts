@@ -14,6 +14,7 @@ import {
   type Match,
   type ScanContext,
 } from './detectors.js'
+import {normalizeForScan} from './normalize.js'
 import {emails, ipAddresses, phones} from './personal.js'
 
 export type {Match} from './detectors.js'
@@ -82,12 +83,32 @@ const DETECTORS: Array<(ctx: ScanContext, out: Match[]) => void> = [
 /** Every secret and piece of personal data in the text, in text order, none overlapping another. */
 export function scanText(text: string): Match[] {
   if (text.length === 0) return []
+  const claimed = new Uint8Array(text.length)
+  const kept: Match[] = []
+  const claim = (m: Match): void => {
+    let free = m.end > m.start
+    for (let i = m.start; free && i < m.end; i++) if (claimed[i]) free = false
+    if (!free) return
+    claimed.fill(1, m.start, m.end)
+    kept.push(m)
+  }
+  for (const m of detect(text)) claim(m)
+  // Then the text as a reader sees it (normalize.ts): what only it shows, mapped back onto the original.
+  const seen = normalizeForScan(text)
+  if (seen) {
+    for (const m of detect(seen.text)) claim({kind: m.kind, start: seen.from[m.start]!, end: seen.to[m.end - 1]!})
+  }
+  return kept.sort((a, b) => a.start - b.start)
+}
+
+/** Every detector over one text, most specific first, overlaps settled (the earlier detector's finding stands). */
+function detect(text: string): Match[] {
   const ctx = scanContext(text)
   const claimed = new Uint8Array(text.length)
   const kept: Match[] = []
-  for (const detect of DETECTORS) {
+  for (const run of DETECTORS) {
     const found: Match[] = []
-    detect(ctx, found)
+    run(ctx, found)
     for (const m of found) {
       let free = m.end > m.start
       for (let i = m.start; free && i < m.end; i++) if (claimed[i]) free = false
@@ -96,5 +117,5 @@ export function scanText(text: string): Match[] {
       kept.push(m)
     }
   }
-  return kept.sort((a, b) => a.start - b.start)
+  return kept
 }

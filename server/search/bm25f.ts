@@ -106,13 +106,18 @@ export class Bm25fScorer {
     return tokens
   }
 
-  score(doc: Record<SearchField, string>): number {
+  /**
+   * `bodyScale` (≥ 1) is how many times longer the whole body is than the text given for it (a prefix,
+   * docs/search.md "Bounded work"): the body's length is estimated from the prefix's, so a long entry is
+   * normalised as long; its matches are those of the prefix.
+   */
+  score(doc: Record<SearchField, string>, bodyScale = 1): number {
     const n = this.idfs.length
     const combined = new Float64Array(n)
     const tf = new Float64Array(n)
     for (const field of SEARCH_FIELDS) {
       tf.fill(0)
-      const length = this.count(doc[field], tf)
+      const length = this.count(doc[field], tf) * (field === 'body' ? bodyScale : 1)
       const {weight, b} = this.params.fields[field]
       const avg = this.stats.avgLength[field] || 1
       const norm = 1 - b + (b * length) / avg

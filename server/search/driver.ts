@@ -37,7 +37,10 @@ export interface CandidateText {
   key: number
   title: string
   tags: string[]
+  /** The body's first `bodyChars` characters (code points) at most: what the re-ranker and explain read. */
   body: string
+  /** Characters (code points) of the whole body. */
+  bodyLength: number
 }
 
 /** What one search may see: the driver binds the caller's visibility and filters into each read. */
@@ -70,6 +73,7 @@ export interface SearchIndex {
   readonly candidateFactor?: number
   /** The candidates the viewer may see under the filter. */
   candidates(viewer: Viewer, filter: EntryFilter): Promise<CandidateSource>
-  texts(keys: number[]): Promise<CandidateText[]>
+  /** The candidates' texts, each body cut to its first `bodyChars` characters (bounded work per search, docs/search.md). */
+  texts(keys: number[], bodyChars: number): Promise<CandidateText[]>
   entries(keys: number[]): Promise<Map<number, EntryRow>>
 }

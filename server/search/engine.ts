@@ -11,6 +11,7 @@ import type {CandidateText, IndexTerm, SearchIndex} from './driver.js'
 import {explainHit} from './explain.js'
 import {parseQuery, type QueryTerm} from './query.js'
 import {tagsText} from './tokenizer.js'
+import {TimeSlice} from '../lib/time-slice.js'
 import {
   PROBE_LIMIT,
   VOCABULARY_MIN_LENGTH,
@@ -21,6 +22,13 @@ import {
   type VocabularyProbe,
 } from './vocabulary.js'
 
+/**
+ * Characters of a candidate's body the re-ranker and explain read: an entry's body may hold 100,000, and a
+ * search re-ranks up to 200 candidates (docs/search.md, "Bounded work").
+ */
+export const RERANK_BODY_CHARS = 10_000
+/** Entries read from the store in one call (bounded stretches of synchronous reading). */
+const ENTRIES_READ = 20
 /** Candidates re-ranked per search: at least this many, and twice the page size. */
 const CANDIDATES_MIN = 50
 /** Postings (summed document frequencies) that candidate terms may cover before common terms are left out. */
@@ -98,26 +106,66 @@ export class SearchEngine {
       keys = [...new Set([...keys, ...(await source.newest(terms, depth))])]
     }
     const scorer = new Bm25fScorer(terms, stats)
-    let ranked: Ranked[] = (await this.index.texts(keys))
-      .map((text) => ({text, relevance: scorer.score({title: text.title, tags: tagsText(text.tags), body: text.body}), factor: 1}))
-      .sort(byScore)
+    // Bounded and yielding (docs/search.md, "Bounded work"): each candidate is read up to RERANK_BODY_CHARS of
+    // its body, and other requests are served between candidates once a slice has run its time.
+    const slice = new TimeSlice()
+    let ranked: Ranked[] = []
+    for (const text of await this.textsIn(keys, slice)) {
+      await slice.pause()
+      const scale = Math.max(1, text.bodyLength / RERANK_BODY_CHARS)
+      ranked.push({text, relevance: scorer.score({title: text.title, tags: tagsText(text.tags), body: text.body}, scale), factor: 1})
+    }
+    ranked.sort(byScore)
     const weigh = options.weigh
-    let entries: Map<number, EntryRow>
+    let entries = new Map<number, EntryRow>()
     if (weigh) {
       // Confidence multiplies relevance before the cut (docs/search.md, "Freshness and confidence"): every candidate
       // re-ranked is weighed, so a stale hit gives way to a fresh one from further down.
-      entries = await this.index.entries(ranked.map((r) => r.text.key))
-      const factors = await weigh(ranked.map((r) => entries.get(r.text.key)!))
+      const all = await this.entriesIn(
+        ranked.map((r) => r.text.key),
+        slice,
+      )
+      entries = all
+      const factors = await weigh(ranked.map((r) => all.get(r.text.key)!))
       ranked = ranked.map((r, i) => ({...r, factor: factors[i]!})).sort(byScore)
     }
     ranked = ranked.slice(0, options.limit)
-    if (!weigh) entries = await this.index.entries(ranked.map((r) => r.text.key))
-    const hits = ranked.map(({text, relevance, factor}): SearchHit => {
+    if (!weigh)
+      entries = await this.entriesIn(
+        ranked.map((r) => r.text.key),
+        slice,
+      )
+    const hits: SearchHit[] = []
+    for (const {text, relevance, factor} of ranked) {
       const hit: SearchHit = {entry: entries.get(text.key)!, score: Number((relevance * factor).toPrecision(6))}
       if (weigh && options.explain) hit.factors = {relevance: Number(relevance.toPrecision(6)), confidence: factor}
-      return options.explain ? {...hit, ...explainHit(text, terms)} : hit
-    })
+      if (options.explain) await slice.pause()
+      hits.push(options.explain ? {...hit, ...explainHit(text, terms)} : hit)
+    }
     return {hits, total}
+  }
+
+  /** The candidates' texts (bodies cut to RERANK_BODY_CHARS), read ENTRIES_READ at a time with a pause between reads. */
+  private async textsIn(keys: number[], slice: TimeSlice): Promise<CandidateText[]> {
+    const out: CandidateText[] = []
+    for (let at = 0; at < keys.length; at += ENTRIES_READ) {
+      await slice.pause()
+      out.push(...(await this.index.texts(keys.slice(at, at + ENTRIES_READ), RERANK_BODY_CHARS)))
+    }
+    return out
+  }
+
+  /**
+   * The entries of these keys, read ENTRIES_READ at a time with a pause between reads: a candidate's row may
+   * hold 100,000 characters, and 200 of them read at once held the loop for tens of milliseconds.
+   */
+  private async entriesIn(keys: number[], slice: TimeSlice): Promise<Map<number, EntryRow>> {
+    const out = new Map<number, EntryRow>()
+    for (let at = 0; at < keys.length; at += ENTRIES_READ) {
+      await slice.pause()
+      for (const [k, e] of await this.index.entries(keys.slice(at, at + ENTRIES_READ))) out.set(k, e)
+    }
+    return out
   }
 
   /**

@@ -157,12 +157,12 @@ export class PostgresSearchIndex implements SearchIndex {
     }
   }
 
-  async texts(keys: number[]): Promise<CandidateText[]> {
-    const rows = await this.db.query<{seq: number; title: string; tags: string; body: string}>(
-      'SELECT seq, title, tags, body FROM entries WHERE seq = ANY($1::int8[])',
-      [keys],
+  async texts(keys: number[], bodyChars: number): Promise<CandidateText[]> {
+    const rows = await this.db.query<{seq: number; title: string; tags: string; body: string; n: number}>(
+      'SELECT seq, title, tags, left(body, $2) AS body, char_length(body) AS n FROM entries WHERE seq = ANY($1::int8[])',
+      [keys, bodyChars],
     )
-    return rows.map((r) => ({key: r.seq, title: r.title, tags: JSON.parse(r.tags) as string[], body: r.body}))
+    return rows.map((r) => ({key: r.seq, title: r.title, tags: JSON.parse(r.tags) as string[], body: r.body, bodyLength: Number(r.n)}))
   }
 
   async entries(keys: number[]): Promise<Map<number, EntryRow>> {

@@ -162,11 +162,11 @@ export class SqliteSearchIndex implements SearchIndex {
     }
   }
 
-  async texts(keys: number[]): Promise<CandidateText[]> {
-    const rows = this.stmt('SELECT seq, title, tags, body FROM entries WHERE seq IN (SELECT value FROM json_each(?))').all(
-      JSON.stringify(keys),
-    ) as Array<{seq: number; title: string; tags: string; body: string}>
-    return rows.map((r) => ({key: r.seq, title: r.title, tags: JSON.parse(r.tags) as string[], body: r.body}))
+  async texts(keys: number[], bodyChars: number): Promise<CandidateText[]> {
+    const rows = this.stmt(
+      'SELECT seq, title, tags, substr(body, 1, ?) AS body, length(body) AS n FROM entries WHERE seq IN (SELECT value FROM json_each(?))',
+    ).all(bodyChars, JSON.stringify(keys)) as Array<{seq: number; title: string; tags: string; body: string; n: number}>
+    return rows.map((r) => ({key: r.seq, title: r.title, tags: JSON.parse(r.tags) as string[], body: r.body, bodyLength: r.n}))
   }
 
   async entries(keys: number[]): Promise<Map<number, EntryRow>> {

@@ -10,6 +10,9 @@ export interface Cursor {
   id: string
 }
 
+const AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+const ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
 export function encodeCursor(c: Cursor): string {
   return Buffer.from(JSON.stringify([c.at, c.id])).toString('base64url')
 }
@@ -17,7 +20,12 @@ export function encodeCursor(c: Cursor): string {
 export function decodeCursor(s: string): Cursor {
   try {
     const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return {at: v[0], id: v[1]}
+    // Only the shape this server writes: its own timestamp form and a lower-case UUID, encoded exactly as
+    // encodeCursor does. A position of that shape reveals nothing (visibility applies to every page).
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' && AT.test(v[0]) && ID.test(v[1])) {
+      const c = {at: v[0], id: v[1]}
+      if (encodeCursor(c) === s) return c
+    }
   } catch {
     // fall through to the error below
   }

@@ -31,6 +31,8 @@ import {actorOf, clearanceRecords, describeChanges, record} from './history.js'
 import type {HistoryRow} from '../store/history-store.js'
 import type {UsageCounter} from './usage.js'
 import {type OnSimilar, SimilarFinder} from './similar.js'
+import {ackSigner} from './ack-signature.js'
+import type {Hit} from './sensitive.js'
 
 /** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
 const UNGUARDED_ATTEMPTS = 10
@@ -157,14 +159,15 @@ export class KnowledgeService {
   private async insertCleared(
     caller: Caller,
     entry: EntryRow,
-    check: {choice: CreateEntryBody | ForkBody; action: string} | null,
+    check: {choice: CreateEntryBody | ForkBody; action: string; only?: (h: Hit) => boolean} | null,
     what: {action: 'created' | 'forked'; note?: string},
   ): Promise<EntryFull> {
     const notes: CommentRow[] = []
     const actor = await actorOf(this.store, caller)
     const history = [record(actor, entry.id, what.action, {}, what.note ?? null, entry.created_at)]
     if (check) {
-      const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller})
+      const signer = await ackSigner(this.store, entry.id, entry.scope, entry.project_id)
+      const c = await gate(entry, check.choice, {action: check.action, status: 422, entryId: entry.id, caller, only: check.only, signer})
       const r = c.redacted
       Object.assign(entry, {title: r.title, body: r.body, url: r.url, tags: r.tags, thought_chain: r.thought_chain})
       notes.push(...c.notes)
@@ -269,6 +272,7 @@ export class KnowledgeService {
       entryId: current.id,
       caller,
       only: (h) => !known.has(sameSecret(h)),
+      signer: await ackSigner(this.store, current.id, current.scope, current.project_id),
     })
     if (changes.title !== undefined) changes.title = c.redacted.title
     if (changes.body !== undefined) changes.body = c.redacted.body
@@ -299,7 +303,13 @@ export class KnowledgeService {
         ...(note === null ? [] : [{field: 'resolution/note', text: note}]),
         ...(url === null ? [] : [{field: 'resolution/url', text: url}]),
       ]
-      const c = await clearFields(fields, input, {action: `resolving an entry in ${e.scope} scope`, status: 422, entryId: e.id, caller})
+      const c = await clearFields(fields, input, {
+        action: `resolving an entry in ${e.scope} scope`,
+        status: 422,
+        entryId: e.id,
+        caller,
+        signer: await ackSigner(this.store, e.id, e.scope, e.project_id),
+      })
       if (c.values.has('resolution/note')) note = c.values.get('resolution/note') ?? null
       if (c.values.has('resolution/url')) url = c.values.get('resolution/url') ?? null
       notes = c.notes
@@ -339,6 +349,7 @@ export class KnowledgeService {
         status: 422,
         entryId: e.id,
         caller,
+        signer: await ackSigner(this.store, e.id, e.scope, e.project_id),
       })
       comment.body = c.values.get('comment') ?? comment.body
       history.push(...clearanceRecords(actor, e.id, c.tally, comment.created_at))
@@ -396,8 +407,13 @@ export class KnowledgeService {
     const sameAudience = scope === 'private' || parent.scope === 'global' || (parent.scope === scope && parent.project_id === projectId)
     // Only a fork that reaches new readers is checked: a private copy beside its parent is the point of forking.
     const similar = sameAudience ? [] : await this.similar.check(caller, entry, onSimilar, [parent.id])
-    const check = sameAudience ? null : {choice: input, action: `forking into ${scope} scope`}
-    const created = await this.insertCleared(caller, entry, check, {action: 'forked', note: `forked from ${parent.id}`})
+    const what = {action: 'forked', note: `forked from ${parent.id}`} as const
+    if (scope === 'private') return {...(await this.insertCleared(caller, entry, null, what)), similar}
+    // Among the parent's own readers, what the fork brings (its title) is still new text: only findings the
+    // parent did not already hold in the same field count (docs/security.md, "When the scan runs").
+    const known = sameAudience ? new Set((await findingsOf({...parent, resolution: null})).hits.map(sameSecret)) : null
+    const only = known ? (h: Hit): boolean => !known.has(sameSecret(h)) : undefined
+    const created = await this.insertCleared(caller, entry, {choice: input, action: `forking into ${scope} scope`, only}, what)
     return {...created, similar}
   }
 }

@@ -2,6 +2,7 @@
  * @module Publishing: widening an entry's scope (private → project → global) once what the wider audience
  * would read is cleared (docs/api.md, "Safe publish"), and the preview of what that would expose.
  */
+import {ackSigner} from './ack-signature.js'
 import {SCOPES} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
 import type {PublishBody} from '../../src/shared/schemas.js'
@@ -75,6 +76,7 @@ export class PublishService {
       status: 409,
       entryId: e.id,
       caller,
+      signer: await ackSigner(this.store, e.id, target, e.project_id),
     })
     const at = nowIso()
     const actor = await actorOf(this.store, caller)

@@ -8,7 +8,8 @@ import {KbError} from '../../src/shared/errors.js'
 import {summarize} from '../../src/shared/summary.js'
 import type {Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
-import type {CommentRow} from '../store/store.js'
+import type {CommentRow, Store} from '../store/store.js'
+import {ackSigner, type AckSigner, SIGNATURE_HEAD, signatureHolds, signIds} from './ack-signature.js'
 import type {EntryExport} from '../store/transfer-store.js'
 import type {Caller} from './context.js'
 import {
@@ -63,6 +64,8 @@ export interface GateOptions {
   caller: Caller
   /** Only these findings count (an edit: those its new text brings); default all. */
   only?: (h: Hit) => boolean
+  /** Signs the acknowledgement records for the entry and the audience they are given for (ack-signature.ts). */
+  signer?: AckSigner
 }
 
 /** The findings of the entry as its wider audience would read it. */
@@ -96,14 +99,17 @@ export async function clearFields(
   const openIds = new Set(open.map((h) => h.id))
   const acknowledged = hits.filter((h) => !openIds.has(h.id))
   const at = nowIso()
-  const notes = acknowledgementNotes(acknowledged, o.action).map((body): CommentRow => ({
-    id: uuidv7(),
-    entry_id: o.entryId,
-    body,
-    type: 'note',
-    author_id: o.caller.principal.id,
-    created_at: at,
-  }))
+  const signer = o.signer
+  const notes = acknowledgementNotes(acknowledged, o.action, signer ? (ids) => signIds(signer, ids) : undefined).map(
+    (body): CommentRow => ({
+      id: uuidv7(),
+      entry_id: o.entryId,
+      body,
+      type: 'note',
+      author_id: o.caller.principal.id,
+      created_at: at,
+    }),
+  )
   const redacted: Record<string, number> = {}
   for (const h of open) redacted[h.field] = (redacted[h.field] ?? 0) + 1
   return {values: redactFields(fields, open), notes, tally: {redacted, acknowledged: acknowledged.length}}
@@ -136,12 +142,16 @@ export function sameSecret(h: Hit): string {
   return `${h.field.split('/')[0]}\u0000${h.kind}\u0000${h.secret}`
 }
 
-/** The finding ids an entry's own acknowledgement records name (comments written by `acknowledgementNote`). */
-function acknowledgedIn(comments: Comment[]): Set<string> {
+/** The finding ids an entry's own acknowledgement records name, from the records whose signature holds for `signer`. */
+function acknowledgedIn(comments: Comment[], signer: AckSigner): Set<string> {
   const ids = new Set<string>()
   for (const c of comments) {
     if (!c.body.startsWith(ACKNOWLEDGEMENT_HEAD)) continue
-    for (const line of c.body.split('\n')) if (/^- [0-9a-f]{16} /.test(line)) ids.add(line.slice(2, 18))
+    const lines = c.body.split('\n')
+    const last = lines.at(-1)!
+    if (!last.startsWith(SIGNATURE_HEAD)) continue
+    const named = lines.filter((line) => /^- [0-9a-f]{16} /.test(line)).map((line) => line.slice(2, 18))
+    if (signatureHolds(signer, named, last.slice(SIGNATURE_HEAD.length))) for (const id of named) ids.add(id)
   }
   return ids
 }
@@ -153,9 +163,15 @@ type ImportedEntry = EntryExport & {summary: string; summary_title: string}
  * already acknowledge (it was published so before, and exported) count as acknowledged. Returns the entry
  * to store — redacted, with a new record appended — or, refused, the reason its line is rejected.
  */
-export async function clearImported(e: ImportedEntry, choice: SensitiveChoice, caller: Caller): Promise<ImportedEntry | string> {
+export async function clearImported(
+  e: ImportedEntry,
+  choice: SensitiveChoice,
+  caller: Caller,
+  store: Pick<Store, 'serverSecret'>,
+): Promise<ImportedEntry | string> {
   if (e.scope === 'private') return e
-  const prior = acknowledgedIn(e.comments)
+  const signer = await ackSigner(store, e.id, e.scope, e.project_id)
+  const prior = acknowledgedIn(e.comments, signer)
   let c: Clearance
   try {
     c = await gate(e, choice, {
@@ -164,6 +180,7 @@ export async function clearImported(e: ImportedEntry, choice: SensitiveChoice, c
       entryId: e.id,
       caller,
       only: (h) => !prior.has(h.id),
+      signer,
     })
   } catch (err) {
     if (!(err instanceof KbError) || err.code !== 'sensitive_content') throw err

@@ -6,6 +6,7 @@
  */
 import {createHash} from 'node:crypto'
 import {KbError} from '../../src/shared/errors.js'
+import {SIGNATURE_HEAD, SIGNATURE_LINE_LENGTH} from './ack-signature.js'
 import {BODY_MAX, COMMENT_MAX, FINDINGS_MAX, NOTE_MAX, TITLE_MAX} from '../../src/shared/contract.js'
 import type {Comment, Finding, RedactionLine, Resolution, SensitiveReport, ThoughtStep} from '../../src/shared/types.js'
 import {KINDS, scanText} from '../scan/scanner.js'
@@ -332,21 +333,28 @@ export function refusal(fields: ScanField[], hits: Hit[], what: string, status: 
  * They name ids, kinds, fields and lines — nothing of the text — so they are themselves clean to publish;
  * split so that none is over the comment limit (an export must import again).
  */
-export function acknowledgementNotes(hits: Hit[], action: string): string[] {
+export function acknowledgementNotes(hits: Hit[], action: string, sign?: (ids: string[]) => string): string[] {
   if (hits.length === 0) return []
   const count = hits.length === 1 ? 'one finding' : `${hits.length} findings`
   const head = `${ACKNOWLEDGEMENT_HEAD} ${action} with ${count} acknowledged as intended (not redacted).`
+  const room = COMMENT_MAX - (sign ? SIGNATURE_LINE_LENGTH : 0)
   const notes: string[] = []
   let current = head
+  let ids: string[] = []
+  const close = (): void => {
+    notes.push(sign ? `${current}\n${SIGNATURE_HEAD}${sign(ids)}` : current)
+    ids = []
+  }
   for (const h of hits) {
     const line = `\n- ${h.id} ${h.label} in ${h.field}, line ${h.line}`
-    if (current.length + line.length > COMMENT_MAX) {
-      notes.push(current)
+    if (current.length + line.length > room) {
+      close()
       current = `${ACKNOWLEDGEMENT_HEAD} ${action}, continued.`
     }
     current += line
+    ids.push(h.id)
   }
-  notes.push(current)
+  close()
   return notes
 }
 

@@ -288,7 +288,14 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE entries ADD COLUMN superseded_by text COLLATE "C";
   CREATE INDEX entries_superseded_by ON entries(superseded_by) WHERE superseded_by IS NOT NULL;
   `,
-  // 8: curation (docs/api.md, "History, usage and the review queue"): one history row per change to an entry, written
+  // 8: secrets the server keeps in its store, as SQLite's step 12.
+  `
+  CREATE TABLE server_secrets (
+    name text COLLATE "C" PRIMARY KEY,
+    value text NOT NULL
+  );
+  `,
+  // 9: curation (docs/api.md, "History, usage and the review queue"): one history row per change to an entry, written
   // in the change's transaction (gone with the entry); retrieval counts beside the entry, added in batches by every
   // daemon; the review queue reads entries most retrieved first.
   `

@@ -187,8 +187,7 @@ export class PostgresTransferStore implements TransferStore {
   private async importProject(q: Queryable, p: ProjectExport, options: ImportOptions, outcome: ImportOutcome): Promise<Outcome> {
     const me = options.importer
     const [byRemote] = await q.query<{id: string}>('SELECT id FROM projects WHERE remote = $1', [p.remote])
-    if (byRemote !== undefined && byRemote.id !== p.id)
-      throw new Rejection(`remote ${p.remote} already belongs to project ${byRemote.id} here`)
+    if (byRemote !== undefined && byRemote.id !== p.id) throw new Rejection(`remote ${p.remote} already belongs to another project here`)
     const [existing] = await q.query<{name: string; verify_after_days: number}>(
       'SELECT name, verify_after_days FROM projects WHERE id = $1',
       [p.id],

@@ -6,6 +6,7 @@
  * updates. Search is the shared engine over server/search/postgres-index.ts. A little over our ~350 lines for
  * the reason sqlite.ts gives: one object behind the `Store` interface, its separable groups in postgres-*.ts.
  */
+import {randomBytes} from 'node:crypto'
 import type {Branch, Comment} from '../../src/shared/types.js'
 import {SearchEngine} from '../search/engine.js'
 import {PostgresSearchIndex} from '../search/postgres-index.js'
@@ -139,6 +140,14 @@ export class PostgresStore implements Store {
    * one or changes its role, none deletes one), so the rows found are remembered: what another daemon wrote
    * can only be a principal this one has not read yet.
    */
+  async serverSecret(name: string): Promise<string> {
+    await this.db.query('INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+      name,
+      randomBytes(32).toString('hex'),
+    ])
+    return (await this.db.query<{value: string}>('SELECT value FROM server_secrets WHERE name = $1', [name]))[0]!.value
+  }
+
   async getPrincipal(id: string): Promise<PrincipalRecord | null> {
     const known = this.principals.get(id)
     if (known) return {...known}

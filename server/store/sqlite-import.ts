@@ -173,7 +173,7 @@ class Importer {
   private importProject(p: ProjectExport): 'created' | 'updated' | 'skipped' {
     const {importer: me, onConflict, at} = this.options
     const byRemote = this.stmt('SELECT id FROM projects WHERE remote = ?').pluck().get(p.remote) as string | undefined
-    if (byRemote !== undefined && byRemote !== p.id) throw new Rejection(`remote ${p.remote} already belongs to project ${byRemote} here`)
+    if (byRemote !== undefined && byRemote !== p.id) throw new Rejection(`remote ${p.remote} already belongs to another project here`)
     const existing = this.stmt('SELECT name, verify_after_days FROM projects WHERE id = ?').get(p.id) as
       {name: string; verify_after_days: number} | undefined
     const role = this.stmt('SELECT role FROM memberships WHERE project_id = ? AND principal_id = ?').pluck()

@@ -328,7 +328,14 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE entries ADD COLUMN superseded_by TEXT;
   CREATE INDEX entries_superseded_by ON entries(superseded_by) WHERE superseded_by IS NOT NULL;
   `,
-  // 12: curation (docs/api.md, "History, usage and the review queue"): one history row per change to an entry, written
+  // 12: secrets the server keeps in its store (docs/security.md, "Safe publish": the key that signs acknowledgement records).
+  `
+  CREATE TABLE server_secrets (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  );
+  `,
+  // 13: curation (docs/api.md, "History, usage and the review queue"): one history row per change to an entry, written
   // in the change's transaction (gone with the entry); retrieval counts beside the entry, added in batches; the
   // review queue reads entries most retrieved first.
   `

@@ -6,6 +6,7 @@
  * `sqlite-transfer.ts`, `sqlite-import.ts`, `sqlite-idempotency.ts`, `sqlite-migrations.ts`, `sqlite-rows.ts`);
  * what is left is the connection's life and one short method per Store call.
  */
+import {randomBytes} from 'node:crypto'
 import {chmodSync, closeSync, openSync} from 'node:fs'
 import Database from 'better-sqlite3'
 import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
@@ -119,6 +120,10 @@ export class SqliteStore implements Store {
     this.history = new SqliteHistoryStore(this.db, this.gate)
     this.transfer = new SqliteTransferStore(this.db, this.statements, this.entries, this.gate, () => this.forgetRemembered(), this.history)
     this.idempotency = new SqliteIdempotencyStore(this.db, this.gate)
+    // One daemon per SQLite store (the data directory's lock): a claim still unanswered when it opens was made by
+    // a daemon that died mid-request (SIGKILL during an import), so its key is free again at once
+    // (docs/api.md, "Idempotency"), not "in use" for the five minutes after which a claim counts as abandoned.
+    this.db.prepare('DELETE FROM idempotency_keys WHERE status IS NULL').run()
     this.recalls = new SqliteRecallStore(this.db, this.gate)
     this.members = new SqliteMembershipStore(this.db, this.gate)
   }
@@ -185,6 +190,14 @@ export class SqliteStore implements Store {
         return true
       })
       .immediate()
+  }
+
+  async serverSecret(name: string): Promise<string> {
+    this.stmt('INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(
+      name,
+      randomBytes(32).toString('hex'),
+    )
+    return (this.stmt('SELECT value FROM server_secrets WHERE name = ?').get(name) as {value: string}).value
   }
 
   async getPrincipal(id: string): Promise<PrincipalRecord | null> {

@@ -208,6 +208,8 @@ export interface Store {
    * daemons starting on one empty database, exactly one creates it. False (nothing written) when a principal exists.
    */
   bootstrapOwner(owner: PrincipalRecord, key: ApiKeyRow): Promise<boolean>
+  /** A secret of this store by name (32 random bytes, hex), made on first use; the same for every daemon on it. */
+  serverSecret(name: string): Promise<string>
   getPrincipal(id: string): Promise<PrincipalRecord | null>
   getPrincipalByName(name: string): Promise<PrincipalRecord | null>
 

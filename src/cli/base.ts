@@ -285,8 +285,11 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   /** Keeps a write in the outbox and says so in one line (none for the git hook); what `write` does offline. */
   protected async enqueue(draft: WriteDraft, because: KbError, key: string = crypto.randomUUID()): Promise<QueuedWrite> {
     this.queuedBecause = because
+    // The credential as read, even when making the client failed (the daemon is down): the item is that principal's.
+    const credential = this.credential ?? (await resolveCredential(this.baseUrl, this.local).catch(() => undefined))
     return enqueueWrite(draft, because, key, {
       baseUrl: this.baseUrl,
+      credential,
       outbox: this.outboxOptions,
       announce: !this.quietQueue && !this.jsonEnabled(),
     })
@@ -324,6 +327,7 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
       this.outboxOptions,
       () => this.client(),
       this.quietQueue ? () => {} : (line) => this.note(line),
+      () => this.credentialInUse(),
     )
   }
 

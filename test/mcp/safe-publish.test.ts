@@ -88,6 +88,15 @@ describe('MCP tools and safe publish', () => {
     const f = await call('fork_knowledge', {id: mine, scope: 'global', redact: true})
     expect(f.isError, textOf(f)).toBeFalsy()
   })
+
+  it('fork_knowledge of a global entry into global: the new title is scanned (issue 24)', async () => {
+    const id = (await d.request('POST', '/knowledge', {body: {title: 'Open', body: 'Clean.', scope: 'global'}})).body.id
+    const key = corpus.find((s) => s.kind === 'aws-access-token')!.secret
+    expectRefusal(await call('fork_knowledge', {id, title: `fork ${key}`, scope: 'global'}), 'fork_knowledge', ['aws-access-token'])
+    const f = await call('fork_knowledge', {id, title: `fork ${key}`, scope: 'global', redact: true, detail: 'standard'})
+    expect(f.isError, textOf(f)).toBeFalsy()
+    expect((f.structuredContent as {entry: {title: string}}).entry.title).toBe('fork [REDACTED:aws-access-token]')
+  })
   it('comment_on_knowledge and resolve_knowledge on a shared entry take the same two arguments', async () => {
     const id = (await d.request('POST', '/knowledge', {body: {title: 'Ours', body: 'Clean.', scope: 'project', project_id: projectId}}))
       .body.id

@@ -162,6 +162,14 @@ describe('kb daemon run, as a process', () => {
     expect(a.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1$/)
   })
 
+  it('tells a web page (a request with an Origin) neither its pid nor its data directory (issue 24)', async () => {
+    const page = await a.request('GET', '/health', {key: null, headers: {origin: 'https://evil.example'}})
+    expect(page.status).toBe(200)
+    expect(page.headers.get('access-control-allow-origin')).toBe('*')
+    expect(page.body).toEqual({status: 'ok', version: VERSION, store: {kind: 'sqlite', answers: true}})
+    expect(page.text).not.toContain(a.dataDir)
+  })
+
   it('refuses a second daemon on the same data directory, and the first keeps serving', async () => {
     const second = await runKb(['daemon', 'run', '--port', '0', '--data-dir', a.dataDir])
     expect(second.code).not.toBe(0)
@@ -206,6 +214,13 @@ describe('kb daemon run, as a process', () => {
       '[::ffff:127.0.0.1]',
       '[0:0:0:0:0:0:0:1]',
       '[::1',
+      // a name with more than a port after it (issue 24: `localhost:7471:1` became the issuer)
+      `localhost:${port}:1`,
+      `127.0.0.1:${port}@evil.example`,
+      'localhost:',
+      'localhost:http',
+      `[::1]:${port}:1`,
+      '[::1]x',
     ]
     for (const host of refused) {
       const res = await getWithHost(a, '/health', host)

@@ -131,7 +131,7 @@ async function validateAndSpool(
         if (from && from !== caller.principal.id && !(await store.getPrincipal(from))) ctx.alias = from
       } else {
         if (record.kind === 'entry') {
-          const cleared = await clearImported(record.entry, sensitive, caller)
+          const cleared = await clearImported(record.entry, sensitive, caller, store)
           if (typeof cleared === 'string') throw new LineError(cleared)
           record.entry = cleared
           const e = cleared

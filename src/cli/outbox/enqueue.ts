@@ -4,6 +4,7 @@
  */
 import type {KbError} from '../../shared/errors.js'
 import {oneLine} from '../output/format.js'
+import type {CredentialLike} from './principal.js'
 import type {OutboxOptions} from './queue.js'
 import type {OutboxItem, QueuedWrite} from './state.js'
 
@@ -14,9 +15,15 @@ export async function enqueueWrite(
   draft: WriteDraft,
   because: KbError,
   key: string,
-  o: {baseUrl: string; outbox: OutboxOptions; /** one line on stderr (not for the git hook or --json) */ announce: boolean},
+  o: {
+    baseUrl: string
+    outbox: OutboxOptions
+    /** one line on stderr (not for the git hook or --json) */ announce: boolean
+    /** The credential the write would have been sent with. */
+    credential: CredentialLike | undefined
+  },
 ): Promise<QueuedWrite> {
-  const {Outbox} = await import('./queue.js')
+  const [{Outbox}, {principalTag}] = await Promise.all([import('./queue.js'), import('./principal.js')])
   const item: OutboxItem = {
     key,
     base_url: o.baseUrl,
@@ -24,6 +31,7 @@ export async function enqueueWrite(
     ...stripUndefined(draft),
     attempts: 1,
     last_error: because.message,
+    principal: principalTag(o.credential),
   }
   const waiting = await Outbox.forServer(o.baseUrl, o.outbox).append(item)
   if (o.announce) {

@@ -18,5 +18,7 @@ export function syncLine(r: SyncItemReport): string {
       return `refused  ${what}: ${oneLine(r.message)}`
     case 'waiting':
       return `waiting  ${what}: ${oneLine(r.message)}`
+    case 'held':
+      return `held     ${what}: ${oneLine(r.message)}`
   }
 }

@@ -74,6 +74,8 @@ export interface OutboxItem {
   edit?: EditIntent & {conflict?: boolean}
   attempts: number
   last_error?: string
+  /** Who queued it (principal.ts): sent only under that credential. Absent in items queued before kb recorded it. */
+  principal?: string
 }
 
 /** What a write command returns (and prints with --json) when it queued instead of sending. */

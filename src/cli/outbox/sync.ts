@@ -21,6 +21,8 @@ type SyncOutcome =
   | {status: 'refused'; code: string; message: string}
   /** Not sent now (unreachable, still running on the server, credential refused): kept, and nothing after it goes first. */
   | {status: 'waiting'; code: string; message: string}
+  /** Queued under another credential (another principal): not sent under this one; kept, and listed. */
+  | {status: 'held'; code: 'other_principal'; message: string}
 
 export type SyncItemReport = Pick<OutboxItem, 'key' | 'command' | 'label' | 'queued_at'> & SyncOutcome
 
@@ -43,6 +45,8 @@ export interface SyncOptions {
   /** Per request; by default the client's own. */
   timeoutMs?: number
   onItem?: (r: SyncItemReport) => void
+  /** The tag of the credential sending (principal.ts): an item queued under another one is held, not sent. */
+  principal: string
 }
 
 /** Errors after which the item stays and the pass stops: nothing is wrong with the item itself. */
@@ -58,6 +62,22 @@ export async function sendQueued(outbox: Outbox, client: ApiClient, o: SyncOptio
       if (o.deadline !== undefined && Date.now() >= o.deadline) {
         report.out_of_time = true
         break
+      }
+      if (item.principal !== undefined && item.principal !== o.principal) {
+        const message =
+          'queued under another credential: sent only by `kb sync` with the credential that queued it (or taken off with `kb sync --drop`)'
+        const held: SyncItemReport = {
+          key: item.key,
+          command: item.command,
+          label: item.label,
+          queued_at: item.queued_at,
+          status: 'held',
+          code: 'other_principal',
+          message,
+        }
+        report.items.push(held)
+        o.onItem?.(held)
+        continue
       }
       const timeoutMs = o.deadline === undefined ? o.timeoutMs : Math.max(250, Math.min(o.timeoutMs ?? Infinity, o.deadline - Date.now()))
       const {outcome, version} = await sendOne(outbox, client, item, timeoutMs)

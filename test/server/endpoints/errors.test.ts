@@ -102,6 +102,11 @@ describe('400 bad_request', () => {
       'bm90IGpzb24',
       Buffer.from('{"a":1}').toString('base64url'),
       Buffer.from('[1,2]').toString('base64url'),
+      // Forged (issue 24): strings, but not a position this server writes.
+      Buffer.from('["x","y"]').toString('base64url'),
+      Buffer.from('["2026-01-01","00000000-0000-4000-8000-000000000000"]').toString('base64url'),
+      Buffer.from('["2026-01-01T00:00:00.000Z","not-an-id"]').toString('base64url'),
+      `${Buffer.from('["2026-01-01T00:00:00.000Z","00000000-0000-4000-8000-000000000000"]').toString('base64url')}==`,
     ]) {
       expectProblem(await d.request('GET', '/knowledge', {query: {cursor}}), 400, ['cursor'])
     }

@@ -30,6 +30,14 @@ describe('membership migration of an existing store', () => {
     const postgres = old.storeUrl !== undefined
     const step = (postgres ? POSTGRES_MIGRATIONS : SQLITE_MIGRATIONS).findIndex((m) => m.includes('CREATE TABLE project_requests'))
     expect(step).toBeGreaterThan(0)
+    // What came after membership goes too (supersede, the server's secrets, history), so every step from it runs again.
+    await queryStore(old, 'DROP TABLE history')
+    await queryStore(old, 'DROP INDEX entries_retrieved')
+    await queryStore(old, 'ALTER TABLE entries DROP COLUMN retrieved')
+    await queryStore(old, 'ALTER TABLE entries DROP COLUMN last_retrieved_at')
+    await queryStore(old, 'DROP TABLE server_secrets')
+    await queryStore(old, 'DROP INDEX entries_superseded_by')
+    await queryStore(old, 'ALTER TABLE entries DROP COLUMN superseded_by')
     await queryStore(old, 'DROP TABLE invitations')
     await queryStore(old, 'DROP TABLE project_requests')
     await queryStore(old, "UPDATE memberships SET role = 'member'")

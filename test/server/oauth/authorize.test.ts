@@ -280,3 +280,14 @@ describe('consent page rate limit', () => {
     }
   })
 })
+
+describe('what the consent page shows of a client (issue 24)', () => {
+  it('prints no control, direction or invisible character of its name', async () => {
+    const tricky = 'Good\u202Eeulav\u202C Editor\u0007\u200B\u2066x\u2069'
+    const c = await registerOk(d, {redirect_uris: [REDIRECT], client_name: tricky})
+    const form = await openConsent(authorizeUrl(d, {...params(), client_id: c.client_id}))
+    const shown = /<span id="client-name">([^<]*)<\/span>/.exec(form.html)![1]!
+    expect(shown).toBe('Good\ufffdeulav\ufffd Editor\ufffd\ufffd\ufffdx\ufffd')
+    expect(form.html).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/)
+  })
+})
