@@ -12,6 +12,7 @@ import {nowIso, uuidv7} from '../lib/ids.js'
 import type {CommentRow, EntryRow, Store} from '../store/store.js'
 import {clearFields} from './safe-publish.js'
 import {type Caller, isOwner} from './context.js'
+import {actorOf, describeChanges, record} from './history.js'
 import type {KnowledgeService} from './knowledge.js'
 import {lowerUuid} from './validate.js'
 
@@ -67,8 +68,22 @@ export class CurationService {
       note === undefined
         ? []
         : await this.noteRows(caller, e, by === null ? `No longer superseded: ${note}` : `Superseded by ${by}: ${note}`, at)
-    // The change and its note in one transaction: one new version.
-    const outcome = await this.store.updateEntry(e.id, {superseded_by: by, summary: s.body, summary_title: s.title}, {at, comments})
+    // The change, its note and its history record in one transaction: one new version (docs/api.md, "History").
+    const history = [
+      record(
+        await actorOf(this.store, caller),
+        e.id,
+        'superseded',
+        {superseded_by: `${e.superseded_by ?? 'none'} → ${by ?? 'none'}`},
+        note ?? null,
+        at,
+      ),
+    ]
+    const outcome = await this.store.updateEntry(
+      e.id,
+      {superseded_by: by, summary: s.body, summary_title: s.title},
+      {at, comments, history},
+    )
     if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${e.id} does not exist`)
     return this.knowledge.full(caller, outcome.entry)
   }
@@ -107,9 +122,15 @@ export class CurationService {
       await this.knowledge.comment(caller, b.id, {body, type: c.type})
     }
     const tags = [...new Set([...b.tags, ...a.tags])].slice(0, TAGS_MAX)
-    if (tags.length > b.tags.length) await this.store.updateEntry(b.id, {tags}, {at: nowIso()})
-    const record = `Merged entry ${a.id} ("${a.title}") into this one${input.note === undefined ? '' : `: ${input.note}`}`
-    await this.knowledge.comment(caller, b.id, {body: record, type: 'note'})
+    if (tags.length > b.tags.length) {
+      const at = nowIso()
+      const history = [
+        record(await actorOf(this.store, caller), b.id, 'edited', describeChanges(b, {tags}), `tags of merged entry ${a.id}`, at),
+      ]
+      await this.store.updateEntry(b.id, {tags}, {at, history})
+    }
+    const said = `Merged entry ${a.id} ("${a.title}") into this one${input.note === undefined ? '' : `: ${input.note}`}`
+    await this.knowledge.comment(caller, b.id, {body: said, type: 'note'})
     await this.setSuperseded(
       caller,
       a,

@@ -1,6 +1,6 @@
 /**
  * @module The review queue (docs/api.md, "Review queue"): what a curator should look at — stale, flagged,
- * unverified, never retrieved in 90 days — counted, then the entries most used first, each with why it is there.
+ * unverified, superseded, never retrieved in 90 days — counted, then the entries most used first, each with why it is there.
  * Decided in the driver's SQL (Store.history.review) so that it stays fast at 100k entries (docs/performance.md).
  */
 import {LIMIT_DEFAULT, REVIEW_KINDS, REVIEW_UNRETRIEVED_DAYS} from '../../src/shared/contract.js'
@@ -41,9 +41,9 @@ export class ReviewService {
     const limit = q.limit ?? LIMIT_DEFAULT.entries
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
     const cutoff = new Date(now - REVIEW_UNRETRIEVED_DAYS * DAY_MS).toISOString()
-    // TODO(curation): `similar` pairs and `superseded` entries come with the similar-entries and supersede work
-    // (issue 27 parts 1–2); until then they count 0 and list nothing.
-    const kind = q.kind === 'similar' || q.kind === 'superseded' ? undefined : q.kind
+    // `similar` would run the similar-entries lookup (server/services/similar.ts, 2–3 ms) for every visible entry:
+    // minutes at 100k, not a queue's work. It counts 0 and lists nothing (docs/api.md, "Review queue").
+    const kind = q.kind === 'similar' ? undefined : q.kind
     const unsupported = q.kind !== kind
     const key = `${caller.principal.id}/${projectId ?? ''}`
     const kept = this.counted.get(key)
@@ -76,8 +76,9 @@ export class ReviewService {
   }
 }
 
-/** Why an entry is in the queue, in the order a curator reads them. */
+/** Why an entry is in the queue, in the order a curator reads them; a superseded one is there for that alone (reviewKinds). */
 function reasonsOf(e: EntryRow, ctx: TrustContext, cutoff: string): ReviewReason[] {
+  if (e.superseded_by !== null) return [{kind: 'superseded', detail: `superseded by ${e.superseded_by}`}]
   const out: ReviewReason[] = []
   for (const r of freshness(e, ctx).reasons) out.push({kind: 'stale', detail: r.detail ? `${r.kind}: ${r.detail}` : r.kind})
   const open = Object.entries(e.flags).filter(([, n]) => n > 0)

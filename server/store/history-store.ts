@@ -32,7 +32,7 @@ export interface ReviewFilter {
   viewer: Viewer
   projectId?: string
   /** Only entries of this kind; all kinds otherwise. */
-  kind?: 'stale' | 'flagged' | 'unverified' | 'never_retrieved'
+  kind?: keyof ReviewCounts
   now: string
   /** Entries created before this and not retrieved since are `never_retrieved`. */
   unretrievedBefore: string
@@ -40,7 +40,17 @@ export interface ReviewFilter {
   count: boolean
 }
 
-export type ReviewCounts = {stale: number; flagged: number; unverified: number; never_retrieved: number}
+export type ReviewCounts = {stale: number; flagged: number; unverified: number; superseded: number; never_retrieved: number}
+
+/**
+ * Each kind's condition over `entries e`, given those of the kinds an entry that stands may have. A superseded
+ * entry is in the queue for that alone (docs/api.md, "Review queue"): it has left search, so whether it is stale,
+ * unverified or unused asks no work; what is left is to delete it or let it stand again.
+ */
+export function reviewKinds(standing: Omit<Record<keyof ReviewCounts, string>, 'superseded'>): Record<keyof ReviewCounts, string> {
+  const kinds = Object.fromEntries(Object.entries(standing).map(([k, sql]) => [k, `(${sql}) AND e.superseded_by IS NULL`]))
+  return {...(kinds as typeof standing), superseded: 'e.superseded_by IS NOT NULL'}
+}
 
 export interface ReviewOutcome {
   counts: ReviewCounts | null

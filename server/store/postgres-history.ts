@@ -10,6 +10,7 @@ import {
   historyByEntry,
   historyFromRow,
   listArgs,
+  reviewKinds,
   type HistoryExport,
   type HistoryRow,
   type HistoryStore,
@@ -70,18 +71,19 @@ export class PostgresHistoryStore implements HistoryStore {
     const p = new Params()
     const where = filterSql(
       filter.viewer,
-      {...(filter.projectId ? {projectId: filter.projectId} : {}), freshness: {state: 'stale', now: filter.now}},
+      // Superseded entries are a kind of their own here (history-store.ts reviewKinds), not left out as list leaves them.
+      {...(filter.projectId ? {projectId: filter.projectId} : {}), includeSuperseded: true, freshness: {state: 'stale', now: filter.now}},
       p,
     )
     // filterSql puts the freshness condition last: here it is a kind to count, not a filter.
     const stale = where.pop()!
     const cutoff = p.add(filter.unretrievedBefore)
-    const kinds = {
+    const kinds = reviewKinds({
       stale,
       flagged: `e.flags <> ${p.add(JSON.stringify(NO_FLAGS))}`,
       unverified: 'e.verified_at IS NULL',
       never_retrieved: `(e.last_retrieved_at IS NULL OR e.last_retrieved_at < ${cutoff}) AND e.created_at < ${cutoff}`,
-    }
+    })
     const counts = filter.count ? await this.counts(filter) : null
     // Every kind's condition stays in the text (its parameters must be used); a kind asked for narrows it.
     const any = `(${Object.values(kinds).join(' OR ')})`
@@ -106,17 +108,17 @@ export class PostgresHistoryStore implements HistoryStore {
    */
   private async counts(filter: ReviewFilter): Promise<ReviewCounts> {
     const p = new Params()
-    const where = filterSql(filter.viewer, filter.projectId ? {projectId: filter.projectId} : {}, p)
+    const where = filterSql(filter.viewer, {...(filter.projectId ? {projectId: filter.projectId} : {}), includeSuperseded: true}, p)
     const now = p.add(filter.now)
     const fallback = p.add(new Date(Date.parse(filter.now) - VERIFY_AFTER_DAYS_DEFAULT * 86_400_000).toISOString())
     const cutoff = p.add(filter.unretrievedBefore)
-    const kinds = {
+    const kinds = reviewKinds({
       stale: `(e.anchors LIKE ${p.add(ANCHOR_STALE_PATTERNS[0])} OR e.anchors LIKE ${p.add(ANCHOR_STALE_PATTERNS[1])} OR e.flagged_at IS NOT NULL
         OR (coalesce(pc.d, ${p.add(VERIFY_AFTER_DAYS_DEFAULT)}::int) > 0 AND GREATEST(e.updated_at, e.verified_at) < coalesce(pc.cutoff, ${fallback})))`,
       flagged: `e.flags <> ${p.add(JSON.stringify(NO_FLAGS))}`,
       unverified: 'e.verified_at IS NULL',
       never_retrieved: `(e.last_retrieved_at IS NULL OR e.last_retrieved_at < ${cutoff}) AND e.created_at < ${cutoff}`,
-    }
+    })
     const sums = Object.entries(kinds).map(([k, sql]) => `count(*) FILTER (WHERE ${sql})::int AS ${k}`)
     const [r] = await this.db.query<Row>(
       `WITH pc AS (SELECT id, verify_after_days AS d,
@@ -129,6 +131,7 @@ export class PostgresHistoryStore implements HistoryStore {
       stale: Number(r!.stale),
       flagged: Number(r!.flagged),
       unverified: Number(r!.unverified),
+      superseded: Number(r!.superseded),
       never_retrieved: Number(r!.never_retrieved),
     }
   }

@@ -10,6 +10,7 @@ import {
   historyByEntry,
   historyFromRow,
   listArgs,
+  reviewKinds,
   type HistoryExport,
   type HistoryRow,
   type HistoryStore,
@@ -69,15 +70,17 @@ export class SqliteHistoryStore implements HistoryStore {
   }
 
   async review(filter: ReviewFilter, page: {limit: number; after?: {retrieved: number; id: string}}): Promise<ReviewOutcome> {
+    // Superseded entries are a kind of their own here (history-store.ts reviewKinds), not left out as list leaves them.
     const {where, params} = filterSql(filter.viewer, {
       ...(filter.projectId ? {projectId: filter.projectId} : {}),
+      includeSuperseded: true,
       freshness: {state: 'stale', now: filter.now},
     })
     // filterSql puts the freshness condition last: here it is a kind, not a filter.
     const stale = where.pop()!
     params.no_flags = JSON.stringify(NO_FLAGS)
     params.cutoff = filter.unretrievedBefore
-    const kinds = {stale, ...REVIEW_SQL}
+    const kinds = reviewKinds({stale, ...REVIEW_SQL})
     const items = [...where, `(${filter.kind ? kinds[filter.kind] : Object.values(kinds).join(' OR ')})`]
     if (page.after) {
       items.push('(e.retrieved < @after_r OR (e.retrieved = @after_r AND e.id > @after_id))')
@@ -104,7 +107,7 @@ export class SqliteHistoryStore implements HistoryStore {
     params.default_cutoff = new Date(Date.parse(filter.now) - VERIFY_AFTER_DAYS_DEFAULT * 86_400_000).toISOString()
     const stale = `(e.anchors LIKE @anchor_changed OR e.anchors LIKE @anchor_deleted OR e.flagged_at IS NOT NULL
       OR (coalesce(pc.d, @verify_default) > 0 AND max(e.updated_at, coalesce(e.verified_at, '')) < coalesce(pc.cutoff, @default_cutoff)))`
-    const kinds = {stale, ...REVIEW_SQL}
+    const kinds = reviewKinds({stale, ...REVIEW_SQL})
     const sums = Object.entries(kinds).map(([k, sql]) => `count(*) FILTER (WHERE ${sql}) AS ${k}`)
     const r = this.statements
       .get(
@@ -116,6 +119,7 @@ export class SqliteHistoryStore implements HistoryStore {
       stale: Number(r.stale),
       flagged: Number(r.flagged),
       unverified: Number(r.unverified),
+      superseded: Number(r.superseded),
       never_retrieved: Number(r.never_retrieved),
     }
   }

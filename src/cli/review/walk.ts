@@ -93,8 +93,7 @@ async function act(client: ApiClient, prompt: Prompter, id: string, key: string,
     case 's': {
       const by = await prompt.ask('superseded by which entry (id)?')
       if (!by) return false
-      // The contract's supersede (docs/api.md, "Supersede").
-      await client.write({method: 'POST', path: `/knowledge/${encodeURIComponent(id)}/supersede`, body: {by}})
+      await client.supersede(id, {by})
       out(`  superseded by ${oneLine(by)}`)
       return true
     }

@@ -1,8 +1,8 @@
 /**
  * @module The MCP tool of curation (docs/mcp.md, "Tidying the knowledge base"): review_queue gives an agent asked to
- * tidy kb what a curator would look at first — stale, flagged, unverified and unused entries, most used first,
- * each with why — through the API's own `GET /review`. The agent then acts with the other tools (verify_knowledge,
- * flag_knowledge, update_knowledge, comment_on_knowledge).
+ * tidy kb what a curator would look at first — stale, flagged, unverified, superseded and unused entries, most used
+ * first, each with why — through the API's own `GET /review`. The agent then acts with the other tools (verify_knowledge,
+ * supersede_knowledge, flag_knowledge, update_knowledge, comment_on_knowledge).
  */
 import {ReviewQuery} from '../curation-schemas.js'
 import {tool, type ToolDef} from './tool-kit.js'
@@ -18,7 +18,8 @@ export const REVIEW_TOOLS: ToolDef[] = [
     description:
       'Use it when asked to tidy or curate the knowledge base. Returns counts (stale, flagged, similar, unverified, superseded, ' +
       'never_retrieved) and the entries to look at, most used first, each with why. Then: verify_knowledge what still holds, ' +
-      'update_knowledge what is wrong, flag_knowledge (obsolete or duplicate) what should go, comment_on_knowledge to explain.',
+      'update_knowledge what is wrong, supersede_knowledge what another entry replaces (a duplicate), flag_knowledge (obsolete) ' +
+      'what should go, comment_on_knowledge to explain.',
     inputSchema: toolInput({
       project_id: described(R.project_id, 'Only this project (and global entries); default all you can see'),
       kind: described(R.kind, 'Only entries of this kind, e.g. flagged'),

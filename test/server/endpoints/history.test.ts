@@ -179,3 +179,47 @@ describe('usage and the review queue', () => {
     expectProblem(await d.request('GET', '/review', {query: {project_id: MISSING_ID}}), 404)
   })
 })
+
+describe('supersede and merge in the history and the review queue', () => {
+  it('records supersede and merge; a superseded entry is in the queue as superseded alone', async () => {
+    // A principal of their own: a principal's queue counts are kept a few seconds (server/services/review.ts).
+    const cat = await newPrincipal(d, 'cat')
+    const old = await createEntry(d, {scope: 'private', title: 'Restarting the pool by hand'}, cat)
+    const kept = await createEntry(d, {scope: 'private', title: 'The pool restarts itself now', tags: ['pool']}, cat)
+    const gone = await createEntry(d, {scope: 'private', title: 'A note merged away', tags: ['merged-tag']}, cat)
+    const sup = await d.request('POST', `/knowledge/${old.id}/supersede`, {body: {by: kept.id, note: 'use the new one'}, key: cat})
+    expect(sup.status, sup.text).toBe(200)
+    const merged = await d.request('POST', `/knowledge/${gone.id}/merge`, {body: {into: kept.id}, key: cat})
+    expect(merged.status, merged.text).toBe(200)
+
+    const oldHistory = await history(old.id, cat)
+    expect(oldHistory.map((h) => h.action)).toEqual(['created', 'superseded'])
+    expect(oldHistory[1]).toMatchObject({changes: {superseded_by: `none → ${kept.id}`}, note: 'use the new one'})
+    expect(oldHistory[1].actor).toMatchObject({name: 'cat', via: 'api_key'})
+    expect((await history(gone.id, cat)).at(-1)).toMatchObject({action: 'superseded', changes: {superseded_by: `none → ${kept.id}`}})
+    const keptHistory = await history(kept.id, cat)
+    expect(keptHistory.map((h) => h.action)).toEqual(['created', 'edited', 'commented'])
+    expect(keptHistory[1].changes).toEqual({tags: '+merged-tag'})
+
+    const queue = await d.request('GET', '/review', {key: cat})
+    expect(queue.status, queue.text).toBe(200)
+    expect(queue.body.counts.superseded).toBe(2)
+    const superseded = await d.request('GET', '/review', {query: {kind: 'superseded'}, key: cat})
+    expect(superseded.body.items.map((i: any) => i.entry.id).sort()).toEqual([old.id, gone.id].sort())
+    for (const i of superseded.body.items) expect(i.reasons).toEqual([{kind: 'superseded', detail: `superseded by ${kept.id}`}])
+    // Retired, it is not also unverified work; the entry that replaced it is.
+    const unverified = (await d.request('GET', '/review', {query: {kind: 'unverified'}, key: cat})).body.items.map((i: any) => i.entry.id)
+    expect(unverified).toContain(kept.id)
+    expect(unverified).not.toContain(old.id)
+
+    // Withdrawn: recorded, and out of the queue's superseded kind.
+    expect((await d.request('POST', `/knowledge/${old.id}/supersede`, {body: {by: null}, key: cat})).status).toBe(200)
+    expect((await history(old.id, cat)).at(-1)).toMatchObject({
+      action: 'superseded',
+      changes: {superseded_by: `${kept.id} → none`},
+      note: null,
+    })
+    const after = await d.request('GET', '/review', {query: {kind: 'superseded'}, key: cat})
+    expect(after.body.items.map((i: any) => i.entry.id)).toEqual([gone.id])
+  })
+})
