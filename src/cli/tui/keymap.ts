@@ -128,7 +128,7 @@ const TABLES: Record<Place, Binding[]> = {
     {
       keys: 'Tab S-Tab',
       action: 'nextLink',
-      help: 'highlight the next / previous link (superseded by, forked from, branches)',
+      help: 'next / previous link (superseded by, forked from, branches)',
       match: is('tab'),
     },
     {keys: '', action: 'prevLink', help: '', match: is('backTab')},
