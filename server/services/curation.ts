@@ -62,7 +62,7 @@ export class CurationService {
   private async setSuperseded(caller: Caller, e: EntryRow, by: string | null, note: string | undefined): Promise<EntryFull> {
     if (e.superseded_by === by && note === undefined) return this.knowledge.full(caller, e)
     // The summary item names the replacement: computed again with room for it (docs/api.md, "Summary form").
-    const s = summarize(e.id, e.title, e.body, by !== null)
+    const s = summarize(e.id, e.title, e.body, by)
     const at = nowIso()
     const comments =
       note === undefined

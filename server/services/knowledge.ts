@@ -201,7 +201,7 @@ export class KnowledgeService {
     const cleared = current.scope === 'private' ? null : await this.clearEdit(caller, current, changes, input)
     const notes = cleared?.notes ?? []
     if (changes.title !== undefined || changes.body !== undefined) {
-      const s = summarize(current.id, changes.title ?? current.title, changes.body ?? current.body, current.superseded_by !== null)
+      const s = summarize(current.id, changes.title ?? current.title, changes.body ?? current.body, current.superseded_by)
       changes.summary = s.body
       changes.summary_title = s.title
     }

@@ -113,7 +113,7 @@ function redactionChanges(e: EntryRow, c: Clearance): EntryChanges {
   if (r.thought_chain.some((t, i) => t.thought !== e.thought_chain[i]!.thought)) changes.thought_chain = r.thought_chain
   if (r.resolution?.note !== e.resolution?.note || r.resolution?.url !== e.resolution?.url) changes.resolution = r.resolution
   if (changes.title !== undefined || changes.body !== undefined) {
-    const s = summarize(e.id, r.title, r.body, e.superseded_by !== null)
+    const s = summarize(e.id, r.title, r.body, e.superseded_by)
     changes.summary = s.body
     changes.summary_title = s.title
   }

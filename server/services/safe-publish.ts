@@ -207,7 +207,7 @@ export async function clearImported(
   const s =
     r.title === e.title && r.body === e.body
       ? {title: e.summary_title, body: e.summary}
-      : summarize(e.id, r.title, r.body, e.superseded_by !== null)
+      : summarize(e.id, r.title, r.body, e.superseded_by)
   return {
     ...e,
     title: r.title,

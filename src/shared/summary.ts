@@ -27,10 +27,12 @@ const SENTENCE_END = new Set(['.', '!', '?'])
  * Tokens of a summary item as served, with room for the longest status, the freshness word and a search score, in
  * the order the server serves them (score last); counted up to the budget.
  */
-function itemTokens(id: string | null, title: string, body: string, superseded: boolean): number {
+function itemTokens(id: string | null, title: string, body: string, supersededBy: string | null): number {
   const item = {id: id ?? PLACEHOLDER_ID, title, body, status: 'resolved', freshness: 'stale'}
-  // A superseded entry's item also names its replacement (docs/api.md, "Supersede"): room for one id.
-  const served = superseded ? {...item, superseded_by: PLACEHOLDER_ID, score: PLACEHOLDER_SCORE} : {...item, score: PLACEHOLDER_SCORE}
+  // A superseded entry's item also names its replacement (docs/api.md, "Supersede"): that very id, since ids of
+  // the same length differ by several tokens (a placeholder's count let random ones overflow the budget).
+  const served =
+    supersededBy !== null ? {...item, superseded_by: supersededBy, score: PLACEHOLDER_SCORE} : {...item, score: PLACEHOLDER_SCORE}
   return countUpTo(JSON.stringify(served), SUMMARY_TOKEN_BUDGET)
 }
 
@@ -40,23 +42,23 @@ export interface SummaryForm {
 }
 
 /**
- * Computes the title and body shown at `summary` level. Deterministic for the same input; `superseded` leaves room
- * for `superseded_by` in the item.
+ * Computes the title and body shown at `summary` level. Deterministic for the same input; `supersededBy` (the
+ * replacement's id) leaves room for `superseded_by` in the item: computed again whenever it changes.
  */
-export function summarize(id: string | null, title: string, body: string, superseded = false): SummaryForm {
+export function summarize(id: string | null, title: string, body: string, supersededBy: string | null = null): SummaryForm {
   const text = firstParagraph(body)
-  const fits = (t: string, b: string): boolean => itemTokens(id, t, b, superseded) <= SUMMARY_TOKEN_BUDGET
+  const fits = (t: string, b: string): boolean => itemTokens(id, t, b, supersededBy) <= SUMMARY_TOKEN_BUDGET
   // Text longer than the cut ever looks at cannot fit whole; not tokenising it all matters, because BPE
   // is quadratic in a long run without spaces (100,000 × "x" took 30 s and blocked the daemon).
   const mayFitWhole = text.length <= CUT_MAX
   if (mayFitWhole && fits(title, text)) return {title, body: text}
   let shownTitle = title
   // A title so long that it leaves no room for the body is cut too: the budget is a promise.
-  if (!fits(title, ELLIPSIS)) shownTitle = cutToFit(title, (t) => itemTokens(id, t, ELLIPSIS, superseded) <= SUMMARY_TOKEN_BUDGET - 20)
+  if (!fits(title, ELLIPSIS)) shownTitle = cutToFit(title, (t) => itemTokens(id, t, ELLIPSIS, supersededBy) <= SUMMARY_TOKEN_BUDGET - 20)
   if (mayFitWhole && fits(shownTitle, text)) return {title: shownTitle, body: text}
   // Where the cut falls, about: as far as the text's own tokens fill the room the rest leaves. The search
   // starts there, so a cut costs two or three counts of the item instead of a dozen.
-  const room = SUMMARY_TOKEN_BUDGET - itemTokens(id, shownTitle, ELLIPSIS, superseded)
+  const room = SUMMARY_TOKEN_BUDGET - itemTokens(id, shownTitle, ELLIPSIS, supersededBy)
   const near = room > 0 ? Array.from(text.slice(0, piecesWithin(text.slice(0, CUT_MAX), room))).length : 0
   const shownBody = cutToFit(text, (b) => fits(shownTitle, b), near)
   return {title: shownTitle, body: shownBody}

@@ -151,7 +151,8 @@ function entryRecord(ctx: ImportContext, e: EntryLine): EntryExport & {summary: 
   })
   const trust = trustOf(e, ref, foreign, errors)
   if (errors.list.length > 0) throw new LineError(errors.list.map((x) => `${x.path}: ${x.message}`).join('; '))
-  const s = summarize(id, title, body, Boolean(e.superseded_by))
+  const supersededBy = e.superseded_by ? lowerUuid(e.superseded_by) : null
+  const s = summarize(id, title, body, supersededBy)
   return {
     id,
     title,
@@ -169,7 +170,7 @@ function entryRecord(ctx: ImportContext, e: EntryLine): EntryExport & {summary: 
     updated_at: updatedAt,
     version: e.version ?? 1,
     ...trust,
-    superseded_by: e.superseded_by ? lowerUuid(e.superseded_by) : null,
+    superseded_by: supersededBy,
     retrieved: e.retrieved ?? 0,
     last_retrieved_at: time(e.last_retrieved_at ?? undefined) ?? null,
     comments,
