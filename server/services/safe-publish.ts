@@ -205,9 +205,7 @@ export async function clearImported(
   const me = {id: caller.principal.id, name: caller.principal.name}
   for (const n of c.notes) comments.push({id: n.id, body: n.body, type: n.type, author: me, created_at: n.created_at})
   const s =
-    r.title === e.title && r.body === e.body
-      ? {title: e.summary_title, body: e.summary}
-      : summarize(e.id, r.title, r.body, e.superseded_by)
+    r.title === e.title && r.body === e.body ? {title: e.summary_title, body: e.summary} : summarize(e.id, r.title, r.body, e.superseded_by)
   return {
     ...e,
     title: r.title,
