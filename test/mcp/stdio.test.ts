@@ -105,7 +105,7 @@ describe('kb mcp over stdio', () => {
       })) as CallToolResult
       expect(missing.isError).toBe(true)
       expect(textOf(missing)).toMatch(/not_found/)
-      expect((await client.listTools()).tools).toHaveLength(11)
+      expect((await client.listTools()).tools).toHaveLength(12)
     } finally {
       await client.close()
     }
