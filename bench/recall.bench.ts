@@ -8,6 +8,8 @@ import {spawnSync} from 'node:child_process'
 import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
+import Database from 'better-sqlite3'
+import {dataFiles} from '../src/shared/paths.js'
 import {prepareDataDir} from './bulk-load.js'
 import {corpus} from './corpus.js'
 import {projectRoot} from './cranfield.js'
@@ -37,6 +39,10 @@ function timed(cmd: string[], input: string, env: NodeJS.ProcessEnv): {ms: numbe
 const dir = mkdtempSync(join(tmpdir(), 'kb-bench-recall-'))
 try {
   const prepared = await prepareDataDir(join(dir, 'data'), ENTRIES)
+  // The corpus is dated 2024: older than a project's 180 days, every entry would be stale and never recalled.
+  const db = new Database(dataFiles(prepared.dataDir).db)
+  db.prepare('UPDATE entries SET created_at = ?, updated_at = ?').run(new Date().toISOString(), new Date().toISOString())
+  db.close()
   const daemon = await spawnDaemon(prepared.dataDir)
   try {
     const env = {

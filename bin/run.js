@@ -7,7 +7,20 @@ if (argv.length === 1 && argv[0] === '--version') {
   const {readFileSync} = await import('node:fs')
   const {version} = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
   process.stdout.write(`kb/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
-} else {
+} else if (!(argv[0] === 'recall' && argv[1] === '--hook' && (await fastHook()))) {
   const {execute} = await import('@oclif/core')
   await execute({dir: import.meta.url})
+}
+
+/**
+ * A coding agent's prompt hook (`kb recall --hook <tool>`) runs before every prompt: it skips oclif, whose loading
+ * costs more than Node's own start (src/cli/recall/fast-hook.ts); false when the command must run it instead.
+ */
+async function fastHook() {
+  const {readFileSync} = await import('node:fs')
+  const {version} = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
+  const {runRecallHook} = await import('../dist/src/cli/recall/fast-hook.js')
+  if (!(await runRecallHook(argv.slice(1), version))) return false
+  // Done and written out: kept-alive connections must not hold the prompt.
+  process.exit(0)
 }

@@ -11,15 +11,7 @@ import {KbCommand} from '../src/cli/base.js'
 import {effectiveSetting} from '../src/cli/config/effective.js'
 import {readStdin} from '../src/cli/input.js'
 import {safeText} from '../src/cli/output/safe-text.js'
-import {HOOK_TOOLS, hookOutput, readHookInput, type HookTool} from '../src/cli/recall/hook-formats.js'
-
-/** The whole hook, from the process's start to its output: past it the prompt goes on without kb (KB_RECALL_DEADLINE_MS). */
-const HOOK_DEADLINE_MS = 900
-
-function hookDeadlineMs(env: NodeJS.ProcessEnv = process.env): number {
-  const n = Number(env.KB_RECALL_DEADLINE_MS)
-  return Number.isInteger(n) && n > 0 ? n : HOOK_DEADLINE_MS
-}
+import {hookDeadline, HOOK_TOOLS, hookOutput, readHookInput, type HookTool} from '../src/cli/recall/hook-formats.js'
 
 export default class Recall extends KbCommand<typeof Recall> {
   static override summary = 'Recall the knowledge that bears on a prompt (for agents\u2019 prompt hooks)'
@@ -62,7 +54,7 @@ export default class Recall extends KbCommand<typeof Recall> {
 
   /** The hook: silent on every failure, bounded in time, no daemon started. */
   private async hook(tool: HookTool): Promise<null> {
-    const deadline = Date.now() - process.uptime() * 1000 + hookDeadlineMs()
+    const deadline = hookDeadline()
     const timer = setTimeout(() => process.exit(0), Math.max(0, deadline + 50 - Date.now()))
     timer.unref()
     try {

@@ -7,7 +7,10 @@
 import {createServer, type Server, type Socket} from 'node:net'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {ChildDaemon} from '../helpers/daemon.js'
-import {cleanup, freePort, kb, type KbEnv, userWithDaemon} from './helpers.js'
+import {readFileSync} from 'node:fs'
+import {join} from 'node:path'
+import {KB_BIN} from '../helpers/daemon.js'
+import {cleanup, freePort, kb, run, type KbEnv, userWithDaemon} from './helpers.js'
 
 let d: ChildDaemon
 let user: KbEnv
@@ -56,6 +59,24 @@ describe('kb recall --hook claude-code', () => {
     expect(context).toContain(`[${poolId}] Connection pool exhausted under load (fresh; matched: `)
     expect(context).toContain('verify_knowledge')
     expect(r.stderr).toBe('')
+  })
+
+  it('runs without oclif: a prompt waits for no more than the hook needs', async () => {
+    const file = join(user.root, 'hook-modules.txt')
+    const r = await run(
+      process.execPath,
+      ['--import', join(import.meta.dirname, 'fixtures', 'record-modules.mjs'), KB_BIN, 'recall', '--hook', 'claude-code'],
+      user,
+      {
+        input: hookInput('why does the pg pool time out acquiring a client?', user.home),
+        env: {KB_RECORD_MODULES: file},
+      },
+    )
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout).toContain(poolId)
+    const mods = readFileSync(file, 'utf8')
+    expect(mods).toContain('/dist/src/cli/recall/fast-hook.js')
+    expect(mods).not.toContain('@oclif')
   })
 
   it('prints nothing for an irrelevant prompt, or input that is not the hook JSON', async () => {

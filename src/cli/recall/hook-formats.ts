@@ -4,6 +4,15 @@
  * written in the form the tool adds to the model's context.
  */
 
+/** The whole hook, from the process's start to its output: past it the prompt goes on without kb (KB_RECALL_DEADLINE_MS). */
+const HOOK_DEADLINE_MS = 900
+
+/** When the hook gives up (ms since the epoch): HOOK_DEADLINE_MS, or KB_RECALL_DEADLINE_MS, after the process started. */
+export function hookDeadline(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env.KB_RECALL_DEADLINE_MS)
+  return Date.now() - process.uptime() * 1000 + (Number.isInteger(n) && n > 0 ? n : HOOK_DEADLINE_MS)
+}
+
 /** The tools whose prompt hook can add context (Claude Code's `UserPromptSubmit`). */
 export const HOOK_TOOLS = ['claude-code'] as const
 export type HookTool = (typeof HOOK_TOOLS)[number]
