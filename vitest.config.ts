@@ -11,7 +11,7 @@ const API_TESTS = [
   'test/server/search/{aged,bounded,forgiving}.test.ts',
   'test/server/{fuzz,hostile,smoke,summary,visibility}.test.ts',
   'test/server/transfer/{authorship,malformed,round-trip}.test.ts',
-  'test/mcp/{batch,http,http-trust,join-pending,recall-record,safe-publish,stdio}.test.ts',
+  'test/mcp/{batch,http,http-curation,http-trust,join-pending,recall-record,safe-publish,stdio}.test.ts',
 ]
 
 export default defineConfig({
