@@ -196,7 +196,8 @@ describe('on a terminal', () => {
   })
 
   it('kb add into a shared scope asks too', async () => {
-    const r = await kbTty(user, ['add', 'Shared key', '--body', BODY, '--scope', 'global'], {input: 'r\n'})
+    // --yes: entries of the tests above look alike, and the question here is the safe-publish one.
+    const r = await kbTty(user, ['add', 'Shared key', '--body', BODY, '--scope', 'global', '--yes'], {input: 'r\n'})
     expect(r.code, r.stdout).toBe(0)
     const out = r.stdout.replace(new RegExp(ANSI_RE.source, 'g'), '')
     expect(out).toContain('Redact them and go on [r], keep them as written and record that [k], or stop [s]?')

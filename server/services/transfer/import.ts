@@ -186,7 +186,10 @@ async function similarOf(store: Store, caller: Caller, checked: Checked[]): Prom
   const finder = new SimilarFinder(store)
   const own = checked.map((c) => c.id)
   const out: NonNullable<ImportReport['similar']> = []
+  // Each lookup is a few ms of synchronous store work on SQLite: other requests get their turn between them.
+  const slice = new TimeSlice()
   for (const c of checked) {
+    await slice.pause()
     const similar = await finder.find(caller, c, own)
     // By line only: the answer repeats nothing of the file but where (a dry run must not tell ids apart: docs/security.md).
     if (similar.length > 0) out.push({line: c.line, similar})
