@@ -3,6 +3,7 @@
  * search tests do: the fields that vary are given, the rest are those of a new open global entry.
  */
 import type {EntryRow} from '../server/store/store.js'
+import {UNTRUSTED} from '../server/store/trust.js'
 
 export function entryRow(e: Pick<EntryRow, 'id' | 'title' | 'body' | 'author'> & Partial<EntryRow>): EntryRow {
   const at = e.created_at ?? new Date().toISOString()
@@ -21,16 +22,7 @@ export function entryRow(e: Pick<EntryRow, 'id' | 'title' | 'body' | 'author'> &
     updated_at: at,
     version: 1,
     comment_count: 0,
-    anchors: [],
-    flags: {stale: 0, incorrect: 0, duplicate: 0, obsolete: 0},
-    flagged_at: null,
-    verified_at: null,
-    verified_by: null,
-    verifications: [],
-    corrections: 0,
-    superseded_by: null,
-    retrieved: 0,
-    last_retrieved_at: null,
+    ...UNTRUSTED,
     ...e,
   }
 }

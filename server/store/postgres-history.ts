@@ -19,16 +19,10 @@ import {
   type ReviewOutcome,
   type UsageBatch,
 } from './history-store.js'
-import {ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params} from './postgres-rows.js'
+import {ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params, numbered} from './postgres-rows.js'
 import {entryFromRow} from './rows.js'
 import {ANCHOR_STALE_PATTERNS, NO_FLAGS} from './trust.js'
 import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
-
-/** `?` → `$1`, `$2`, … in order; the statements hold no `?` inside a literal. */
-function numbered(sql: string): string {
-  let n = 0
-  return sql.replace(/\?/g, () => `$${++n}`)
-}
 
 /** Writes the records inside the caller's transaction. */
 export async function writeHistory(q: Queryable, rows: HistoryRow[] | undefined): Promise<void> {

@@ -4,6 +4,7 @@
  * removal locks the project's membership rows first, so two maintainers removing each other cannot both succeed.
  */
 import type {ProjectRole} from '../../src/shared/types.js'
+import {numbered} from './postgres-rows.js'
 import type {PostgresDb, Queryable} from './postgres-db.js'
 import {
   type Acceptance,
@@ -17,12 +18,6 @@ import {
   removal,
   type RemoveOutcome,
 } from './membership-store.js'
-
-/** `?` → `$1`, `$2`, … in order; the statements hold no `?` inside a literal. */
-function numbered(sql: string): string {
-  let n = 0
-  return sql.replace(/\?/g, () => `$${++n}`)
-}
 
 const SQL = Object.fromEntries(Object.entries(MEMBERSHIP_SQL).map(([k, v]) => [k, numbered(v)])) as typeof MEMBERSHIP_SQL
 

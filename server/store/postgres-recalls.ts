@@ -2,14 +2,9 @@
  * @module The PostgreSQL side of `Store.recalls` (table `recalls`): the statements of recall-store.ts with their
  * placeholders numbered.
  */
+import {numbered} from './postgres-rows.js'
 import type {PostgresDb} from './postgres-db.js'
 import {insertArgs, listArgs, RECALL_SQL, recallFromRow, type RecallPage, type RecallRow, type RecallStore} from './recall-store.js'
-
-/** `?` → `$1`, `$2`, … in order; the statements hold no `?` inside a literal. */
-function numbered(sql: string): string {
-  let n = 0
-  return sql.replace(/\?/g, () => `$${++n}`)
-}
 
 export class PostgresRecallStore implements RecallStore {
   constructor(private readonly db: PostgresDb) {}

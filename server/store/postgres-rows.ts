@@ -64,3 +64,9 @@ export const ENTRY_FROM = 'entries e JOIN principals p ON p.id = e.author_id'
 /** The columns `commentFromRow` reads, over `comments c JOIN principals p ON p.id = c.author_id`, in the order comments are listed. */
 export const COMMENT_COLUMNS = 'c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at'
 export const COMMENT_ORDER = 'c.created_at, c.n'
+
+/** `?` → `$1`, `$2`, … in order, for the statements both drivers share; they hold no `?` inside a literal. */
+export function numbered(sql: string): string {
+  let n = 0
+  return sql.replace(/\?/g, () => `$${++n}`)
+}
