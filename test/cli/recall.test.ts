@@ -10,7 +10,8 @@ import type {ChildDaemon} from '../helpers/daemon.js'
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {KB_BIN} from '../helpers/daemon.js'
-import {cleanup, freePort, kb, run, type KbEnv, userWithDaemon} from './helpers.js'
+import {ANSI_RE, cleanup, freePort, kb, kbTty, run, type KbEnv, userWithDaemon} from './helpers.js'
+import {displayWidth} from '../../src/cli/output/format.js'
 
 let d: ChildDaemon
 let user: KbEnv
@@ -147,6 +148,17 @@ describe('kb recall and kb agent log', () => {
     expect(bySession.items).toHaveLength(1)
     const piped = await kb(user, ['agent', 'log'])
     expect(piped.stdout.split('\n')[0]).toContain('kb-cli')
+    // On an 80-column terminal every row fits, the query cut rather than wrapped.
+    const long = `why does the pg pool time out acquiring a client ${'under heavy load '.repeat(8)}`
+    expect((await kb(user, ['recall', long])).code).toBe(0)
+    const tty = await kbTty(user, ['agent', 'log'], {cols: 80})
+    const lines = tty.stdout
+      .replace(new RegExp(ANSI_RE.source, 'g'), '')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+    expect(lines[0]).toMatch(/^WHEN +BY +GIVEN +QUERY$/)
+    expect(lines[1]).toMatch(/…$/)
+    for (const l of lines) expect(displayWidth(l), l).toBeLessThanOrEqual(80)
   })
 
   it('takes its budget from recall.max_tokens and refuses one out of range', async () => {
