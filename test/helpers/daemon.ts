@@ -228,3 +228,8 @@ export async function joinApproved(d: TestDaemon, remote: string, key: string, a
   if (again.status !== 200) throw new Error(`join after approval: ${again.status} ${again.text}`)
   return again.body
 }
+
+/** The string with its last character changed — never to itself (a fixed `x` leaves a key ending in x unchanged, 1 run in 62). */
+export function alterLast(s: string): string {
+  return `${s.slice(0, -1)}${s.endsWith('x') ? 'y' : 'x'}`
+}
