@@ -6,10 +6,11 @@
 import {COMMENT_MAX, MERGE_COMMENTS_MAX, TAGS_MAX} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
 import type {MergeBody, SupersedeBody} from '../../src/shared/schemas.js'
-import type {EntryFull} from '../../src/shared/types.js'
+import type {CommentType, EntryFull} from '../../src/shared/types.js'
 import {summarize} from '../../src/shared/summary.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
-import type {CommentRow, EntryRow, Store} from '../store/store.js'
+import type {HistoryRow} from '../store/history-store.js'
+import type {CommentRow, EntryRow, Store, UpdateStep} from '../store/store.js'
 import {clearFields} from './safe-publish.js'
 import {type Caller, isOwner} from './context.js'
 import {actorOf, describeChanges, record} from './history.js'
@@ -18,6 +19,8 @@ import {lowerUuid} from './validate.js'
 
 /** Links followed when looking for a cycle: a chain longer than this is refused as if it were one. */
 const CHAIN_MAX = 100
+/** A merge whose entries change under it is read and tried again this many times, then refused (409). */
+const MERGE_ATTEMPTS = 3
 
 export class CurationService {
   constructor(
@@ -61,14 +64,20 @@ export class CurationService {
 
   private async setSuperseded(caller: Caller, e: EntryRow, by: string | null, note: string | undefined): Promise<EntryFull> {
     if (e.superseded_by === by && note === undefined) return this.knowledge.full(caller, e)
+    const step = await this.supersedeStep(caller, e, by, note, nowIso())
+    const outcome = await this.store.updateEntry(step.id, step.changes, step.options)
+    if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${e.id} does not exist`)
+    return this.knowledge.full(caller, outcome.entry)
+  }
+
+  /** The write of a supersede: the change, its note and its history record, one new version (docs/api.md, "History"). */
+  private async supersedeStep(caller: Caller, e: EntryRow, by: string | null, note: string | undefined, at: string): Promise<UpdateStep> {
     // The summary item names the replacement: computed again with room for it (docs/api.md, "Summary form").
     const s = summarize(e.id, e.title, e.body, by)
-    const at = nowIso()
     const comments =
       note === undefined
         ? []
         : await this.noteRows(caller, e, by === null ? `No longer superseded: ${note}` : `Superseded by ${by}: ${note}`, at)
-    // The change, its note and its history record in one transaction: one new version (docs/api.md, "History").
     const history = [
       record(
         await actorOf(this.store, caller),
@@ -79,13 +88,7 @@ export class CurationService {
         at,
       ),
     ]
-    const outcome = await this.store.updateEntry(
-      e.id,
-      {superseded_by: by, summary: s.body, summary_title: s.title},
-      {at, comments, history},
-    )
-    if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${e.id} does not exist`)
-    return this.knowledge.full(caller, outcome.entry)
+    return {id: e.id, changes: {superseded_by: by, summary: s.body, summary_title: s.title}, options: {at, comments, history}}
   }
 
   /** The note as a comment row of the caller, cleared as a comment is on a shared entry (docs/api.md, "Safe publish"). */
@@ -107,38 +110,53 @@ export class CurationService {
   /**
    * `POST /knowledge/:id/merge {into, note?}`: the entry's comments copied onto `into` (each noting where it came
    * from), its tags added to those of `into`, a comment on `into` recording the merge, then the entry superseded by
-   * `into`. The caller must be able to curate both. Answers `into` at full detail.
+   * `into`. The caller must be able to curate both. Everything is checked (the secret scan of each comment on a shared
+   * entry included) before anything is written, then written in one transaction with both entries' history: a merge
+   * happens whole or not at all. Answers `into` at full detail.
    */
   async merge(caller: Caller, id: string, input: MergeBody): Promise<EntryFull> {
-    const a = await this.curatable(caller, id, 'merge')
-    const b = await this.replacement(caller, a, input.into, 'into')
-    await this.curatable(caller, b.id, 'merge into')
-    const comments = await this.store.listComments(a.id, {limit: MERGE_COMMENTS_MAX})
-    for (const c of comments) {
-      const body = `From merged entry ${a.id} ("${a.title}"), ${c.type} by ${c.author.name} at ${c.created_at}:\n\n${c.body}`.slice(
-        0,
-        COMMENT_MAX,
-      )
-      await this.knowledge.comment(caller, b.id, {body, type: c.type})
+    for (let attempt = 1; ; attempt++) {
+      const a = await this.curatable(caller, id, 'merge')
+      const b = await this.replacement(caller, a, input.into, 'into')
+      await this.curatable(caller, b.id, 'merge into')
+      const outcome = await this.store.updateEntries(await this.mergeSteps(caller, a, b, input.note))
+      if (outcome.ok) return this.knowledge.full(caller, outcome.entries[0]!)
+      if (outcome.reason === 'missing') throw new KbError('not_found', `knowledge entry ${outcome.id} does not exist`)
+      // One of the two changed between the reads above and the write (both versions are expected): read them again.
+      if (attempt >= MERGE_ATTEMPTS)
+        throw new KbError('conflict', `entry ${outcome.id} kept changing during the merge; nothing was merged, try again`)
     }
+  }
+
+  /** The two writes of a merge, `into` first, each expecting the version read (Store.updateEntries). */
+  private async mergeSteps(caller: Caller, a: EntryRow, b: EntryRow, note: string | undefined): Promise<UpdateStep[]> {
+    const at = nowIso()
+    const rows: CommentRow[] = []
+    const history: HistoryRow[] = []
+    const add = async (body: string, type: CommentType): Promise<void> => {
+      const c = await this.knowledge.commentRows(caller, b, {body: body.slice(0, COMMENT_MAX), type}, at)
+      rows.push(...c.rows)
+      history.push(...c.history)
+    }
+    for (const c of await this.store.listComments(a.id, {limit: MERGE_COMMENTS_MAX}))
+      await add(`From merged entry ${a.id} ("${a.title}"), ${c.type} by ${c.author.name} at ${c.created_at}:\n\n${c.body}`, c.type)
     const tags = [...new Set([...b.tags, ...a.tags])].slice(0, TAGS_MAX)
-    if (tags.length > b.tags.length) {
-      const at = nowIso()
-      const history = [
+    const changes = tags.length > b.tags.length ? {tags} : {}
+    if (tags.length > b.tags.length)
+      history.push(
         record(await actorOf(this.store, caller), b.id, 'edited', describeChanges(b, {tags}), `tags of merged entry ${a.id}`, at),
-      ]
-      await this.store.updateEntry(b.id, {tags}, {at, history})
-    }
-    const said = `Merged entry ${a.id} ("${a.title}") into this one${input.note === undefined ? '' : `: ${input.note}`}`
-    await this.knowledge.comment(caller, b.id, {body: said, type: 'note'})
-    await this.setSuperseded(
+      )
+    await add(`Merged entry ${a.id} ("${a.title}") into this one${note === undefined ? '' : `: ${note}`}`, 'note')
+    const retire = await this.supersedeStep(
       caller,
       a,
       b.id,
-      `merged into it, with its comments and tags${input.note === undefined ? '' : ` (${input.note})`}`,
+      `merged into it, with its comments and tags${note === undefined ? '' : ` (${note})`}`,
+      at,
     )
-    const merged = await this.store.getEntry(b.id)
-    if (!merged) throw new KbError('not_found', `knowledge entry ${b.id} does not exist`)
-    return this.knowledge.full(caller, merged)
+    return [
+      {id: b.id, changes, options: {at, comments: rows, history, expectedVersion: b.version}},
+      {...retire, options: {...retire.options, expectedVersion: a.version}},
+    ]
   }
 }

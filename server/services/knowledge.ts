@@ -330,6 +330,30 @@ export class KnowledgeService {
 
   async comment(caller: Caller, id: string, input: CommentBody): Promise<Comment> {
     const e = await this.visible(caller, id)
+    const {comment, rows, history} = await this.commentRows(caller, e, input)
+    if (rows.length > 1) {
+      // The comment and the record of what it let through, in one transaction.
+      const outcome = await this.store.updateEntry(e.id, {}, {at: comment.created_at, comments: rows, history})
+      if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
+      const {entry_id: _entry, author_id: _author, ...rest} = comment
+      return {...rest, author: ref(caller)}
+    }
+    const added = await this.store.addComment(comment, history)
+    if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
+    return added.comment
+  }
+
+  /**
+   * A comment of the caller on `e` as rows to write, not yet written: the comment (cleared as an edit is on a shared
+   * entry, docs/api.md "Safe publish"), the records of what it let through, and its history records. A merge writes
+   * several of them with the rest of the merge in one transaction (server/services/curation.ts).
+   */
+  async commentRows(
+    caller: Caller,
+    e: EntryRow,
+    input: CommentBody,
+    at = nowIso(),
+  ): Promise<{comment: CommentRow; rows: CommentRow[]; history: HistoryRow[]}> {
     if (input.body.trim() === '')
       throw new KbError('validation_failed', 'body: must not be blank', {errors: [{path: 'body', message: 'must not be blank'}]})
     const comment: CommentRow = {
@@ -338,32 +362,22 @@ export class KnowledgeService {
       body: input.body,
       type: input.type ?? COMMENT_TYPE_DEFAULT,
       author_id: caller.principal.id,
-      created_at: nowIso(),
+      created_at: at,
     }
     const actor = await actorOf(this.store, caller)
     const history = [record(actor, e.id, 'commented', {comment: comment.type}, null, comment.created_at)]
-    if (e.scope !== 'private') {
-      // A comment on a shared entry reaches its readers at once: cleared as an edit is (docs/api.md, "Safe publish").
-      const c = await clearFields([{field: 'comment', text: input.body}], input, {
-        action: `commenting on an entry in ${e.scope} scope`,
-        status: 422,
-        entryId: e.id,
-        caller,
-        signer: await ackSigner(this.store, e.id, e.scope, e.project_id),
-      })
-      comment.body = c.values.get('comment') ?? comment.body
-      history.push(...clearanceRecords(actor, e.id, c.tally, comment.created_at))
-      if (c.notes.length > 0) {
-        // The comment and the record of what it let through, in one transaction.
-        const outcome = await this.store.updateEntry(e.id, {}, {at: comment.created_at, comments: [comment, ...c.notes], history})
-        if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
-        const {entry_id: _entry, author_id: _author, ...rest} = comment
-        return {...rest, author: ref(caller)}
-      }
-    }
-    const added = await this.store.addComment(comment, history)
-    if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
-    return added.comment
+    if (e.scope === 'private') return {comment, rows: [comment], history}
+    // A comment on a shared entry reaches its readers at once: cleared as an edit is (docs/api.md, "Safe publish").
+    const c = await clearFields([{field: 'comment', text: input.body}], input, {
+      action: `commenting on an entry in ${e.scope} scope`,
+      status: 422,
+      entryId: e.id,
+      caller,
+      signer: await ackSigner(this.store, e.id, e.scope, e.project_id),
+    })
+    comment.body = c.values.get('comment') ?? comment.body
+    history.push(...clearanceRecords(actor, e.id, c.tally, comment.created_at))
+    return {comment, rows: [comment, ...c.notes], history}
   }
 
   /** A fork, with the entries other than its parent that look like it where it goes (docs/api.md, "Similar entries on write"). */

@@ -42,8 +42,11 @@ import type {
   TrustChange,
   UpdateOptions,
   UpdateOutcome,
+  UpdatesOutcome,
+  UpdateStep,
   Viewer,
 } from './store.js'
+import {StepFailed} from './store.js'
 import type {TransferStore} from './transfer-store.js'
 
 const INSERT_PRINCIPAL = 'INSERT INTO principals (id, name, role, created_at) VALUES ($1, $2, $3, $4)'
@@ -283,21 +286,48 @@ export class PostgresStore implements Store {
 
   /** The row is locked (FOR UPDATE) before its version is compared, so of two writers expecting one version only the first succeeds. */
   async updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome> {
-    return this.write(async (q, delta): Promise<UpdateOutcome> => {
-      const [current] = await q.query<{seq: number; version: number}>('SELECT seq, version FROM entries WHERE id = $1 FOR UPDATE', [id])
-      if (!current) return {ok: false, reason: 'missing'}
-      if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) return {ok: false, reason: 'stale'}
-      await this.entries.update(q, current.seq, changes, options.at, delta)
-      if (options.closeFlags) await this.trust.closeFlags(q, current.seq, id)
-      await this.trust.countCorrections(q, current.seq, options.comments ?? [])
-      for (const c of options.commentBodies ?? [])
-        await q.run('UPDATE comments SET body = $1 WHERE id = $2 AND entry_seq = $3', [c.body, c.id, current.seq])
-      for (const c of options.comments ?? []) await this.entries.insertComment(q, current.seq, c)
-      if (options.comments?.length)
-        await q.run('UPDATE entries SET comment_count = comment_count + $1 WHERE seq = $2', [options.comments.length, current.seq])
-      await writeHistory(q, options.history)
-      return {ok: true, entry: (await getEntry(q, id))!}
-    })
+    return this.write((q, delta) => this.updateIn(q, delta, id, changes, options))
+  }
+
+  async updateEntries(steps: UpdateStep[]): Promise<UpdatesOutcome> {
+    try {
+      return await this.write(async (q, delta): Promise<UpdatesOutcome> => {
+        const entries: EntryRow[] = []
+        for (const s of steps) {
+          const o = await this.updateIn(q, delta, s.id, s.changes, s.options)
+          // Thrown to roll back what the steps before wrote; answered below.
+          if (!o.ok) throw new StepFailed({ok: false, reason: o.reason, id: s.id})
+          entries.push(o.entry)
+        }
+        return {ok: true, entries}
+      })
+    } catch (e) {
+      if (e instanceof StepFailed) return e.outcome
+      throw e
+    }
+  }
+
+  /** One update inside the caller's transaction. */
+  private async updateIn(
+    q: Queryable,
+    delta: IndexDelta,
+    id: string,
+    changes: EntryChanges,
+    options: UpdateOptions,
+  ): Promise<UpdateOutcome> {
+    const [current] = await q.query<{seq: number; version: number}>('SELECT seq, version FROM entries WHERE id = $1 FOR UPDATE', [id])
+    if (!current) return {ok: false, reason: 'missing'}
+    if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) return {ok: false, reason: 'stale'}
+    await this.entries.update(q, current.seq, changes, options.at, delta)
+    if (options.closeFlags) await this.trust.closeFlags(q, current.seq, id)
+    await this.trust.countCorrections(q, current.seq, options.comments ?? [])
+    for (const c of options.commentBodies ?? [])
+      await q.run('UPDATE comments SET body = $1 WHERE id = $2 AND entry_seq = $3', [c.body, c.id, current.seq])
+    for (const c of options.comments ?? []) await this.entries.insertComment(q, current.seq, c)
+    if (options.comments?.length)
+      await q.run('UPDATE entries SET comment_count = comment_count + $1 WHERE seq = $2', [options.comments.length, current.seq])
+    await writeHistory(q, options.history)
+    return {ok: true, entry: (await getEntry(q, id))!}
   }
 
   async updateTrust(id: string, decide: (e: EntryRow) => TrustChange): Promise<{entry: EntryRow; replaced: boolean} | null> {

@@ -47,8 +47,11 @@ import type {
   TrustChange,
   UpdateOptions,
   UpdateOutcome,
+  UpdatesOutcome,
+  UpdateStep,
   Viewer,
 } from './store.js'
+import {StepFailed} from './store.js'
 import type {TransferStore} from './transfer-store.js'
 
 const GET_ENTRY_SQL = `SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?`
@@ -356,25 +359,47 @@ export class SqliteStore implements Store {
 
   async updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome> {
     await this.gate.wait()
-    return this.db
-      .transaction((): UpdateOutcome => {
-        const current = this.stmt('SELECT seq, version FROM entries WHERE id = ?').get(id) as {seq: number; version: number} | undefined
-        if (!current) return {ok: false, reason: 'missing'}
-        if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) {
-          return {ok: false, reason: 'stale'}
-        }
-        this.entries.update(current.seq, changes, options.at)
-        if (options.closeFlags) this.trust.closeFlags(current.seq, id)
-        this.trust.countCorrections(current.seq, options.comments ?? [])
-        for (const c of options.commentBodies ?? [])
-          this.stmt('UPDATE comments SET body = ? WHERE id = ? AND entry_seq = ?').run(c.body, c.id, current.seq)
-        for (const c of options.comments ?? []) this.entries.insertComment(current.seq, c)
-        if (options.comments?.length)
-          this.stmt('UPDATE entries SET comment_count = comment_count + ? WHERE seq = ?').run(options.comments.length, current.seq)
-        this.history.write(options.history)
-        return {ok: true, entry: this.getEntrySync(id)!}
-      })
-      .immediate()
+    return this.db.transaction(() => this.updateSync(id, changes, options)).immediate()
+  }
+
+  async updateEntries(steps: UpdateStep[]): Promise<UpdatesOutcome> {
+    await this.gate.wait()
+    try {
+      return this.db
+        .transaction((): UpdatesOutcome => {
+          const entries: EntryRow[] = []
+          for (const s of steps) {
+            const o = this.updateSync(s.id, s.changes, s.options)
+            // Thrown to roll back what the steps before wrote; answered below.
+            if (!o.ok) throw new StepFailed({ok: false, reason: o.reason, id: s.id})
+            entries.push(o.entry)
+          }
+          return {ok: true, entries}
+        })
+        .immediate()
+    } catch (e) {
+      if (e instanceof StepFailed) return e.outcome
+      throw e
+    }
+  }
+
+  /** One update; the caller holds the transaction. */
+  private updateSync(id: string, changes: EntryChanges, options: UpdateOptions): UpdateOutcome {
+    const current = this.stmt('SELECT seq, version FROM entries WHERE id = ?').get(id) as {seq: number; version: number} | undefined
+    if (!current) return {ok: false, reason: 'missing'}
+    if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) {
+      return {ok: false, reason: 'stale'}
+    }
+    this.entries.update(current.seq, changes, options.at)
+    if (options.closeFlags) this.trust.closeFlags(current.seq, id)
+    this.trust.countCorrections(current.seq, options.comments ?? [])
+    for (const c of options.commentBodies ?? [])
+      this.stmt('UPDATE comments SET body = ? WHERE id = ? AND entry_seq = ?').run(c.body, c.id, current.seq)
+    for (const c of options.comments ?? []) this.entries.insertComment(current.seq, c)
+    if (options.comments?.length)
+      this.stmt('UPDATE entries SET comment_count = comment_count + ? WHERE seq = ?').run(options.comments.length, current.seq)
+    this.history.write(options.history)
+    return {ok: true, entry: this.getEntrySync(id)!}
   }
 
   /** One entry by id. Rows come as arrays (`raw()`): better-sqlite3 builds a 20-key object per row ~4 µs slower. */

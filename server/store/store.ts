@@ -194,6 +194,23 @@ export interface UpdateOptions {
 
 export type UpdateOutcome = {ok: true; entry: EntryRow} | {ok: false; reason: 'missing' | 'stale'; entry?: EntryRow}
 
+/** Thrown inside a driver's transaction to undo the steps of `updateEntries` before a failed one. */
+export class StepFailed extends Error {
+  constructor(readonly outcome: Extract<UpdatesOutcome, {ok: false}>) {
+    super(`update of ${outcome.id} failed: ${outcome.reason}`)
+  }
+}
+
+/** One update of `Store.updateEntries`. */
+export interface UpdateStep {
+  id: string
+  changes: EntryChanges
+  options: UpdateOptions
+}
+
+/** All the steps applied (the entries after them, in order), or none: the first that failed, by id. */
+export type UpdatesOutcome = {ok: true; entries: EntryRow[]} | {ok: false; reason: 'missing' | 'stale'; id: string}
+
 export interface Store {
   /** Which driver this is (`sqlite`, `postgres`), as `GET /health` reports it. */
   readonly driver: string
@@ -239,6 +256,11 @@ export interface Store {
    * update happens only if the stored version still equals it (optimistic concurrency).
    */
   updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome>
+  /**
+   * Several `updateEntry` steps in one transaction, in order (a merge: docs/api.md, "Merge"): a step whose entry is
+   * gone or whose `expectedVersion` no longer holds undoes the steps before it, and nothing is written.
+   */
+  updateEntries(steps: UpdateStep[]): Promise<UpdatesOutcome>
   deleteEntry(id: string): Promise<boolean>
   listEntries(viewer: Viewer, filter: EntryFilter, page: ListPage): Promise<EntryRow[]>
   searchEntries(viewer: Viewer, filter: EntryFilter, options: SearchOptions): Promise<SearchOutcome>

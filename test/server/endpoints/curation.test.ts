@@ -5,6 +5,7 @@
  */
 import {countTokens} from 'gpt-tokenizer/encoding/o200k_base'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {fakeCorpus} from '../scan/fake-corpus.js'
 import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {createEntry, expectProblem, joinProject, listAll, MISSING_ID} from './support.js'
 
@@ -147,5 +148,43 @@ describe('POST /knowledge/:id/merge', () => {
     const c = await entryIn('Otter cache size', 'Limit the otter cache with OTTER_CACHE_MAX.', carol)
     expectProblem(await post(`/knowledge/${c.id}/merge`, {into: b.id}, dave), 403)
     expectProblem(await post(`/knowledge/${c.id}/merge`, {into: c.id}, carol), 422, ['into'])
+  })
+
+  it('is one transaction: refused half-way (a copied comment holds a secret), nothing of it is written on either entry', async () => {
+    const leak = fakeCorpus(27).find((f) => f.kind === 'aws-access-token')!.text
+    // A private entry may hold a secret in a comment; copied onto a project entry it is scanned and refused.
+    const a = await createEntry(
+      d,
+      {title: 'Walrus deploy hangs', body: 'The walrus deploy hangs on the lock file.', tags: ['walrus']},
+      carol,
+    )
+    const b = await entryIn('Walrus deploy stuck on lock', 'Remove the stale walrus lock file before deploying.', carol, ['deploy'])
+    await post(`/knowledge/${a.id}/comments`, {body: 'Seen on staging too.'}, carol)
+    await post(`/knowledge/${a.id}/comments`, {body: `Reproduced with ${leak}`}, carol)
+    const state = async (id: string) => {
+      const e = await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}, key: carol})
+      const h = await d.request('GET', `/knowledge/${id}/history`, {key: carol})
+      const {version, tags, comment_count: count, superseded_by: by} = e.body
+      return {version, tags, count, by, history: h.body.items.length}
+    }
+    const before = [await state(a.id), await state(b.id)]
+    // Before, the first comment was copied (and kept) when the second was refused.
+    expect(await post(`/knowledge/${a.id}/merge`, {into: b.id}, carol)).toMatchObject({status: 422, body: {code: 'sensitive_content'}})
+    expect([await state(a.id), await state(b.id)]).toEqual(before)
+    // The same for a note that would leak into the merge's own comment on `into`.
+    const c = await createEntry(d, {title: 'Walrus lock file', body: 'The walrus lock file is /var/walrus.lock.'}, carol)
+    const beforeC = [await state(c.id), await state(b.id)]
+    expect(await post(`/knowledge/${c.id}/merge`, {into: b.id, note: leak}, carol)).toMatchObject({
+      status: 422,
+      body: {code: 'sensitive_content'},
+    })
+    expect([await state(c.id), await state(b.id)]).toEqual(beforeC)
+    // Once the secret is gone, the merge goes through whole: both comments plus the merge's, one version of `into`.
+    const ok = await post(`/knowledge/${c.id}/merge`, {into: b.id, note: 'same lock'}, carol)
+    expect(ok.status).toBe(200)
+    expect(ok.body).toMatchObject({version: before[1]!.version + 1, comment_count: before[1]!.count + 1})
+    expect((await state(c.id)).by).toBe(b.id)
+    const h = await d.request('GET', `/knowledge/${b.id}/history`, {key: carol})
+    expect(h.body.items.at(-1)).toMatchObject({action: 'commented'})
   })
 })

@@ -280,6 +280,46 @@ export function runStoreContract(name: string, makeStore: () => Promise<Store>):
         expect(await s.updateEntry(randomUUID(), {title: 'x'}, {at: tick()})).toMatchObject({ok: false, reason: 'missing'})
       })
 
+      it('updateEntries applies every step in one transaction, or none when a step fails', async () => {
+        const ann = await principal('ann')
+        const a = await entry(ann)
+        const b = await entry(ann)
+        const note = (id: string) => ({
+          id: randomUUID(),
+          entry_id: id,
+          body: 'n',
+          type: 'note' as const,
+          author_id: ann.id,
+          created_at: at(50),
+        })
+        const beforeA = await s.getEntry(a.id)
+        const beforeB = await s.getEntry(b.id)
+        // The second step expects a version that no longer holds: the first is undone.
+        const failed = await s.updateEntries([
+          {id: a.id, changes: {title: 'Changed'}, options: {at: tick(), comments: [note(a.id)]}},
+          {id: b.id, changes: {superseded_by: a.id}, options: {at: tick(), expectedVersion: 9}},
+        ])
+        expect(failed).toEqual({ok: false, reason: 'stale', id: b.id})
+        expect(await s.getEntry(a.id)).toEqual(beforeA)
+        expect(await s.getEntry(b.id)).toEqual(beforeB)
+        expect(await s.listComments(a.id, {limit: 10})).toEqual([])
+        const missing = randomUUID()
+        expect(
+          await s.updateEntries([
+            {id: a.id, changes: {title: 'x'}, options: {at: tick()}},
+            {id: missing, changes: {}, options: {at: tick()}},
+          ]),
+        ).toEqual({ok: false, reason: 'missing', id: missing})
+        const done = await s.updateEntries([
+          {id: a.id, changes: {title: 'Changed'}, options: {at: tick(), comments: [note(a.id)], expectedVersion: 1}},
+          {id: b.id, changes: {superseded_by: a.id}, options: {at: tick(), expectedVersion: 1}},
+        ])
+        expect(done.ok && done.entries.map((e) => [e.title, e.version, e.comment_count, e.superseded_by])).toEqual([
+          ['Changed', 2, 1, null],
+          [beforeB!.title, 2, 0, a.id],
+        ])
+      })
+
       it('keeps versions consistent under concurrent expectedVersion updates: exactly one wins', async () => {
         const ann = await principal('ann')
         const e = await entry(ann)
