@@ -36,7 +36,7 @@ export default class Review extends KbCommand<typeof Review> {
       ...(this.flags.limit ? {limit: this.flags.limit} : {}),
     })
     if (this.jsonEnabled()) return page
-    this.out(countsLine(page.counts))
+    this.out(countsLine(page.counts, this.mode))
     if (page.items.length === 0) {
       this.out('Nothing to review.')
       return page

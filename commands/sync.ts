@@ -93,9 +93,9 @@ export default class Sync extends KbCommand<typeof Sync> {
         {header: 'QUEUED'},
         {header: 'COMMAND'},
         {header: 'WHAT', flex: true},
-        ...(several ? [{header: 'SERVER'}] : []),
-        {header: 'TRIES'},
-        {header: 'LAST ERROR'},
+        ...(several ? [{header: 'SERVER', cut: true}] : []),
+        {header: 'TRIES', drop: 1},
+        {header: 'LAST ERROR', cut: true},
       ]
       const rows = items.map((i) => [
         this.mode.tty ? i.key.slice(0, 8) : i.key,

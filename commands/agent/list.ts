@@ -18,7 +18,7 @@ export default class AgentList extends KbCommand<typeof AgentList> {
     const mark = (b: boolean | null): string => (b === null ? '' : b ? 'yes' : '-')
     this.out(
       renderTable(
-        [{header: 'TOOL'}, {header: 'SCOPE'}, {header: 'MCP'}, {header: 'INSTRUCTIONS'}, {header: 'CONFIG FILE', flex: true}],
+        [{header: 'TOOL'}, {header: 'SCOPE'}, {header: 'MCP', cut: true}, {header: 'INSTRUCTIONS'}, {header: 'CONFIG FILE', flex: true}],
         items.map((i) => [i.tool, i.scope, i.mcp ?? '-', mark(i.instructions), this.mode.tty ? displayPath(i.config) : i.config]),
         this.mode,
       ),

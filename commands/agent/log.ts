@@ -20,7 +20,7 @@ function given(r: RecallRecord): string {
 
 function recallRows(items: RecallRecord[], mode: OutputMode): string {
   return renderTable(
-    [{header: 'WHEN'}, {header: 'BY'}, {header: 'GIVEN'}, {header: 'QUERY', flex: true}],
+    [{header: 'WHEN'}, {header: 'BY', cut: true}, {header: 'GIVEN', cut: true}, {header: 'QUERY', flex: true}],
     items.map((r) => [time(r.at, mode), r.client ?? r.source, given(r), safeText(r.query, {newlines: false})]),
     mode,
   )

@@ -14,7 +14,7 @@ export default class ConfigList extends KbCommand<typeof ConfigList> {
     const all = Object.fromEntries(Object.keys(CONFIG_KEYS).map((k) => [k, effectiveSetting(k)]))
     this.out(
       renderTable(
-        [{header: 'KEY'}, {header: 'VALUE', flex: true}, {header: 'SOURCE'}],
+        [{header: 'KEY'}, {header: 'VALUE', flex: true}, {header: 'SOURCE', cut: true}],
         Object.values(all).map((s) => [s.key, s.value ?? '', s.source === 'env' ? `env ${s.env}` : s.source]),
         this.mode,
       ),

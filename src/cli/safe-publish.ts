@@ -10,7 +10,7 @@ import {FINDING_ID_PATTERN} from '../shared/contract.js'
 import {KbError} from '../shared/errors.js'
 import type {SensitiveReport} from '../shared/types.js'
 import {choose, interactive} from './input.js'
-import {bold, dim, green, red, type OutputMode} from './output/format.js'
+import {bold, dim, fitWidth, green, red, renderTable, type OutputMode} from './output/format.js'
 import {safeText} from './output/safe-text.js'
 
 export const sensitiveFlags = {
@@ -60,17 +60,28 @@ const one = (s: string): string => safeText(s, {newlines: false, tabs: false})
 export function renderReport(r: SensitiveReport, mode: OutputMode): string {
   const out = [bold(mode, `${r.findings_total === 1 ? '1 finding' : `${r.findings_total} findings`} of secrets or personal data:`)]
   const where = r.findings.map((f) => `${f.field}, line ${f.line}`)
-  const labelWidth = Math.max(...r.findings.map((f) => f.label.length))
-  const whereWidth = Math.max(...where.map((w) => w.length))
-  r.findings.forEach((f, i) =>
-    out.push(`  ${dim(mode, f.id)}  ${f.label.padEnd(labelWidth)}  ${where[i]!.padEnd(whereWidth)}  ${one(f.excerpt)}`),
-  )
+  if (mode.tty) {
+    // On a terminal, a table that fits it: the excerpt is cut first (docs/cli.md, "Tables").
+    const table = renderTable(
+      [{header: 'ID', color: dim}, {header: 'KIND', cut: true}, {header: 'WHERE'}, {header: 'EXCERPT', flex: true}],
+      r.findings.map((f, i) => [f.id, f.label, where[i], f.excerpt]),
+      mode,
+      {header: false, indent: 2},
+    )
+    out.push(table.trimEnd())
+  } else {
+    const labelWidth = Math.max(...r.findings.map((f) => f.label.length))
+    const whereWidth = Math.max(...where.map((w) => w.length))
+    r.findings.forEach((f, i) => out.push(`  ${f.id}  ${f.label.padEnd(labelWidth)}  ${where[i]!.padEnd(whereWidth)}  ${one(f.excerpt)}`))
+  }
   if (r.findings_total > r.findings.length) out.push(`  … and ${r.findings_total - r.findings.length} more`)
   if (r.diff.length > 0) {
     out.push('', bold(mode, 'Redaction would change:'))
     for (const d of r.diff) {
       const after = d.after === null ? '+ (removed)' : `+ ${one(d.after)}`
-      out.push(`  ${dim(mode, `${d.field}, line ${d.line}`)}`, `  ${red(mode, `- ${one(d.before)}`)}`, `  ${green(mode, after)}`)
+      // A changed line is cut to the terminal's width rather than wrapped; piped, it is whole.
+      const fit = (s: string): string => (mode.tty ? fitWidth(s, mode.width - 2) : s)
+      out.push(`  ${dim(mode, `${d.field}, line ${d.line}`)}`, `  ${red(mode, fit(`- ${one(d.before)}`))}`, `  ${green(mode, fit(after))}`)
     }
   }
   return `${out.join('\n')}\n`

@@ -16,7 +16,13 @@ function changesText(h: HistoryItem): string {
 
 export function historyRows(items: HistoryItem[], mode: OutputMode): string {
   return renderTable(
-    [{header: 'WHEN'}, {header: 'ACTION'}, {header: 'BY'}, {header: 'VIA', color: dim}, {header: 'CHANGES', flex: true}],
+    [
+      {header: 'WHEN'},
+      {header: 'ACTION'},
+      {header: 'BY', cut: true},
+      {header: 'VIA', color: dim, cut: true, drop: 1},
+      {header: 'CHANGES', flex: true},
+    ],
     items.map((h) => [
       time(h.at, mode),
       h.action,
@@ -28,17 +34,31 @@ export function historyRows(items: HistoryItem[], mode: OutputMode): string {
   )
 }
 
-/** `stale 3 · flagged 1 · …`, the queue's counts on one line. */
-export function countsLine(c: ReviewCounts): string {
-  return Object.entries(c)
-    .map(([k, n]) => `${k.replace('_', ' ')} ${n}`)
-    .join(' · ')
+/**
+ * `stale 3 · flagged 1 · …`, the queue's counts on one line; on a terminal, broken before a `·` where the line
+ * would be wider than the terminal (docs/cli.md, "Tables").
+ */
+export function countsLine(c: ReviewCounts, mode?: OutputMode): string {
+  const parts = Object.entries(c).map(([k, n]) => `${k.replace('_', ' ')} ${n}`)
+  if (!mode?.tty) return parts.join(' · ')
+  const out = [parts[0] ?? '']
+  for (const p of parts.slice(1)) {
+    const next = `${out.at(-1)!} · ${p}`
+    if (next.length <= mode.width) out[out.length - 1] = next
+    else out.push(p)
+  }
+  return out.join('\n')
 }
 
 /** The queue as a table (piped or not interactive): most used first. */
 export function reviewRows(page: ReviewPage, mode: OutputMode): string {
   return renderTable(
-    [{header: 'ID', color: dim}, {header: 'USED'}, {header: 'WHY'}, {header: 'TITLE', flex: true}],
+    [
+      {header: 'ID', color: dim},
+      {header: 'USED', drop: 1},
+      {header: 'WHY', cut: true},
+      {header: 'TITLE', flex: true},
+    ],
     page.items.map((i) => [i.entry.id, i.entry.usage.retrieved, [...new Set(i.reasons.map((r) => r.kind))].join(','), i.entry.title]),
     mode,
   )

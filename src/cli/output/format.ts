@@ -6,6 +6,7 @@
  */
 import {createRequire} from 'node:module'
 import {safeText} from './safe-text.js'
+import {layoutColumns} from './table-layout.js'
 import {freshnessWord, trustRows} from './trust.js'
 import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Grant, Project} from '../../shared/types.js'
 
@@ -106,40 +107,58 @@ export function cell(value: unknown): string {
 
 export interface Column {
   header: string
-  /** Grows or shrinks to fill the terminal; at most one column should flex. */
+  /** Grows or shrinks to fill the terminal, shrinking first; at most one column should flex. */
   flex?: boolean
+  /** May be cut with "…" once the flex column is at its minimum (names, errors, remotes; never ids). */
+  cut?: boolean
+  /** Left out on a terminal too narrow for the table, lowest first (never piped). */
+  drop?: number
   color?: (mode: OutputMode, s: string) => string
 }
 
+export interface TableOptions {
+  /** Print the bold header row (default true). */
+  header?: boolean
+  /** Spaces before every row on a terminal. */
+  indent?: number
+}
+
 /**
- * A table: on a TTY, a bold header and space-aligned columns fitted to the width (the flex column is cut
- * with "…"); piped, tab-separated rows without a header.
+ * A table: on a TTY, a bold header and space-aligned columns fitted to the width by table-layout.ts (no row
+ * wider than the terminal, docs/cli.md "Tables"); piped, tab-separated rows without a header, every cell whole.
  */
-export function renderTable(columns: Column[], rows: unknown[][], mode: OutputMode): string {
+export function renderTable(columns: Column[], rows: unknown[][], mode: OutputMode, options: TableOptions = {}): string {
   const cells = rows.map((r) => columns.map((_, i) => cell(r[i])))
   if (!mode.tty) return cells.map((r) => r.join('\t')).join('\n') + (cells.length > 0 ? '\n' : '')
-  const widths = columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i]!))))
-  const flex = columns.findIndex((c) => c.flex)
-  if (flex !== -1) {
-    const fixed = widths.reduce((sum, w, i) => (i === flex ? sum : sum + w + 2), 0)
-    widths[flex] = Math.max(Math.min(widths[flex]!, mode.width - fixed), Math.min(widths[flex]!, 10))
-  }
+  const header = options.header ?? true
+  const pad = ' '.repeat(options.indent ?? 0)
+  const {widths, shown} = layoutColumns(
+    columns.map((c, i) => {
+      const h = header ? displayWidth(c.header) : 0
+      return {natural: Math.max(h, ...cells.map((r) => displayWidth(r[i]!))), header: h, flex: c.flex, cut: c.cut, drop: c.drop}
+    }),
+    mode.width - pad.length,
+  )
+  const last = shown.lastIndexOf(true)
   const line = (values: string[], style: (i: number, s: string) => string): string =>
+    pad +
     values
-      .map((v, i) => {
+      .flatMap((v, i) => {
+        if (!shown[i]) return []
         const w = widths[i]!
         const text = fitWidth(v, w)
-        const padded = i === values.length - 1 ? text : padWidth(text, w)
-        return style(i, padded)
+        return [style(i, i === last ? text : padWidth(text, w))]
       })
       .join('  ')
       .trimEnd()
-  const out = [
-    line(
-      columns.map((c) => c.header),
-      (_, s) => bold(mode, s),
-    ),
-  ]
+  const out = header
+    ? [
+        line(
+          columns.map((c) => c.header),
+          (_, s) => bold(mode, s),
+        ),
+      ]
+    : []
   for (const r of cells) out.push(line(r, (i, s) => (columns[i]!.color ? columns[i]!.color!(mode, s) : s)))
   return out.join('\n') + '\n'
 }
@@ -170,7 +189,7 @@ function withFreshness(columns: Column[], rows: unknown[][], items: EntryView[],
       rows.map((r, i) => [...r, word[i]]),
       mode,
     )
-  const cols = [...columns.slice(0, after + 1), {header: 'FRESH', color: freshColor}, ...columns.slice(after + 1)]
+  const cols = [...columns.slice(0, after + 1), {header: 'FRESH', color: freshColor, drop: 3}, ...columns.slice(after + 1)]
   return renderTable(
     cols,
     rows.map((r, i) => [...r.slice(0, after + 1), word[i], ...r.slice(after + 1)]),
@@ -190,7 +209,7 @@ export function entryRows(items: EntryView[], mode: OutputMode): string {
         {header: 'STATUS', color: statusColor},
         {header: 'SCOPE'},
         {header: 'TITLE', flex: true},
-        {header: 'UPDATED'},
+        {header: 'UPDATED', drop: 1},
       ],
       items.map((e) => [
         e.id,
@@ -207,7 +226,7 @@ export function entryRows(items: EntryView[], mode: OutputMode): string {
       {header: 'STATUS', color: statusColor},
       {header: 'SCOPE'},
       {header: 'TITLE', flex: true},
-      {header: 'UPDATED'},
+      {header: 'UPDATED', drop: 1},
     ],
     items.map((e) => [e.id, e.status, std(e).scope ?? '', e.title, time(std(e).updated_at, mode)]),
     items,
@@ -218,7 +237,12 @@ export function entryRows(items: EntryView[], mode: OutputMode): string {
 
 export function searchRows(items: EntryView[], mode: OutputMode): string {
   return withFreshness(
-    [{header: 'ID', color: dim}, {header: 'SCORE'}, {header: 'STATUS', color: statusColor}, {header: 'TITLE', flex: true}],
+    [
+      {header: 'ID', color: dim},
+      {header: 'SCORE', drop: 2},
+      {header: 'STATUS', color: statusColor},
+      {header: 'TITLE', flex: true},
+    ],
     items.map((e) => [e.id, e.score === undefined ? '' : e.score.toFixed(2), e.status, e.title]),
     items,
     mode,
@@ -228,7 +252,7 @@ export function searchRows(items: EntryView[], mode: OutputMode): string {
 
 export function projectRows(items: Project[], mode: OutputMode, current?: string | null): string {
   return renderTable(
-    [{header: 'ID', color: dim}, {header: 'NAME'}, {header: 'REMOTE', flex: true}, {header: 'ROLE'}, {header: ''}],
+    [{header: 'ID', color: dim}, {header: 'NAME', cut: true}, {header: 'REMOTE', flex: true}, {header: 'ROLE'}, {header: ''}],
     items.map((p) => [p.id, p.name, p.remote, p.role, p.id === current ? '*' : '']),
     mode,
   )
@@ -240,9 +264,9 @@ export function apiKeyRows(items: ApiKeyRecord[], mode: OutputMode): string {
       {header: 'ID', color: dim},
       {header: 'NAME', flex: true},
       {header: 'PREFIX'},
-      {header: 'CREATED'},
+      {header: 'CREATED', drop: 1},
       {header: 'EXPIRES'},
-      {header: 'LAST USED'},
+      {header: 'LAST USED', drop: 2},
     ],
     items.map((k) => [
       k.id,
@@ -259,7 +283,13 @@ export function apiKeyRows(items: ApiKeyRecord[], mode: OutputMode): string {
 /** OAuth grants; the application's name is whatever it registered (cells pass through safeText). */
 export function grantRows(items: Grant[], mode: OutputMode): string {
   return renderTable(
-    [{header: 'ID', color: dim}, {header: 'APPLICATION', flex: true}, {header: 'CREATED'}, {header: 'LAST USED'}, {header: 'ENDS'}],
+    [
+      {header: 'ID', color: dim},
+      {header: 'APPLICATION', flex: true},
+      {header: 'CREATED', drop: 1},
+      {header: 'LAST USED', drop: 2},
+      {header: 'ENDS'},
+    ],
     items.map((g) => [
       g.id,
       g.client_name ?? `(unnamed) ${g.client_id}`,

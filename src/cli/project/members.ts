@@ -36,7 +36,7 @@ export async function requestIdOf(client: ApiClient, projectId: string, ref: str
 
 export function memberRows(items: Member[], mode: OutputMode): string {
   return renderTable(
-    [{header: 'NAME', flex: true}, {header: 'ROLE'}, {header: 'JOINED'}, {header: 'ID', color: dim}],
+    [{header: 'NAME', flex: true}, {header: 'ROLE'}, {header: 'JOINED', drop: 1}, {header: 'ID', color: dim}],
     items.map((m) => [m.principal.name, m.role, time(m.joined_at, mode), m.principal.id]),
     mode,
   )
