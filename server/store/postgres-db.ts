@@ -120,8 +120,10 @@ function queryable(run: (sql: string, params?: unknown[]) => Promise<pg.QueryRes
 export class PostgresDb implements Queryable {
   readonly pool: pg.Pool
   private readonly direct: Queryable
+  private readonly options: PostgresOptions
 
   constructor(options: PostgresOptions, onError: (e: Error) => void = () => {}) {
+    this.options = options
     // bigint columns (seq, count(*)) as numbers: every value kb stores fits in 2^53.
     const types = new pg.TypeOverrides()
     types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v))
@@ -259,6 +261,16 @@ export class PostgresDb implements Queryable {
     } finally {
       clearTimeout(timer)
     }
+  }
+
+  /** A connection of its own, outside the pool (a session whose life means something: server/store/postgres-lease.ts). */
+  session(applicationName: string): pg.Client {
+    return new pg.Client({
+      connectionString: this.options.url,
+      connectionTimeoutMillis: this.options.connectTimeoutMs ?? 5_000,
+      keepAlive: true,
+      application_name: applicationName,
+    })
   }
 
   async close(): Promise<void> {

@@ -316,4 +316,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE entries ADD COLUMN last_retrieved_at text COLLATE "C";
   CREATE INDEX entries_retrieved ON entries(retrieved DESC, id);
   `,
+  // 10: an Idempotency-Key claim names the backend of its daemon's lease session (server/store/postgres-lease.ts), so
+  // a retry takes over the claim of a daemon that died as soon as PostgreSQL has ended that session.
+  `
+  ALTER TABLE idempotency_keys ADD COLUMN holder_pid integer;
+  ALTER TABLE idempotency_keys ADD COLUMN holder_started timestamptz;
+  `,
 ]

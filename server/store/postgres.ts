@@ -13,6 +13,7 @@ import {PostgresSearchIndex} from '../search/postgres-index.js'
 import {LOCKS, PostgresDb, type PostgresOptions, type Queryable, type Row} from './postgres-db.js'
 import {IndexDelta, PostgresEntryWriter} from './postgres-entries.js'
 import {PostgresIdempotencyStore} from './postgres-idempotency.js'
+import {PostgresLease} from './postgres-lease.js'
 import {PostgresRecallStore} from './postgres-recalls.js'
 import {PostgresMembershipStore} from './postgres-membership.js'
 import {PostgresHistoryStore, writeHistory} from './postgres-history.js'
@@ -83,7 +84,7 @@ export async function openPostgresStore(options: PostgresOptions, onError?: (e: 
     await db.close()
     throw e
   }
-  return new PostgresStore(db)
+  return new PostgresStore(db, onError)
 }
 
 export class PostgresStore implements Store {
@@ -99,17 +100,24 @@ export class PostgresStore implements Store {
   private readonly search: SearchEngine
   private readonly principals = new Map<string, PrincipalRecord>()
 
-  constructor(readonly db: PostgresDb) {
+  private readonly lease: PostgresLease
+
+  constructor(
+    readonly db: PostgresDb,
+    onError: (e: Error) => void = () => {},
+  ) {
+    this.lease = new PostgresLease(db, (e) => onError(e instanceof Error ? e : new Error(String(e))))
     this.search = new SearchEngine(new PostgresSearchIndex(db))
     this.oauth = new PostgresOAuthStore(db)
     this.transfer = new PostgresTransferStore(db, this.entries)
-    this.idempotency = new PostgresIdempotencyStore(db)
+    this.idempotency = new PostgresIdempotencyStore(db, this.lease)
     this.recalls = new PostgresRecallStore(db)
     this.members = new PostgresMembershipStore(db)
     this.history = new PostgresHistoryStore(db)
   }
 
   async close(): Promise<void> {
+    await this.lease.close()
     await this.db.close()
   }
 
