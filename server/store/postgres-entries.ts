@@ -281,12 +281,13 @@ export class PostgresEntryWriter {
     let total = 0
     for (;;) {
       const done = await db.tx(async (q) => {
-        const rows = await q.query<{seq: number; id: string; title: string; body: string}>(
-          `SELECT seq, id, title, body FROM entries WHERE summary_version < ${SUMMARY_VERSION}
+        const rows = await q.query<{seq: number; id: string; title: string; body: string; superseded_by: string | null}>(
+          `SELECT seq, id, title, body, superseded_by FROM entries WHERE summary_version < ${SUMMARY_VERSION}
           ORDER BY seq LIMIT ${REINDEX_BATCH} FOR UPDATE SKIP LOCKED`,
         )
         for (const r of rows) {
-          const s = summarize(r.id, r.title, r.body)
+          // With room for superseded_by, as every write computes it (docs/api.md, "Supersede").
+          const s = summarize(r.id, r.title, r.body, r.superseded_by)
           await q.run(`UPDATE entries SET summary = $2, summary_title = $3, summary_version = ${SUMMARY_VERSION} WHERE seq = $1`, [
             r.seq,
             s.body,

@@ -108,8 +108,11 @@ export class SqliteStore implements Store {
     this.db.function('kb_index_text', {deterministic: true}, (text) => indexText(String(text)))
     this.db.function('kb_index_tags', {deterministic: true}, (tags) => indexText(tagsText(JSON.parse(String(tags)) as string[])))
     // Summaries computed again when what the summary item holds changes (migration 8): title or body of one call.
-    this.db.function('kb_summary', {deterministic: true}, (id, title, body, part) => {
-      const s = summarize(String(id), String(title), String(body))
+    // A fifth argument, the entry's superseded_by, leaves room for it in the item as every write does (docs/api.md,
+    // "Supersede"); migration 8 ran before entries could be superseded, a later recompute must pass it.
+    this.db.function('kb_summary', {deterministic: true, varargs: true}, (id, title, body, part, supersededBy) => {
+      const by = supersededBy === undefined || supersededBy === null ? null : String(supersededBy)
+      const s = summarize(String(id), String(title), String(body), by)
       return part === 'title' ? s.title : s.body
     })
     this.db.function('kb_in_vocabulary', {deterministic: true}, (term) => (inVocabulary(String(term)) ? 1 : 0))

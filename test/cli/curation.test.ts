@@ -115,6 +115,9 @@ describe('kb supersede and kb merge', () => {
       JSON.parse((await kb(user, ['search', 'pelican', '--json', ...flags])).stdout).items.map((i: {id: string}) => i.id)
     expect(await found()).toEqual([neu])
     expect((await found('--include-superseded')).sort()).toEqual([old, neu].sort())
+    // The tables say which one is superseded (docs/cli.md, "Supersede and merge").
+    expect((await kb(user, ['list', '--include-superseded'])).stdout).toContain('[superseded] Pelican deploy needs manual cache purge')
+    expect((await kb(user, ['search', 'pelican', '--include-superseded'])).stdout).toContain('[superseded] Pelican deploy needs')
     const shown = await kb(user, ['show', old])
     expect(shown.stdout).toContain(`superseded by:\t${neu} Pelican deploy purges the cache itself`)
     const tty = await kbTty(user, ['show', old, '--no-pager'])

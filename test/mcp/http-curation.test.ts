@@ -83,5 +83,8 @@ describe('MCP curation', () => {
     expect(yes.isError, textOf(yes)).toBeFalsy()
     expect((yes.structuredContent as any).entry.superseded_by).toBe(b.entry.id)
     expect(textOf(yes)).toContain(`Superseded by ${b.entry.id}`)
+    // A read at summary level names the replacement too (docs/api.md, "Supersede").
+    const read = await call(bob, 'get_knowledge', {id: a.entry.id, detail: 'summary'})
+    expect(textOf(read)).toContain(`[superseded by ${b.entry.id} · open`)
   })
 })

@@ -197,6 +197,9 @@ function withFreshness(columns: Column[], rows: unknown[][], items: EntryView[],
   )
 }
 
+/** A superseded entry (listed with --include-superseded) says so before its title (docs/cli.md, "Supersede and merge"). */
+const titleOf = (e: EntryView): string => (e.superseded_by ? `[superseded] ${e.title}` : e.title)
+
 /** Narrower than this, `kb list` folds the freshness badge into the title and shows only the date: it fits 80 columns. */
 const LIST_WIDE = 100
 
@@ -215,7 +218,7 @@ export function entryRows(items: EntryView[], mode: OutputMode): string {
         e.id,
         e.status,
         std(e).scope ?? '',
-        `${freshnessWord(e) === 'stale' ? '[stale] ' : ''}${e.title}`,
+        `${freshnessWord(e) === 'stale' ? '[stale] ' : ''}${titleOf(e)}`,
         time(std(e).updated_at, mode).slice(0, 10),
       ]),
       mode,
@@ -228,7 +231,7 @@ export function entryRows(items: EntryView[], mode: OutputMode): string {
       {header: 'TITLE', flex: true},
       {header: 'UPDATED', drop: 1},
     ],
-    items.map((e) => [e.id, e.status, std(e).scope ?? '', e.title, time(std(e).updated_at, mode)]),
+    items.map((e) => [e.id, e.status, std(e).scope ?? '', titleOf(e), time(std(e).updated_at, mode)]),
     items,
     mode,
     1,
@@ -243,7 +246,7 @@ export function searchRows(items: EntryView[], mode: OutputMode): string {
       {header: 'STATUS', color: statusColor},
       {header: 'TITLE', flex: true},
     ],
-    items.map((e) => [e.id, e.score === undefined ? '' : e.score.toFixed(2), e.status, e.title]),
+    items.map((e) => [e.id, e.score === undefined ? '' : e.score.toFixed(2), e.status, titleOf(e)]),
     items,
     mode,
     2,

@@ -42,6 +42,8 @@ function trustLines(e: Partial<EntryFull>): string[] {
 function renderEntry(e: EntryView, lead = ''): {head: string; body: string; tail: string} {
   const s = e as Partial<EntryFull>
   const meta = [
+    // Every level names the replacement of a superseded entry (docs/api.md, "Supersede"), the summary item included.
+    e.superseded_by ? `superseded by ${e.superseded_by}` : undefined,
     e.status,
     stateOf(s.freshness as Freshness | string | undefined),
     s.scope,

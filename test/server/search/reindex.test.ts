@@ -182,3 +182,35 @@ requireSystem('postgres').describe('PostgreSQL migration 3 re-indexes an existin
     ).toEqual(await sql(storeUrl, 'SELECT count(*)::int AS docs, sum(title_len)::int AS title, sum(body_len)::int AS body FROM entries'))
   })
 })
+
+requireSystem('postgres').describe('PostgreSQL summaries computed again at open', () => {
+  const cluster = useCluster()
+
+  it('leave room for superseded_by, as the write that superseded the entry did', async () => {
+    const storeUrl = await cluster().createDatabase()
+    const dataDir = tempDir('kb-resummarize-pg-')
+    const first = await startInProcessDaemon({storeUrl, dataDir})
+    // A first paragraph far over the budget: where it is cut depends on the room the item leaves.
+    const body = Array.from({length: 120}, (_, i) => `word${i} of the long first paragraph`).join(' ')
+    const old = (await first.request('POST', '/knowledge', {body: {title: 'Heron queue stalls', body}})).body
+    const by = (await first.request('POST', '/knowledge', {body: {title: 'Heron queue stalls fixed', body: 'Upgrade heron.'}})).body
+    await first.request('POST', `/knowledge/${old.id}/supersede`, {body: {by: by.id}})
+    const summary = async (d: TestDaemon): Promise<unknown> =>
+      (await d.request('GET', `/knowledge/${old.id}`, {query: {detail: 'summary'}})).body
+    const written = await summary(first)
+    await first.stop()
+    const client = new pg.Client(storeUrl)
+    await client.connect()
+    // As an older kb's rows: the summaries are computed again when the store opens.
+    await client.query(`UPDATE entries SET summary_version = 0, summary = 'x', summary_title = 'x'`)
+    await client.end()
+    const again = await startInProcessDaemon({storeUrl, dataDir})
+    try {
+      expect(await summary(again)).toEqual(written)
+      expect(written).toMatchObject({superseded_by: by.id})
+    } finally {
+      await again.stop()
+      rmSync(dataDir, {recursive: true, force: true})
+    }
+  })
+})
