@@ -14,6 +14,7 @@ import {Authenticator, bearerChallenge} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
 import {honoursIdempotencyKey, IdempotencyLayer} from './http/idempotency.js'
 import {loggedUrl} from './http/log-url.js'
+import {DiskState, isDiskFull} from './http/disk-state.js'
 import {sendClientErrorProblem, sendProblem} from './http/problem.js'
 import type {RouteDef} from './http/route.js'
 import {oauthOpenApiPaths} from './oauth/openapi-paths.js'
@@ -53,6 +54,8 @@ import type {Store} from './store/store.js'
 export const API_PREFIX = '/api/v1'
 const BODY_LIMIT = 1024 * 1024
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
+/** Requests whose success shows the disk had room (server/http/disk-state.ts). */
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 export interface AppOptions {
   store: Store
@@ -71,6 +74,8 @@ export interface AppOptions {
   recallRetentionDays?: number
   /** `kb daemon run --open-projects`: anyone who knows a remote joins its project (docs/api.md, "Membership"). */
   openProjects?: boolean
+  /** The directory of a SQLite store, whose free space `/health` reports (server/http/disk-state.ts). */
+  storeDir?: string
 }
 
 export interface KbApp {
@@ -172,13 +177,18 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     if (req.method === 'OPTIONS' && isCorsPath(pathOf(req.url), API_PREFIX)) return sendPreflight(reply)
   })
   app.addHook('onSend', async (req, reply) => answerHeaders(req, reply))
+  const disk = new DiskState(options.storeDir)
   app.addHook('onResponse', async (req, reply) => {
+    if (reply.statusCode < 400 && WRITE_METHODS.has(req.method)) disk.noteWritten()
     req.log.info(
       {method: req.method, url: loggedUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10},
       'request',
     )
   })
-  app.setErrorHandler((error, req, reply) => sendProblem(req, reply, error))
+  app.setErrorHandler((error, req, reply) => {
+    if (isDiskFull(error)) disk.noteFull()
+    return sendProblem(req, reply, error)
+  })
   app.setNotFoundHandler((req, reply) =>
     sendProblem(req, reply, new KbError('not_found', `no route ${req.method} ${req.url.split('?')[0]}; see ${API_PREFIX}/openapi.json`)),
   )
@@ -208,7 +218,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   let openapiDoc: Record<string, unknown> | null = null
   const recalls = new RecallService(store, queries, knowledge, options.recallRetentionDays ?? RECALL_RETENTION_DAYS_DEFAULT)
   const routes: RouteDef[] = [
-    ...metaRoutes(version, () => openapiDoc ?? {}, store, options.proofSecret, options.localInfo),
+    ...metaRoutes(version, () => openapiDoc ?? {}, {store, disk}, options.proofSecret, options.localInfo),
     ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge), recalls),
     ...trustRoutes(new TrustService(store, knowledge)),
     ...curationRoutes(new CurationService(store, knowledge)),

@@ -172,6 +172,7 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; info:
     ...(o.recallRetentionDays === undefined ? {} : {recallRetentionDays: o.recallRetentionDays}),
     ...(o.openProjects ? {openProjects: true} : {}),
     ...(isLoopbackAddress(o.host) ? {localInfo: () => info} : {}),
+    ...(kind === 'sqlite' ? {storeDir: dirname(files.db)} : {}),
   })
   // Not the error itself: pg-pool hangs the client on it (buffers, parameters, the backend's cancel key).
   onStoreError = (e) =>

@@ -6,6 +6,7 @@ import type {Duplex} from 'node:stream'
 import type {FastifyError, FastifyReply, FastifyRequest} from 'fastify'
 import {codeForStatus, type FieldError, KbError} from '../../src/shared/errors.js'
 import {UUID_PATTERN} from '../../src/shared/contract.js'
+import {DISK_FULL_RETRY_AFTER_S} from './disk-state.js'
 
 interface AjvError {
   instancePath?: string
@@ -70,7 +71,7 @@ export function toKbError(error: unknown): KbError {
     case 'SQLITE_FULL':
     case 'ENOSPC':
       return new KbError('unavailable', 'the disk of the store is full: nothing was changed; free some space and repeat the request', {
-        headers: {'Retry-After': '60'},
+        headers: {'Retry-After': String(DISK_FULL_RETRY_AFTER_S)},
         cause: error,
       })
     case 'FST_ERR_BAD_URL':

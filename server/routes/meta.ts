@@ -8,6 +8,7 @@ import {CHALLENGE_HEADER, CHALLENGE_PATTERN, proofMessage} from '../../src/share
 import type {DaemonInfo} from '../../src/shared/paths.js'
 import {HealthSchema} from '../../src/shared/schemas.js'
 import {route, type RouteDef} from '../http/route.js'
+import type {DiskState} from '../http/disk-state.js'
 import type {Store} from '../store/store.js'
 import {errorResponses} from './common.js'
 
@@ -27,7 +28,7 @@ function loopbackPeer(address: string | undefined): boolean {
 export function metaRoutes(
   version: string,
   openapi: () => Record<string, unknown>,
-  store: Store,
+  {store, disk}: {store: Store; disk: DiskState},
   proofSecret?: Buffer,
   local?: () => DaemonInfo | null,
 ): RouteDef[] {
@@ -42,7 +43,8 @@ export function metaRoutes(
       auth: false,
       description:
         'Asks the store a trivial question each time: 503 `unavailable` when it does not answer within a few seconds (a team ' +
-        "server's PostgreSQL down), so a load balancer takes this daemon out of rotation. With a `Kb-Challenge` header (32–128 hex " +
+        "server's PostgreSQL down), so a load balancer takes this daemon out of rotation. A store that cannot take writes (a full " +
+        'disk) is 200 with `status: disk_full` and `store.writable: false`: reads are still served. With a `Kb-Challenge` header (32–128 hex ' +
         'digits) a local daemon adds `proof`, which the CLI checks before it sends a credential (docs/security.md).',
       responses: {200: {description: 'ok', schema: HealthSchema}, ...errorResponses(400, 503)},
       handler: async ({req, reply}) => {
@@ -53,9 +55,10 @@ export function metaRoutes(
         // Not to a web page (a request with an Origin): any origin may read /health, and which process and data
         // directory serve it are for the CLI on this machine only (docs/security.md, "Web pages in your browser").
         const info = local && loopbackPeer(req.socket.remoteAddress) && req.headers.origin === undefined ? local() : null
+        const [answers, writable] = await Promise.all([store.answers(), disk.writable()])
         const health = {
           version,
-          store: {kind: store.driver, answers: await store.answers()},
+          store: {kind: store.driver, answers, writable},
           ...(info ? {pid: info.pid, started_at: info.started_at, data_dir: info.data_dir, log: info.log ?? null} : {}),
         }
         if (!health.store.answers) {
@@ -65,9 +68,11 @@ export function metaRoutes(
           const detail = `the store (${store.driver}) is not answering`
           return {type: 'about:blank', title, status, code: 'unavailable', detail, instance: req.url.split('?')[0], ...health}
         }
-        if (challenge === undefined || !proofSecret) return {status: 'ok', ...health}
+        // Reads are still served on a full disk: 200, with a status word that says writes are refused.
+        const status = writable ? 'ok' : 'disk_full'
+        if (challenge === undefined || !proofSecret) return {status, ...health}
         const message = proofMessage(challenge as string, req.socket.localAddress ?? '', req.socket.localPort ?? 0)
-        return {status: 'ok', ...health, proof: createHmac('sha256', proofSecret).update(message).digest('hex')}
+        return {status, ...health, proof: createHmac('sha256', proofSecret).update(message).digest('hex')}
       },
     }),
     route({

@@ -498,9 +498,18 @@ export const GrantSchema = Type.Object(
 export const GrantIdParams = Type.Object({id: Uuid})
 export type GrantIdParams = Static<typeof GrantIdParams>
 /** The store the daemon runs on (`sqlite`, `postgres`) and whether it answered just now; a store that does not answer makes /health a 503 problem carrying the same field. */
-const HealthStoreSchema = Type.Object({kind: Type.String(), answers: Type.Boolean()})
+const HealthStoreSchema = Type.Object({
+  kind: Type.String(),
+  answers: Type.Boolean(),
+  // Optional for the CLI, which also reads /health of daemons older than it.
+  writable: Type.Optional(
+    Type.Boolean({description: 'False while the disk is full: a write met it in the last minute, or (SQLite) under 1 MiB is free'}),
+  ),
+})
 export const HealthSchema = Type.Object({
-  status: Type.Literal('ok'),
+  status: Type.Union([Type.Literal('ok'), Type.Literal('disk_full')], {
+    description: '`disk_full`: reads are served, writes are refused (503) until there is room',
+  }),
   version: Type.String(),
   // Optional for the CLI, which also reads /health of daemons older than it.
   store: Type.Optional(HealthStoreSchema),

@@ -116,18 +116,31 @@ export async function startChildDaemon(
     args?: string[]
     /** default 0: any free one */ port?: number
     storeUrl?: string
+    /** A command the daemon's command line is given to (it ends by running it, e.g. `unshare … sh -c '…; exec "$@"'`). */
+    wrap?: string[]
   } = {},
 ): Promise<ChildDaemon> {
   const dataDir = options.dataDir ?? tempDir()
   const storeUrl = await storeUrlFor(options.storeUrl)
-  const child = spawn(
+  const wrap = options.wrap ?? []
+  const command = [
+    ...wrap,
     process.execPath,
-    [KB_BIN, 'daemon', 'run', '--port', String(options.port ?? 0), '--data-dir', dataDir, '--log-level', 'info', ...(options.args ?? [])],
-    {
-      env: {...process.env, ...(storeUrl ? {KB_STORE_URL: storeUrl} : {}), ...options.env},
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
+    KB_BIN,
+    'daemon',
+    'run',
+    '--port',
+    String(options.port ?? 0),
+    '--data-dir',
+    dataDir,
+    '--log-level',
+    'info',
+    ...(options.args ?? []),
+  ]
+  const child = spawn(command[0]!, command.slice(1), {
+    env: {...process.env, ...(storeUrl ? {KB_STORE_URL: storeUrl} : {}), ...options.env},
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => {
     stderr += d.toString()

@@ -1,5 +1,5 @@
 /**
- * @module System parts some tests drive for real (chromium, a Secret Service, tmux, PostgreSQL, fish, zsh): found on
+ * @module System parts some tests drive for real (chromium, a Secret Service, tmux, PostgreSQL, fish, zsh, unshare): found on
  * this machine or not. Without one, the tests that need it are skipped and the run says why, so `npm test`
  * is green with Node and git alone; under `KB_TEST_REQUIRE_ALL=1` (set by `.ci/run`, which installs every
  * part) a missing part fails the run instead. `KB_TEST_HIDE_SYSTEM=chromium,tmux,…` (or `all`) makes parts
@@ -9,7 +9,7 @@ import {accessSync, constants, readdirSync} from 'node:fs'
 import {delimiter, join} from 'node:path'
 import {describe} from 'vitest'
 
-export const SYSTEM_PARTS = ['chromium', 'secret-service', 'tmux', 'postgres', 'fish', 'zsh'] as const
+export const SYSTEM_PARTS = ['chromium', 'secret-service', 'tmux', 'postgres', 'fish', 'zsh', 'unshare'] as const
 export type SystemPart = (typeof SYSTEM_PARTS)[number]
 
 export interface SystemFound {
@@ -33,6 +33,8 @@ const PARTS: Record<SystemPart, {programs: string[][]; what: string}> = {
   // The shells whose completion scripts are tried for real (bash is always there).
   fish: {programs: [['fish']], what: 'fish'},
   zsh: {programs: [['zsh']], what: 'zsh'},
+  // A daemon on a small file system of its own (a tmpfs in a mount namespace), to fill its disk for real.
+  unshare: {programs: [['unshare'], ['mount']], what: 'unshare and mount (util-linux)'},
 }
 
 function executable(path: string): boolean {

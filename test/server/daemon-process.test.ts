@@ -166,7 +166,7 @@ describe('kb daemon run, as a process', () => {
     const page = await a.request('GET', '/health', {key: null, headers: {origin: 'https://evil.example'}})
     expect(page.status).toBe(200)
     expect(page.headers.get('access-control-allow-origin')).toBe('*')
-    expect(page.body).toEqual({status: 'ok', version: VERSION, store: {kind: 'sqlite', answers: true}})
+    expect(page.body).toEqual({status: 'ok', version: VERSION, store: {kind: 'sqlite', answers: true, writable: true}})
     expect(page.text).not.toContain(a.dataDir)
   })
 
@@ -185,7 +185,7 @@ describe('kb daemon run, as a process', () => {
     expect(health.body).toEqual({
       status: 'ok',
       version: VERSION,
-      store: {kind: 'sqlite', answers: true},
+      store: {kind: 'sqlite', answers: true, writable: true},
       pid: a.child.pid,
       started_at: expect.any(String),
       data_dir: a.dataDir,

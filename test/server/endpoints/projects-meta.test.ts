@@ -72,7 +72,7 @@ describe('service endpoints', () => {
     expect(res.body).toEqual({
       status: 'ok',
       version: 'test',
-      store: {kind: d.storeUrl ? 'postgres' : 'sqlite', answers: true},
+      store: {kind: d.storeUrl ? 'postgres' : 'sqlite', answers: true, writable: true},
       pid: process.pid,
       started_at: expect.any(String),
       data_dir: d.dataDir,
