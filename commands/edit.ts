@@ -9,19 +9,23 @@ import {writeRequests} from '../src/shared/client.js'
 import type {PatchEntryBody} from '../src/shared/schemas.js'
 import {KbCommand} from '../src/cli/base.js'
 import {noQueueFlag, statusFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
-import {editText, interactive, readStdin} from '../src/cli/input.js'
+import {confirm, editText, interactive, readStdin} from '../src/cli/input.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {patchFor, removes} from '../src/cli/outbox/edit-intent.js'
 import {isQueued, type EditIntent, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
 import {readFile} from 'node:fs/promises'
 import {ANCHOR_HELP} from '../src/cli/flags.js'
+import {conflictDiff, draftPath, dropDraft, saveDraft} from '../src/cli/merge/draft.js'
+import {editorText, patchFromText, withPatch} from '../src/cli/merge/editor-text.js'
+import {sendMerged} from '../src/cli/merge/send.js'
+import {baseOf, type EditBase, type MergeField} from '../src/cli/merge/three-way.js'
 import {anchorLabel, parseAnchorSpec, rootRelative} from '../src/cli/anchors/spec.js'
 
 export default class Edit extends KbCommand<typeof Edit> {
   static override summary = 'Change a knowledge entry'
   static override description =
-    'With flags, changes just those fields. With none, on a terminal, opens $EDITOR on the title, tags, url and body. The change carries If-Match with the version read, so if someone changed the entry meanwhile it fails with exit 5 instead of overwriting their change. When the server cannot be reached, an edit made with flags is queued for `kb sync`; if the entry changed by the time it is sent, the edit goes to a fork of it instead.'
+    'With flags, changes just those fields. With none, on a terminal, opens $EDITOR on the title, tags, url and body. The change carries If-Match with the version read; if someone changed the entry meanwhile, the edit is merged field by field (tags as sets) with their change. Only when the same field was changed on both sides does it stop (exit 5): your text is kept in a draft file, the diff shown, and on a terminal it offers to edit again on the newest version. Comments never conflict with an edit. When the server cannot be reached, an edit is queued for `kb sync`, which merges it the same way and makes a fork only on a true conflict.'
   static override examples = [
     '<%= config.bin %> edit 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --title "Port 7411 in use after crash"',
     '<%= config.bin %> edit 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --add-tag flaky',
@@ -43,7 +47,10 @@ export default class Edit extends KbCommand<typeof Edit> {
       description: 'remove this anchor: path, path:a-b or path#symbol as shown by kb show (repeatable)',
       multiple: true,
     }),
-    'if-version': Flags.integer({description: 'only change it if it is still at this version (default: the version just read)'}),
+    'if-version': Flags.integer({
+      description:
+        'only change it if it is still at this version, no merge (default: the version just read, merged with changes made meanwhile)',
+    }),
     'no-queue': noQueueFlag,
     // An entry in a shared scope is scanned for what the edit brings (docs/cli.md, "Safe publish").
     ...sensitiveFlags,
@@ -78,38 +85,113 @@ export default class Edit extends KbCommand<typeof Edit> {
           'usage',
           `--remove-anchor ${anchorLabel(r)}: entry ${args.id} has no such anchor (it has ${current.anchors.map(anchorLabel).join(', ') || 'none'})`,
         )
-    const version = flags['if-version'] ?? current.version
     let patch: PatchEntryBody
+    let drafted = false
     if (fromFlags) patch = patchFor(current, intent)
     else {
-      patch = fromEditor(current)
+      patch = this.fromEditor(current, current)
+      drafted = true
       if (Object.keys(patch).length === 0) {
+        dropDraft(args.id)
         this.out('No changes.')
         return current
       }
     }
-    let updated: EntryFull | QueuedWrite
-    try {
-      updated = await clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what: `editing ${args.id}`}, (c) => {
-        const request = writeRequests.patchEntry(args.id, {...patch, ...c}, `"${version}"`)
-        // Queued, the edit keeps what was asked, so if the entry changes before it is sent it can go to a fork.
-        const edit = fromFlags ? {...intent, set: {...intent.set, ...c}, version} : {entry_id: args.id, set: {...patch, ...c}, version}
-        return this.write<EntryFull>({command: 'edit', label: args.id, request, edit}, flags['no-queue'])
+    const pinned = flags['if-version']
+    let base = current
+    for (;;) {
+      const version = pinned ?? base.version
+      const outcome = await sendMerged<EntryFull | QueuedWrite>({
+        base: baseOf(base, patch),
+        mine: patch,
+        version,
+        read: async () => {
+          // --if-version asks for that version or nothing: no merge.
+          if (pinned !== undefined) throw stale(args.id, pinned)
+          return (await (await this.client()).getEntry(args.id, 'full')).entry as EntryFull
+        },
+        send: (p, v) => this.send(args.id, p, v, choice, fromFlags && base === current ? intent : null, baseOf(base, patch)),
       })
-    } catch (e) {
-      if (e instanceof KbError && e.code === 'precondition_failed') {
-        throw new KbError(
-          'precondition_failed',
-          `entry ${args.id} changed since version ${version} was read (someone else edited it); run \`kb show ${args.id}\` and edit again`,
-        )
+      if (outcome.kind === 'conflict') {
+        if (!(await this.reopen(args.id, patch, outcome, drafted))) throw stale(args.id, version, draftPath(args.id))
+        base = outcome.theirs
+        patch = this.fromEditor(base, withPatch(base, {...outcome.merged, ...pick(patch, outcome.conflicts)}), [
+          `Merged onto version ${base.version}: ${outcome.conflicts.join(', ')} changed there too (diff above); saving sends what you leave here.`,
+        ])
+        drafted = true
+        if (Object.keys(patch).length > 0) continue
+        dropDraft(args.id)
+        this.out('No changes.')
+        return base
       }
-      throw e
+      dropDraft(args.id)
+      if (outcome.kind === 'unchanged') {
+        this.out(`No changes: version ${outcome.entry.version} already says this.`)
+        return outcome.entry
+      }
+      const updated = outcome.result
+      if (isQueued(updated)) return updated
+      const merged = outcome.merged_with === null ? '' : `, merged with changes made meanwhile (version ${outcome.merged_with})`
+      if (this.mode.tty)
+        this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${oneLine(updated.title)} (version ${updated.version}${merged})`)
+      else {
+        this.out(`${updated.id}\t${updated.version}`)
+        if (merged) this.note(`merged with changes made meanwhile (version ${outcome.merged_with})`)
+      }
+      return updated
     }
-    if (isQueued(updated)) return updated
-    if (this.mode.tty) this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${oneLine(updated.title)} (version ${updated.version})`)
-    else this.out(`${updated.id}\t${updated.version}`)
-    return updated
   }
+
+  /** Opens the editor on `shown` (based on `entry`), keeps the saved text as the draft, and returns what it changes of `entry`. */
+  private fromEditor(entry: EntryFull, shown: Parameters<typeof editorText>[0], notes: string[] = []): PatchEntryBody {
+    const text = editText(editorText(shown, notes))
+    saveDraft(entry.id, text)
+    return patchFromText(entry, text)
+  }
+
+  /** PATCH against `version`, through the sensitive-content choice; offline it is queued with what it was based on. */
+  private send(
+    id: string,
+    patch: PatchEntryBody,
+    version: number,
+    choice: ReturnType<typeof choiceFrom>,
+    intent: EditIntent | null,
+    base: EditBase,
+  ): Promise<EntryFull | QueuedWrite> {
+    return clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what: `editing ${id}`}, (c) => {
+      const request = writeRequests.patchEntry(id, {...patch, ...c}, `"${version}"`)
+      // Queued, the edit keeps what was asked and what it was made on, so `kb sync` merges it as this would.
+      const edit = intent ? {...intent, set: {...intent.set, ...c}, version, base} : {entry_id: id, set: {...patch, ...c}, version, base}
+      return this.write<EntryFull>({command: 'edit', label: id, request, edit}, this.flags['no-queue'])
+    })
+  }
+
+  /** A true conflict: the text is kept as the draft, the diff shown; on a terminal, offers to edit again on the newest version. */
+  private async reopen(
+    id: string,
+    patch: PatchEntryBody,
+    c: {theirs: EntryFull; conflicts: MergeField[]},
+    drafted: boolean,
+  ): Promise<boolean> {
+    const file = drafted ? draftPath(id) : saveDraft(id, editorText(withPatch(c.theirs, patch)))
+    process.stderr.write(
+      `kb: entry ${id} changed meanwhile (now version ${c.theirs.version}): ${c.conflicts.join(', ')} changed there too.\n` +
+        `kb: your text is saved in ${file}\n${conflictDiff(c.theirs, patch, c.conflicts)}\n`,
+    )
+    return interactive() && !this.jsonEnabled() && (await confirm(`Edit again on version ${c.theirs.version}, starting from your text?`))
+  }
+}
+
+function stale(id: string, version: number, draft?: string): KbError {
+  const kept = draft ? `; your text is kept in ${draft}` : ''
+  return new KbError(
+    'precondition_failed',
+    `entry ${id} changed since version ${version} was read (someone else changed the same field)${kept}; run \`kb show ${id}\` and edit again`,
+  )
+}
+
+function pick(patch: PatchEntryBody, fields: readonly MergeField[]): PatchEntryBody {
+  return Object.fromEntries(Object.entries(patch).filter(([k]) => (fields as readonly string[]).includes(k))) as PatchEntryBody
 }
 
 /** What the flags ask for, read before anything is sent (a body file or stdin is read now, not when sent). */
@@ -154,30 +236,4 @@ async function readBodyFile(path: string): Promise<string> {
   } catch (e) {
     throw new KbError('usage', `cannot read --body-file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
   }
-}
-
-const HEADER_END = '--- body below ---'
-
-/** Edits title, tags, url and body as one text: `key: value` lines, a separator, then the body. */
-function fromEditor(e: EntryFull): PatchEntryBody {
-  const text = editText(`title: ${e.title}\ntags: ${e.tags.join(', ')}\nurl: ${e.url ?? ''}\n${HEADER_END}\n${e.body}`)
-  const sep = text.indexOf(`${HEADER_END}\n`)
-  if (sep === -1) throw new KbError('usage', `the edited text lost its "${HEADER_END}" line; nothing was changed`)
-  const head: Record<string, string> = {}
-  for (const line of text.slice(0, sep).split('\n')) {
-    const m = /^(\w+):\s?(.*)$/.exec(line)
-    if (m) head[m[1]!.toLowerCase()] = m[2]!.trim()
-  }
-  const body = text.slice(sep + HEADER_END.length + 1)
-  const patch: PatchEntryBody = {}
-  if (head.title !== undefined && head.title !== e.title) patch.title = head.title
-  if (body.trimEnd() !== e.body.trimEnd()) patch.body = body
-  const tags = (head.tags ?? '')
-    .split(',')
-    .map((t) => t.trim())
-    .filter(Boolean)
-  if (tags.join(',') !== e.tags.join(',')) patch.tags = tags
-  const url = head.url ?? ''
-  if (url !== (e.url ?? '')) patch.url = url === '' ? null : url
-  return patch
 }

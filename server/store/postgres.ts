@@ -399,11 +399,10 @@ export class PostgresStore implements Store {
   /** The entry's row is updated (and so locked) first: comments on one entry are counted one at a time. */
   async addComment(c: CommentRow, history?: HistoryRow[]): Promise<{comment: Comment; entry: EntryRow} | null> {
     return this.db.tx(async (q) => {
-      const [entry] = await q.query<{seq: number}>(
-        `UPDATE entries SET comment_count = comment_count + 1, version = version + 1, updated_at = $1
-        WHERE id = $2 RETURNING seq`,
-        [c.created_at, c.entry_id],
-      )
+      // A comment is no change of the entry's content: its version and updated_at stay (docs/api.md, "Versions").
+      const [entry] = await q.query<{seq: number}>('UPDATE entries SET comment_count = comment_count + 1 WHERE id = $1 RETURNING seq', [
+        c.entry_id,
+      ])
       if (!entry) return null
       if (!(await this.entries.insertComment(q, entry.seq, c))) throw new Error(`comment ${c.id} exists`)
       await this.trust.countCorrections(q, entry.seq, [c])

@@ -481,10 +481,8 @@ export class SqliteStore implements Store {
         const entry = this.stmt('SELECT seq FROM entries WHERE id = ?').get(c.entry_id) as {seq: number} | undefined
         if (!entry) return null
         this.entries.insertComment(entry.seq, c)
-        this.stmt('UPDATE entries SET comment_count = comment_count + 1, version = version + 1, updated_at = ? WHERE seq = ?').run(
-          c.created_at,
-          entry.seq,
-        )
+        // A comment is no change of the entry's content: its version and updated_at stay (docs/api.md, "Versions").
+        this.stmt('UPDATE entries SET comment_count = comment_count + 1 WHERE seq = ?').run(entry.seq)
         this.trust.countCorrections(entry.seq, [c])
         this.history.write(history)
         const author = this.stmt('SELECT name FROM principals WHERE id = ?').get(c.author_id) as {name: string}

@@ -1,7 +1,8 @@
 /**
  * The outbox when things collide, with a real daemon and the built `kb` (docs/cli.md, "Offline writes"): a queued
- * edit whose entry changed meanwhile becomes a fork with the edit applied and a comment pointing at it — whether it
- * was made without reading the entry or met a 412 on its If-Match — while one that met no change is applied; a
+ * edit whose entry changed meanwhile is merged into it when other fields changed, and becomes a fork with the edit
+ * applied and a comment pointing at it when the same field changed — whether it was made without reading the entry
+ * or met a 412 on its If-Match — while one that met no change (or only a comment) is applied; a
  * corrupted outbox file is reported and set aside, never lost; two `kb sync` at once send each item once.
  */
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
@@ -46,63 +47,77 @@ async function syncJson(env: Record<string, string> = {}): Promise<any> {
 }
 
 describe('a queued edit whose entry changed meanwhile', () => {
-  it('made without reading the entry: becomes a fork with the edit, and a comment on the entry points at it', async () => {
+  it('made without reading the entry: merged when the fields differ (tags as sets), a fork with a comment pointing at it when the same field changed', async () => {
     const e = await entry('Port clash', ['daemon'])
+    const clash = await entry('Title fight')
     const untouched = await entry('Nobody touched this')
     await d.stop()
     expect((await kb(user, ['edit', e.id, '--title', 'Port clash on CI', '--add-tag', 'ci'], {env: OFF})).code).toBe(0)
+    expect((await kb(user, ['edit', clash.id, '--title', 'Title fight: mine', '--add-tag', 'mine'], {env: OFF})).code).toBe(0)
     expect((await kb(user, ['edit', untouched.id, '--body', 'edited offline'], {env: OFF})).code).toBe(0)
     d = await startChildDaemon({dataDir: user.dataDir, port})
-    // Someone changes the first entry before the edit is sent.
-    const theirs = await d.request('PATCH', `/knowledge/${e.id}`, {body: {body: 'changed meanwhile'}})
-    expect(theirs.status).toBe(200)
+    // Someone changes the entries before the edits are sent: other fields of the first, the same field of the second.
+    expect((await d.request('PATCH', `/knowledge/${e.id}`, {body: {body: 'changed meanwhile', tags: ['daemon', 'linux']}})).status).toBe(
+      200,
+    )
+    expect((await d.request('PATCH', `/knowledge/${clash.id}`, {body: {title: 'Title fight: theirs'}})).status).toBe(200)
+    // A comment is no change to merge with.
+    expect((await d.request('POST', `/knowledge/${untouched.id}/comments`, {body: {body: 'seen'}})).status).toBe(201)
 
     const report = await syncJson()
-    expect(report.items.map((i: {status: string}) => i.status)).toEqual(['forked', 'sent'])
-    const forkId = report.items[0].fork_id as string
-    const original = await full(e.id)
-    expect(original).toMatchObject({title: 'Port clash', body: 'changed meanwhile', tags: ['daemon']})
+    expect(report.items.map((i: {status: string}) => i.status)).toEqual(['sent', 'forked', 'sent'])
+    expect(await full(e.id)).toMatchObject({title: 'Port clash on CI', body: 'changed meanwhile', tags: ['daemon', 'linux', 'ci']})
+    expect((await full(e.id)).branches).toEqual([])
+
+    const forkId = report.items[1].fork_id as string
+    const original = await full(clash.id)
+    expect(original).toMatchObject({title: 'Title fight: theirs', tags: []})
     expect(original.comments.map((c: {body: string}) => c.body)).toEqual([expect.stringContaining(forkId)])
     expect(original.branches.map((b: {id: string}) => b.id)).toEqual([forkId])
-    const fork = await full(forkId)
-    expect(fork).toMatchObject({
-      forked_from: e.id,
-      title: 'Port clash on CI',
-      body: 'changed meanwhile',
-      tags: ['daemon', 'ci'],
-      scope: 'private',
-    })
-    // The edit that met no change is simply applied.
+    expect(await full(forkId)).toMatchObject({forked_from: clash.id, title: 'Title fight: mine', tags: ['mine'], scope: 'private'})
+    // The edit that met only a comment is simply applied.
     expect((await full(untouched.id)).body).toBe('edited offline')
 
     // Nothing more on a second sync.
     expect((await syncJson()).items).toEqual([])
-    expect((await full(e.id)).branches).toHaveLength(1)
-    expect((await full(e.id)).comments).toHaveLength(1)
+    expect((await full(clash.id)).branches).toHaveLength(1)
+    expect((await full(clash.id)).comments).toHaveLength(1)
   }, 180_000)
 
-  it('made after reading the entry, its PATCH lost: meets a 412 on its If-Match and becomes a fork', async () => {
+  it('made after reading the entry, its PATCH lost: meets a 412 on its If-Match and is merged, or forked on a true conflict', async () => {
     const e = await entry('Flaky on Mondays')
+    const clash = await entry('Flaky on Fridays')
     const proxy = await startDropProxy(port)
     try {
       // A key of its own: owner.key goes only to a daemon that proves itself at the address reached, which a relay is not.
       const key = (await d.request<{key: string}>('POST', '/api-keys', {body: {name: 'through the proxy'}})).body.key
       const env = {KB_BASE_URL: proxy.url, KB_API_KEY: key}
       // The GET passes, the PATCH never reaches the daemon: the edit is queued with the version it read.
-      proxy.cutNextRequest('PATCH')
-      const edit = await kb(user, ['edit', e.id, '--title', 'Flaky on Mondays (cron)', '--json'], {env: {...OFF, ...env}})
-      expect(proxy.cut).toBe(1)
-      expect(edit.code, edit.stderr).toBe(0)
-      expect(JSON.parse(edit.stdout)).toMatchObject({queued: true, command: 'edit'})
+      for (const [x, title] of [
+        [e, 'Flaky on Mondays (cron)'],
+        [clash, 'Flaky on Fridays (mine)'],
+      ] as const) {
+        proxy.cutNextRequest('PATCH')
+        const edit = await kb(user, ['edit', x.id, '--title', title, '--json'], {env: {...OFF, ...env}})
+        expect(edit.code, edit.stderr).toBe(0)
+        expect(JSON.parse(edit.stdout)).toMatchObject({queued: true, command: 'edit'})
+      }
+      expect(proxy.cut).toBe(2)
+      const ifMatch = {'if-match': `"${e.version}"`}
+      expect((await d.request('PATCH', `/knowledge/${e.id}`, {body: {tags: ['cron']}, headers: ifMatch})).status).toBe(200)
       expect(
-        (await d.request('PATCH', `/knowledge/${e.id}`, {body: {tags: ['cron']}, headers: {'if-match': `"${e.version}"`}})).status,
+        (await d.request('PATCH', `/knowledge/${clash.id}`, {body: {title: 'Flaky on Fridays (theirs)'}, headers: ifMatch})).status,
       ).toBe(200)
       const report = await syncJson(env)
-      expect(report.items).toMatchObject([{command: 'edit', status: 'forked', fork_id: expect.any(String)}])
-      const original = await full(e.id)
-      expect(original).toMatchObject({title: 'Flaky on Mondays', tags: ['cron']})
+      expect(report.items).toMatchObject([
+        {command: 'edit', status: 'sent'},
+        {command: 'edit', status: 'forked', fork_id: expect.any(String)},
+      ])
+      expect(await full(e.id)).toMatchObject({title: 'Flaky on Mondays (cron)', tags: ['cron'], version: 3})
+      const original = await full(clash.id)
+      expect(original).toMatchObject({title: 'Flaky on Fridays (theirs)'})
       expect(original.comments).toHaveLength(1)
-      expect(await full(report.items[0].fork_id)).toMatchObject({title: 'Flaky on Mondays (cron)', tags: ['cron'], forked_from: e.id})
+      expect(await full(report.items[1].fork_id)).toMatchObject({title: 'Flaky on Fridays (mine)', forked_from: clash.id})
     } finally {
       await proxy.close()
     }

@@ -9,6 +9,7 @@ import {join} from 'node:path'
 import {KbError} from '../../shared/errors.js'
 import type {WriteRequest} from '../../shared/client.js'
 import type {AnchorIn, PatchEntryBody} from '../../shared/schemas.js'
+import type {EditBase} from '../merge/three-way.js'
 import {readConfig} from '../config/config.js'
 import type {ProjectRef} from '../project/project.js'
 
@@ -52,6 +53,8 @@ export interface EditIntent {
   remove_anchors?: {path: string; lines: string | null; symbol: string | null}[]
   /** The version it is based on (`--if-version`); else the entry as it was when the edit was made. */
   version?: number
+  /** The fields it changes as they were at `version`, when the entry was read: what `kb sync` merges against. */
+  base?: EditBase
 }
 
 export interface OutboxItem {
@@ -68,6 +71,8 @@ export interface OutboxItem {
    * attempt sends the same request (another body under the key would be refused as a different request).
    */
   request?: WriteRequest
+  /** The Idempotency-Key of `request` when it is not `key`: an edit settled again after a 412 (merged onto a newer version). */
+  request_key?: string
   /** `kb add` with a project given as a remote, looked up (needs the server) before the first send. */
   project_ref?: ProjectRef
   /** `kb edit`: the change as asked, for settling it and for applying it to a fork if the entry changed meanwhile. */

@@ -1,13 +1,15 @@
 /**
  * @module Sending the outbox (docs/cli.md, "kb sync"): a server's items in the order they were queued, each under
  * its own Idempotency-Key, so a request that did arrive before (its answer lost to a timeout) is answered, not
- * done again. One process sends at a time (the send lock). A queued edit whose entry changed meanwhile becomes
- * a fork with the edit applied and a comment on the original pointing at it: never dropped, never overwriting.
+ * done again. One process sends at a time (the send lock). A queued edit whose entry changed meanwhile is merged
+ * into it field by field; only a true conflict makes a fork with the edit applied and a comment on the original
+ * pointing at it: never dropped, never overwriting.
  */
 import {KbError} from '../../shared/errors.js'
 import {writeRequests, type ApiClient, type ApiResponse} from '../../shared/client.js'
 import type {EntryFull} from '../../shared/types.js'
 import {resolveProjectId} from '../project/project.js'
+import {mergeEdit, type EditBase, type MergeOutcome} from '../merge/three-way.js'
 import {patchFor} from './edit-intent.js'
 import type {Outbox} from './queue.js'
 import {isUnreachable, type OutboxItem} from './state.js'
@@ -15,7 +17,7 @@ import {isUnreachable, type OutboxItem} from './state.js'
 type SyncOutcome =
   /** Done; `replayed`: an earlier attempt had arrived, and this is its answer. */
   | {status: 'sent'; replayed: boolean; id: string | null}
-  /** An edit whose entry changed meanwhile, applied to a new fork instead. */
+  /** An edit that changed a field also changed meanwhile, applied to a new fork instead. */
   | {status: 'forked'; fork_id: string}
   /** Refused by the server (e.g. the entry is gone): reported, and moved from the queue to the refused file. */
   | {status: 'refused'; code: string; message: string}
@@ -148,6 +150,8 @@ async function sendOne(
   const persist = (): Promise<boolean> =>
     outbox.update(item.key, (i) => {
       if (item.request) i.request = item.request
+      else delete i.request // an edit to settle again
+      if (item.request_key) i.request_key = item.request_key
       if (item.edit) i.edit = item.edit
       delete i.project_ref
     })
@@ -185,8 +189,10 @@ function sent(res: ApiResponse<{id?: unknown; version?: unknown}>, target: strin
 }
 
 /**
- * An edit: settled against the entry on its first send (with If-Match on the version it was applied to); if the
- * entry changed after the edit was made, or changes before the PATCH lands (412), it goes to a fork instead.
+ * An edit: settled against the entry on its first send (docs/cli.md, "Edits that meet other changes"): if the entry
+ * changed after the edit was made, the edit is merged into the newest version field by field (tags as sets), and a
+ * stale version when the PATCH lands (412) is merged again the same way. Only a field changed on both sides to
+ * different values sends the edit to a fork instead.
  */
 async function sendEdit(
   client: ApiClient,
@@ -196,30 +202,80 @@ async function sendEdit(
 ): Promise<{outcome: SyncOutcome; version?: number}> {
   const intent = item.edit!
   const t = timeoutMs ? {timeoutMs} : {}
-  if (!item.request && !intent.conflict) {
-    const current = (await client.getEntry(intent.entry_id, 'full')).entry as EntryFull
-    // Without a version to go by (made without reading the entry, and no write of ours since), a change the server
-    // has from after the edit was made is one the edit did not see.
-    if (intent.version === undefined ? current.updated_at > item.queued_at : current.version !== intent.version) intent.conflict = true
-    else item.request = writeRequests.patchEntry(intent.entry_id, patchFor(current, intent), `"${current.version}"`)
-    await persist()
-  }
-  if (!intent.conflict) {
-    try {
-      return sent(await client.write<EntryFull>(item.request!, {idempotencyKey: item.key, ...t}), intent.entry_id)
-    } catch (e) {
-      if (!(e instanceof KbError && e.code === 'precondition_failed')) throw e
-      intent.conflict = true
+  for (let round = 0; !intent.conflict; round++) {
+    if (!item.request) {
+      const current = (await client.getEntry(intent.entry_id, 'full')).entry as EntryFull
+      const merged = await settle(client, item, current)
+      if (merged.conflicts.length > 0) intent.conflict = true
+      else {
+        item.request = writeRequests.patchEntry(intent.entry_id, merged.patch, `"${current.version}"`)
+        // Each settling under a key of its own: the server keeps the answer (a 412 too) under the one before.
+        if (round > 0 || item.request_key) item.request_key = `${item.key}.v${current.version}`
+      }
       await persist()
+      if (intent.conflict) break
+    }
+    try {
+      return sent(await client.write<EntryFull>(item.request!, {idempotencyKey: item.request_key ?? item.key, ...t}), intent.entry_id)
+    } catch (e) {
+      if (!(e instanceof KbError && e.code === 'precondition_failed') || round >= MERGE_ROUNDS) throw e
+      delete item.request // changed again while being sent: merged again onto the newest version
     }
   }
+  return forkEdit(client, item, t)
+}
+
+/** Others writing the entry again and again as it is sent: after this many merges the edit waits for the next pass. */
+const MERGE_ROUNDS = 3
+
+/** The edit against `current`: as asked when nothing changed meanwhile, else merged (three-way, per field). */
+async function settle(client: ApiClient, item: OutboxItem, current: EntryFull): Promise<MergeOutcome> {
+  const intent = item.edit!
+  const mine = patchFor(current, intent)
+  // Without a version to go by (made without reading the entry), a change the server has from after the edit was made is one the edit did not see.
+  const changed = intent.version === undefined ? current.updated_at > item.queued_at : current.version !== intent.version
+  if (!changed) return {patch: mine, conflicts: []}
+  // Tags and anchors added or removed were applied to the newest ones already: as sets, they never conflict.
+  const base: EditBase = {...intent.base}
+  if (!intent.set.tags && (intent.add_tags || intent.remove_tags)) base.tags = current.tags
+  if (!intent.set.anchors && (intent.add_anchors || intent.remove_anchors)) base.anchors = current.anchors
+  const unknown = Object.keys(mine).filter((f) => !(f in base))
+  // A field whose value when the edit was made is unknown: changed meanwhile if the history says so since then.
+  const changedMeanwhile =
+    unknown.length === 0
+      ? new Set<string>()
+      : intent.version === undefined
+        ? await changedSince(client, intent.entry_id, item.queued_at)
+        : new Set(unknown)
+  return mergeEdit({base, mine, theirs: current, changedMeanwhile})
+}
+
+/** The fields the entry's history says were changed after `since`. */
+async function changedSince(client: ApiClient, id: string, since: string): Promise<Set<string>> {
+  const fields = new Set<string>()
+  let cursor: string | null = null
+  do {
+    const page = await client.history(id, cursor)
+    for (const r of page.items) {
+      if (r.at <= since) continue
+      for (const f of Object.keys(r.changes ?? {})) fields.add(f)
+      if (r.action === 'resolved' || r.action === 'reopened') fields.add('status')
+    }
+    cursor = page.next_cursor
+  } while (cursor)
+  return fields
+}
+
+/** A true conflict: the edit goes to a new fork, and a comment on the original points at it. */
+async function forkEdit(client: ApiClient, item: OutboxItem, t: {timeoutMs?: number}): Promise<{outcome: SyncOutcome}> {
+  const intent = item.edit!
   // Each step under a key of its own, derived from the item's: a pass cut short and run again repeats none of them.
   const fork = (await client.write<EntryFull>(writeRequests.fork(intent.entry_id, {}), {idempotencyKey: `${item.key}.fork`, ...t})).body
   await client.write(writeRequests.patchEntry(fork.id, patchFor(fork, intent), `"${fork.version}"`), {
     idempotencyKey: `${item.key}.fork-edit`,
     ...t,
   })
-  const note = `An edit made while this server was out of reach (queued ${item.queued_at}) met a change made here meanwhile, so it was applied to a fork instead of overwriting: ${fork.id}`
+  const note = `An edit made while this server was out of reach (queued ${item.queued_at}) changed a field that was also changed here meanwhile, so it was applied to a fork instead of overwriting: ${fork.id}`
   await client.write(writeRequests.comment(intent.entry_id, {body: note, type: 'note'}), {idempotencyKey: `${item.key}.fork-note`, ...t})
   return {outcome: {status: 'forked', fork_id: fork.id}}
 }

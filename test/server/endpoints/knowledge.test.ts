@@ -216,7 +216,7 @@ describe('PATCH /knowledge/:id', () => {
     expectProblem(await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'x'}, headers: {'if-match': '"abc"'}}), 412)
   })
 
-  it('under concurrent writes: one If-Match winner, the rest 412; unguarded edits and comments all count', async () => {
+  it('under concurrent writes: one If-Match winner, the rest 412; unguarded edits all count, comments leave the version', async () => {
     const e = await createEntry(d, {title: 'Raced', scope: 'global'})
     const racers = await Promise.all(
       Array.from({length: 10}, (_, i) =>
@@ -231,7 +231,7 @@ describe('PATCH /knowledge/:id', () => {
     ])
     for (const w of writes) expect([200, 201]).toContain(w.status)
     const after = await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'full'}})
-    expect(after.body).toMatchObject({version: 2 + 8 + 8, comment_count: 8})
+    expect(after.body).toMatchObject({version: 2 + 8, comment_count: 8})
     expect(after.body.comments).toHaveLength(8)
   })
 
@@ -322,7 +322,7 @@ describe('POST /knowledge/:id/resolve', () => {
 })
 
 describe('POST /knowledge/:id/comments', () => {
-  it('answers 201 with the comment, bumps version and comment_count; full view lists comments oldest first', async () => {
+  it('answers 201 with the comment, bumps comment_count but not the version (no edit conflicts with it); full view lists comments oldest first', async () => {
     const e = await createEntry(d, {title: 'Commented', scope: 'global'})
     const first = await d.request('POST', `/knowledge/${e.id}/comments`, {body: {body: 'First!'}})
     expect(first.status).toBe(201)
@@ -337,11 +337,15 @@ describe('POST /knowledge/:id/comments', () => {
       expect((await d.request('POST', `/knowledge/${e.id}/comments`, {body: {body: type, type}})).body.type).toBe(type)
     }
     const full = await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'full'}})
-    expect(full.body).toMatchObject({version: 5, comment_count: 4})
-    expect(full.headers.get('etag')).toBe('"5"')
+    expect(full.body).toMatchObject({version: 1, comment_count: 4, updated_at: e.updated_at})
+    expect(full.headers.get('etag')).toBe('"1"')
+    // So an edit read before the comments still lands.
+    const edit = await d.request('PATCH', `/knowledge/${e.id}`, {body: {title: 'Commented, edited'}, headers: {'if-match': '"1"'}})
+    expect(edit.body).toMatchObject({title: 'Commented, edited', version: 2})
     expect(full.body.comments.map((c: {body: string}) => c.body)).toEqual(['First!', 'Also on macOS', 'correction', 'question'])
     expect(full.body.comments[0]).toEqual(first.body)
-    expect(full.body.updated_at >= second.body.created_at).toBe(true)
+    // Comments leave updated_at where the last change of the content put it.
+    expect(full.body.updated_at).toBe(e.updated_at)
     const standard = await d.request('GET', `/knowledge/${e.id}`)
     expect(standard.body.comment_count).toBe(4)
     expect(full.body.comments_truncated).toBe(false)
@@ -460,8 +464,8 @@ describe('POST /knowledge/:id/fork', () => {
     ])
     const asOwner = await d.request('GET', `/knowledge/${parent.id}`, {query: {detail: 'full'}})
     expect(asOwner.body.branches).toEqual([])
-    // Forking does not change the parent.
-    expect(asOwner.body.version).toBe(3)
+    // Forking does not change the parent (at 2: the comment did not count, the resolution did).
+    expect(asOwner.body.version).toBe(2)
   })
 
   it('keeps " (fork)" when the parent\'s title is already at the 200-character limit', async () => {

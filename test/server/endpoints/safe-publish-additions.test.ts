@@ -55,7 +55,7 @@ describe('POST /knowledge/:id/comments on a shared entry', () => {
     expect(res.body.body).toBe(`Same here; the log had\n${line('github-pat').replace(secret('github-pat'), '[REDACTED:github-pat]')}`)
     expect(res.body.author.name).toBe('bob')
     const after = await get(e.id)
-    expect(after).toMatchObject({comment_count: 1, version: e.version + 1})
+    expect(after).toMatchObject({comment_count: 1, version: e.version})
     expect(after.comments[0].body).not.toContain(secret('github-pat'))
   })
 
