@@ -107,13 +107,14 @@ export default class Edit extends KbCommand<typeof Edit> {
         version,
         read: async () => {
           // --if-version asks for that version or nothing: no merge.
-          if (pinned !== undefined) throw stale(args.id, pinned)
+          if (pinned !== undefined) throw stale(args.id, pinned, 'someone changed it since; --if-version asks for that version or nothing')
           return (await (await this.client()).getEntry(args.id, 'full')).entry as EntryFull
         },
         send: (p, v) => this.send(args.id, p, v, choice, fromFlags && base === current ? intent : null, baseOf(base, patch)),
       })
       if (outcome.kind === 'conflict') {
-        if (!(await this.reopen(args.id, patch, outcome, drafted))) throw stale(args.id, version, draftPath(args.id))
+        if (!(await this.reopen(args.id, patch, outcome, drafted)))
+          throw stale(args.id, version, `${outcome.conflicts.join(', ')} changed there too; your text is kept in ${draftPath(args.id)}`)
         base = outcome.theirs
         patch = this.fromEditor(base, withPatch(base, {...outcome.merged, ...pick(patch, outcome.conflicts)}), [
           `Merged onto version ${base.version}: ${outcome.conflicts.join(', ')} changed there too (diff above); saving sends what you leave here.`,
@@ -182,11 +183,10 @@ export default class Edit extends KbCommand<typeof Edit> {
   }
 }
 
-function stale(id: string, version: number, draft?: string): KbError {
-  const kept = draft ? `; your text is kept in ${draft}` : ''
+function stale(id: string, version: number, why: string): KbError {
   return new KbError(
     'precondition_failed',
-    `entry ${id} changed since version ${version} was read (someone else changed the same field)${kept}; run \`kb show ${id}\` and edit again`,
+    `entry ${id} changed since version ${version} was read (${why}); run \`kb show ${id}\` and edit again`,
   )
 }
 

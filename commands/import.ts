@@ -20,6 +20,8 @@ interface ImportReport {
   created: number
   updated: number
   skipped: number
+  /** Of the skipped, those already here as the file has them (absent from servers before it was counted). */
+  unchanged?: number
   principals_created: number
   dry_run: boolean
   rejected: Array<{line: number; reason: string}>
@@ -116,7 +118,8 @@ export default class Import extends KbCommand<typeof Import> {
       process.exitCode = 1
       return report
     }
-    const what = `${report.created} created, ${report.updated} updated, ${report.skipped} skipped${report.principals_created ? `, ${report.principals_created} principal(s) created` : ''}`
+    const unchanged = report.unchanged ? ` (${report.unchanged === report.skipped ? 'all' : report.unchanged} unchanged)` : ''
+    const what = `${report.created} created, ${report.updated} updated, ${report.skipped} skipped${unchanged}${report.principals_created ? `, ${report.principals_created} principal(s) created` : ''}`
     this.out(report.dry_run ? `Dry run (nothing changed): would import ${what}` : `Imported: ${what}`)
     const similar = report.similar ?? []
     if (similar.length > 0 && !this.jsonEnabled()) {

@@ -34,6 +34,9 @@ const ImportReportSchema = Type.Object({
   created: Type.Integer(),
   updated: Type.Integer(),
   skipped: Type.Integer(),
+  unchanged: Type.Integer({
+    description: 'Of the skipped entries, those already stored exactly as the file has them (not scanned, no history written)',
+  }),
   principals_created: Type.Integer(),
   dry_run: Type.Boolean(),
   rejected: Type.Array(Type.Object({line: Type.Integer(), reason: Type.String()})),

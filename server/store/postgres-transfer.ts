@@ -12,7 +12,16 @@ import type {AuthorRef, Comment} from '../../src/shared/types.js'
 import {LOCKS, type PostgresDb, type Queryable, type Row} from './postgres-db.js'
 import {IndexDelta, type PostgresEntryWriter} from './postgres-entries.js'
 import {COMMENT_COLUMNS, COMMENT_ORDER, Params, visibleTo} from './postgres-rows.js'
-import {canonical, commentFromRow, exportedEntry, FLAG_COLUMNS, FLAG_ORDER, flagFromRow, type ImportedEntry, importedRow} from './rows.js'
+import {
+  commentFromRow,
+  exportedEntry,
+  FLAG_COLUMNS,
+  FLAG_ORDER,
+  flagFromRow,
+  type ImportedEntry,
+  importedRow,
+  sameAsStored,
+} from './rows.js'
 import type {Viewer} from './store.js'
 import type {
   EntryExport,
@@ -37,7 +46,8 @@ class Rollback extends Error {}
 /** A line the import refuses; the message is the reason the report gives. */
 class Rejection extends Error {}
 
-type Outcome = 'created' | 'updated' | 'skipped'
+/** `unchanged` counts as skipped too. */
+type Outcome = 'created' | 'updated' | 'skipped' | 'unchanged'
 
 export class PostgresTransferStore implements TransferStore {
   constructor(
@@ -143,7 +153,7 @@ export class PostgresTransferStore implements TransferStore {
    * the reading there; every other rejection is found and listed, as on SQLite.
    */
   async applyImport(records: Iterable<ImportRecord>, options: ImportOptions): Promise<ImportOutcome> {
-    const outcome: ImportOutcome = {created: 0, updated: 0, skipped: 0, principals_created: 0, rejected: []}
+    const outcome: ImportOutcome = {created: 0, updated: 0, skipped: 0, unchanged: 0, principals_created: 0, rejected: []}
     try {
       await this.db.tx(async (q) => {
         await q.run('SELECT pg_advisory_xact_lock($1)', [LOCKS.import])
@@ -155,7 +165,8 @@ export class PostgresTransferStore implements TransferStore {
             const result =
               record.kind === 'project'
                 ? await this.importProject(q, record.project, options, outcome)
-                : await this.importEntry(q, record.entry, options, outcome, delta)
+                : await this.importEntry(q, record.entry, options, outcome, delta, record.unscanned)
+            if (result === 'unchanged') outcome.skipped++
             outcome[result]++
           } catch (e) {
             const constraint = String((e as {code?: unknown}).code ?? '').startsWith('23')
@@ -252,6 +263,7 @@ export class PostgresTransferStore implements TransferStore {
     options: ImportOptions,
     outcome: ImportOutcome,
     delta: IndexDelta,
+    unscanned = false,
   ): Promise<Outcome> {
     const me = options.importer
     if (!me.owner && e.author.id !== me.id)
@@ -280,14 +292,19 @@ export class PostgresTransferStore implements TransferStore {
       if (options.dryRun) return 'created'
       throw new Rejection(`entry ${e.id} cannot be created here: the id is taken`)
     }
+    const same = async (): Promise<boolean> =>
+      sameAsStored(existing!, await this.commentsOf(q, existing!.seq as number), await this.flagsOf(q, e.id), e)
+    if (unscanned) {
+      if (existing && (await same())) return 'unchanged'
+      throw new Rejection(`entry ${e.id} changed here while the file was read; import it again`)
+    }
     let seq: number
     if (existing) {
       if (options.onConflict === 'skip') return 'skipped'
       if (!me.owner && existing.author_id !== me.id)
         throw new Rejection(`entry ${e.id} exists here and is not yours; only its author or the owner may overwrite it`)
       const comments = await this.commentsOf(q, existing.seq as number)
-      const current = exportedEntry(existing, comments, await this.flagsOf(q, e.id))
-      if (JSON.stringify(current) === JSON.stringify(canonical(e))) return 'skipped'
+      if (await same()) return 'unchanged'
       // Overwriting replaces the comments whole: a member may not erase what others wrote.
       if (!me.owner && comments.some((c) => c.author.id !== me.id))
         throw new Rejection(`entry ${e.id} has comments by others here; only the owner may overwrite it`)
@@ -347,6 +364,15 @@ export class PostgresTransferStore implements TransferStore {
       [seq],
     )
     return rows.map(commentFromRow)
+  }
+
+  async storedAsIs(e: ImportedEntry, importer: ImportOptions['importer']): Promise<boolean> {
+    const [existing] = await this.db.query(
+      'SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = $1',
+      [e.id],
+    )
+    if (!existing || (!importer.owner && !(await visible(this.db, e.id, importer.id)))) return false
+    return sameAsStored(existing, await this.commentsOf(this.db, existing.seq as number), await this.flagsOf(this.db, e.id), e)
   }
 
   async snapshot(): Promise<StoreSnapshot> {

@@ -123,7 +123,7 @@ export function importedRow(e: ImportedEntry): EntryRow {
 }
 
 /** An import record in exactly the shape (and key order) an export of it has, to tell unchanged from changed. */
-export function canonical(e: ImportedEntry): EntryExport {
+function canonical(e: ImportedEntry): EntryExport {
   const comments = e.comments.map((c) => ({
     id: c.id,
     body: c.body,
@@ -139,6 +139,16 @@ export function canonical(e: ImportedEntry): EntryExport {
     created_at: f.created_at,
   }))
   return exportedEntry(asRow(importedRow(e)), comments, flags)
+}
+
+/**
+ * Whether an import record says exactly what the stored entry (its row, comments and open flags) says: then it is
+ * skipped, before it is scanned (docs/api.md, "Export, import and backup"). Usage counts are left out: reading an
+ * entry is no change of it, so a file exported before some reads is still the same entry.
+ */
+export function sameAsStored(existing: Row, comments: Comment[], flags: FlagExport[], e: ImportedEntry): boolean {
+  const text = (x: EntryExport): string => JSON.stringify({...x, retrieved: 0, last_retrieved_at: null})
+  return text(exportedEntry(existing, comments, flags)) === text(canonical(e))
 }
 
 /** An entry as the row `entryFromRow` reads (JSON text for the structured fields). */

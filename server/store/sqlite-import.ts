@@ -13,17 +13,7 @@ import type {AuthorRef, Comment} from '../../src/shared/types.js'
 import {TimeSlice} from '../lib/time-slice.js'
 import {SqliteEntryWriter} from './sqlite-entries.js'
 import {StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
-import {
-  canonical,
-  commentFromRow,
-  exportedEntry,
-  FLAG_COLUMNS,
-  FLAG_ORDER,
-  flagFromRow,
-  type ImportedEntry,
-  importedRow,
-  type Row,
-} from './rows.js'
+import {commentFromRow, FLAG_COLUMNS, FLAG_ORDER, flagFromRow, type ImportedEntry, importedRow, type Row, sameAsStored} from './rows.js'
 import {SqliteTrustWriter} from './sqlite-trust.js'
 import {HISTORY_SQL, historyArgs} from './history-store.js'
 import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
@@ -131,7 +121,7 @@ async function checkpointAside(path: string): Promise<void> {
 }
 
 class Importer {
-  readonly outcome: ImportOutcome = {created: 0, updated: 0, skipped: 0, principals_created: 0, rejected: []}
+  readonly outcome: ImportOutcome = {created: 0, updated: 0, skipped: 0, unchanged: 0, principals_created: 0, rejected: []}
 
   constructor(
     private readonly statements: StatementCache,
@@ -150,7 +140,8 @@ class Importer {
   /** Applies one record, or adds its rejection to the outcome. */
   apply(record: ImportRecord): void {
     try {
-      const result = record.kind === 'project' ? this.importProject(record.project) : this.importEntry(record.entry)
+      const result = record.kind === 'project' ? this.importProject(record.project) : this.importEntry(record.entry, record.unscanned)
+      if (result === 'unchanged') this.outcome.skipped++
       this.outcome[result]++
     } catch (e) {
       const constraint = (e as {code?: string}).code?.startsWith('SQLITE_CONSTRAINT')
@@ -222,7 +213,7 @@ class Importer {
     return 'created'
   }
 
-  private importEntry(e: ImportedEntry): 'created' | 'updated' | 'skipped' {
+  private importEntry(e: ImportedEntry, unscanned = false): 'created' | 'updated' | 'skipped' | 'unchanged' {
     const me = this.options.importer
     if (!me.owner && e.author.id !== me.id)
       throw new Rejection(`entry ${e.id} is by ${e.author.name} (${e.author.id}); only the owner may import entries of other authors`)
@@ -246,14 +237,19 @@ class Importer {
       if (this.options.dryRun) return 'created'
       throw new Rejection(`entry ${e.id} cannot be created here: the id is taken`)
     }
+    const same = (): boolean =>
+      sameAsStored(existing!, commentsOf(this.statements, existing!.seq as number), flagsOf(this.statements, e.id), e)
+    if (unscanned) {
+      if (existing && same()) return 'unchanged'
+      throw new Rejection(`entry ${e.id} changed here while the file was read; import it again`)
+    }
     let seq: number
     if (existing) {
       if (this.options.onConflict === 'skip') return 'skipped'
       if (!me.owner && existing.author_id !== me.id)
         throw new Rejection(`entry ${e.id} exists here and is not yours; only its author or the owner may overwrite it`)
-      const comments = this.commentsOf(existing.seq as number)
-      const current = exportedEntry(existing, comments, this.flagsOf(e.id))
-      if (JSON.stringify(current) === JSON.stringify(canonical(e))) return 'skipped'
+      const comments = commentsOf(this.statements, existing.seq as number)
+      if (same()) return 'unchanged'
       // Overwriting replaces the comments whole: a member may not erase what others wrote.
       if (!me.owner && comments.some((c) => c.author.id !== me.id))
         throw new Rejection(`entry ${e.id} has comments by others here; only the owner may overwrite it`)
@@ -294,21 +290,34 @@ class Importer {
   private visible(id: string, me: string): boolean {
     return this.stmt(`SELECT 1 FROM entries e WHERE e.id = @id AND ${VISIBLE_TO_ME}`).get({id, me}) !== undefined
   }
+}
 
-  private flagsOf(entryId: string): FlagExport[] {
-    return (
-      this.stmt(
-        `SELECT ${FLAG_COLUMNS} FROM flags f JOIN principals p ON p.id = f.principal_id WHERE f.entry_id = ? ORDER BY ${FLAG_ORDER}`,
-      ).all(entryId) as Row[]
-    ).map(flagFromRow)
-  }
+function flagsOf(statements: StatementCache, entryId: string): FlagExport[] {
+  return (
+    statements
+      .get(`SELECT ${FLAG_COLUMNS} FROM flags f JOIN principals p ON p.id = f.principal_id WHERE f.entry_id = ? ORDER BY ${FLAG_ORDER}`)
+      .all(entryId) as Row[]
+  ).map(flagFromRow)
+}
 
-  private commentsOf(seq: number): Comment[] {
-    return (
-      this.stmt(
+function commentsOf(statements: StatementCache, seq: number): Comment[] {
+  return (
+    statements
+      .get(
         `SELECT c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at FROM comments c
       JOIN principals p ON p.id = c.author_id WHERE c.entry_seq = ? ORDER BY c.created_at, c.rowid`,
-      ).all(seq) as Row[]
-    ).map(commentFromRow)
-  }
+      )
+      .all(seq) as Row[]
+  ).map(commentFromRow)
+}
+
+/** TransferStore.storedAsIs on the driver's own connection (a read: no gate, no transaction). */
+export function storedAsIs(statements: StatementCache, e: ImportedEntry, importer: ImportOptions['importer']): boolean {
+  const existing = statements
+    .get('SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?')
+    .get(e.id) as Row | undefined
+  if (!existing) return false
+  if (!importer.owner && !statements.get(`SELECT 1 FROM entries e WHERE e.id = @id AND ${VISIBLE_TO_ME}`).get({id: e.id, me: importer.id}))
+    return false
+  return sameAsStored(existing, commentsOf(statements, existing.seq as number), flagsOf(statements, e.id), e)
 }

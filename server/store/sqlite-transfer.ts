@@ -10,10 +10,10 @@ import {join} from 'node:path'
 import type Database from 'better-sqlite3'
 import type {Comment} from '../../src/shared/types.js'
 import type {SqliteEntryWriter} from './sqlite-entries.js'
-import {applyImport} from './sqlite-import.js'
+import {applyImport, storedAsIs} from './sqlite-import.js'
 import type {SqliteHistoryStore} from './sqlite-history.js'
 import {type StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
-import {commentFromRow, exportedEntry, FLAG_COLUMNS, FLAG_ORDER, flagFromRow, type Row} from './rows.js'
+import {commentFromRow, exportedEntry, FLAG_COLUMNS, FLAG_ORDER, flagFromRow, type ImportedEntry, type Row} from './rows.js'
 import type {Viewer} from './store.js'
 import type {
   EntryExport,
@@ -152,6 +152,10 @@ export class SqliteTransferStore implements TransferStore {
     return this.gate.exclusive(() =>
       applyImport(this.db, {statements: this.statements, entries: this.entries}, records, options, this.onCommitted),
     )
+  }
+
+  async storedAsIs(entry: ImportedEntry, importer: ImportOptions['importer']): Promise<boolean> {
+    return storedAsIs(this.statements, entry, importer)
   }
 
   async snapshot(): Promise<StoreSnapshot> {

@@ -48,7 +48,13 @@ export interface ExportFilter {
 /** One validated line of an import, with its line number for the report. */
 export type ImportRecord =
   | {line: number; kind: 'project'; project: ProjectExport}
-  | {line: number; kind: 'entry'; entry: EntryExport & {summary: string; summary_title: string}}
+  | {
+      line: number
+      kind: 'entry'
+      entry: EntryExport & {summary: string; summary_title: string}
+      /** Found stored as is when read, so not scanned: applied only if it still is (skipped), else refused. */
+      unscanned?: boolean
+    }
 
 export interface ImportOptions {
   onConflict: OnConflict
@@ -62,6 +68,8 @@ export interface ImportOutcome {
   created: number
   updated: number
   skipped: number
+  /** Of the skipped entries, those stored here exactly as the file has them (usage counts aside). */
+  unchanged: number
   principals_created: number
   rejected: Array<{line: number; reason: string}>
 }
@@ -98,6 +106,11 @@ export interface TransferStore {
    * meanwhile: reads see the store as it was until the import commits, other writes wait for it.
    */
   applyImport(records: Iterable<ImportRecord>, options: ImportOptions): Promise<ImportOutcome>
+  /**
+   * Whether the entry is stored here exactly as the record has it (usage counts aside) and the importer may see it:
+   * such a line is skipped without being scanned (docs/api.md, "Export, import and backup").
+   */
+  storedAsIs(entry: EntryExport & {summary: string; summary_title: string}, importer: ImportOptions['importer']): Promise<boolean>
   /** Takes a consistent copy of the live store while it keeps serving (SQLite's online backup). */
   snapshot(): Promise<StoreSnapshot>
 }

@@ -14,7 +14,7 @@ import type {SimilarItem} from '../../../src/shared/types.js'
 import {nowIso} from '../../lib/ids.js'
 import {TimeSlice} from '../../lib/time-slice.js'
 import type {Store} from '../../store/store.js'
-import type {ImportOutcome, ImportRecord} from '../../store/transfer-store.js'
+import type {ImportOptions, ImportOutcome, ImportRecord} from '../../store/transfer-store.js'
 import {type Caller, isOwner} from '../context.js'
 import {clearImported} from '../safe-publish.js'
 import {SimilarFinder} from '../similar.js'
@@ -59,19 +59,23 @@ export async function importBody(store: Store, caller: Caller, body: Readable, r
   try {
     const checked: Checked[] = []
     const rejected = await validateAndSpool(store, caller, body, spool, request.sensitive, checked)
-    const empty: ImportReport = {created: 0, updated: 0, skipped: 0, principals_created: 0, rejected, dry_run: request.dryRun}
+    const empty: ImportReport = {created: 0, updated: 0, skipped: 0, unchanged: 0, principals_created: 0, rejected, dry_run: request.dryRun}
     if (rejected.length > 0) return empty
     const outcome = await store.transfer.applyImport(readSpool(spool), {
       onConflict: request.onConflict,
       dryRun: request.dryRun,
       at: nowIso(),
-      importer: {id: caller.principal.id, name: caller.principal.name, owner: isOwner(caller)},
+      importer: importerOf(caller),
     })
     if (outcome.rejected.length > 0) return {...empty, rejected: outcome.rejected}
     return {...outcome, dry_run: request.dryRun, similar: await similarOf(store, caller, checked)}
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }
+}
+
+function importerOf(caller: Caller): ImportOptions['importer'] {
+  return {id: caller.principal.id, name: caller.principal.name, owner: isOwner(caller)}
 }
 
 /** Splits the body into lines, validates each, and writes the normalised records to `spool`; returns the rejections. */
@@ -130,7 +134,10 @@ async function validateAndSpool(
         const from = record.exported_by ? lowerUuid(record.exported_by.id) : null
         if (from && from !== caller.principal.id && !(await store.getPrincipal(from))) ctx.alias = from
       } else {
-        if (record.kind === 'entry') {
+        // An entry stored here as the file has it (a second import, a backup put back) is skipped unscanned: what is
+        // stored was scanned, or acknowledged for this audience, when it was written (docs/api.md, "Import").
+        if (record.kind === 'entry' && (await store.transfer.storedAsIs(record.entry, importerOf(caller)))) record.unscanned = true
+        else if (record.kind === 'entry') {
           const cleared = await clearImported(record.entry, sensitive, caller, store)
           if (typeof cleared === 'string') throw new LineError(cleared)
           record.entry = cleared

@@ -5,6 +5,9 @@
  * audience they were made for (this server, this scope and project); a second import changes nothing and writes
  * no history.
  */
+import {join} from 'node:path'
+import Database from 'better-sqlite3'
+import pg from 'pg'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {fakeCorpus} from '../scan/fake-corpus.js'
@@ -40,6 +43,26 @@ afterAll(async () => {
   await dst?.stop()
 })
 
+/** Sets an entry's body in the store itself, as a kb from before safe publish could have stored it (never scanned). */
+async function storeUnscanned(d: TestDaemon, id: string, body: string): Promise<void> {
+  if (d.storeUrl) {
+    const c = new pg.Client({connectionString: d.storeUrl})
+    await c.connect()
+    try {
+      await c.query('UPDATE entries SET body = $1 WHERE id = $2', [body, id])
+    } finally {
+      await c.end()
+    }
+    return
+  }
+  const db = new Database(join(d.dataDir, 'kb.sqlite'))
+  try {
+    db.prepare('UPDATE entries SET body = ? WHERE id = ?').run(body, id)
+  } finally {
+    db.close()
+  }
+}
+
 /** Every entry's history, by entry id: what an import must not add to when it changes nothing. */
 async function histories(d: TestDaemon, ids: string[]): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {}
@@ -58,7 +81,7 @@ describe('an export imported back where it came from', () => {
     for (const round of [1, 2]) {
       const r = await importText(src, text)
       expect(r.status, `round ${round}: ${JSON.stringify(r.body)}`).toBe(200)
-      expect(r.body).toMatchObject({created: 0, updated: 0, skipped: ids.length + 1, rejected: []})
+      expect(r.body).toMatchObject({created: 0, updated: 0, skipped: ids.length + 1, unchanged: ids.length, rejected: []})
       expect(await histories(src, ids)).toEqual(before)
     }
     // Overwriting changes nothing either when nothing differs.
@@ -77,14 +100,34 @@ describe('an export imported back where it came from', () => {
   })
 })
 
+describe('an entry stored as the file has it', () => {
+  it('is skipped before it is scanned: a finding stored before safe publish existed refuses no import of the same entry', async () => {
+    const made = await src.request('POST', '/knowledge', {body: {title: 'Old runbook', body: 'Nothing to see.', scope: 'global'}})
+    expect(made.status).toBe(201)
+    await storeUnscanned(src, made.body.id, `Kept from long ago:\n\n    ${line('github-pat')}\n`)
+    const text = await exportText(src)
+    const recs = lines(text)
+    expect(recs.find((r) => r.id === made.body.id).body).toContain(line('github-pat'))
+    const again = await importText(src, text)
+    expect(again.body, JSON.stringify(again.body)).toMatchObject({created: 0, updated: 0, rejected: []})
+    // Changed in the file, it is scanned like any other write into a shared scope.
+    recs.find((r) => r.id === made.body.id).title = 'Old runbook (edited)'
+    const changed = await importText(src, toNdjson(recs), {on_conflict: 'overwrite'})
+    expect(changed.body.rejected).toEqual([{line: expect.any(Number), reason: expect.stringMatching(/sensitive content for global scope/)}])
+  })
+})
+
 describe('an export imported into another server', () => {
   it('does not honour an acknowledgement made for another audience; once imported, a second import changes nothing', async () => {
     const text = await exportText(src)
     const first = await importText(dst, text)
     expect(first.status).toBe(200)
     // Signed by the server it was made on: here the finding is found again, and the whole import refused.
-    expect(first.body.rejected).toHaveLength(1)
-    expect(first.body.rejected[0].reason).toMatch(/sensitive content for global scope/)
+    const recs = lines(text)
+    const lineOf = (id: string): number => recs.findIndex((r) => r.id === id) + 1
+    // The acknowledged entry, and the one stored unscanned above: neither is as stored here.
+    expect(first.body.rejected.map((r: {line: number}) => r.line)).toContain(lineOf(leaky))
+    for (const r of first.body.rejected) expect(r.reason).toMatch(/sensitive content for global scope/)
     expect(first.body).toMatchObject({created: 0, updated: 0, skipped: 0})
 
     const ok = await importText(dst, text, {redact: true})
