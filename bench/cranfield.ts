@@ -36,12 +36,20 @@ export function projectRoot(from: string = import.meta.dirname): string {
   return dir
 }
 
-/** `$KB_SEARCH_EVAL_DIR`, else `../shared/search-eval/cranfield` from the project root. */
-export function cranfieldDir(): string {
-  return process.env.KB_SEARCH_EVAL_DIR ?? resolve(projectRoot(), '../shared/search-eval/cranfield')
+/** The folder of the shared evaluation collections: `$KB_SEARCH_EVAL_ROOT`, else `../shared/search-eval` from the project root. */
+export function sharedEvalRoot(): string {
+  return process.env.KB_SEARCH_EVAL_ROOT ?? resolve(projectRoot(), '../shared/search-eval')
 }
 
-/** The collection, or null when its folder is absent (it is not part of the project). */
+/** `$KB_SEARCH_EVAL_DIR`, else `cranfield` in the shared collections' folder. */
+export function cranfieldDir(): string {
+  return process.env.KB_SEARCH_EVAL_DIR ?? join(sharedEvalRoot(), 'cranfield')
+}
+
+/**
+ * A collection in Cranfield's layout (docs.jsonl, queries.jsonl, qrels.tsv; bench/prepare-smart.ts writes the
+ * others so), or null when its folder is absent (it is not part of the project).
+ */
 export function loadCranfield(dir: string = cranfieldDir()): Cranfield | null {
   if (!existsSync(join(dir, 'docs.jsonl'))) return null
   const jsonl = <T>(file: string): T[] =>
@@ -71,10 +79,12 @@ export function toEntry(doc: CranfieldDoc): {title: string; body: string} {
   let title = doc.title.trim()
   let body = doc.body.trim()
   if (title === '' && body === '') title = body = `document ${doc.id}`
-  if (title === '') title = body
+  // A title borrowed from the body (MED's abstracts have none) is its head; the body holds it whole already.
+  const borrowed = title === ''
+  if (borrowed) title = body
   if (body === '') body = title
   if (title.length > TITLE_MAX) {
-    body = `${title}\n\n${body}`
+    if (!borrowed) body = `${title}\n\n${body}`
     title = title.slice(0, TITLE_MAX).trim()
   }
   return {title, body}
@@ -158,14 +168,20 @@ export async function loadIntoKb(client: KbClient, docs: CranfieldDoc[], concurr
 /**
  * Puts every document in through `POST /import` (one file, as an older export would be) with `created_at` and
  * `updated_at` = `at`: an aged collection, whose freshness and confidence are what time alone makes of them
- * (docs/search.md, "Freshness and confidence"). Returns entry id → doc id; ids follow the documents' order.
+ * (docs/search.md, "Freshness and confidence"). Private entries are not scanned for secrets (docs/api.md), which
+ * MED's enzyme numbers (`ec 1.14.16.1`) would trip as addresses. Returns entry id → doc id; ids follow the documents' order.
  */
-export async function importIntoKb(client: KbClient, docs: CranfieldDoc[], at: string): Promise<Map<string, string>> {
+export async function importIntoKb(
+  client: KbClient,
+  docs: CranfieldDoc[],
+  at: string,
+  scope: 'global' | 'private' = 'global',
+): Promise<Map<string, string>> {
   const byEntry = new Map<string, string>()
   const lines = [JSON.stringify({kind: 'kb-export', version: 1})]
   docs.forEach((doc, i) => {
     const id = `00000000-0000-7000-8000-${String(i).padStart(12, '0')}`
-    lines.push(JSON.stringify({kind: 'entry', id, ...toEntry(doc), scope: 'global', created_at: at, updated_at: at}))
+    lines.push(JSON.stringify({kind: 'entry', id, ...toEntry(doc), scope, created_at: at, updated_at: at}))
     byEntry.set(id, doc.id)
   })
   const res = await fetch(`${client.url}/import`, {
@@ -173,7 +189,10 @@ export async function importIntoKb(client: KbClient, docs: CranfieldDoc[], at: s
     headers: {authorization: `Bearer ${client.key}`, 'content-type': 'application/x-ndjson'},
     body: `${lines.join('\n')}\n`,
   })
-  if (!res.ok) throw new Error(`POST /import → ${res.status} ${(await res.text()).slice(0, 300)}`)
+  const text = await res.text()
+  // An import is all or nothing: one rejected line (the secret scan of a shared scope) leaves the store empty.
+  if (!res.ok || (JSON.parse(text) as {created: number}).created !== docs.length)
+    throw new Error(`POST /import → ${res.status} ${text.slice(0, 300)}`)
   return byEntry
 }
 
