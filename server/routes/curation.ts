@@ -1,7 +1,8 @@
 /**
- * @module /knowledge/:id curation routes (docs/api.md, "Supersede and merge"): supersede and merge. The entry's
- * author, the owner or a maintainer of its project may use them.
+ * @module /knowledge/:id curation routes (docs/api.md, "Supersede and merge"): supersede, merge, and dismissing a
+ * similar pair of the review queue. The entry's author, the owner or a maintainer of its project may use them.
  */
+import {DismissSimilarBody, SimilarDismissedSchema} from '../../src/shared/curation-schemas.js'
 import {IdParams, MergeBody, SupersedeBody} from '../../src/shared/schemas.js'
 import type {EntryFull} from '../../src/shared/types.js'
 import {route, type RouteDef} from '../http/route.js'
@@ -49,6 +50,24 @@ export function curationRoutes(curation: CurationService): RouteDef[] {
         ...errorResponses(400, 401, 403, 404, 413, 415, 422),
       },
       handler: async ({caller, params, body, reply}) => withEtag(reply, await curation.merge(caller, params.id, body)),
+    }),
+    route<IdParams, unknown, DismissSimilarBody>({
+      method: 'POST',
+      path: '/knowledge/:id/similar/dismiss',
+      operationId: 'dismissSimilar',
+      summary: 'Say that the entry and `other`, found alike when one was written, are not the same: the pair leaves the review queue',
+      tags,
+      auth: true,
+      description:
+        'Both entries must be visible to you (404) and you must be allowed to supersede one of them (403). A pair never ' +
+        'found is 404; dismissing one again answers the first dismissal. Neither entry changes.',
+      params: IdParams,
+      body: DismissSimilarBody,
+      responses: {
+        200: {description: '{id, other, dismissed_at}', schema: SimilarDismissedSchema},
+        ...errorResponses(400, 401, 403, 404, 413, 415, 422),
+      },
+      handler: async ({caller, params, body}) => curation.dismissSimilar(caller, params.id, body),
     }),
   ]
 }

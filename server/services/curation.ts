@@ -5,6 +5,7 @@
  */
 import {COMMENT_MAX, MERGE_COMMENTS_MAX, TAGS_MAX} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
+import type {DismissSimilarBody, SimilarDismissed} from '../../src/shared/curation-schemas.js'
 import type {MergeBody, SupersedeBody} from '../../src/shared/schemas.js'
 import type {CommentType, EntryFull} from '../../src/shared/types.js'
 import {summarize} from '../../src/shared/summary.js'
@@ -105,6 +106,22 @@ export class CurationService {
       rows.push(...c.notes)
     }
     return [{id: uuidv7(), entry_id: e.id, body, type: 'note', author_id: caller.principal.id, created_at: at}, ...rows]
+  }
+
+  /**
+   * `POST /knowledge/:id/similar/dismiss {other}`: a person says the pair is not the same knowledge, and it leaves the
+   * review queue for good. Both entries must be visible (404 otherwise) and the caller may curate one of them (403).
+   */
+  async dismissSimilar(caller: Caller, id: string, input: DismissSimilarBody): Promise<SimilarDismissed> {
+    const a = await this.knowledge.visible(caller, id)
+    const b = await this.knowledge.visible(caller, lowerUuid(input.other))
+    await this.curatable(caller, a.id, 'dismiss a similar pair of').catch(async (e: unknown) => {
+      if (!(e instanceof KbError) || e.code !== 'forbidden') throw e
+      await this.curatable(caller, b.id, 'dismiss a similar pair of')
+    })
+    const at = await this.store.history.dismissSimilar(a.id, b.id, caller.principal.id, nowIso())
+    if (at === null) throw new KbError('not_found', `entries ${a.id} and ${b.id} were never found alike`)
+    return {id: a.id, other: b.id, dismissed_at: at}
   }
 
   /**

@@ -152,6 +152,7 @@ export class KnowledgeService {
     const similar = await this.similar.check(caller, entry, onSimilar)
     const check = scope === 'private' ? null : {choice: input, action: `creating an entry in ${scope} scope`}
     const created = await this.insertCleared(caller, entry, check, {action: 'created'})
+    await this.similar.record(created.id, similar)
     return {...created, similar}
   }
 
@@ -422,12 +423,17 @@ export class KnowledgeService {
     // Only a fork that reaches new readers is checked: a private copy beside its parent is the point of forking.
     const similar = sameAudience ? [] : await this.similar.check(caller, entry, onSimilar, [parent.id])
     const what = {action: 'forked', note: `forked from ${parent.id}`} as const
-    if (scope === 'private') return {...(await this.insertCleared(caller, entry, null, what)), similar}
+    if (scope === 'private') {
+      const created = await this.insertCleared(caller, entry, null, what)
+      await this.similar.record(created.id, similar)
+      return {...created, similar}
+    }
     // Among the parent's own readers, what the fork brings (its title) is still new text: only findings the
     // parent did not already hold in the same field count (docs/security.md, "When the scan runs").
     const known = sameAudience ? new Set((await findingsOf({...parent, resolution: null})).hits.map(sameSecret)) : null
     const only = known ? (h: Hit): boolean => !known.has(sameSecret(h)) : undefined
     const created = await this.insertCleared(caller, entry, {choice: input, action: `forking into ${scope} scope`, only}, what)
+    await this.similar.record(created.id, similar)
     return {...created, similar}
   }
 }

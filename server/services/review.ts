@@ -1,12 +1,12 @@
 /**
- * @module The review queue (docs/api.md, "Review queue"): what a curator should look at — stale, flagged,
- * unverified, superseded, never retrieved in 90 days — counted, then the entries most used first, each with why it is there.
+ * @module The review queue (docs/api.md, "Review queue"): what a curator should look at — stale, flagged, similar
+ * pairs, unverified, superseded, never retrieved in 90 days — counted, then the entries most used first, each with why it is there.
  * Decided in the driver's SQL (Store.history.review) so that it stays fast at 100k entries (docs/performance.md).
  */
 import {LIMIT_DEFAULT, REVIEW_KINDS, REVIEW_UNRETRIEVED_DAYS} from '../../src/shared/contract.js'
 import type {ReviewPage, ReviewQuery, ReviewReason} from '../../src/shared/curation-schemas.js'
 import {KbError} from '../../src/shared/errors.js'
-import type {ReviewCounts} from '../store/history-store.js'
+import type {ReviewCounts, SimilarOther} from '../store/history-store.js'
 import type {EntryRow, Store} from '../store/store.js'
 import {type Caller, viewerOf} from './context.js'
 import {decodeCursor, encodeCursor} from './cursor.js'
@@ -17,17 +17,7 @@ import {lowerUuid} from './validate.js'
 import {standardView} from './views.js'
 
 const DAY_MS = 86_400_000
-/**
- * The counts of one principal's queue (per project) are kept this long: counting every kind reads every visible
- * entry (≈ 90 ms at 100k on SQLite), while the page itself comes from the retrieval index in about a millisecond
- * (docs/performance.md, "Review queue"). A curator acting on the items sees the counts follow within seconds.
- */
-const COUNTS_TTL_MS = 5000
-const COUNTS_KEPT = 1000
-
 export class ReviewService {
-  private readonly counted = new Map<string, {at: number; counts: ReviewCounts}>()
-
   constructor(
     private readonly store: Store,
     private readonly knowledge: KnowledgeService,
@@ -41,32 +31,29 @@ export class ReviewService {
     const limit = q.limit ?? LIMIT_DEFAULT.entries
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
     const cutoff = new Date(now - REVIEW_UNRETRIEVED_DAYS * DAY_MS).toISOString()
-    // `similar` would run the similar-entries lookup (server/services/similar.ts, 2–3 ms) for every visible entry:
-    // minutes at 100k, not a queue's work. It counts 0 and lists nothing (docs/api.md, "Review queue").
-    const kind = q.kind === 'similar' ? undefined : q.kind
-    const unsupported = q.kind !== kind
-    const key = `${caller.principal.id}/${projectId ?? ''}`
-    const kept = this.counted.get(key)
-    const fresh = kept && now - kept.at < COUNTS_TTL_MS ? kept.counts : null
     const outcome = await this.store.history.review(
       {
-        count: fresh === null,
+        count: true,
         viewer: viewerOf(caller),
         ...(projectId === undefined ? {} : {projectId}),
-        ...(kind === undefined ? {} : {kind}),
+        ...(q.kind === undefined ? {} : {kind: q.kind}),
         now: new Date(now).toISOString(),
         unretrievedBefore: cutoff,
       },
-      {limit: unsupported ? 0 : limit + 1, ...(after ? {after: {retrieved: Number(after.at), id: after.id}} : {})},
+      {limit: limit + 1, ...(after ? {after: {retrieved: Number(after.at), id: after.id}} : {})},
     )
-    const counts = fresh ?? outcome.counts!
-    if (!fresh) {
-      if (this.counted.size >= COUNTS_KEPT) this.counted.delete(this.counted.keys().next().value!)
-      this.counted.set(key, {at: now, counts})
-    }
+    // Counted anew each time, from the review index (docs/performance.md, "Review queue"): an action shows at once.
+    const counts = outcome.counts!
     const page = outcome.entries.slice(0, limit)
     const ctxOf = await trustContexts(this.store, page, now)
-    const items = page.map((e) => ({entry: standardView(e, ctxOf(e)), reasons: reasonsOf(e, ctxOf(e), cutoff)}))
+    const similar = await this.store.history.similarOf(
+      viewerOf(caller),
+      page.map((e) => e.id),
+    )
+    const items = page.map((e) => ({
+      entry: standardView(e, ctxOf(e)),
+      reasons: reasonsOf(e, ctxOf(e), cutoff, similar.get(e.id) ?? []),
+    }))
     const last = page.at(-1)
     return {
       counts: Object.fromEntries(REVIEW_KINDS.map((k) => [k, k in counts ? counts[k as keyof ReviewCounts] : 0])) as ReviewPage['counts'],
@@ -77,12 +64,19 @@ export class ReviewService {
 }
 
 /** Why an entry is in the queue, in the order a curator reads them; a superseded one is there for that alone (reviewKinds). */
-function reasonsOf(e: EntryRow, ctx: TrustContext, cutoff: string): ReviewReason[] {
+function reasonsOf(e: EntryRow, ctx: TrustContext, cutoff: string, similar: SimilarOther[]): ReviewReason[] {
   if (e.superseded_by !== null) return [{kind: 'superseded', detail: `superseded by ${e.superseded_by}`}]
   const out: ReviewReason[] = []
   for (const r of freshness(e, ctx).reasons) out.push({kind: 'stale', detail: r.detail ? `${r.kind}: ${r.detail}` : r.kind})
   const open = Object.entries(e.flags).filter(([, n]) => n > 0)
   if (open.length > 0) out.push({kind: 'flagged', detail: open.map(([reason, n]) => `${reason} ×${n}`).join(', ')})
+  // One reason per open pair: merge or supersede one into the other, or say they are not the same.
+  for (const o of similar)
+    out.push({
+      kind: 'similar',
+      detail: `looks like ${o.id} "${o.title}" (similarity ${o.similarity.toFixed(2)})`,
+      other: {id: o.id, title: o.title},
+    })
   if (e.verified_at === null) out.push({kind: 'unverified', detail: 'never verified'})
   if ((e.last_retrieved_at === null || e.last_retrieved_at < cutoff) && e.created_at < cutoff)
     out.push({

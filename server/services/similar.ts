@@ -8,6 +8,7 @@ import {SIMILAR_MAX, SIMILAR_THRESHOLD} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
 import type {SimilarItem} from '../../src/shared/types.js'
 import {candidateQuery, fingerprint, similarity, type SimilarityInput} from '../search/similarity.js'
+import {nowIso} from '../lib/ids.js'
 import type {Store} from '../store/store.js'
 import {type Caller, viewerOf} from './context.js'
 
@@ -31,6 +32,17 @@ export class SimilarFinder {
       .filter((s) => s.similarity >= SIMILAR_THRESHOLD)
       .sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : 1))
       .slice(0, SIMILAR_MAX)
+  }
+
+  /**
+   * Keeps the pairs found when `entryId` was written, for the review queue (docs/api.md, "Review queue"): a curator
+   * sees them there until one side is superseded or deleted, or a person says they are not the same.
+   */
+  async record(entryId: string, similar: SimilarItem[]): Promise<void> {
+    await this.store.history.addSimilar(
+      similar.map((s) => ({entryId, otherId: s.id, similarity: s.similarity})),
+      nowIso(),
+    )
   }
 
   /** `find`, then with `refuse` and anything found, the 409 possible_duplicate problem that lists them. */

@@ -40,7 +40,28 @@ export interface ReviewFilter {
   count: boolean
 }
 
-export type ReviewCounts = {stale: number; flagged: number; unverified: number; superseded: number; never_retrieved: number}
+export type ReviewCounts = {
+  stale: number
+  flagged: number
+  similar: number
+  unverified: number
+  superseded: number
+  never_retrieved: number
+}
+
+/** A pair of entries found alike when `entryId` was written (docs/api.md, "Review queue"). */
+export interface SimilarPair {
+  entryId: string
+  otherId: string
+  similarity: number
+}
+
+/** The other side of an open pair, as the review queue names it. */
+export interface SimilarOther {
+  id: string
+  title: string
+  similarity: number
+}
 
 /**
  * Each kind's condition over `entries e`, given those of the kinds an entry that stands may have. A superseded
@@ -64,6 +85,94 @@ export interface HistoryStore {
   addUsage(batch: UsageBatch): Promise<void>
   /** The review queue (docs/api.md, "Review queue"): counts, then a page of entries most retrieved first. */
   review(filter: ReviewFilter, page: {limit: number; after?: {retrieved: number; id: string}}): Promise<ReviewOutcome>
+  /**
+   * Records the pairs found when their `entryId` was written: a pair already known (in either order) is left as it is,
+   * a dismissed one stays dismissed, and one whose entry is gone meanwhile is skipped.
+   */
+  addSimilar(pairs: SimilarPair[], at: string): Promise<void>
+  /** The open pairs of these entries (as the one written), whose other side the viewer can see and still stands. */
+  similarOf(viewer: Viewer, ids: string[]): Promise<Map<string, SimilarOther[]>>
+  /** Marks the pair of `a` and `b` (either order) not the same, once; its dismissal time, or null when there is no such pair. */
+  dismissSimilar(a: string, b: string, by: string, at: string): Promise<string | null>
+}
+
+/**
+ * The visibility rule (and a project's filter, docs/api.md "Review queue") as three disjoint conditions over `entries
+ * e`, one per scope, each a range of the review index's leading columns: counted apart and added up, every branch is
+ * read from the index alone, where the rule's OR made the planner fetch each row (docs/performance.md, "Review queue").
+ */
+export function visibleBranches(me: string, project: string | undefined): string[] {
+  const member = `e.project_id IN (SELECT project_id FROM memberships WHERE principal_id = ${me})`
+  return [
+    `e.scope = 'global'`,
+    `e.scope = 'private' AND e.author_id = ${me}`,
+    `e.scope = 'project' AND ${project === undefined ? member : `e.project_id = ${project} AND ${member}`}`,
+  ]
+}
+
+/** The kinds counted by reading the review index, and `similar`, counted from the pairs. */
+export function scannedKinds(kinds: Record<keyof ReviewCounts, string>): Array<[keyof ReviewCounts, string]> {
+  return (Object.entries(kinds) as Array<[keyof ReviewCounts, string]>).filter(([k]) => k !== 'similar')
+}
+
+/** Adds up the rows of the branches' counts. */
+export function addCounts(rows: Array<Record<string, unknown>>, similar: number): ReviewCounts {
+  const total = (k: string): number => rows.reduce((n, r) => n + Number(r[k] ?? 0), 0)
+  return {
+    stale: total('stale'),
+    flagged: total('flagged'),
+    similar,
+    unverified: total('unverified'),
+    superseded: total('superseded'),
+    never_retrieved: total('never_retrieved'),
+  }
+}
+
+/**
+ * The entries with an open pair whose two sides stand and the viewer can see, `where` (visibility and the project's
+ * filter over `e`) and `visibleO` (visibility over `o`) given: a few rows of the pairs, not a pass over the entries.
+ */
+export const countSimilarSql = (where: string, visibleO: string): string =>
+  `SELECT count(DISTINCT sp.entry_id) AS n FROM similar_pairs sp JOIN entries e ON e.id = sp.entry_id JOIN entries o ON o.id = sp.other_id
+  WHERE sp.dismissed_at IS NULL AND e.superseded_by IS NULL AND o.superseded_by IS NULL AND ${where} AND ${visibleO}`
+
+/** `sql` (conditions over `entries e`) over another alias of entries. */
+export function overAlias(sql: string, alias: string): string {
+  return sql.replace(/\be\./g, `${alias}.`)
+}
+
+/**
+ * Whether entry `e` has an open similar pair (docs/api.md, "Review queue") whose other side `o` stands and, by
+ * `visibleO` (the visibility rule over `o`), the viewer can see. The entry itself is a review kind's subject, so its
+ * own visibility and standing are the queue's conditions already.
+ */
+export const hasSimilarSql = (visibleO: string): string =>
+  `EXISTS (SELECT 1 FROM similar_pairs sp JOIN entries o ON o.id = sp.other_id
+    WHERE sp.entry_id = e.id AND sp.dismissed_at IS NULL AND o.superseded_by IS NULL AND ${visibleO})`
+
+export const SIMILAR_SQL = {
+  insert: `INSERT INTO similar_pairs (entry_id, other_id, similarity, found_at) SELECT ?, ?, ?, ?
+    WHERE EXISTS (SELECT 1 FROM entries WHERE id = ?) AND EXISTS (SELECT 1 FROM entries WHERE id = ?)
+    AND NOT EXISTS (SELECT 1 FROM similar_pairs WHERE entry_id = ? AND other_id = ?) ON CONFLICT DO NOTHING`,
+  dismiss: `UPDATE similar_pairs SET dismissed_at = coalesce(dismissed_at, ?), dismissed_by = coalesce(dismissed_by, ?)
+    WHERE (entry_id = ? AND other_id = ?) OR (entry_id = ? AND other_id = ?)`,
+  dismissedAt: `SELECT dismissed_at FROM similar_pairs WHERE (entry_id = ? AND other_id = ?) OR (entry_id = ? AND other_id = ?)`,
+}
+
+export function similarArgs(p: SimilarPair, at: string): unknown[] {
+  return [p.entryId, p.otherId, p.similarity, at, p.entryId, p.otherId, p.otherId, p.entryId]
+}
+
+/** Groups the rows of a `similarOf` query by entry, best first. */
+export function similarByEntry(rows: Array<Record<string, unknown>>): Map<string, SimilarOther[]> {
+  const out = new Map<string, SimilarOther[]>()
+  for (const r of rows) {
+    const list = out.get(String(r.entry_id)) ?? []
+    list.push({id: String(r.id), title: String(r.title), similarity: Number(r.similarity)})
+    out.set(String(r.entry_id), list)
+  }
+  for (const list of out.values()) list.sort((a, b) => b.similarity - a.similarity || (a.id < b.id ? -1 : 1))
+  return out
 }
 
 const COLUMNS = 'id, entry_id, at, action, actor_id, actor_name, via, client, changes, note'

@@ -9,19 +9,31 @@ import {
   historyArgs,
   historyByEntry,
   historyFromRow,
+  addCounts,
+  countSimilarSql,
+  hasSimilarSql,
   listArgs,
+  overAlias,
   reviewKinds,
+  scannedKinds,
+  SIMILAR_SQL,
+  similarArgs,
+  similarByEntry,
+  visibleBranches,
   type HistoryExport,
   type HistoryRow,
   type HistoryStore,
   type ReviewCounts,
   type ReviewFilter,
   type ReviewOutcome,
+  type SimilarOther,
+  type SimilarPair,
   type UsageBatch,
 } from './history-store.js'
-import {ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params, numbered} from './postgres-rows.js'
+import {ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params, numbered, visibleTo} from './postgres-rows.js'
+import type {Viewer} from './store.js'
 import {entryFromRow} from './rows.js'
-import {ANCHOR_STALE_PATTERNS, NO_FLAGS} from './trust.js'
+import {NO_FLAGS} from './trust.js'
 import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
 
 /** Writes the records inside the caller's transaction. */
@@ -61,6 +73,31 @@ export class PostgresHistoryStore implements HistoryStore {
     )
   }
 
+  async addSimilar(pairs: SimilarPair[], at: string): Promise<void> {
+    if (pairs.length === 0) return
+    await this.db.tx(async (q) => {
+      for (const p of pairs) await q.run(numbered(SIMILAR_SQL.insert), similarArgs(p, at))
+    })
+  }
+
+  async similarOf(viewer: Viewer, ids: string[]): Promise<Map<string, SimilarOther[]>> {
+    if (ids.length === 0) return new Map()
+    const rows = await this.db.query<Row>(
+      `SELECT sp.entry_id, o.id, o.title, sp.similarity FROM similar_pairs sp JOIN entries o ON o.id = sp.other_id
+      WHERE sp.entry_id = ANY($2::text[]) AND sp.dismissed_at IS NULL AND o.superseded_by IS NULL AND ${overAlias(visibleTo('$1'), 'o')}`,
+      [viewer.principalId, ids],
+    )
+    return similarByEntry(rows)
+  }
+
+  async dismissSimilar(a: string, b: string, by: string, at: string): Promise<string | null> {
+    return this.db.tx(async (q) => {
+      await q.run(numbered(SIMILAR_SQL.dismiss), [at, by, a, b, b, a])
+      const [row] = await q.query<Row>(numbered(SIMILAR_SQL.dismissedAt), [a, b, b, a])
+      return row ? String(row.dismissed_at) : null
+    })
+  }
+
   async review(filter: ReviewFilter, page: {limit: number; after?: {retrieved: number; id: string}}): Promise<ReviewOutcome> {
     const p = new Params()
     const where = filterSql(
@@ -75,6 +112,7 @@ export class PostgresHistoryStore implements HistoryStore {
     const kinds = reviewKinds({
       stale,
       flagged: `e.flags <> ${p.add(JSON.stringify(NO_FLAGS))}`,
+      similar: hasSimilarSql(overAlias(visibleTo(p.add(filter.viewer.principalId)), 'o')),
       unverified: 'e.verified_at IS NULL',
       never_retrieved: `(e.last_retrieved_at IS NULL OR e.last_retrieved_at < ${cutoff}) AND e.created_at < ${cutoff}`,
     })
@@ -82,6 +120,8 @@ export class PostgresHistoryStore implements HistoryStore {
     // Every kind's condition stays in the text (its parameters must be used); a kind asked for narrows it.
     const any = `(${Object.values(kinds).join(' OR ')})`
     const items = [...where, filter.kind ? `(${kinds[filter.kind]}) AND ${any}` : any]
+    // Similar pairs are few: that kind starts from them instead of testing each entry in order.
+    if (filter.kind === 'similar') items.push('e.id IN (SELECT entry_id FROM similar_pairs WHERE dismissed_at IS NULL)')
     if (page.after) {
       const r = p.add(page.after.retrieved)
       items.push(`(e.retrieved < ${r} OR (e.retrieved = ${r} AND e.id > ${p.add(page.after.id)}))`)
@@ -97,36 +137,43 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   /**
-   * Every kind counted in one pass over the visible entries. Staleness by age compares with each project's cutoff,
-   * computed once per project (a join), not per row as the list filter does (docs/performance.md, "Review queue").
+   * Every kind counted in one pass over the review index (an index-only scan), a pass per scope (history-store.ts
+   * visibleBranches); staleness by age compared with each project's cutoff, computed once per project (a join);
+   * `similar` from the pairs (docs/performance.md, "Review queue").
    */
   private async counts(filter: ReviewFilter): Promise<ReviewCounts> {
     const p = new Params()
-    const where = filterSql(filter.viewer, {...(filter.projectId ? {projectId: filter.projectId} : {}), includeSuperseded: true}, p)
+    const me = p.add(filter.viewer.principalId)
+    const project = filter.projectId === undefined ? undefined : p.add(filter.projectId)
     const now = p.add(filter.now)
     const fallback = p.add(new Date(Date.parse(filter.now) - VERIFY_AFTER_DAYS_DEFAULT * 86_400_000).toISOString())
     const cutoff = p.add(filter.unretrievedBefore)
     const kinds = reviewKinds({
-      stale: `(e.anchors LIKE ${p.add(ANCHOR_STALE_PATTERNS[0])} OR e.anchors LIKE ${p.add(ANCHOR_STALE_PATTERNS[1])} OR e.flagged_at IS NOT NULL
+      // anchors_stale is the column (migration 11) of staleSql's two LIKEs, which the index holds.
+      stale: `(e.anchors_stale OR e.flagged_at IS NOT NULL
         OR (coalesce(pc.d, ${p.add(VERIFY_AFTER_DAYS_DEFAULT)}::int) > 0 AND GREATEST(e.updated_at, e.verified_at) < coalesce(pc.cutoff, ${fallback})))`,
       flagged: `e.flags <> ${p.add(JSON.stringify(NO_FLAGS))}`,
+      similar: '',
       unverified: 'e.verified_at IS NULL',
       never_retrieved: `(e.last_retrieved_at IS NULL OR e.last_retrieved_at < ${cutoff}) AND e.created_at < ${cutoff}`,
     })
-    const sums = Object.entries(kinds).map(([k, sql]) => `count(*) FILTER (WHERE ${sql})::int AS ${k}`)
-    const [r] = await this.db.query<Row>(
+    const sums = scannedKinds(kinds).map(([k, sql]) => `count(*) FILTER (WHERE ${sql})::int AS ${k}`)
+    const branches = visibleBranches(me, project).map(
+      (b) => `SELECT ${sums.join(', ')} FROM entries e LEFT JOIN pc ON pc.id = e.project_id WHERE ${b}`,
+    )
+    const rows = await this.db.query<Row>(
       `WITH pc AS (SELECT id, verify_after_days AS d,
         to_char((${now}::timestamptz - make_interval(days => verify_after_days)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS cutoff
         FROM projects)
-      SELECT ${sums.join(', ')} FROM entries e LEFT JOIN pc ON pc.id = e.project_id WHERE ${where.join(' AND ')}`,
+      ${branches.join(' UNION ALL ')}`,
       p.values,
     )
-    return {
-      stale: Number(r!.stale),
-      flagged: Number(r!.flagged),
-      unverified: Number(r!.unverified),
-      superseded: Number(r!.superseded),
-      never_retrieved: Number(r!.never_retrieved),
-    }
+    const q = new Params()
+    const where = filterSql(filter.viewer, {...(filter.projectId ? {projectId: filter.projectId} : {}), includeSuperseded: true}, q)
+    const [similar] = await this.db.query<Row>(
+      countSimilarSql(where.join(' AND '), overAlias(visibleTo(q.add(filter.viewer.principalId)), 'o')),
+      q.values,
+    )
+    return addCounts(rows, Number(similar!.n))
   }
 }

@@ -322,4 +322,26 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE idempotency_keys ADD COLUMN holder_pid integer;
   ALTER TABLE idempotency_keys ADD COLUMN holder_started timestamptz;
   `,
+  // 11: similar pairs for the review queue (docs/api.md, "Review queue"): entries found alike when one was written
+  // (`entry_id`, the one written; `other_id`, the one it looks like), gone with either entry; `dismissed_at` once a
+  // person said they are not the same.
+  `
+  CREATE TABLE similar_pairs (
+    entry_id text COLLATE "C" NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    other_id text COLLATE "C" NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    similarity double precision NOT NULL,
+    found_at text COLLATE "C" NOT NULL,
+    dismissed_at text COLLATE "C",
+    dismissed_by text COLLATE "C",
+    PRIMARY KEY (entry_id, other_id)
+  );
+  CREATE INDEX similar_pairs_other ON similar_pairs(other_id);
+  -- The review queue's counts read this index alone (an index-only scan), not the rows (docs/performance.md, "Review
+  -- queue"): visibility's columns as keys, every column a kind tests included; whether an anchor is changed or deleted
+  -- (trust.ts ANCHOR_STALE_PATTERNS) as a column of its own, so that the index holds it.
+  ALTER TABLE entries ADD COLUMN anchors_stale boolean GENERATED ALWAYS AS
+    (anchors LIKE '%"state":"changed"%' OR anchors LIKE '%"state":"deleted"%') STORED;
+  CREATE INDEX entries_review ON entries(scope, project_id, author_id)
+    INCLUDE (superseded_by, verified_at, updated_at, flagged_at, created_at, last_retrieved_at, flags, anchors_stale);
+  `,
 ]

@@ -9,18 +9,30 @@ import {
   historyArgs,
   historyByEntry,
   historyFromRow,
+  addCounts,
+  countSimilarSql,
+  hasSimilarSql,
   listArgs,
+  overAlias,
   reviewKinds,
+  scannedKinds,
+  SIMILAR_SQL,
+  similarArgs,
+  similarByEntry,
+  visibleBranches,
   type HistoryExport,
   type HistoryRow,
   type HistoryStore,
   type ReviewCounts,
   type ReviewFilter,
   type ReviewOutcome,
+  type SimilarOther,
+  type SimilarPair,
   type UsageBatch,
 } from './history-store.js'
 import {entryFromRow, type Row} from './rows.js'
-import {ENTRY_COLUMNS, filterSql, StatementCache} from './sqlite-rows.js'
+import {ENTRY_COLUMNS, filterSql, StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
+import type {Viewer} from './store.js'
 import {NO_FLAGS} from './trust.js'
 import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
 import type {WriteGate} from './write-gate.js'
@@ -28,6 +40,7 @@ import type {WriteGate} from './write-gate.js'
 /** The review queue's kinds as SQL over `entries e` (STALE comes from the freshness filter). */
 const REVIEW_SQL = {
   flagged: 'e.flags <> @no_flags',
+  similar: hasSimilarSql(overAlias(VISIBLE_TO_ME, 'o')),
   unverified: 'e.verified_at IS NULL',
   never_retrieved: '(e.last_retrieved_at IS NULL OR e.last_retrieved_at < @cutoff) AND e.created_at < @cutoff',
 }
@@ -69,6 +82,38 @@ export class SqliteHistoryStore implements HistoryStore {
     })()
   }
 
+  async addSimilar(pairs: SimilarPair[], at: string): Promise<void> {
+    if (pairs.length === 0) return
+    await this.gate.wait()
+    const insert = this.statements.get(SIMILAR_SQL.insert)
+    this.db.transaction(() => {
+      for (const p of pairs) insert.run(...similarArgs(p, at))
+    })()
+  }
+
+  async similarOf(viewer: Viewer, ids: string[]): Promise<Map<string, SimilarOther[]>> {
+    if (ids.length === 0) return new Map()
+    const rows = this.statements
+      .get(
+        `SELECT sp.entry_id, o.id, o.title, sp.similarity FROM similar_pairs sp JOIN entries o ON o.id = sp.other_id
+        WHERE sp.entry_id IN (SELECT value FROM json_each(@ids)) AND sp.dismissed_at IS NULL AND o.superseded_by IS NULL
+        AND ${overAlias(VISIBLE_TO_ME, 'o')}`,
+      )
+      .all({ids: JSON.stringify(ids), me: viewer.principalId}) as Row[]
+    return similarByEntry(rows)
+  }
+
+  async dismissSimilar(a: string, b: string, by: string, at: string): Promise<string | null> {
+    await this.gate.wait()
+    return this.db
+      .transaction(() => {
+        this.statements.get(SIMILAR_SQL.dismiss).run(at, by, a, b, b, a)
+        const row = this.statements.get(SIMILAR_SQL.dismissedAt).get(a, b, b, a) as Row | undefined
+        return row ? String(row.dismissed_at) : null
+      })
+      .immediate()
+  }
+
   async review(filter: ReviewFilter, page: {limit: number; after?: {retrieved: number; id: string}}): Promise<ReviewOutcome> {
     // Superseded entries are a kind of their own here (history-store.ts reviewKinds), not left out as list leaves them.
     const {where, params} = filterSql(filter.viewer, {
@@ -90,9 +135,12 @@ export class SqliteHistoryStore implements HistoryStore {
     params.limit = page.limit
     // Walked in the order of the retrieval index, stopping at `limit`: the planner would otherwise gather every
     // visible entry through the scope indexes and sort them (100 ms at 100k, docs/performance.md "Review queue").
+    // Similar pairs are few: that kind starts from them (and sorts them) instead of testing each entry in order.
+    const similarOnly = filter.kind === 'similar'
+    if (similarOnly) items.push('e.id IN (SELECT entry_id FROM similar_pairs WHERE dismissed_at IS NULL)')
     const rows = this.statements
       .get(
-        `SELECT ${ENTRY_COLUMNS} FROM entries e INDEXED BY entries_retrieved JOIN principals p ON p.id = e.author_id
+        `SELECT ${ENTRY_COLUMNS} FROM entries e ${similarOnly ? '' : 'INDEXED BY entries_retrieved'} JOIN principals p ON p.id = e.author_id
         WHERE ${items.join(' AND ')} ORDER BY e.retrieved DESC, e.id LIMIT @limit`,
       )
       .all(params) as Row[]
@@ -100,27 +148,26 @@ export class SqliteHistoryStore implements HistoryStore {
   }
 
   /**
-   * Every kind counted in one pass over the visible entries. Staleness by age compares with each project's cutoff,
-   * computed once per project (a join), not per row as the list filter does: 210 → 90 ms at 100k.
+   * Every kind counted in one pass over the review index (not the rows), a pass per scope (history-store.ts
+   * visibleBranches); staleness by age compared with each project's cutoff, computed once per project (a join);
+   * `similar` from the pairs. 210 → 90 → ≈ 20 ms at 100k (docs/performance.md, "Review queue").
    */
   private counts(filter: ReviewFilter, where: string[], params: Row): ReviewCounts {
     params.default_cutoff = new Date(Date.parse(filter.now) - VERIFY_AFTER_DAYS_DEFAULT * 86_400_000).toISOString()
-    const stale = `(e.anchors LIKE @anchor_changed OR e.anchors LIKE @anchor_deleted OR e.flagged_at IS NOT NULL
+    // anchors_stale is the column (migration 14) of STALE_SQL's two LIKEs, which the index holds.
+    const stale = `(e.anchors_stale OR e.flagged_at IS NOT NULL
       OR (coalesce(pc.d, @verify_default) > 0 AND max(e.updated_at, coalesce(e.verified_at, '')) < coalesce(pc.cutoff, @default_cutoff)))`
-    const kinds = reviewKinds({stale, ...REVIEW_SQL})
-    const sums = Object.entries(kinds).map(([k, sql]) => `count(*) FILTER (WHERE ${sql}) AS ${k}`)
-    const r = this.statements
+    const sums = scannedKinds(reviewKinds({stale, ...REVIEW_SQL})).map(([k, sql]) => `count(*) FILTER (WHERE ${sql}) AS ${k}`)
+    const branches = visibleBranches('@me', filter.projectId === undefined ? undefined : '@project').map(
+      (b) => `SELECT ${sums.join(', ')} FROM entries e INDEXED BY entries_review LEFT JOIN pc ON pc.id = e.project_id WHERE ${b}`,
+    )
+    const rows = this.statements
       .get(
         `WITH pc AS (SELECT id, verify_after_days AS d, strftime('%Y-%m-%dT%H:%M:%fZ', @now, '-' || verify_after_days || ' days') AS cutoff FROM projects)
-        SELECT ${sums.join(', ')} FROM entries e LEFT JOIN pc ON pc.id = e.project_id WHERE ${where.join(' AND ')}`,
+        ${branches.join(' UNION ALL ')}`,
       )
-      .get(params) as Row
-    return {
-      stale: Number(r.stale),
-      flagged: Number(r.flagged),
-      unverified: Number(r.unverified),
-      superseded: Number(r.superseded),
-      never_retrieved: Number(r.never_retrieved),
-    }
+      .all(params) as Row[]
+    const similar = this.statements.get(countSimilarSql(where.join(' AND '), overAlias(VISIBLE_TO_ME, 'o'))).get(params) as Row
+    return addCounts(rows, Number(similar.n))
   }
 }

@@ -356,4 +356,26 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   ALTER TABLE entries ADD COLUMN last_retrieved_at TEXT;
   CREATE INDEX entries_retrieved ON entries(retrieved DESC, id);
   `,
+  // 14: similar pairs for the review queue (docs/api.md, "Review queue"): entries found alike when one was written
+  // (`entry_id`, the one written; `other_id`, the one it looks like), gone with either entry; `dismissed_at` once a
+  // person said they are not the same.
+  `
+  CREATE TABLE similar_pairs (
+    entry_id TEXT NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    other_id TEXT NOT NULL REFERENCES entries(id) ON DELETE CASCADE,
+    similarity REAL NOT NULL,
+    found_at TEXT NOT NULL,
+    dismissed_at TEXT,
+    dismissed_by TEXT,
+    PRIMARY KEY (entry_id, other_id)
+  );
+  CREATE INDEX similar_pairs_other ON similar_pairs(other_id);
+  -- The review queue's counts read this index alone, not the rows (docs/performance.md, "Review queue"): the columns
+  -- of visibility first, then every column a kind tests; whether an anchor is changed or deleted (trust.ts
+  -- ANCHOR_STALE_PATTERNS) as a column of its own, so that the index holds it.
+  ALTER TABLE entries ADD COLUMN anchors_stale INTEGER GENERATED ALWAYS AS
+    (anchors LIKE '%"state":"changed"%' OR anchors LIKE '%"state":"deleted"%') VIRTUAL;
+  CREATE INDEX entries_review ON entries(scope, project_id, author_id, superseded_by, verified_at, updated_at, flagged_at,
+    created_at, last_retrieved_at, flags, anchors_stale);
+  `,
 ]

@@ -8,7 +8,7 @@ import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from 
 // The inputs are the request schemas' own types: type-only, so the CLI does not load TypeBox to use them.
 import type {RecallBody, RecallRecord, RecallResult, RecallsQuery} from './recall-schemas.js'
 import type {Invitation, InvitationBody, JoinPending, JoinRequest, Member} from './membership-schemas.js'
-import type {HistoryPage, ReviewPage, ReviewQuery} from './curation-schemas.js'
+import type {DismissSimilarBody, HistoryPage, ReviewPage, ReviewQuery, SimilarDismissed} from './curation-schemas.js'
 import type {
   AnchorCheckBody,
   CommentBody,
@@ -125,6 +125,11 @@ export const writeRequests = {
   flag: (id: string, input: FlagBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/flags'), body: input}),
   supersede: (id: string, input: SupersedeBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/supersede'), body: input}),
   merge: (id: string, input: MergeBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/merge'), body: input}),
+  dismissSimilar: (id: string, input: DismissSimilarBody): WriteRequest => ({
+    method: 'POST',
+    path: entryPath(id, '/similar/dismiss'),
+    body: input,
+  }),
   checkAnchors: (id: string, input: AnchorCheckBody): WriteRequest => ({
     method: 'POST',
     path: entryPath(id, '/anchors/check'),
@@ -296,6 +301,11 @@ export class ApiClient {
 
   async merge(id: string, input: MergeBody): Promise<EntryFull> {
     return (await this.write<EntryFull>(writeRequests.merge(id, input))).body
+  }
+
+  /** A similar pair of the review queue is not the same knowledge (docs/api.md, "Review queue"). */
+  async dismissSimilar(id: string, input: DismissSimilarBody): Promise<SimilarDismissed> {
+    return (await this.write<SimilarDismissed>(writeRequests.dismissSimilar(id, input))).body
   }
 
   async verify(id: string, input: VerifyBody): Promise<EntryFull> {

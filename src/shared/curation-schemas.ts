@@ -73,3 +73,17 @@ export const ReviewPageSchema = Type.Object({
 })
 export type ReviewPage = Static<typeof ReviewPageSchema>
 export type ReviewCounts = ReviewPage['counts']
+
+/** `POST /knowledge/:id/similar/dismiss`: the two entries of a similar pair are not the same (docs/api.md, "Review queue"). */
+export const DismissSimilarBody = Type.Object(
+  {other: Type.String({pattern: UUID_PATTERN, description: 'The other entry of the pair (either order)'})},
+  {additionalProperties: false},
+)
+export type DismissSimilarBody = Static<typeof DismissSimilarBody>
+
+export const SimilarDismissedSchema = Type.Object({
+  id: Uuid,
+  other: Uuid,
+  dismissed_at: Type.String({format: 'date-time', description: 'When a person first said they are not the same'}),
+})
+export type SimilarDismissed = Static<typeof SimilarDismissedSchema>

@@ -357,6 +357,10 @@ describe('request schemas are the ones the daemon validates with', () => {
       path: () => `/knowledge/${otherId}/merge`,
       samples: [() => ({into: entryId}), {}, {into: 'x'}, () => ({into: entryId, extra: 1})],
     },
+    dismissSimilar: {
+      path: () => `/knowledge/${otherId}/similar/dismiss`,
+      samples: [() => ({other: entryId}), {}, {other: 'x'}, () => ({other: entryId, extra: 1})],
+    },
     forkEntry: {
       path: () => `/knowledge/${id()}/fork`,
       samples: [{}, {title: 'f', scope: 'private', project_id: null}, {title: ''}, {project_id: 'x'}, {forked_from: MISSING_ID}],

@@ -68,7 +68,14 @@ export async function importBody(store: Store, caller: Caller, body: Readable, r
       importer: importerOf(caller),
     })
     if (outcome.rejected.length > 0) return {...empty, rejected: outcome.rejected}
-    return {...outcome, dry_run: request.dryRun, similar: await similarOf(store, caller, checked)}
+    const similar = await similarOf(store, caller, checked)
+    // Kept for the review queue (docs/api.md, "Review queue") unless nothing was written; by line in the answer.
+    if (!request.dryRun) {
+      const finder = new SimilarFinder(store)
+      const idOf = new Map(checked.map((c) => [c.line, c.id]))
+      for (const s of similar) await finder.record(idOf.get(s.line)!, s.similar)
+    }
+    return {...outcome, dry_run: request.dryRun, similar}
   } finally {
     rmSync(dir, {recursive: true, force: true})
   }

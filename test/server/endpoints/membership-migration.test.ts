@@ -30,11 +30,14 @@ describe('membership migration of an existing store', () => {
     const postgres = old.storeUrl !== undefined
     const step = (postgres ? POSTGRES_MIGRATIONS : SQLITE_MIGRATIONS).findIndex((m) => m.includes('CREATE TABLE project_requests'))
     expect(step).toBeGreaterThan(0)
-    // What came after membership goes too (supersede, the server's secrets, history, the claims' lease), so every step from it runs again.
+    // What came after membership goes too (supersede, the server's secrets, history, the claims' lease, similar pairs), so every step from it runs again.
     if (postgres) {
       await queryStore(old, 'ALTER TABLE idempotency_keys DROP COLUMN holder_pid')
       await queryStore(old, 'ALTER TABLE idempotency_keys DROP COLUMN holder_started')
     }
+    await queryStore(old, 'DROP TABLE similar_pairs')
+    await queryStore(old, 'DROP INDEX entries_review')
+    await queryStore(old, 'ALTER TABLE entries DROP COLUMN anchors_stale')
     await queryStore(old, 'DROP TABLE history')
     await queryStore(old, 'DROP INDEX entries_retrieved')
     await queryStore(old, 'ALTER TABLE entries DROP COLUMN retrieved')

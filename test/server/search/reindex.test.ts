@@ -82,7 +82,7 @@ async function expectFound(d: TestDaemon, ids: string[]): Promise<void> {
 }
 
 /** What the trust, recall, membership, supersede, server secrets and history migrations (SQLite 8–13, PostgreSQL 4–9) added, taken away again: the same SQL in both. */
-const UNDO_TRUST = `DROP TABLE history; DROP INDEX entries_retrieved; ALTER TABLE entries DROP COLUMN retrieved; ALTER TABLE entries DROP COLUMN last_retrieved_at;
+const UNDO_TRUST = `DROP TABLE similar_pairs; DROP INDEX entries_review; ALTER TABLE entries DROP COLUMN anchors_stale; DROP TABLE history; DROP INDEX entries_retrieved; ALTER TABLE entries DROP COLUMN retrieved; ALTER TABLE entries DROP COLUMN last_retrieved_at;
   DROP TABLE server_secrets; DROP INDEX entries_superseded_by; ALTER TABLE entries DROP COLUMN superseded_by; DROP TABLE invitations; DROP TABLE project_requests; DROP TABLE recalls; DROP TABLE flags; ALTER TABLE projects DROP COLUMN verify_after_days;
   ${['anchors', 'flags', 'flagged_at', 'verified_at', 'verified_by', 'verifications', 'corrections']
     .map((c) => `ALTER TABLE entries DROP COLUMN ${c};`)
@@ -155,7 +155,8 @@ requireSystem('postgres').describe('PostgreSQL migration 3 re-indexes an existin
     // Back to schema 2, the entries indexed with no terms at all (the counters agreeing): nothing is found.
     await sql(
       storeUrl,
-      `${UNDO_TRUST} DROP INDEX entries_summary_stale; ALTER TABLE entries DROP COLUMN summary_version;
+      `${UNDO_TRUST} ALTER TABLE idempotency_keys DROP COLUMN holder_pid; ALTER TABLE idempotency_keys DROP COLUMN holder_started;
+      DROP INDEX entries_summary_stale; ALTER TABLE entries DROP COLUMN summary_version;
       DROP INDEX entries_search_stale; ALTER TABLE entries DROP COLUMN search_version; UPDATE kb_schema SET version = 2;
       UPDATE entries SET search = ''::tsvector, title_len = 0, tags_len = 0, body_len = 0;
       DELETE FROM search_terms; UPDATE search_stats SET title = 0, tags = 0, body = 0;`,
