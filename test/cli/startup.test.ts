@@ -1,7 +1,7 @@
 /**
  * Start-up guard: nothing heavy (Ink, React, fastify, better-sqlite3, gpt-tokenizer, TypeBox, the
  * server, `kb agent`'s config editors jsonc-parser and smol-toml, the Markdown renderer with markdown-it and
- * highlight.js, and not even undici, conf, simple-git, the keyring, lowdb, string-width, cli-progress or the
+ * speed-highlight, and not even undici, conf, simple-git, the keyring, lowdb, string-width, cli-progress or the
  * completion plugin) is loaded on the path of `kb --version`, `kb search` or `kb add` — the renderer only by
  * `kb show` on a terminal; lowdb only once something is queued in the outbox. A `node --import` preload records
  * every module the process resolves (ESM and CommonJS); positive controls prove the recorder does see such
@@ -16,7 +16,7 @@ import {cleanup, gitRepo, kb, run, type KbEnv, userWithDaemon} from './helpers.j
 
 const RECORDER = join(import.meta.dirname, 'fixtures', 'record-modules.mjs')
 const HEAVY =
-  /\/node_modules\/(ink|react|jsonc-parser|smol-toml|react-reconciler|fastify|better-sqlite3|gpt-tokenizer|@sinclair\/typebox|undici|conf|simple-git|oauth4webapi|@modelcontextprotocol\/sdk|@napi-rs\/keyring[^/]*|lowdb|steno|markdown-it|highlight\.js)\/|\/dist\/server\/|\/dist\/src\/cli\/render\//
+  /\/node_modules\/(ink|react|jsonc-parser|smol-toml|react-reconciler|fastify|better-sqlite3|gpt-tokenizer|@sinclair\/typebox|undici|conf|simple-git|oauth4webapi|@modelcontextprotocol\/sdk|@napi-rs\/keyring[^/]*|lowdb|steno|markdown-it|@speed-highlight\/core)\/|\/dist\/server\/|\/dist\/src\/cli\/render\//
 
 /** Ours to load only when needed (oclif's own, nested string-width@4 is not this one). */
 const LAZY = new RegExp(`^${ROOT}/node_modules/(string-width|cli-progress|@oclif/plugin-autocomplete)/`)
@@ -83,7 +83,7 @@ describe('start-up guard', () => {
       })
     ).body.id
     const piped = await modulesOf(['show', id])
-    expect(piped.filter((m) => /\/(markdown-it|highlight\.js)\/|\/dist\/src\/cli\/render\//.test(m))).toEqual([])
+    expect(piped.filter((m) => /\/(markdown-it|@speed-highlight\/core)\/|\/dist\/src\/cli\/render\//.test(m))).toEqual([])
     // On a pseudo-terminal (script), recorded the same way: the renderer and both libraries load.
     const file = join(user.root, 'modules-tty.txt')
     const cmd = [process.execPath, '--import', RECORDER, KB_BIN, 'show', id, '--no-pager'].map((a) => `'${a}'`).join(' ')
@@ -91,7 +91,7 @@ describe('start-up guard', () => {
     expect(r.code, r.stdout).toBe(0)
     const tty = readFileSync(file, 'utf8')
     rmSync(file)
-    for (const part of ['/node_modules/markdown-it/', '/node_modules/highlight.js/', '/dist/src/cli/render/markdown.js'])
+    for (const part of ['/node_modules/markdown-it/', '/node_modules/@speed-highlight/core/', '/dist/src/cli/render/markdown.js'])
       expect(tty).toContain(part)
   })
 

@@ -57,7 +57,7 @@ export interface Theme {
   bullet: Style
   tableHead: Style
   tableBorder: Style
-  /** highlight.js scopes (the part of `hljs-<scope>` before any dot) to styles. */
+  /** speed-highlight's token types (kwd, str, cmnt…) to styles. */
   syntax: Record<string, Style>
 }
 
@@ -70,34 +70,22 @@ function syntax(c: {
   attr: ColorName
 }): Record<string, Style> {
   return {
-    keyword: {color: c.keyword},
-    built_in: {color: c.type},
+    kwd: {color: c.keyword},
+    str: {color: c.string},
+    num: {color: c.number},
+    bool: {color: c.number},
+    func: {color: c.title},
+    class: {color: c.type},
     type: {color: c.type},
-    literal: {color: c.number},
-    number: {color: c.number},
-    string: {color: c.string},
-    regexp: {color: c.string},
-    symbol: {color: c.number},
-    title: {color: c.title},
-    function: {color: c.title},
-    params: {},
-    attr: {color: c.attr},
-    attribute: {color: c.attr},
-    property: {color: c.attr},
-    variable: {color: c.attr},
-    'template-variable': {color: c.attr},
-    subst: {},
-    meta: {color: 'gray'},
-    comment: {color: 'gray', italic: true},
-    doctag: {color: 'gray', bold: true},
-    addition: {color: 'green'},
-    deletion: {color: 'red'},
+    var: {color: c.attr},
+    esc: {color: c.attr},
+    oper: {},
+    cmnt: {color: 'gray', italic: true},
+    // A TODO or FIXME in a comment.
+    err: {color: 'gray', bold: true},
+    insert: {color: 'green'},
+    deleted: {color: 'red'},
     section: {color: c.title, bold: true},
-    name: {color: c.keyword},
-    'selector-tag': {color: c.keyword},
-    bullet: {color: c.attr},
-    punctuation: {},
-    operator: {},
   }
 }
 

@@ -109,3 +109,30 @@ describe('linear time', () => {
     expect(b).toBeLessThan(10 * a + 50)
   })
 })
+
+describe('highlighting stays linear', () => {
+  // Runs that some grammars' patterns rescan from each of their positions (an identifier before `(`, a regular
+  // expression literal after blanks, a string's backslashes): quadratic in the run's length unless a block is
+  // highlighted in bounded pieces (src/cli/render/highlight.ts).
+  const RUNS = ['a', 'A', ' ', '\n', '$', '"\\', '/*', '1e-']
+  const block = (fence: string, run: string, n: number): string => `\`\`\`${fence}\nx${run.repeat(n / run.length)} = (\n\`\`\``
+  const timed = (md: string): number => {
+    const t = process.cpuUsage()
+    renderMarkdown(md, {width: 80, theme: THEME})
+    const d = process.cpuUsage(t)
+    return (d.user + d.system) / 1000
+  }
+  /** Best of two, for each run, added up. */
+  const total = (fence: string, n: number): number =>
+    RUNS.reduce((sum, run) => sum + Math.min(timed(block(fence, run, n)), timed(block(fence, run, n))), 0)
+
+  it.each(['sh', 'ts', 'js', 'python', 'go', 'sql', 'json', 'yaml', 'diff'])(
+    '%s: runs of 10,000 characters in about four times the time of 2,500, not sixteen',
+    (fence) => {
+      total(fence, 2_500) // warm up
+      const a = total(fence, 2_500)
+      const b = total(fence, 10_000)
+      expect(b).toBeLessThan(8 * a + 20)
+    },
+  )
+})

@@ -97,6 +97,20 @@ describe('the renderer', () => {
     expect(light.find((s) => s.text === 'const')?.color).toBe('magenta')
   })
 
+  it('keeps every character of the code, in every language and past the pieces a long block is coloured in', () => {
+    for (const [, md] of CONSTRUCTS.filter(([, m]) => /^```\w/.test(m))) {
+      const code = md.slice(md.indexOf('\n') + 1, md.lastIndexOf('\n```')).replace(/\t/g, '    ')
+      const lines = renderMarkdown(md, {width: 300, theme: DARK}).map((l) => plainText(l).replace(/^│ ?/, ''))
+      expect(lines.join('\n')).toBe(code)
+    }
+    // 60 lines of 50 characters: more than one piece (2,000 characters); the last line is coloured all the same.
+    const long = `${"const a = 'x' // a line of about fifty characters\n".repeat(60)}return 1`
+    const lines = renderMarkdown(`\`\`\`ts\n${long}\n\`\`\``, {width: 80, theme: DARK})
+    expect(lines.map((l) => plainText(l).slice(2)).join('\n')).toBe(long)
+    for (const line of [lines[0]!, lines[45]!]) expect(line.find((s) => s.text === 'const')?.color).toBe('magentaBright')
+    expect(lines[60]!.find((s) => s.text === 'return')?.color).toBe('magentaBright')
+  })
+
   it('follows KB_THEME, else the background COLORFGBG names, else dark', () => {
     expect(themeFromEnv({KB_THEME: 'light'}).name).toBe('light')
     expect(themeFromEnv({KB_THEME: 'dark', COLORFGBG: '0;15'}).name).toBe('dark')
