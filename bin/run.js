@@ -8,6 +8,8 @@ if (argv.length === 1 && argv[0] === '--version') {
   const {version} = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))
   process.stdout.write(`kb/${version} ${process.platform}-${process.arch} node-${process.version}\n`)
 } else if (!(argv[0] === 'recall' && argv[1] === '--hook' && (await fastHook()))) {
+  // `kb show` on a terminal renders the entry's Markdown: the renderer starts loading now, beside oclif's start.
+  if (argv[0] === 'show' && process.stdout.isTTY) (await import('../dist/src/cli/render/preload.js')).preloadRenderer(argv.slice(1))
   const {execute} = await import('@oclif/core')
   await execute({dir: import.meta.url})
 }

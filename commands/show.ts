@@ -27,7 +27,7 @@ export default class Show extends KbCommand<typeof Show> {
 
   async run(): Promise<EntryView> {
     // Rendered only on a terminal with colours (not piped, not NO_COLOR, not --json, not --raw). The renderer
-    // loads while the request is in flight, so after the answer only the layout is left to do.
+    // began to load before oclif did (bin/run.js, src/cli/render/preload.ts): this awaits that same import.
     const renderer = this.mode.color && !this.flags.raw && !this.jsonEnabled() ? import('../src/cli/render/markdown.js') : undefined
     const client = await this.client()
     const {entry} = await client.getEntry(this.args.id, detailOr(this.flags.detail, DETAIL_DEFAULT.entry))

@@ -84,15 +84,22 @@ describe('start-up guard', () => {
     ).body.id
     const piped = await modulesOf(['show', id])
     expect(piped.filter((m) => /\/(markdown-it|@speed-highlight\/core)\/|\/dist\/src\/cli\/render\//.test(m))).toEqual([])
-    // On a pseudo-terminal (script), recorded the same way: the renderer and both libraries load.
-    const file = join(user.root, 'modules-tty.txt')
-    const cmd = [process.execPath, '--import', RECORDER, KB_BIN, 'show', id, '--no-pager'].map((a) => `'${a}'`).join(' ')
-    const r = await run('script', ['-qefc', cmd, '/dev/null'], user, {cwd: repo, env: {KB_RECORD_MODULES: file}})
-    expect(r.code, r.stdout).toBe(0)
-    const tty = readFileSync(file, 'utf8')
-    rmSync(file)
+    // On a pseudo-terminal (script), recorded the same way: the renderer and both libraries load, from the start
+    // of `kb show` (bin/run.js) — but not for --raw or --json, which print the Markdown as stored.
+    const onTty = async (...flags: string[]): Promise<string> => {
+      const file = join(user.root, `modules-tty-${Math.random().toString(36).slice(2)}.txt`)
+      const cmd = [process.execPath, '--import', RECORDER, KB_BIN, 'show', id, '--no-pager', ...flags].map((a) => `'${a}'`).join(' ')
+      const r = await run('script', ['-qefc', cmd, '/dev/null'], user, {cwd: repo, env: {KB_RECORD_MODULES: file}})
+      expect(r.code, r.stdout).toBe(0)
+      const mods = readFileSync(file, 'utf8')
+      rmSync(file)
+      return mods
+    }
+    const tty = await onTty()
     for (const part of ['/node_modules/markdown-it/', '/node_modules/@speed-highlight/core/', '/dist/src/cli/render/markdown.js'])
       expect(tty).toContain(part)
+    for (const flag of ['--raw', '--json'])
+      expect(await onTty(flag)).not.toMatch(/\/(markdown-it|@speed-highlight\/core)\/|\/dist\/src\/cli\/render\/markdown\.js/)
   })
 
   it('lowdb loads once the outbox holds something: for the write that queues, and behind the next command', async () => {

@@ -6,6 +6,7 @@
  * "Rendering an entry's Markdown"). Code it does not know, and code too long to be worth the wait, stays plain.
  */
 import {createRequire} from 'node:module'
+import {dirname, join} from 'node:path'
 import type {ShjLanguageData, ShjToken, tokenizeWith as TokenizeWith} from '@speed-highlight/core/tokenize'
 import type {Line, Theme} from './style.js'
 import {push} from './wrap.js'
@@ -20,10 +21,13 @@ const GRAMMARS = ['bash', 'diff', 'go', 'js', 'json', 'py', 'sql', 'ts', 'yaml',
 type Grammar = (typeof GRAMMARS)[number]
 
 const loaded = new Map<Grammar, ShjLanguageData>()
+let languages: string | undefined
 function grammar(name: Grammar): ShjLanguageData {
   let g = loaded.get(name)
   if (!g) {
-    g = (require(`@speed-highlight/core/languages/${name}.js`) as {default: ShjLanguageData}).default
+    // The folder is found through the package's exports once; each grammar is then a file in it.
+    languages ??= dirname(require.resolve('@speed-highlight/core/languages/todo.js'))
+    g = (require(join(languages, `${name}.js`)) as {default: ShjLanguageData}).default
     loaded.set(name, g)
   }
   return g
