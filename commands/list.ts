@@ -29,7 +29,7 @@ export default class List extends KbCommand<typeof List> {
     scope: scopeFlag('only entries of this scope'),
     status: statusFlag(),
     tag: Flags.string({description: 'only entries with this tag'}),
-    author: Flags.string({description: 'only entries by this principal (name or id)'}),
+    author: Flags.string({description: 'only entries by this principal (name or id; me or @me: yours)'}),
     limit: Flags.integer({
       char: 'L',
       description: `how many (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.entries} or config default_limit)`,

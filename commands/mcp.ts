@@ -5,6 +5,8 @@
  * the protocol channel, so nothing else is ever written there.
  */
 import {KbCommand} from '../src/cli/base.js'
+import {ApiClient} from '../src/shared/client.js'
+import {KbError} from '../src/shared/errors.js'
 
 export default class Mcp extends KbCommand<typeof Mcp> {
   static override summary = 'Serve the kb tools to a coding agent over MCP (stdio)'
@@ -19,30 +21,25 @@ export default class Mcp extends KbCommand<typeof Mcp> {
       import('@modelcontextprotocol/sdk/server/stdio.js'),
       import('../src/shared/mcp/server.js'),
     ])
-    const client = await this.client()
-    // The base client refreshes an OAuth token at most once; a session lasts hours, so re-arm it per call.
-    const refresh = client.refreshKey
     let project: Promise<string | null> | undefined
     const server = createMcpServer(
       {
-        api: new Proxy(client, {
-          get: (target, prop, receiver) => {
-            if (refresh && target.refreshKey === undefined) target.refreshKey = refresh
-            return Reflect.get(target, prop, receiver)
-          },
-        }),
+        api: this.lazyApi(),
+        remote: !this.local,
         // Only a found project is kept: a checkout without one may get one during the session (join_project).
         projectId: () =>
-          (project ??= this.projectId().then(
-            (id) => {
-              if (id === null) project = undefined
-              return id
-            },
-            (e: unknown) => {
-              project = undefined
-              throw e
-            },
-          )),
+          (project ??= this.clientOrRetry()
+            .then(() => this.projectId())
+            .then(
+              (id) => {
+                if (id === null) project = undefined
+                return id
+              },
+              (e: unknown) => {
+                project = undefined
+                throw e
+              },
+            )),
       },
       this.config.version,
     )
@@ -55,5 +52,41 @@ export default class Mcp extends KbCommand<typeof Mcp> {
     await server.connect(transport)
     await closed
     await server.close()
+  }
+
+  /**
+   * The API client, made at the first tool call rather than before `initialize`: with the daemon down (and
+   * autostart off) the server still starts, and each call fails with what to do until the daemon is back
+   * (docs/mcp.md). Properties the server sets (`via`, `recallTag`) are kept and given to the client.
+   */
+  private lazyApi(): ApiClient {
+    const settings: Partial<Record<keyof ApiClient, unknown>> = {}
+    // The client refreshes an OAuth token at most once; a session lasts hours, so it is re-armed per call.
+    let refresh: ApiClient['refreshKey']
+    const call =
+      (name: keyof ApiClient) =>
+      async (...args: unknown[]): Promise<unknown> => {
+        const client = await this.clientOrRetry()
+        refresh ??= client.refreshKey
+        if (refresh && client.refreshKey === undefined) client.refreshKey = refresh
+        Object.assign(client, settings)
+        try {
+          return await (client[name] as (...a: unknown[]) => Promise<unknown>).apply(client, args)
+        } catch (e) {
+          // Nothing answered: the next call checks for the daemon again and reads the credential afresh.
+          if (e instanceof KbError && e.code === 'unreachable') this.forgetClient()
+          throw e
+        }
+      }
+    return new Proxy(settings, {
+      get: (target, prop) =>
+        typeof prop === 'string' && typeof (ApiClient.prototype as unknown as Record<string, unknown>)[prop] === 'function'
+          ? call(prop as keyof ApiClient)
+          : target[prop as keyof ApiClient],
+      set: (target, prop, value) => {
+        target[prop as keyof ApiClient] = value
+        return true
+      },
+    }) as unknown as ApiClient
   }
 }

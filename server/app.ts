@@ -8,7 +8,7 @@ import {pino} from 'pino'
 import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {CLIENT_VIAS, RECALL_RETENTION_DAYS_DEFAULT, USAGE_FLUSH_MS} from '../src/shared/contract.js'
 import {KbError} from '../src/shared/errors.js'
-import type {DaemonInfo} from '../src/shared/paths.js'
+import {API_PATH, type DaemonInfo} from '../src/shared/paths.js'
 import {createValidator} from '../src/shared/validator.js'
 import {Authenticator, bearerChallenge} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
@@ -51,7 +51,7 @@ import {IMPORT_BODY_LIMIT} from './services/transfer/format.js'
 import {TransferService} from './services/transfer/service.js'
 import type {Store} from './store/store.js'
 
-export const API_PREFIX = '/api/v1'
+export const API_PREFIX = API_PATH
 const BODY_LIMIT = 1024 * 1024
 const ALL_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const
 /** Requests whose success shows the disk had room (server/http/disk-state.ts). */

@@ -5,11 +5,17 @@
  */
 import {Flags} from '@oclif/core'
 import {KbError} from '../../src/shared/errors.js'
-import {dataDir} from '../../src/shared/paths.js'
+import {dataDir, dataFiles} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {requireEveryAddress} from '../../src/cli/daemon/proof.js'
 import {readStdin, stdinPiped} from '../../src/cli/input.js'
-import {storeCredential, storeOAuthCredential} from '../../src/cli/credentials/credentials.js'
+import {
+  readOwnerKey,
+  storeCredential,
+  storeOAuthCredential,
+  URL_ONLY,
+  type CredentialBinding,
+} from '../../src/cli/credentials/credentials.js'
 import {cell, green, oneLine} from '../../src/cli/output/format.js'
 import {safeText} from '../../src/cli/output/safe-text.js'
 
@@ -54,16 +60,17 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
     if (/\s/.test(key)) throw new KbError('usage', 'stdin held more than one word; pipe just the API key')
     // Not client(): that would use (and maybe try to refresh) whatever credential is stored now.
     await this.ensureServer()
-    const boundTo = await this.proveLocal()
+    const boundTo = await this.proveLocal(key)
     let principal: {id: string; name: string} | null
     try {
       principal = await this.principalOf(key)
     } catch (e) {
       if (e instanceof KbError && e.code === 'unauthenticated') {
         // `kb api-key create` needs a working key already: point at the one that always works, or at whoever can mint one.
-        const fix = this.local
-          ? `the local daemon's owner key is in ${dataDir()}/owner.key (KB_DATA_DIR, or the --data-dir the daemon was started with)`
-          : 'ask someone who can log in to run `kb api-key create` for you'
+        const fix =
+          this.local && boundTo !== URL_ONLY
+            ? `the local daemon's owner key is in ${dataDir()}/owner.key (KB_DATA_DIR, or the --data-dir the daemon was started with)`
+            : 'ask someone who can log in to run `kb api-key create` for you'
         throw new KbError('unauthenticated', `${this.baseUrl} rejected that key (unknown, revoked or expired); ${fix}`)
       }
       throw e
@@ -91,18 +98,30 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
    * until it proves it owns the data directory, and the credential goes only to it from then on
    * (docs/security.md). Returns that directory; null for a remote server, whose credential is its URL's alone.
    */
-  private async proveLocal(): Promise<string | null> {
+  private async proveLocal(key?: string): Promise<CredentialBinding> {
     if (!this.local) return null
     const dir = dataDir()
     try {
       await this.requireDaemonOf(dir)
     } catch (e) {
       if (!(e instanceof KbError) || e.code !== 'conflict') throw e
-      // The one case where the listener may be honest: a kb daemon of another data directory.
-      throw new KbError(
-        'conflict',
-        `${e.message}; to sign in to a kb daemon of another data directory, run with KB_DATA_DIR=<its data dir>`,
+      const said = this.listenerHealth()?.data_dir
+      const other = said && said !== dir ? safeText(said, {newlines: false}) : null
+      // A kb daemon of another data directory — a team server on loopback, a tunnel — takes a member's key bound to its
+      // URL alone, as a remote server does, when the URL was named for this login (--base-url): the URL kb uses by
+      // default stays the local daemon's, where an impostor could claim anything. This data directory's owner key
+      // still goes only to its own daemon.
+      const named = this.baseUrlInfo.source === 'flag'
+      if (key === undefined || other === null || key === readOwnerKey(dataFiles(dir).ownerKey)) throw e
+      if (!named)
+        throw new KbError(
+          'conflict',
+          `${e.message}; to sign in to it with a key of yours, name it: \`kb auth login --with-token --base-url ${this.baseUrl}\``,
+        )
+      this.note(
+        `${this.baseUrl} is the kb daemon of ${other}, not of ${dir}: the key is stored for that URL alone and sent wherever it points, as to a remote server; to tie it to that daemon instead, run with KB_DATA_DIR=${other}`,
       )
+      return URL_ONLY
     }
     return dir
   }
@@ -114,7 +133,9 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
 
   private async web(): Promise<LoginResult> {
     await this.ensureServer()
-    const boundTo = await this.proveLocal()
+    // Without a key to judge, a loopback listener that cannot prove itself is refused (proveLocal throws).
+    const proven = await this.proveLocal()
+    const boundTo = typeof proven === 'string' ? proven : null
     const daemon = boundTo === null ? null : await this.localDaemon(boundTo)
     // The browser resolves `localhost` by itself: every address it may pick must be the daemon's too.
     if (daemon) await requireEveryAddress(this.baseUrl, boundTo!, daemon.address)

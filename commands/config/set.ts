@@ -4,6 +4,7 @@
 import {Args} from '@oclif/core'
 import {KbCommand} from '../../src/cli/base.js'
 import {assertConfigKey, CONFIG_KEYS, openConfigStore} from '../../src/cli/config/config.js'
+import {API_PATH} from '../../src/shared/paths.js'
 
 export default class ConfigSet extends KbCommand<typeof ConfigSet> {
   static override summary = 'Store a setting'
@@ -23,6 +24,8 @@ export default class ConfigSet extends KbCommand<typeof ConfigSet> {
     const value = assertConfigKey(this.args.key).parse(this.args.value)
     const store = await openConfigStore()
     store.set(this.args.key, value)
+    if (this.args.key === 'base_url' && !this.args.value.replace(/\/+$/, '').endsWith(API_PATH))
+      this.note(`base_url is ${String(value)}: ${API_PATH}, where kb's API is served, was added`)
     const env = CONFIG_KEYS[this.args.key]!.env
     if (env && process.env[env]) this.note(`${env} is set in this environment and wins over the config file`)
     if (this.mode.tty) this.out(`${this.args.key} = ${value}`)

@@ -28,15 +28,22 @@ interface FilterQuery {
   include?: 'superseded'
 }
 
+/** The author filters that name the caller. */
+const SELF = new Set(['me', '@me'])
+
 export class EntryQueries {
   constructor(
     private readonly store: Store,
     private readonly knowledge: KnowledgeService,
   ) {}
 
-  /** An author filter by id or name: undefined when none is asked for, null when no such principal exists. */
-  private async resolveAuthor(author: string | undefined): Promise<string | undefined | null> {
+  /**
+   * An author filter by id or name, or `me` / `@me` for the caller (docs/api.md, "Filters"): undefined when none is
+   * asked for, null when no such principal exists.
+   */
+  private async resolveAuthor(caller: Caller, author: string | undefined): Promise<string | undefined | null> {
     if (author === undefined) return undefined
+    if (SELF.has(author.toLowerCase())) return caller.principal.id
     const byId = UUID.test(author) ? await this.store.getPrincipal(author.toLowerCase()) : null
     const p = byId ?? (await this.store.getPrincipalByName(author))
     return p ? p.id : null
@@ -50,7 +57,7 @@ export class EntryQueries {
         errors: [{path: 'project_id', message: 'unknown project'}],
       })
     }
-    const authorId = await this.resolveAuthor(q.author)
+    const authorId = await this.resolveAuthor(caller, q.author)
     if (authorId === null) return null // an unknown author has written nothing
     const f: EntryFilter = {}
     if (q.scope) f.scope = q.scope

@@ -108,6 +108,20 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     return (this.clientPromise ??= this.makeClient())
   }
 
+  /** `client()`, made afresh on the next call when making it failed: a long-lived `kb mcp` whose daemon starts later. */
+  protected clientOrRetry(): Promise<ApiClient> {
+    return this.client().catch((e: unknown) => {
+      this.forgetClient()
+      throw e
+    })
+  }
+
+  /** The next `client()` starts over: the daemon checked (or started) again, the credential read again (owner.key may be new). */
+  protected forgetClient(): void {
+    this.clientPromise = undefined
+    this.probe = undefined
+  }
+
   /** How "not reachable" and "did not answer" messages name the server and what they advise. */
   private transportWords(): Required<Pick<HttpTransportOptions, 'unreachableHint' | 'noAnswerHint' | 'serverLabel'>> {
     if (!this.local)
@@ -161,6 +175,11 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
       this.probe = {dir, probe}
     }
     return this.probe.probe.proven
+  }
+
+  /** What the listener at a local base URL said of itself in its `/health` (after `daemonOwns`); null when it is not kb. */
+  protected listenerHealth(): DaemonProbe['health'] {
+    return this.probe?.probe.health ?? null
   }
 
   /** Refuses (exit 5) unless the local daemon proves it owns `dir`: a credential of that directory goes nowhere else. */
@@ -353,6 +372,8 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     await reportCommandError(err, {
       command: (this.id ?? '').split(':').join(' '),
       json: this.jsonEnabled(),
+      remote: this.clientMade && !this.local,
+      flags: Object.keys({...KbCommand.baseFlags, ...(this.constructor as typeof KbCommand).flags}).map((f) => `--${f}`),
       elsewhere: async () => {
         const dir = await this.daemonElsewhere()
         return dir ? {baseUrl: this.baseUrl, looked: dataDir(), dir} : null

@@ -12,13 +12,25 @@ export type Audience = 'cli' | 'tui' | 'agent'
  * Per audience; `commands` overrides the CLI's words for the commands (by id, `api-key revoke`) whose fix
  * differs, and `fields` for an error about one field (`project_id`), whatever the command.
  */
-type Hint = Partial<Record<Audience, string>> & {commands?: Record<string, string>; fields?: Record<string, string>}
+type Hint = Partial<Record<Audience, string>> & {
+  commands?: Record<string, string>
+  fields?: Record<string, string>
+  /** The words when the server is remote (no daemon of this machine to start), by audience. */
+  remote?: Partial<Record<Audience, string>>
+}
 
 const BODY_LIMIT = `a body holds at most ${BODY_MAX.toLocaleString('en-US')} characters`
 
 const HINTS: Partial<Record<ErrorCode, Hint>> = {
   bad_request: {cli: 'check the arguments (`kb help <command>`)', agent: 'fix the arguments named above'},
-  validation_failed: {cli: 'fix that value (`kb help <command>` describes each flag)', agent: 'fix the arguments named above'},
+  validation_failed: {
+    cli: 'fix that value (`kb help <command>` describes each flag)',
+    fields: {
+      project_id:
+        'run `kb project join` in the checkout to make its project yours (`kb project list` shows yours), or pass --project; else choose --scope private or global',
+    },
+    agent: 'fix the arguments named above',
+  },
   unauthenticated: {
     cli: 'log in with `kb auth login --web` or `kb auth login --with-token`, or set KB_API_KEY (`kb auth status` shows the credential in use)',
     tui: 'log in with `kb auth login --web` (or set KB_API_KEY), then run kb browse again',
@@ -59,7 +71,12 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
   unsupported_media_type: {cli: 'this CLI and the server disagree; update kb'},
   method_not_allowed: {cli: 'this CLI and the server disagree; update kb'},
   rate_limited: {tui: 'wait a moment and try again', agent: 'wait a little and retry'},
-  unreachable: {agent: 'the kb daemon is not running: start it with `kb daemon start`, then retry'},
+  unreachable: {
+    agent: 'the local kb daemon is not running: start it with `kb daemon start` (in a terminal), then retry',
+    remote: {
+      agent: 'the kb server is not reachable from this machine: check the network (VPN) and the base URL kb mcp was given, then retry',
+    },
+  },
   unavailable: {cli: 'retry in a moment', agent: 'the kb daemon is shutting down or busy; retry in a moment'},
   bad_gateway: {
     cli: 'the proxy in front of the kb server could not reach it; retry in a moment',
@@ -75,15 +92,42 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
   },
   internal: {
     cli: 'retry; if it persists, look at the server log (`kb daemon logs` for the local daemon)',
+    remote: {
+      cli: "retry; if it persists, the server's operator can find the request in its log",
+      agent: "retry; if it persists, the kb server's operator can find the request in its log",
+    },
     tui: 'retry; if it persists, see `kb daemon logs`',
     agent: 'retry; if it persists, look at the daemon log (`kb daemon logs`)',
   },
 }
 
-/** The fix to show `audience` for an error of this code, if there is one; `command` (`api-key revoke`) and `field` for the CLI's own words. */
-export function hintFor(code: ErrorCode, audience: Audience, command?: string, field?: string): string | undefined {
+export interface HintContext {
+  /** The command (`api-key revoke`), for the CLI's own words. */
+  command?: string
+  /** The one field an error is about (`project_id`), for the CLI's own words. */
+  field?: string
+  /** The server is remote: advice about the local daemon does not apply. */
+  remote?: boolean
+}
+
+/** The fix to show `audience` for an error of this code, if there is one. */
+export function hintFor(code: ErrorCode, audience: Audience, o: HintContext = {}): string | undefined {
   const h = HINTS[code]
-  if (audience === 'cli' && field && h?.fields?.[field]) return h.fields[field]
-  if (audience === 'cli' && command && h?.commands?.[command]) return h.commands[command]
+  if (o.remote && h?.remote) return audience === 'tui' ? (h.remote.tui ?? h.remote.cli) : h.remote[audience]
+  if (audience === 'cli' && o.field && h?.fields?.[o.field]) return h.fields[o.field]
+  if (audience === 'cli' && o.command && h?.commands?.[o.command]) return h.commands[o.command]
   return audience === 'tui' ? (h?.tui ?? h?.cli) : h?.[audience]
+}
+
+/**
+ * `message; hint`, without saying anything twice: the hint's clauses (split at `; `) the message already holds are
+ * left out, and so is a hint whose every command (in backquotes) the message already names — a server that says
+ * "retry in a moment" gets no second "retry in a moment".
+ */
+export function withHint(message: string, hint: string | undefined, separator = '; '): string {
+  if (!hint) return message
+  const commands = hint.match(/`[^`]+`/g)
+  if (commands && commands.every((c) => message.includes(c))) return message
+  const fresh = hint.split('; ').filter((part) => !message.includes(part))
+  return fresh.length > 0 ? `${message}${separator}${fresh.join('; ')}` : message
 }

@@ -7,7 +7,9 @@ import {join} from 'node:path'
 
 export const DEFAULT_PORT = 7411
 export const DEFAULT_HOST = '127.0.0.1'
-export const DEFAULT_BASE_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}/api/v1`
+/** The path under which the daemon serves its API; every base URL ends in it (docs/cli.md, "Global flags"). */
+export const API_PATH = '/api/v1'
+export const DEFAULT_BASE_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}${API_PATH}`
 
 /** `$KB_DATA_DIR`, else `$XDG_DATA_HOME/kb`, else `~/.local/share/kb`. */
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {

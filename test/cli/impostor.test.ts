@@ -7,7 +7,11 @@ import {createHmac} from 'node:crypto'
 import {existsSync, mkdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {createServer, request as httpRequest, type IncomingHttpHeaders, type Server} from 'node:http'
 import {join} from 'node:path'
+import {Client} from '@modelcontextprotocol/sdk/client/index.js'
+import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
+import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {KB_BIN} from '../helpers/daemon.js'
 import {cleanup, freePort, kb, makeUser, type KbEnv} from './helpers.js'
 
 interface Seen {
@@ -132,8 +136,22 @@ describe('an impostor on the daemon port', () => {
       expectRefused(await kb(user, ['search', 'anything'], {env: {KB_NO_AUTOSTART: '1'}}), fake.seen)
       // the owner key handed over in KB_API_KEY
       expectRefused(await kb(user, ['add', 'Leak', '--body', 'x'], {env: {KB_API_KEY: ownerKey}}), fake.seen)
-      // the MCP server over stdio
-      expectRefused(await kb(user, ['mcp'], {input: ''}), fake.seen)
+      // the MCP server over stdio: it starts (docs/mcp.md), and a tool call is refused with the same words
+      const before = fake.seen.length
+      const transport = new StdioClientTransport({command: process.execPath, args: [KB_BIN, 'mcp'], env: user.env, stderr: 'pipe'})
+      const client = new Client({name: 'impostor-test', version: '1.0.0'})
+      await client.connect(transport)
+      try {
+        const r = (await client.callTool({name: 'search_knowledge', arguments: {query: 'x'}})) as CallToolResult
+        expect(r.isError).toBe(true)
+        const text = r.content.map((p) => (p.type === 'text' ? p.text : '')).join('')
+        expect(text).toContain(`port ${port} on 127.0.0.1 is held by a program that is not the kb daemon of ${user.dataDir}`)
+        expect(text).toContain('no credential was sent')
+      } finally {
+        await client.close()
+      }
+      expect(fake.seen.length).toBeGreaterThan(before)
+      expect(fake.seen.filter((s) => s.headers.authorization !== undefined)).toEqual([])
     } finally {
       await fake.close()
     }
@@ -201,7 +219,8 @@ describe('OAuth with an impostor on the daemon port', () => {
       const web = await kb(user, ['auth', 'login', '--web', '--no-browser', '--timeout', '5'])
       expectRefused(web, fake.seen)
       expect(web.stderr).not.toContain('/oauth/authorize')
-      expect(web.stderr).toContain('to sign in to a kb daemon of another data directory, run with KB_DATA_DIR=<its data dir>')
+      // It claims no data directory: nothing to point at (a kb daemon of another one takes a member's key at --base-url).
+      expect(web.stderr).not.toContain('KB_DATA_DIR')
       // Only the challenged /health: no discovery, no registration, no token request.
       expect(fake.seen.map((s) => `${s.method} ${s.url}`).every((l) => l === 'GET /api/v1/health')).toBe(true)
       const key = `kb_${'k'.repeat(40)}`

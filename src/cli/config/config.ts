@@ -7,7 +7,7 @@ import {readFileSync} from 'node:fs'
 import {homedir} from 'node:os'
 import {join} from 'node:path'
 import {KbError} from '../../shared/errors.js'
-import {DEFAULT_BASE_URL} from '../../shared/paths.js'
+import {API_PATH, DEFAULT_BASE_URL} from '../../shared/paths.js'
 import {DETAILS, LIMIT_MAX, RECALL_TOKENS_DEFAULT, RECALL_TOKENS_MAX, RECALL_TOKENS_MIN} from '../../shared/contract.js'
 
 /** `$XDG_CONFIG_HOME/kb`, else `~/.config/kb`: config.json and the credential file live here. */
@@ -119,6 +119,11 @@ export async function openConfigStore(env: NodeJS.ProcessEnv = process.env): Pro
 }
 
 /** Trims and checks a base URL: http(s), no query; a trailing slash is dropped. */
+/**
+ * A base URL as kb uses it: http(s), no query, no trailing slash, ending in /api/v1. A server's bare origin
+ * (`http://127.0.0.1:7461`) gets the API's path added; any other path is refused with the reason, since requests
+ * there would reach something that is not kb's API (docs/cli.md, "Global flags").
+ */
 function normalizeBaseUrl(value: string): string {
   let u: URL
   try {
@@ -128,6 +133,15 @@ function normalizeBaseUrl(value: string): string {
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new KbError('usage', `base URL ${value} must start with http:// or https://`)
   if (u.search || u.hash) throw new KbError('usage', `base URL ${value} must not have a query or fragment`)
+  const path = u.pathname.replace(/\/+$/, '')
+  if (path === '') u.pathname = API_PATH
+  else if (!path.endsWith(API_PATH)) {
+    u.pathname = API_PATH.startsWith(path) ? API_PATH : `${path}${API_PATH}`
+    throw new KbError(
+      'usage',
+      `base URL ${value} must end in ${API_PATH}, where kb's API is served; did you mean ${u.toString().replace(/\/+$/, '')}?`,
+    )
+  }
   return u.toString().replace(/\/+$/, '')
 }
 

@@ -53,10 +53,19 @@ export interface ResolvedCredential {
   daemonDataDir?: string
 }
 
-/** `data_dir`: the data directory whose daemon proved itself at login (see `daemonDataDir`). */
+/**
+ * `data_dir`: the data directory whose daemon proved itself at login (see `daemonDataDir`); `url_only`: a key of a
+ * loopback server that is not a daemon of this machine's data directory (a team server on loopback, a tunnel),
+ * which goes wherever its URL points, as a remote server's does (docs/security.md).
+ */
 type StoredEntry = (
   {store: 'keychain'; kind?: CredentialKind} | {store: 'file'; key: string} | {store: 'file'; kind: 'oauth'; oauth: OAuthCredential}
-) & {data_dir?: string}
+) & {data_dir?: string; url_only?: true}
+
+/** `boundTo` of a credential bound to its URL alone (`url_only`), though the URL is loopback. */
+export const URL_ONLY = {urlOnly: true} as const
+/** Where a stored credential may go: the daemon of a data directory, its URL alone (`URL_ONLY`), or (null) a remote server. */
+export type CredentialBinding = string | typeof URL_ONLY | null
 interface CredentialFile {
   version: 1
   credentials: Record<string, StoredEntry>
@@ -111,6 +120,7 @@ function fromKeychainValue(value: string, baseUrl: string): ResolvedCredential {
 }
 
 function bound(c: ResolvedCredential, stored: StoredEntry, baseUrl: string, env: NodeJS.ProcessEnv): ResolvedCredential {
+  if (stored.url_only) return c
   const dir = stored.data_dir ?? (isLoopbackUrl(baseUrl) ? dataDir(env) : undefined)
   return dir ? {...c, daemonDataDir: dir} : c
 }
@@ -137,7 +147,7 @@ export async function readStoredCredential(
   return {problem: r.ok ? 'the keychain no longer holds the stored credential' : `the keychain did not answer: ${r.reason}`}
 }
 
-function readOwnerKey(path: string): string | null {
+export function readOwnerKey(path: string): string | null {
   try {
     return readFileSync(path, 'utf8').trim() || null
   } catch {
@@ -192,10 +202,10 @@ async function storeSecret(
   fileEntry: StoredEntry,
   env: NodeJS.ProcessEnv,
   tryKeychain: boolean,
-  boundTo: string | null,
+  boundTo: CredentialBinding,
 ): Promise<StoreOutcome> {
   const file = readFile(env)
-  const binding = boundTo ? {data_dir: boundTo} : {}
+  const binding = typeof boundTo === 'string' ? {data_dir: boundTo} : boundTo ? {url_only: true as const} : {}
   let reason = 'not tried: the credential was stored in the file before'
   if (tryKeychain) {
     const r = await keychainCall('set', baseUrl, secret)
@@ -221,7 +231,7 @@ async function storeSecret(
 export async function storeCredential(
   baseUrl: string,
   key: string,
-  boundTo: string | null,
+  boundTo: CredentialBinding,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<StoreOutcome> {
   return storeSecret(baseUrl, key, 'api-key', {store: 'file', key}, env, true, boundTo)
@@ -234,7 +244,7 @@ export async function storeCredential(
 export async function storeOAuthCredential(
   baseUrl: string,
   oauth: OAuthCredential,
-  boundTo: string | null,
+  boundTo: CredentialBinding,
   sameStoreAs: 'keychain' | 'file' | null = null,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<StoreOutcome> {

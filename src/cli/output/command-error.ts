@@ -6,7 +6,7 @@
 import {join} from 'node:path'
 import {KbError, type ErrorCode} from '../../shared/errors.js'
 import {isServerError} from '../../shared/client.js'
-import {hintFor} from '../../shared/hints.js'
+import {hintFor, withHint} from '../../shared/hints.js'
 import {jsonText} from './format.js'
 import {safeText} from './safe-text.js'
 import {usageLine} from './usage-error.js'
@@ -15,6 +15,10 @@ export interface CommandErrorContext {
   /** The command as typed: `api-key revoke`. */
   command: string
   json: boolean
+  /** The command's flags (`--limit`), for "did you mean" after an unknown one. */
+  flags?: string[]
+  /** The server is remote: advice about the local daemon (its log) does not apply. */
+  remote?: boolean
   /**
    * For a request sent without a credential: the local daemon keeps its data in `dir`, not in `looked`
    * where kb looked for owner.key (then the message says where the key is); null otherwise.
@@ -30,9 +34,13 @@ export async function reportCommandError(err: Error & {exitCode?: number; oclif?
     code = err.code
     exit = err.exitCode
     const hint = isServerError(err)
-      ? hintFor(err.code, 'cli', o.command, err.errors?.length === 1 ? err.errors[0]!.path : undefined)
+      ? hintFor(err.code, 'cli', {
+          command: o.command,
+          field: err.errors?.length === 1 ? err.errors[0]!.path : undefined,
+          remote: o.remote,
+        })
       : undefined
-    if (hint) message = `${message}; ${hint.replace('<command>', o.command)}`
+    message = withHint(message, hint?.replace('<command>', o.command))
     const elsewhere = err.code === 'unauthenticated' ? await o.elsewhere() : null
     if (elsewhere) {
       const {baseUrl, looked, dir} = elsewhere
@@ -47,7 +55,7 @@ export async function reportCommandError(err: Error & {exitCode?: number; oclif?
       return
     }
     code = exit === 2 ? 'usage' : null
-    message = usageLine(message, o.command)
+    message = usageLine(message, o.command, o.flags)
   } else {
     exit = 1
   }

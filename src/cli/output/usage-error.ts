@@ -3,6 +3,7 @@
  * messages run over several lines ("Parsing --limit" then a tab-indented reason; a missing argument's
  * name on the next line), which would break both the `kb:` line and the `--json` message.
  */
+import {closest} from '../did-you-mean.js'
 
 /** Global flags a command does not take, and why (docs/cli.md, "Global flags"). */
 const NOT_HERE: Record<string, Record<string, string>> = {
@@ -11,12 +12,14 @@ const NOT_HERE: Record<string, Record<string, string>> = {
   'daemon run': {'--project': 'the daemon serves every project'},
 }
 
-/** oclif's parse-error message folded onto one line, ending with where to read more. */
-export function usageLine(message: string, command = ''): string {
+/** oclif's parse-error message folded onto one line, ending with where to read more; `flags`: the command's, for "did you mean". */
+export function usageLine(message: string, command = '', flags: string[] = []): string {
   const text = message.replace(/\nSee more help with --help$/, '').replace(/^The following errors? occurred:\s*/, '')
-  const flag = /^Nonexistent flags?: (--[\w-]+)/.exec(text)?.[1]
+  const flag = /^Nonexistent flags?: (--?[\w-]+)/.exec(text)?.[1]
   const why = flag ? NOT_HERE[command]?.[flag] : undefined
   if (why) return `${flag} does not apply to kb ${command}: ${why}`
+  const guess = flag?.startsWith('--') ? closest(flag, flags) : undefined
+  if (guess) return `unknown flag ${flag}; did you mean ${guess}? (see --help)`
   // "Parsing --limit \n\tExpected an integer …" → "--limit: expected an integer …"
   const parsing = /^Parsing (--?[\w-]+) ?\n\t*(.*)$/s.exec(text)
   // "Missing 1 required arg:\nid  entry id" → "missing argument ID (entry id)"

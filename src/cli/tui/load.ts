@@ -6,7 +6,7 @@
  * as it arrives, so no escape sequence in an entry reaches the screen whatever view shows it.
  */
 import {KbError} from '../../shared/errors.js'
-import {hintFor} from '../../shared/hints.js'
+import {hintFor, withHint} from '../../shared/hints.js'
 import type {ApiClient} from '../../shared/client.js'
 import {LIMIT_MAX} from '../../shared/contract.js'
 import type {AuthorRef, EntryFull, EntryStandard, Project, PublishPreview, Scope, SensitiveReport} from '../../shared/types.js'
@@ -73,9 +73,8 @@ export function cleanEntry<E extends EntryStandard>(e: E): E {
 export function describeError(e: unknown): string {
   let text: string
   if (e instanceof KbError) {
-    const fix = hintFor(e.code, 'tui')
     // Unreachable errors already name their fix (`kb daemon start`, --base-url).
-    text = fix && !e.message.includes(fix) ? `${e.message} — ${fix}` : e.message
+    text = withHint(e.message, hintFor(e.code, 'tui'), ' — ')
   } else text = e instanceof Error ? e.message : String(e)
   // A server's message may quote what it was sent.
   return line(text)

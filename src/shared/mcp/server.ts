@@ -9,7 +9,7 @@ import {CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult} from
 import type {ErrorObject, ValidateFunction} from 'ajv'
 import {AGENT_INSTRUCTIONS} from '../agent-instructions.js'
 import {KbError} from '../errors.js'
-import {hintFor} from '../hints.js'
+import {hintFor, withHint} from '../hints.js'
 import {createValidator} from '../validator.js'
 import type {ToolContext, ToolDef} from './tool-kit.js'
 import {TOOLS} from './tools.js'
@@ -57,8 +57,7 @@ async function callTool(name: string, rawArgs: unknown, ctx: ToolContext): Promi
     return {content: [{type: 'text', text: answer.text}], structuredContent: answer.structured}
   } catch (e) {
     if (e instanceof KbError) {
-      const fix = hintFor(e.code, 'agent')
-      return toolError(`${name} failed (${e.code}): ${e.message}${fix && !e.message.includes(fix) ? `; ${fix}` : ''}`)
+      return toolError(withHint(`${name} failed (${e.code}): ${e.message}`, hintFor(e.code, 'agent', {remote: ctx.remote})))
     }
     return toolError(
       `${name} failed unexpectedly: ${(e as Error).message}; retry, and if it persists look at the daemon log (\`kb daemon logs\`)`,

@@ -33,6 +33,8 @@ export interface ToolContext {
   api: KbApi
   /** The project of the agent's working directory (stdio), or null when none is known. */
   projectId?: () => Promise<string | null>
+  /** The API is a remote server's (stdio `kb mcp` with a remote base URL): no local daemon to advise starting. */
+  remote?: boolean
 }
 
 export interface ToolDef {
