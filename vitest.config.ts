@@ -11,6 +11,7 @@ const API_TESTS = [
   'test/server/search/{aged,bounded,forgiving}.test.ts',
   'test/server/{fuzz,hostile,smoke,summary,visibility}.test.ts',
   'test/server/transfer/{authorship,import-twice,malformed,round-trip}.test.ts',
+  'test/server/web/*.test.ts',
   'test/mcp/{batch,http,http-curation,http-trust,join-pending,recall-record,safe-publish,stdio}.test.ts',
 ]
 

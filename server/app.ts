@@ -23,6 +23,7 @@ import {buildOpenApi} from './openapi.js'
 import {GrantService} from './oauth/grants.js'
 import {apiKeyRoutes} from './routes/api-keys.js'
 import {grantRoutes} from './routes/grants.js'
+import {webLinkRoutes} from './routes/web-links.js'
 import {knowledgeRoutes} from './routes/knowledge.js'
 import {metaRoutes} from './routes/meta.js'
 import {mcpOpenApiPaths, registerMcpRoute} from './routes/mcp.js'
@@ -33,6 +34,9 @@ import {trustRoutes} from './routes/trust.js'
 import {curationRoutes} from './routes/curation.js'
 import {historyRoutes} from './routes/history.js'
 import {HistoryService} from './services/history.js'
+import {registerWebRoutes} from './web/routes.js'
+import {webOrigin} from './web/request.js'
+import {WebSessions} from './web/sessions.js'
 import {ReviewService} from './services/review.js'
 import {UsageCounter} from './services/usage.js'
 import {CurationService} from './services/curation.js'
@@ -76,6 +80,8 @@ export interface AppOptions {
   openProjects?: boolean
   /** The directory of a SQLite store, whose free space `/health` reports (server/http/disk-state.ts). */
   storeDir?: string
+  /** false (`kb daemon run --no-web`): no web view (docs/web.md); the API alone. */
+  web?: boolean
 }
 
 export interface KbApp {
@@ -217,17 +223,29 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   const idempotency = new IdempotencyLayer(store.idempotency, app.log, {maxStreamBytes: IMPORT_BODY_LIMIT})
   let openapiDoc: Record<string, unknown> | null = null
   const recalls = new RecallService(store, queries, knowledge, options.recallRetentionDays ?? RECALL_RETENTION_DAYS_DEFAULT)
+  const history = new HistoryService(store, knowledge)
+  const review = new ReviewService(store, knowledge)
+  const sessions = new WebSessions(store)
+  const web = options.web !== false
+  // An entry's permanent page on the daemon's public origin (docs/web.md), given with GET /knowledge/:id.
+  const webUrl = web
+    ? (req: FastifyRequest, id: string): string => {
+        const w = webOrigin(req, options.publicBaseUrl, API_PREFIX)
+        return `${w.origin}${w.root}/e/${id}`
+      }
+    : undefined
   const routes: RouteDef[] = [
     ...metaRoutes(version, () => openapiDoc ?? {}, {store, disk}, options.proofSecret, options.localInfo),
-    ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge), recalls),
+    ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge), recalls, webUrl),
     ...trustRoutes(new TrustService(store, knowledge)),
     ...curationRoutes(new CurationService(store, knowledge)),
-    ...historyRoutes(new HistoryService(store, knowledge), new ReviewService(store, knowledge)),
+    ...historyRoutes(history, review),
     ...searchRoutes(queries, recalls),
     ...recallRoutes(recalls),
     ...projectRoutes(projects, membership),
     ...apiKeyRoutes(apiKeys),
-    ...grantRoutes(new GrantService(store)),
+    ...grantRoutes(new GrantService(store), sessions),
+    ...(web ? webLinkRoutes(sessions, (req) => webOrigin(req, options.publicBaseUrl, API_PREFIX)) : []),
     ...transferRoutes(new TransferService(store, version)),
   ]
 
@@ -288,6 +306,14 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
 
   registerOAuthRoutes(app, {service: oauth, baseUrl, prefix: API_PREFIX})
   registerMcpRoute(app, {auth, baseUrl, prefix: API_PREFIX, version})
+  if (web)
+    registerWebRoutes(app, {
+      services: {knowledge, queries, history, review, projects},
+      sessions,
+      auth,
+      apiPrefix: API_PREFIX,
+      ...(options.publicBaseUrl ? {publicBaseUrl: options.publicBaseUrl} : {}),
+    })
   oauth.sweeper.start()
   idempotency.start()
   usage.start()

@@ -43,6 +43,8 @@ export interface DaemonOptions {
   recallRetentionDays?: number
   /** `--open-projects`: anyone who knows a remote joins its project, without approval (docs/api.md, "Membership"). */
   openProjects?: boolean
+  /** false (`--no-web`): the API alone, no web view (docs/web.md). */
+  web?: boolean
 }
 
 export class DaemonError extends Error {}
@@ -171,6 +173,7 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; info:
     proofSecret,
     ...(o.recallRetentionDays === undefined ? {} : {recallRetentionDays: o.recallRetentionDays}),
     ...(o.openProjects ? {openProjects: true} : {}),
+    ...(o.web === false ? {web: false} : {}),
     ...(isLoopbackAddress(o.host) ? {localInfo: () => info} : {}),
     ...(kind === 'sqlite' ? {storeDir: dirname(files.db)} : {}),
   })

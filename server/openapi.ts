@@ -2,7 +2,7 @@
  * @module Builds the OpenAPI 3.1 document from the same route definitions and schemas that validate requests.
  */
 import type {TSchema} from '@sinclair/typebox'
-import {ApiKeySchema, CommentSchema, EntrySchema, GrantSchema, ProjectSchema} from '../src/shared/schemas.js'
+import {ApiKeySchema, CommentSchema, EntrySchema, GrantSchema, ProjectSchema, WebLinkSchema} from '../src/shared/schemas.js'
 import {FindingSchema, ProblemSchema, PublishPreviewSchema, RedactionLineSchema} from '../src/shared/safe-publish-schemas.js'
 import {IDEMPOTENCY_KEY_MAX} from '../src/shared/contract.js'
 import {RecallRecordSchema} from '../src/shared/recall-schemas.js'
@@ -17,6 +17,7 @@ const COMPONENTS: Record<string, TSchema> = {
   Project: ProjectSchema,
   ApiKey: ApiKeySchema,
   Grant: GrantSchema,
+  WebLink: WebLinkSchema,
   Problem: ProblemSchema,
   Finding: FindingSchema,
   RedactionLine: RedactionLineSchema,

@@ -70,6 +70,12 @@ export default class DaemonRun extends Command {
         "anyone who knows a remote joins its project without a maintainer's approval or an invitation (the behaviour before membership)",
       env: 'KB_OPEN_PROJECTS',
     }),
+    web: Flags.boolean({
+      description: 'serve the web view at the root of the daemon (docs/web.md); --no-web serves the API alone',
+      default: true,
+      allowNo: true,
+      env: 'KB_WEB',
+    }),
     // Set by `kb daemon start` and autostart, which send stderr there: recorded for `kb daemon status/logs`.
     'log-file': Flags.string({hidden: true}),
   }
@@ -99,6 +105,7 @@ export default class DaemonRun extends Command {
         ...(flags['store-url'] ? {storeUrl: flags['store-url']} : {}),
         recallRetentionDays: flags['recall-retention-days'],
         ...(flags['open-projects'] ? {openProjects: true} : {}),
+        ...(flags.web ? {} : {web: false}),
       })
     } catch (e) {
       if (e instanceof DaemonError) this.error(e.message, {exit: 1})

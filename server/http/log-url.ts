@@ -5,8 +5,12 @@
  */
 import {scanText} from '../scan/scanner.js'
 
-/** The target with every finding replaced by `[REDACTED:<kind>]`, percent-decoded if it had any; else as sent. */
-export function loggedUrl(url: string): string {
+/**
+ * The target with every finding replaced by `[REDACTED:<kind>]`, percent-decoded if it had any; else as sent. A
+ * `code` parameter is a one-time secret wherever it appears (the web view's sign-in links, docs/web.md): never logged.
+ */
+export function loggedUrl(target: string): string {
+  const url = target.replace(/([?&]code=)[^&#]*/g, '$1[REDACTED:code]')
   let decoded = url
   try {
     decoded = decodeURIComponent(url.replace(/\+/g, ' '))

@@ -2,6 +2,7 @@
  * @module /knowledge routes: CRUD with ETag/If-Match, resolve, comments, publish (and its preview) and fork.
  */
 import {Type} from '@sinclair/typebox'
+import type {FastifyRequest} from 'fastify'
 import {
   CommentBody,
   CommentsQuery,
@@ -40,6 +41,8 @@ export function knowledgeRoutes(
   queries: EntryQueries,
   publish: PublishService,
   recalls: RecallService,
+  /** The entry's page on the web view, when the daemon serves one (docs/web.md). */
+  webUrl?: (req: FastifyRequest, id: string) => string,
 ): RouteDef[] {
   const withEtag = (reply: {header: (k: string, v: string) => unknown}, e: {version: number}): void => {
     reply.header('ETag', `"${e.version}"`)
@@ -101,7 +104,7 @@ export function knowledgeRoutes(
         withEtag(reply, e)
         const view = await knowledge.view(caller, e, query.detail ?? DETAIL_DEFAULT.entry)
         await recalls.recordRead(caller, 'mcp_get', req.headers, e.id, [view])
-        return view
+        return webUrl ? {...view, web_url: webUrl(req, e.id)} : view
       },
     }),
     route<IdParams, unknown, PatchEntryBody>({

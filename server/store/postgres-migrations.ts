@@ -344,4 +344,22 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX entries_review ON entries(scope, project_id, author_id)
     INCLUDE (superseded_by, verified_at, updated_at, flagged_at, created_at, last_retrieved_at, flags, anchors_stale);
   `,
+  // 12: the web view's sessions and one-time sign-in links, as SQLite's step 15.
+  `
+  CREATE TABLE web_sessions (
+    id text COLLATE "C" PRIMARY KEY,
+    kind text NOT NULL CHECK (kind IN ('session', 'link')),
+    hash text COLLATE "C" NOT NULL UNIQUE,
+    principal_id text COLLATE "C" NOT NULL REFERENCES principals(id),
+    api_key_id text COLLATE "C" NOT NULL REFERENCES api_keys(id),
+    created_at text COLLATE "C" NOT NULL,
+    expires_at text COLLATE "C" NOT NULL,
+    last_used_at text COLLATE "C",
+    used_at text COLLATE "C",
+    revoked_at text COLLATE "C",
+    user_agent text
+  );
+  CREATE INDEX web_sessions_principal ON web_sessions(principal_id, created_at);
+  CREATE INDEX web_sessions_expires ON web_sessions(expires_at);
+  `,
 ]

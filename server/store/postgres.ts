@@ -15,6 +15,7 @@ import {IndexDelta, PostgresEntryWriter} from './postgres-entries.js'
 import {PostgresIdempotencyStore} from './postgres-idempotency.js'
 import {PostgresLease} from './postgres-lease.js'
 import {PostgresRecallStore} from './postgres-recalls.js'
+import {PostgresWebSessionStore} from './postgres-web-sessions.js'
 import {PostgresMembershipStore} from './postgres-membership.js'
 import {PostgresHistoryStore, writeHistory} from './postgres-history.js'
 import type {HistoryRow} from './history-store.js'
@@ -93,6 +94,7 @@ export class PostgresStore implements Store {
   readonly transfer: TransferStore
   readonly idempotency: PostgresIdempotencyStore
   readonly recalls: PostgresRecallStore
+  readonly web: PostgresWebSessionStore
   readonly members: PostgresMembershipStore
   readonly history: PostgresHistoryStore
   private readonly entries = new PostgresEntryWriter()
@@ -112,6 +114,7 @@ export class PostgresStore implements Store {
     this.transfer = new PostgresTransferStore(db, this.entries)
     this.idempotency = new PostgresIdempotencyStore(db, this.lease)
     this.recalls = new PostgresRecallStore(db)
+    this.web = new PostgresWebSessionStore(db)
     this.members = new PostgresMembershipStore(db)
     this.history = new PostgresHistoryStore(db)
   }

@@ -378,4 +378,23 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX entries_review ON entries(scope, project_id, author_id, superseded_by, verified_at, updated_at, flagged_at,
     created_at, last_retrieved_at, flags, anchors_stale);
   `,
+  // 15: the web view's sessions and one-time sign-in links (docs/web.md, "Sessions"), stored by the hash of their secret;
+  // each ends with the API key that made it.
+  `
+  CREATE TABLE web_sessions (
+    id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('session', 'link')),
+    hash TEXT NOT NULL UNIQUE,
+    principal_id TEXT NOT NULL REFERENCES principals(id),
+    api_key_id TEXT NOT NULL REFERENCES api_keys(id),
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    last_used_at TEXT,
+    used_at TEXT,
+    revoked_at TEXT,
+    user_agent TEXT
+  );
+  CREATE INDEX web_sessions_principal ON web_sessions(principal_id, created_at);
+  CREATE INDEX web_sessions_expires ON web_sessions(expires_at);
+  `,
 ]

@@ -22,6 +22,7 @@ import {ENTRY_COLUMNS, filterSql, StatementCache} from './sqlite-rows.js'
 import {commentFromRow, entryFromRow, trustFromRow, type Row} from './rows.js'
 import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
 import {SqliteRecallStore} from './sqlite-recalls.js'
+import {SqliteWebSessionStore} from './sqlite-web-sessions.js'
 import {SqliteMembershipStore} from './sqlite-membership.js'
 import {SqliteHistoryStore} from './sqlite-history.js'
 import type {HistoryRow} from './history-store.js'
@@ -76,6 +77,7 @@ export class SqliteStore implements Store {
   readonly transfer: TransferStore
   readonly idempotency: SqliteIdempotencyStore
   readonly recalls: SqliteRecallStore
+  readonly web: SqliteWebSessionStore
   readonly members: SqliteMembershipStore
   readonly history: SqliteHistoryStore
   private readonly statements: StatementCache
@@ -131,6 +133,7 @@ export class SqliteStore implements Store {
     // (docs/api.md, "Idempotency"), not "in use" for the five minutes after which a claim counts as abandoned.
     this.db.prepare('DELETE FROM idempotency_keys WHERE status IS NULL').run()
     this.recalls = new SqliteRecallStore(this.db, this.gate)
+    this.web = new SqliteWebSessionStore(this.db, this.gate)
     this.members = new SqliteMembershipStore(this.db, this.gate)
   }
 

@@ -23,6 +23,7 @@ import type {HistoryRow, HistoryStore} from './history-store.js'
 import type {IdempotencyStore} from './idempotency.js'
 import type {MembershipStore} from './membership-store.js'
 import type {OAuthStore} from './oauth-store.js'
+import type {WebSessionStore} from './web-session-store.js'
 import type {RecallStore} from './recall-store.js'
 import type {TransferStore} from './transfer-store.js'
 
@@ -291,6 +292,8 @@ export interface Store {
 
   /** The record of recalls (docs/api.md, "Recall"), an interface of its own. */
   readonly recalls: RecallStore
+  /** The web view's sessions and sign-in links (docs/web.md), an interface of its own. */
+  readonly web: WebSessionStore
 
   /** Project members, join requests and invitations (docs/api.md, "Membership"), an interface of its own. */
   readonly members: MembershipStore

@@ -450,6 +450,11 @@ export const EntrySchema = Type.Object(
     ...Type.Partial(Type.Object(standardFields)).properties,
     ...Type.Partial(Type.Object(fullFields)).properties,
     freshness: Type.Union([summaryFields.freshness, FreshnessSchema], {description: 'The state word at summary, the object above it'}),
+    web_url: Type.Optional(
+      Type.String({
+        description: "GET /knowledge/{id} only: the entry's page on the daemon's web view, unless it runs with --no-web (docs/web.md)",
+      }),
+    ),
   },
   {$id: 'Entry', description: 'Fields present depend on the detail level: summary ⊂ standard ⊂ full'},
 )
@@ -496,6 +501,28 @@ export const GrantSchema = Type.Object(
   {$id: 'Grant'},
 )
 export const GrantIdParams = Type.Object({id: Uuid})
+/** `POST /web/links` (docs/web.md, "Sessions"): a one-time sign-in link to the web view, for `kb open`. */
+export const WebLinkBody = Type.Object(
+  {
+    next: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2000,
+        pattern: '^/(?![/\\\\])',
+        description: 'The page to open once signed in, a path such as /e/{id}',
+      }),
+    ),
+  },
+  {additionalProperties: false},
+)
+export type WebLinkBody = Static<typeof WebLinkBody>
+export const WebLinkSchema = Type.Object(
+  {
+    url: Type.String({description: 'Opens the web view signed in as the key that asked, once, within a minute'}),
+    expires_at: Time,
+  },
+  {$id: 'WebLink'},
+)
 export type GrantIdParams = Static<typeof GrantIdParams>
 /** The store the daemon runs on (`sqlite`, `postgres`) and whether it answered just now; a store that does not answer makes /health a 503 problem carrying the same field. */
 const HealthStoreSchema = Type.Object({

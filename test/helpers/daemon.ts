@@ -72,7 +72,14 @@ async function storeUrlFor(given: string | undefined): Promise<string | undefine
 
 /** Starts the daemon in this process (real HTTP on 127.0.0.1, port 0). */
 export async function startInProcessDaemon(
-  options: {dataDir?: string; /** pino level; default silent */ logLevel?: string; storeUrl?: string; openProjects?: boolean} = {},
+  options: {
+    dataDir?: string
+    /** pino level; default silent */ logLevel?: string
+    storeUrl?: string
+    openProjects?: boolean
+    /** false: `--no-web` */ web?: boolean
+    publicBaseUrl?: string
+  } = {},
 ): Promise<TestDaemon> {
   const {startDaemon} = await import('../../server/daemon.js')
   const dataDir = options.dataDir ?? tempDir()
@@ -86,6 +93,8 @@ export async function startInProcessDaemon(
     logLevel,
     ...(storeUrl ? {storeUrl} : {}),
     ...(options.openProjects ? {openProjects: true} : {}),
+    ...(options.web === false ? {web: false} : {}),
+    ...(options.publicBaseUrl ? {publicBaseUrl: options.publicBaseUrl} : {}),
   })
   const ownerKey = readFileSync(join(dataDir, 'owner.key'), 'utf8').trim()
   return {

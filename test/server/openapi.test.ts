@@ -365,6 +365,7 @@ describe('request schemas are the ones the daemon validates with', () => {
       path: () => `/knowledge/${id()}/fork`,
       samples: [{}, {title: 'f', scope: 'private', project_id: null}, {title: ''}, {project_id: 'x'}, {forked_from: MISSING_ID}],
     },
+    createWebLink: {path: () => '/web/links', samples: [{}, {next: '/search'}, {next: '//evil.example'}, {next: ''}, {url: '/'}]},
     joinProject: {
       path: () => '/projects/join',
       samples: [

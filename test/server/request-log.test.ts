@@ -34,4 +34,15 @@ describe('the request log', () => {
     expect(log).toContain('[REDACTED:email]')
     expect(log).toContain('"url":"/api/v1/knowledge?limit=5"')
   })
+
+  it("never holds a web sign-in link's one-time code, used or not", async () => {
+    const link = (await d.request('POST', '/web/links', {body: {next: '/search'}})).body.url as string
+    const code = new URL(link).searchParams.get('code')!
+    expect((await fetch(link, {redirect: 'manual'})).status).toBe(303)
+    expect((await fetch(link, {redirect: 'manual'})).status).toBe(400)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const log = d.stderr()
+    expect(log).not.toContain(code)
+    expect(log).toContain('/signin/link?code=[REDACTED:code]')
+  })
 })

@@ -1,0 +1,37 @@
+/**
+ * @module POST /web/links (docs/web.md, "Sessions"): a one-time link that opens the web view signed in as the API key
+ * that asked for it — how `kb open` signs the browser in without putting the key in a URL.
+ */
+import {WebLinkBody} from '../../src/shared/schemas.js'
+import type {FastifyRequest} from 'fastify'
+import {route, type RouteDef} from '../http/route.js'
+import type {WebOrigin} from '../web/request.js'
+import {LINK_TTL_MS, type WebSessions} from '../web/sessions.js'
+import {errorResponses} from './common.js'
+
+export function webLinkRoutes(sessions: WebSessions, where: (req: FastifyRequest) => WebOrigin): RouteDef[] {
+  return [
+    route<unknown, unknown, WebLinkBody>({
+      method: 'POST',
+      path: '/web/links',
+      operationId: 'createWebLink',
+      summary: 'A one-time link that opens the web view signed in as this API key',
+      description: `Single use, valid ${LINK_TTL_MS / 1000} s, made with an API key only (403 for an OAuth token). The session it opens ends with the key.`,
+      tags: ['web'],
+      auth: true,
+      body: WebLinkBody,
+      bodyOptional: true,
+      // The answer holds a secret: never stored for a replay.
+      idempotencyKey: false,
+      responses: {201: {description: 'The link', schema: 'WebLink'}, ...errorResponses(400, 401, 403, 413, 415, 422)},
+      handler: async ({caller, body, req, reply}) => {
+        const w = where(req)
+        const link = await sessions.createLink(caller)
+        const q = new URLSearchParams({code: link.code, ...(body.next ? {next: w.root + body.next} : {})})
+        reply.header('Cache-Control', 'no-store')
+        reply.code(201)
+        return {url: `${w.origin}${w.root}/signin/link?${q.toString()}`, expires_at: link.expires_at}
+      },
+    }),
+  ]
+}

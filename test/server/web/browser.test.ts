@@ -1,0 +1,176 @@
+/**
+ * The web view in a real browser (chromium through playwright-core), on both drivers: sign-in by key and by one-time
+ * link, search, keyboard use, hostile entries inert, the CSP header and axe-core on every page, 360 px wide, sign-out.
+ */
+import {readFileSync} from 'node:fs'
+import type {Browser} from 'playwright-core'
+import {afterAll, beforeAll, expect, it} from 'vitest'
+import {startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {requireSystem} from '../../helpers/system.js'
+import {checkPage, launch, screenshot, watchedPage, type Watched} from './browser-kit.js'
+import {HOSTILE, webRoot} from './support.js'
+
+const system = requireSystem('chromium')
+
+let d: TestDaemon
+let browser: Browser
+let root: string
+let entryId: string
+let hostileId: string
+
+beforeAll(async () => {
+  const [dr, br] = await Promise.allSettled([startInProcessDaemon(), launch(system.paths.chromium!)])
+  if (dr.status === 'fulfilled') d = dr.value
+  if (br.status === 'fulfilled') browser = br.value
+  for (const r of [dr, br]) if (r.status === 'rejected') throw r.reason
+  root = webRoot(d)
+  const project = (await d.request('POST', '/projects/join', {body: {remote: 'github.com/acme/api'}})).body.project
+  const make = async (body: Record<string, unknown>): Promise<string> => {
+    const res = await d.request('POST', '/knowledge', {body})
+    expect(res.status, res.text).toBe(201)
+    return res.body.id
+  }
+  entryId = await make({
+    title: 'Port 7411 already in use',
+    body: '## Why\n\nAnother daemon holds the port.\n\n```sh\nlsof -i :7411\n```\n\nThen stop it with `kb daemon stop`.',
+    scope: 'project',
+    project_id: project.id,
+    tags: ['ports', 'daemon'],
+    anchors: [{path: 'server/daemon.ts', lines: '40-62', commit: 'b'.repeat(40)}],
+  })
+  for (let i = 0; i < 3; i++) await make({title: `Port note ${i}`, body: `Ports are shared (note ${i}).`, scope: 'private'})
+  hostileId = await make({title: HOSTILE.title, body: HOSTILE.body, tags: [HOSTILE.tag], scope: 'private'})
+  await d.request('POST', `/knowledge/${hostileId}/comments`, {body: {body: HOSTILE.comment}})
+})
+afterAll(async () => {
+  await browser?.close()
+  await d?.stop()
+})
+
+async function withPage(fn: (w: Watched) => Promise<void>, options: {width?: number} = {}): Promise<void> {
+  const w = await watchedPage(browser, options)
+  try {
+    await fn(w)
+    expect(w.violations, 'CSP violations').toEqual([])
+    expect(w.errors, 'page errors').toEqual([])
+    expect(w.dialogs, 'dialogs').toEqual([])
+  } finally {
+    await w.context.close()
+  }
+}
+
+async function signInByKey(w: Watched, key: string, path: string): Promise<void> {
+  const res = await w.page.goto(`${root}${path}`)
+  expect(w.page.url()).toContain('/signin?next=')
+  await checkPage(w.page, res!.headers()['content-security-policy'])
+  await w.page.fill('#api_key', key)
+  await Promise.all([w.page.waitForURL(`${root}${path}`), w.page.click('button[type=submit]')])
+}
+
+system.describe('the web view in chromium', () => {
+  it('signs in by key, searches, opens an entry, and passes axe on every page', async () => {
+    await withPage(async (w) => {
+      const {page} = w
+      await signInByKey(w, d.ownerKey, '/search')
+      await page.fill('#q', 'port')
+      await Promise.all([page.waitForURL(/\/search\?q=port/), page.press('#q', 'Enter')])
+      expect(await page.textContent('#results')).toContain('Port 7411 already in use')
+      await screenshot(page, 'web-search')
+      await Promise.all([page.waitForURL(`${root}/e/${entryId}`), page.click(`a[href="/e/${entryId}"]`)])
+      expect(await page.textContent('h1')).toBe('Port 7411 already in use')
+      expect(await page.getAttribute('a[href^="https://github.com/acme/api/blob/"]', 'href')).toBe(
+        `https://github.com/acme/api/blob/${'b'.repeat(40)}/server/daemon.ts#L40-L62`,
+      )
+      await screenshot(page, 'web-entry')
+      for (const path of [
+        '/search',
+        '/search?q=port',
+        `/e/${entryId}`,
+        `/e/${hostileId}`,
+        '/review',
+        '/projects',
+        '/e/00000000-0000-4000-8000-000000000000',
+      ]) {
+        const res = await page.goto(`${root}${path}`)
+        await checkPage(page, res!.headers()['content-security-policy'])
+      }
+    })
+  })
+
+  it('renders hostile entries inert: nothing runs, no link leaves for javascript:', async () => {
+    await withPage(async (w) => {
+      const {page} = w
+      await signInByKey(w, d.ownerKey, `/e/${hostileId}`)
+      expect(await page.evaluate(() => (globalThis as {__pwned?: unknown}).__pwned)).toBeUndefined()
+      expect(await page.$$('main script, main img, main iframe, main style')).toEqual([])
+      const hrefs = await page.$$eval('main a', (as) => as.map((a) => a.getAttribute('href') ?? ''))
+      expect(hrefs.filter((h) => !/^(https?:|mailto:|\/)/.test(h))).toEqual([])
+      expect(await page.textContent('h1')).toContain('<script>')
+      await page.goto(`${root}/search?q=hostile`)
+      expect(await page.evaluate(() => (globalThis as {__pwned?: unknown}).__pwned)).toBeUndefined()
+    })
+  })
+
+  it('works from the keyboard: / to search, j/k through results, o to open', async () => {
+    await withPage(async (w) => {
+      const {page} = w
+      await signInByKey(w, d.ownerKey, '/search?q=port')
+      await page.keyboard.press('/')
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('q')
+      await page.keyboard.press('Escape')
+      await page.keyboard.press('j')
+      await page.keyboard.press('j')
+      await page.keyboard.press('k')
+      const first = await page.getAttribute('.hit.current a', 'href')
+      expect(first).toMatch(/^\/e\//)
+      await Promise.all([page.waitForURL(`${root}${first}`), page.keyboard.press('o')])
+      // Tab reaches the skip link first, and it leads to the content.
+      await page.keyboard.press('Tab')
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content')
+    })
+  })
+
+  it('searches as you type', async () => {
+    await withPage(async (w) => {
+      const {page} = w
+      await signInByKey(w, d.ownerKey, '/search')
+      await page.type('#q', 'lsof', {delay: 20})
+      await page.waitForFunction(() => document.querySelector('#results h2')?.textContent?.includes('lsof'))
+      expect(await page.textContent('#results')).toContain('Port 7411 already in use')
+      expect(page.url()).toBe(`${root}/search?q=lsof&scope=&project=&status=&freshness=&tag=`)
+    })
+  })
+
+  it('is usable 360 px wide, in light and dark', async () => {
+    await withPage(
+      async (w) => {
+        const {page} = w
+        await signInByKey(w, d.ownerKey, `/e/${entryId}`)
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360)
+        const shot = await screenshot(page, 'web-entry-360')
+        expect(readFileSync(shot).readUInt32BE(16)).toBe(360) // the PNG's width
+        await page.emulateMedia({colorScheme: 'dark'})
+        const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor)
+        expect(bg).toBe('rgb(22, 24, 28)')
+        await checkPage(page, (await page.reload())!.headers()['content-security-policy'])
+        await screenshot(page, 'web-entry-360-dark')
+      },
+      {width: 360},
+    )
+  })
+
+  it('signs in by a one-time link, and signs out', async () => {
+    const link = (await d.request('POST', '/web/links', {body: {next: `/e/${entryId}`}})).body.url as string
+    await withPage(async (w) => {
+      const {page} = w
+      await page.goto(link)
+      expect(page.url()).toBe(`${root}/e/${entryId}`)
+      await Promise.all([page.waitForURL(/\/signin/), page.click('header button[type=submit]')])
+      const res = await page.goto(`${root}/projects`)
+      expect(res!.url()).toContain('/signin?next=')
+      // The link was used once: it signs in no one again.
+      await page.goto(link)
+      expect(await page.textContent('.error')).toContain('unknown, used or expired')
+    })
+  })
+})
