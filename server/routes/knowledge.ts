@@ -102,9 +102,11 @@ export function knowledgeRoutes(
       handler: async ({caller, params, query, reply, req}) => {
         const e = await knowledge.visible(caller, params.id)
         withEtag(reply, e)
-        const view = await knowledge.view(caller, e, query.detail ?? DETAIL_DEFAULT.entry)
+        const detail = query.detail ?? DETAIL_DEFAULT.entry
+        const view = await knowledge.view(caller, e, detail)
         await recalls.recordRead(caller, 'mcp_get', req.headers, e.id, [view])
-        return webUrl ? {...view, web_url: webUrl(req, e.id)} : view
+        // Not at summary: its item keeps to its token budget (docs/api.md, "Detail levels").
+        return webUrl && detail !== 'summary' ? {...view, web_url: webUrl(req, e.id)} : view
       },
     }),
     route<IdParams, unknown, PatchEntryBody>({

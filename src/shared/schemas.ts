@@ -452,7 +452,8 @@ export const EntrySchema = Type.Object(
     freshness: Type.Union([summaryFields.freshness, FreshnessSchema], {description: 'The state word at summary, the object above it'}),
     web_url: Type.Optional(
       Type.String({
-        description: "GET /knowledge/{id} only: the entry's page on the daemon's web view, unless it runs with --no-web (docs/web.md)",
+        description:
+          "GET /knowledge/{id} at standard and full only: the entry's page on the daemon's web view, unless it runs with --no-web (docs/web.md)",
       }),
     ),
   },
