@@ -36,7 +36,26 @@ export async function call(t: Target, method: string, path: string, body?: unkno
   if (path.startsWith('/mcp')) Object.assign(headers, {accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18'})
   const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body)
   const res = await fetch(t.base + path, {method, headers, ...(payload === undefined ? {} : {body: payload})})
-  return {status: res.status, text: await res.text()}
+  return {status: res.status, text: await headOf(res)}
+}
+
+/** What of an answer is kept: enough for any JSON a shape reads (ids, a report), not a whole export. */
+const KEPT_BYTES = 1024 * 1024
+
+/**
+ * The answer's first KEPT_BYTES as text, the rest read and dropped chunk by chunk. Decoding a 25 MB export
+ * into one string held this process's event loop for tens of milliseconds, and the /health probe runs in this
+ * process: that stall was counted against the daemon (docs/performance.md, "Hostile input").
+ */
+async function headOf(res: Response): Promise<string> {
+  if (!res.body) return ''
+  const kept: Uint8Array[] = []
+  let bytes = 0
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    if (bytes < KEPT_BYTES) kept.push(chunk.subarray(0, KEPT_BYTES - bytes))
+    bytes += chunk.length
+  }
+  return Buffer.concat(kept).toString('utf8')
 }
 
 const N = 100_000

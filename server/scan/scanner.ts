@@ -65,6 +65,9 @@ export const KINDS: Record<string, {label: string; category: Category}> = {
   'ip-address': {label: 'IP address', category: 'personal'},
 }
 
+/** The kinds by index, as the scan worker sends them (off-thread.ts). */
+export const KIND_NAMES: readonly string[] = Object.keys(KINDS)
+
 /**
  * The detectors, most specific first: where two findings overlap, the earlier detector's stands (a GitHub
  * token assigned to `TOKEN=` is a github-pat, not a generic-api-key; a password in a URL is not an email).
