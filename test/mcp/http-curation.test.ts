@@ -1,7 +1,7 @@
 /**
  * @module MCP curation over Streamable HTTP (docs/mcp.md, "Similar entries, supersede"): add_knowledge answers the
- * similar entries (text and structured output) and its description says to comment instead; supersede_knowledge
- * retires an entry, and only for whoever may.
+ * similar entries (text and structured output) and its description says to comment instead; review_queue names the
+ * pair; supersede_knowledge retires an entry, and only for whoever may.
  */
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -63,6 +63,16 @@ describe('MCP curation', () => {
     expect(s.similar[0]).toMatchObject({id: firstId, title: ORIGINAL.title})
     expect(textOf(copy)).toContain('Similar entries already exist; if one says the same, comment on it (comment_on_knowledge)')
     expect(textOf(copy)).toContain(firstId)
+  })
+
+  it('review_queue lists the copy as similar, naming the entry it looks like (similar_to)', async () => {
+    const r = await call(bob, 'review_queue', {kind: 'similar'})
+    expect(r.isError, textOf(r)).toBeFalsy()
+    const s = r.structuredContent as Record<string, any>
+    expect(s.counts.similar).toBe(1)
+    expect(s.items).toHaveLength(1)
+    expect(s.items[0]).toMatchObject({title: COPY.title, similar_to: [expect.any(String)]})
+    expect(textOf(r)).toContain(`similar: looks like ${s.items[0].similar_to[0]} "${ORIGINAL.title}"`)
   })
 
   it('supersede_knowledge retires an entry for its author; another principal is refused', async () => {

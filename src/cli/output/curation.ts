@@ -4,7 +4,7 @@
  * text from others passes through `safeText` (tables through `cell`).
  */
 import type {HistoryItem, ReviewCounts, ReviewPage} from '../../shared/curation-schemas.js'
-import {bold, dim, oneLine, renderTable, time, yellow, type OutputMode} from './format.js'
+import {bold, dim, fitWidth, oneLine, renderTable, time, yellow, type OutputMode} from './format.js'
 import {safeText} from './safe-text.js'
 
 /** One history record's changes as a line: `body +3/−1 lines, tags +db` (the note after them). */
@@ -71,9 +71,14 @@ export function reviewItem(item: ReviewPage['items'][number], n: number, of: num
   const out = [
     `${dim(mode, `(${n}/${of})`)} ${bold(mode, oneLine(e.title))}`,
     dim(mode, `${e.id} · ${e.scope} · ${oneLine(e.author.name)} · ${used}`),
-    ...item.reasons.map((r) => `  ${yellow(mode, r.kind.replace('_', ' '))}: ${oneLine(r.detail)}`),
+    // A pair's reason names the other entry's title: cut to the terminal's width, as every line of the walk.
+    ...item.reasons.map(
+      (r) =>
+        `  ${yellow(mode, r.kind.replace('_', ' '))}: ${mode.tty ? fitWidth(oneLine(r.detail), mode.width - r.kind.length - 4) : oneLine(r.detail)}`,
+    ),
   ]
   const body = safeText(e.body.trimEnd()).split('\n').slice(0, 6)
-  out.push('', ...body.map((l) => `  ${l}`), '')
+  // A preview (kb show has the rest): on a terminal each line cut to its width, so the terminal never wraps it.
+  out.push('', ...body.map((l) => `  ${mode.tty ? fitWidth(l, mode.width - 2) : l}`), '')
   return out.join('\n')
 }

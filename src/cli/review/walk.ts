@@ -1,6 +1,7 @@
 /**
  * @module The interactive walk of `kb review` (docs/cli.md, "Curation"), like `git add -p`: each item with why it
- * is in the queue, then one key — v)erify e)dit f)lag s)upersede d)elete n)ext q)uit. One line reader for the whole
+ * is in the queue, then one key — v)erify e)dit f)lag s)upersede d)elete n)ext q)uit, and for an entry of a similar pair
+ * m)erge it into the other, s)upersede it by the other, x) not the same. One line reader for the whole
  * walk (answers typed ahead are not lost between questions); the end of input quits.
  */
 import {createInterface} from 'node:readline'
@@ -8,10 +9,12 @@ import type {ApiClient} from '../../shared/client.js'
 import type {ReviewPage} from '../../shared/curation-schemas.js'
 import {KbError} from '../../shared/errors.js'
 import {editText} from '../input.js'
-import {oneLine, type OutputMode} from '../output/format.js'
+import {fitWidth, oneLine, type OutputMode} from '../output/format.js'
 import {reviewItem} from '../output/curation.js'
 
 const ACTIONS = 'v)erify e)dit f)lag s)upersede d)elete n)ext q)uit'
+/** For an entry of a similar pair: merge into the other, supersede by it, or say they are not the same (docs/cli.md, "kb review"). */
+const PAIR_ACTIONS = 'v)erify e)dit f)lag m)erge s)upersede x)not same d)elete n)ext q)uit'
 const FLAG_REASONS = {s: 'stale', i: 'incorrect', o: 'obsolete', d: 'duplicate'} as const
 
 /** Questions on stderr, answers from stdin, a line each; null once input ends. */
@@ -40,16 +43,27 @@ export async function walkQueue(
   out: (text: string) => void,
 ): Promise<{acted: number; quit: boolean}> {
   const prompt = new Prompter()
+  // On a terminal every line fits its width (an outcome names the other entry's title).
+  const say = (t: string): void =>
+    out(
+      mode.tty
+        ? t
+            .split('\n')
+            .map((l) => fitWidth(l, mode.width))
+            .join('\n')
+        : t,
+    )
   let acted = 0
   try {
     for (const [i, item] of page.items.entries()) {
-      out(reviewItem(item, i + 1, page.items.length, mode))
+      say(reviewItem(item, i + 1, page.items.length, mode))
+      const others = item.reasons.flatMap((r) => (r.kind === 'similar' && r.other ? [r.other] : []))
       for (;;) {
-        const key = (await prompt.ask(`[${ACTIONS}]`))?.toLowerCase()[0] ?? 'q'
+        const key = (await prompt.ask(`[${others.length > 0 ? PAIR_ACTIONS : ACTIONS}]`))?.toLowerCase()[0] ?? 'q'
         if (key === 'q') return {acted, quit: true}
         if (key === 'n') break
-        const done = await act(client, prompt, item.entry.id, key, out).catch((e: unknown) => {
-          out(`  ${oneLine(e instanceof KbError ? e.message : String(e))}`)
+        const done = await act(client, prompt, {id: item.entry.id, others}, key, say).catch((e: unknown) => {
+          say(`  ${oneLine(e instanceof KbError ? e.message : String(e))}`)
           return false
         })
         if (done) {
@@ -64,8 +78,25 @@ export async function walkQueue(
   }
 }
 
-/** One action on entry `id`; false when the key is none or the person thought better of it. */
-async function act(client: ApiClient, prompt: Prompter, id: string, key: string, out: (t: string) => void): Promise<boolean> {
+type Other = {id: string; title: string}
+
+/** The other entry of the pair an action is about: the only one, or the one picked by number; null if none. */
+async function otherOf(prompt: Prompter, others: Other[]): Promise<Other | null> {
+  if (others.length <= 1) return others[0] ?? null
+  const list = others.map((o, i) => `${i + 1}) ${oneLine(o.title)}`).join('  ')
+  const n = Number(await prompt.ask(`which one? ${list}`))
+  return Number.isInteger(n) && n >= 1 && n <= others.length ? others[n - 1]! : null
+}
+
+/** One action on the item's entry; false when the key is none or the person thought better of it. */
+async function act(
+  client: ApiClient,
+  prompt: Prompter,
+  item: {id: string; others: Other[]},
+  key: string,
+  out: (t: string) => void,
+): Promise<boolean> {
+  const id = item.id
   switch (key) {
     case 'v':
       await client.verify(id, {})
@@ -90,11 +121,27 @@ async function act(client: ApiClient, prompt: Prompter, id: string, key: string,
       out(`  flagged ${reason}`)
       return true
     }
+    case 'm': {
+      const other = await otherOf(prompt, item.others)
+      if (!other) return false
+      await client.merge(id, {into: other.id})
+      out(`  merged into ${other.id} ${oneLine(other.title)}`)
+      return true
+    }
     case 's': {
-      const by = await prompt.ask('superseded by which entry (id)?')
+      // For a similar pair, Enter takes the other entry.
+      const suggested = item.others.length === 1 ? item.others[0]! : null
+      const by = (await prompt.ask(`superseded by which entry (id)?${suggested ? ` [Enter: ${suggested.id}]` : ''}`)) || suggested?.id
       if (!by) return false
       await client.supersede(id, {by})
       out(`  superseded by ${oneLine(by)}`)
+      return true
+    }
+    case 'x': {
+      const other = await otherOf(prompt, item.others)
+      if (!other) return false
+      await client.dismissSimilar(id, {other: other.id})
+      out(`  not the same as ${other.id}: the pair leaves the queue`)
       return true
     }
     case 'd': {

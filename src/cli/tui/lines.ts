@@ -6,6 +6,7 @@
  * fit the pane, and cached per entry and width: a frame is drawn on every key.
  */
 import type {EntryFull, EntryStandard, Project} from '../../shared/types.js'
+import type {ReviewedEntry} from './load.js'
 import type {State} from './state.js'
 import {time} from '../output/format.js'
 import {renderMarkdown, themeFromEnv, type Theme} from '../render/markdown.js'
@@ -125,6 +126,9 @@ export function standardLines(e: EntryStandard, columns: number, ctx: Context, n
     .join(' · ')
   const lines = [...plains(wrap(e.title, columns), {bold: true}), ...plains(wrap(meta, columns)), ...plains(standardTrustLines(e, columns))]
   if (e.forked_from) lines.push(...plains(wrap(`fork of ${nameOf(e.forked_from, ctx)}`, columns)))
+  // In the review queue, the entries it was found alike with (docs/tui.md, "Review").
+  for (const o of (e as ReviewedEntry).similar_to ?? [])
+    lines.push(...plains(wrap(`similar to "${o.title}" (${shortId(o.id)})`, columns), {color: 'yellow'}))
   if (e.project_id) lines.push(...plains(wrap(`project ${projectText(e.project_id, ctx)}`, columns)))
   if (e.tags.length > 0) lines.push(...plains(wrap(e.tags.map((t) => `#${t}`).join(' '), columns)))
   if (e.url) lines.push(...plains(wrap(e.url, columns)))

@@ -40,6 +40,9 @@ function cleanTrust(e: EntryStandard): Partial<EntryStandard> {
   }
 }
 
+/** An entry as the review queue lists it: with the other entries of its similar pairs, titles made safe. */
+export type ReviewedEntry = EntryStandard & {similar_to?: Array<{id: string; title: string}>}
+
 export function cleanEntry<E extends EntryStandard>(e: E): E {
   const out: EntryStandard = {
     ...e,
@@ -91,7 +94,11 @@ export async function loadResults(client: ApiClient, r: LoadRequest): Promise<Re
   if (r.filters.review) {
     // The review queue (docs/tui.md, "Review"): its own order, most used first; the query does not apply.
     const page = await client.review({...(r.projectId ? {project_id: r.projectId} : {}), limit: r.limit})
-    const items = page.items.map((i) => cleanEntry(i.entry))
+    // An entry of a similar pair carries the other entries, for the detail pane (docs/tui.md, "Review").
+    const items = page.items.map((i): ReviewedEntry => {
+      const others = i.reasons.flatMap((r) => (r.other ? [{id: r.other.id, title: line(r.other.title)}] : []))
+      return others.length > 0 ? {...cleanEntry(i.entry), similar_to: others} : cleanEntry(i.entry)
+    })
     return {items, total: items.length, more: false, cursor: null}
   }
   if (r.query === '') {

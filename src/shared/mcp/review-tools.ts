@@ -1,6 +1,6 @@
 /**
  * @module The MCP tool of curation (docs/mcp.md, "Tidying the knowledge base"): review_queue gives an agent asked to
- * tidy kb what a curator would look at first — stale, flagged, unverified, superseded and unused entries, most used
+ * tidy kb what a curator would look at first — stale, flagged, similar, unverified, superseded and unused entries, most used
  * first, each with why — through the API's own `GET /review`. The agent then acts with the other tools (verify_knowledge,
  * supersede_knowledge, flag_knowledge, update_knowledge, comment_on_knowledge).
  */
@@ -19,7 +19,8 @@ export const REVIEW_TOOLS: ToolDef[] = [
       'Use it when asked to tidy or curate the knowledge base. Returns counts (stale, flagged, similar, unverified, superseded, ' +
       'never_retrieved) and the entries to look at, most used first, each with why. Then: verify_knowledge what still holds, ' +
       'update_knowledge what is wrong, supersede_knowledge what another entry replaces (a duplicate), flag_knowledge (obsolete) ' +
-      'what should go, comment_on_knowledge to explain.',
+      'what should go, comment_on_knowledge to explain. A similar entry names the other entry of its pair (similar_to): if both ' +
+      'say the same, supersede_knowledge the weaker one by the other; if they differ, leave them (a person can dismiss the pair).',
     inputSchema: toolInput({
       project_id: described(R.project_id, 'Only this project (and global entries); default all you can see'),
       kind: described(R.kind, 'Only entries of this kind, e.g. flagged'),
@@ -47,6 +48,7 @@ export const REVIEW_TOOLS: ToolDef[] = [
         title: i.entry.title,
         retrieved: i.entry.usage.retrieved,
         reasons: i.reasons.map((r) => `${r.kind}: ${r.detail}`),
+        ...(i.reasons.some((r) => r.other) ? {similar_to: i.reasons.flatMap((r) => (r.other ? [r.other.id] : []))} : {}),
       }))
       const counts = Object.entries(page.counts)
         .map(([k, n]) => `${k} ${n}`)

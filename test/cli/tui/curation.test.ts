@@ -83,4 +83,12 @@ describe('review mode in the results', () => {
     expect(effectsOf(back, 'load')[0]!.request.filters).toEqual({})
     expect(screen(back.state)).not.toContain('review queue ·')
   })
+
+  it('an entry of a similar pair names the entry it looks like in the detail pane', () => {
+    const r = press(browsing(items), '!')
+    const other = items[0]!
+    const paired = {...items[1]!, similar_to: [{id: other.id, title: other.title}]}
+    const queued = answer(r.state, page([paired])).state
+    expect(screen(queued)).toContain(`similar to "${other.title}" (…${other.id.slice(-8)})`)
+  })
 })
