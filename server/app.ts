@@ -224,6 +224,9 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   let openapiDoc: Record<string, unknown> | null = null
   const recalls = new RecallService(store, queries, knowledge, options.recallRetentionDays ?? RECALL_RETENTION_DAYS_DEFAULT)
   const history = new HistoryService(store, knowledge)
+  const publish = new PublishService(store, knowledge)
+  const trust = new TrustService(store, knowledge)
+  const curation = new CurationService(store, knowledge)
   const review = new ReviewService(store, knowledge)
   const sessions = new WebSessions(store)
   const web = options.web !== false
@@ -236,9 +239,9 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
     : undefined
   const routes: RouteDef[] = [
     ...metaRoutes(version, () => openapiDoc ?? {}, {store, disk}, options.proofSecret, options.localInfo),
-    ...knowledgeRoutes(knowledge, queries, new PublishService(store, knowledge), recalls, webUrl),
-    ...trustRoutes(new TrustService(store, knowledge)),
-    ...curationRoutes(new CurationService(store, knowledge)),
+    ...knowledgeRoutes(knowledge, queries, publish, recalls, webUrl),
+    ...trustRoutes(trust),
+    ...curationRoutes(curation),
     ...historyRoutes(history, review),
     ...searchRoutes(queries, recalls),
     ...recallRoutes(recalls),
@@ -308,7 +311,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   registerMcpRoute(app, {auth, baseUrl, prefix: API_PREFIX, version})
   if (web)
     registerWebRoutes(app, {
-      services: {knowledge, queries, history, review, projects},
+      services: {knowledge, queries, history, review, projects, trust, curation, publish},
       sessions,
       auth,
       apiPrefix: API_PREFIX,

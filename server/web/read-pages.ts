@@ -12,13 +12,13 @@ import type {ProjectService} from '../services/projects.js'
 import type {EntryQueries} from '../services/queries.js'
 import type {ReviewService} from '../services/review.js'
 import type {Caller} from '../services/context.js'
-import {entryPage, type EntryPageView} from './pages/entry.js'
+import type {EntryPageView} from './pages/entry.js'
 import {projectsPage, reviewPage} from './pages/lists.js'
 import {PAGE_SIZE, searchPage, type SearchForm} from './pages/search.js'
 import {param, queryOf} from './request.js'
 import type {WebRequest} from './routes.js'
 
-/** The services the pages call: the ones the API routes call. */
+/** The services the pages that read call: the ones the API routes call. */
 export interface WebServices {
   knowledge: KnowledgeService
   queries: EntryQueries
@@ -27,7 +27,7 @@ export interface WebServices {
   projects: ProjectService
 }
 
-type SignedIn = (
+export type SignedIn = (
   handler: (w: WebRequest) => Promise<FastifyReply | string>,
 ) => (req: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
 
@@ -93,7 +93,7 @@ async function runSearch(
 }
 
 /** What the entry page shows of an entry the caller can see (a hidden one throws not_found, shown as the 404 page). */
-async function entryView(s: WebServices, caller: Caller, id: string): Promise<EntryPageView> {
+export async function entryView(s: WebServices, caller: Caller, id: string): Promise<EntryPageView> {
   if (!UUID.test(id)) throw new KbError('not_found', 'no such entry')
   const row = await s.knowledge.visible(caller, id.toLowerCase())
   const entry = (await s.knowledge.view(caller, row, 'full')) as EntryFull
@@ -127,10 +127,6 @@ export function readPages(scope: FastifyInstance, s: WebServices, signedIn: Sign
         return searchPage(ctx, {form, projects, items: [], next: null, prev: null, error: message})
       }
     }),
-  )
-  scope.get<{Params: {id: string}}>(
-    '/e/:id',
-    signedIn(async ({req, ctx, session}) => entryPage(ctx, await entryView(s, session.caller, (req.params as {id: string}).id))),
   )
   scope.get(
     '/review',

@@ -12,6 +12,7 @@ import type {Authenticator} from '../auth/authenticate.js'
 import {ASSETS} from './assets.js'
 import {messagePage, PAGE_HEADERS, type PageContext} from './layout.js'
 import {signInPage} from './pages/lists.js'
+import {actionRoutes, type ActionServices} from './actions.js'
 import {readPages, type WebServices} from './read-pages.js'
 import {
   checkFormToken,
@@ -29,7 +30,7 @@ import {
 import {SESSION_TTL_MS, type WebSession, type WebSessions} from './sessions.js'
 
 export interface WebOptions {
-  services: WebServices
+  services: WebServices & ActionServices
   sessions: WebSessions
   auth: Authenticator
   publicBaseUrl?: string
@@ -175,16 +176,17 @@ export function registerWebRoutes(app: FastifyInstance, o: WebOptions): void {
         return typeof out === 'string' ? html(reply, 200, out) : out
       }
     readPages(scope, o.services, signedIn)
+    actionRoutes(scope, o.services, signedIn)
   })
 }
 
 /** The form body of a POST; an absent or other body counts as an empty form. */
-function formOf(req: FastifyRequest): URLSearchParams {
+export function formOf(req: FastifyRequest): URLSearchParams {
   return req.body instanceof URLSearchParams ? req.body : new URLSearchParams()
 }
 
 /** A refusal in words: the message, and each field's problem when the request broke field rules. */
-function inWords(kb: KbError): string {
+export function inWords(kb: KbError): string {
   const fields = (kb.errors ?? []).map((e) => `${e.path}: ${e.message}`)
   return fields.length === 0 ? kb.message : `${kb.message} (${fields.join('; ')})`
 }

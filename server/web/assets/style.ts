@@ -61,7 +61,10 @@ ul.plain li { padding: .3rem 0; border-bottom: 1px solid var(--line); overflow-w
 .actions { display: grid; gap: 1rem; }
 .actions details { border: 1px solid var(--line); border-radius: 4px; padding: .5rem .75rem; }
 .actions summary { cursor: pointer; font-weight: 600; }
-.diff { white-space: pre-wrap; }
+.diff > div { margin: .4rem 0; }
+.diff del, .diff ins { display: block; white-space: pre-wrap; overflow-wrap: anywhere; text-decoration: none; }
+table.findings { border-collapse: collapse; display: block; overflow-x: auto; }
+table.findings th, table.findings td { border: 1px solid var(--line); padding: .25rem .5rem; text-align: left; }
 .diff del { color: var(--bad); } .diff ins { color: var(--ok); }
 @media (max-width: 30rem) { main { padding: .6rem; } h1 { font-size: 1.3rem; } }
 `

@@ -159,6 +159,42 @@ system.describe('the web view in chromium', () => {
     )
   })
 
+  it('comments, verifies, flags, and publishes with a finding after seeing it', async () => {
+    const id = (
+      await d.request('POST', '/knowledge', {
+        body: {title: 'Bucket access', body: 'The key is AKIAQ5XTYWBN7TGHMK2P for now.', scope: 'private'},
+      })
+    ).body.id as string
+    await withPage(async (w) => {
+      const {page} = w
+      await signInByKey(w, d.ownerKey, `/e/${id}`)
+      await page.fill('#comment-body', 'Rotate it **soon**.')
+      await Promise.all([page.waitForURL(`${root}/e/${id}?done=comment`), page.click('form[action$="/comment"] button')])
+      expect(await page.textContent('[role=status]')).toContain('Your comment was added.')
+      expect(await page.innerHTML('#comments + ul')).toContain('<strong>soon</strong>')
+
+      await page.click('summary:text("Verify")')
+      await Promise.all([page.waitForURL(/done=verify/), page.click('form[action$="/verify"] button')])
+      expect(await page.textContent('main')).toContain('Verified')
+
+      await page.click('summary:text("Flag")')
+      await page.selectOption('#flag-reason', 'stale')
+      await Promise.all([page.waitForURL(/done=flag/), page.click('form[action$="/flag"] button')])
+      expect(await page.textContent('.badges')).toContain('flagged')
+
+      await page.click('summary:text("Publish")')
+      await page.selectOption('#publish-scope', 'global')
+      await Promise.all([page.waitForURL(/\/publish\?scope=global/), page.click('form[action$="/publish"] button')])
+      expect(await page.textContent('main')).toContain('1 finding')
+      expect(await page.textContent('main')).not.toContain('AKIAQ5XTYWBN7TGHMK2P')
+      await checkPage(page, (await page.reload())!.headers()['content-security-policy'])
+      await screenshot(page, 'web-publish')
+      await Promise.all([page.waitForURL(`${root}/e/${id}?done=publish`), page.click('button:text("Redact and publish")')])
+      expect(await page.textContent('.badges')).toContain('global')
+      expect(await page.textContent('.body')).toContain('[REDACTED:')
+    })
+  })
+
   it('signs in by a one-time link, and signs out', async () => {
     const link = (await d.request('POST', '/web/links', {body: {next: `/e/${entryId}`}})).body.url as string
     await withPage(async (w) => {
