@@ -7,6 +7,7 @@ import {KbCommand} from '../src/cli/base.js'
 import {DETAIL_DEFAULT} from '../src/shared/contract.js'
 import {detailFlag, detailOr, noPagerFlag} from '../src/cli/flags.js'
 import {renderEntry} from '../src/cli/output/format.js'
+import type {Opened} from '../src/cli/web/open.js'
 
 export default class Show extends KbCommand<typeof Show> {
   static override summary = 'Show a knowledge entry'
@@ -16,16 +17,24 @@ export default class Show extends KbCommand<typeof Show> {
     '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
     '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --detail full --json',
     '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --raw',
+    '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --web',
   ]
   static override args = {id: Args.string({description: 'entry id', required: true})}
   static override flags = {
     detail: detailFlag(),
     'no-pager': noPagerFlag,
     raw: Flags.boolean({description: 'print the Markdown as stored, not rendered, even on a terminal'}),
+    web: Flags.boolean({description: "open the entry in the daemon's web view instead, signed in (as `kb open <id>`)"}),
   }
   static override pager = true
 
-  async run(): Promise<EntryView> {
+  async run(): Promise<EntryView | Opened> {
+    if (this.flags.web) {
+      const {openedText, openWebView} = await import('../src/cli/web/open.js')
+      const opened = await openWebView(await this.client(), this.args.id, {print: false})
+      this.out(openedText(opened, this.mode.tty))
+      return opened
+    }
     // Rendered only on a terminal with colours (not piped, not NO_COLOR, not --json, not --raw). The renderer
     // began to load before oclif did (bin/run.js, src/cli/render/preload.ts): this awaits that same import.
     const renderer = this.mode.color && !this.flags.raw && !this.jsonEnabled() ? import('../src/cli/render/markdown.js') : undefined

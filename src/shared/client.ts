@@ -42,6 +42,7 @@ import type {
   PublishPreview,
   Scope,
   SearchResult,
+  WebLink,
 } from './types.js'
 
 /** Response headers as node:http and fastify's `inject` both give them (lower-case names). */
@@ -411,6 +412,11 @@ export class ApiClient {
 
   async revokeApiKey(id: string): Promise<void> {
     await this.request('DELETE', '/api-keys', {body: {id}})
+  }
+
+  /** A one-time link that opens the web view signed in as this client's API key (docs/web.md, "Sessions"). */
+  async webLink(next?: string): Promise<WebLink> {
+    return (await this.request<WebLink>('POST', '/web/links', {body: next ? {next} : {}})).body
   }
 
   async listGrants(): Promise<Grant[]> {

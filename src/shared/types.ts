@@ -33,6 +33,7 @@ import type {
   ProjectSchema,
   ResolutionSchema,
   ThoughtStepSchema,
+  WebLinkSchema,
 } from './schemas.js'
 import type {Finding, RedactionLine} from './safe-publish-schemas.js'
 
@@ -83,6 +84,7 @@ export type Project = Static<typeof ProjectSchema>
 export type JoinResult = Static<typeof JoinResultSchema>
 export type ApiKeyRecord = Static<typeof ApiKeySchema>
 export type Grant = Static<typeof GrantSchema>
+export type WebLink = Static<typeof WebLinkSchema>
 export type Health = Static<typeof HealthSchema>
 
 export type {Finding, PublishPreview, RedactionLine} from './safe-publish-schemas.js'
