@@ -19,7 +19,10 @@ function fakeOpener(): {env: Record<string, string>; calls: () => string[][]} {
   const dir = join(user.root, `bin-${Math.random().toString(36).slice(2)}`)
   const log = join(dir, 'calls')
   mkdirSync(dir)
-  writeFileSync(join(dir, 'xdg-open'), `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done >> '${log}'\nprintf '%s\\n' '--' >> '${log}'\n`)
+  writeFileSync(
+    join(dir, 'xdg-open'),
+    `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done >> '${log}'\nprintf '%s\\n' '--' >> '${log}'\n`,
+  )
   chmodSync(join(dir, 'xdg-open'), 0o755)
   return {
     env: {PATH: `${dir}:${process.env.PATH}`, DISPLAY: ':99'},
