@@ -14,20 +14,23 @@ import {push} from './wrap.js'
 // CommonJS, and synchronous: the renderer lays a document out in one pass. The package's CommonJS build is one
 // small file for the tokenizer and one per language.
 const require = createRequire(import.meta.url)
-const {tokenizeWith} = require('@speed-highlight/core/tokenize') as {tokenizeWith: typeof TokenizeWith}
+const TOKENIZER = require.resolve('@speed-highlight/core/tokenize')
+const {tokenizeWith} = require(TOKENIZER) as {tokenizeWith: typeof TokenizeWith}
+// The grammars are files beside the tokenizer: found once, here, rather than through the package's exports at each.
+const LANGUAGES = join(dirname(TOKENIZER), 'languages')
 
-/** The grammars kb highlights, and those they embed (comments' TODOs, JSDoc, regular expressions). */
-const GRAMMARS = ['bash', 'diff', 'go', 'js', 'json', 'py', 'sql', 'ts', 'yaml', 'todo', 'jsdoc', 'regex'] as const
+/**
+ * The grammars kb highlights, and those they embed (JSDoc, regular expressions). Not `todo`, which only marks
+ * TODO and FIXME inside comments: without it a comment is one span in the comment's colour.
+ */
+const GRAMMARS = ['bash', 'diff', 'go', 'js', 'json', 'py', 'sql', 'ts', 'yaml', 'jsdoc', 'regex'] as const
 type Grammar = (typeof GRAMMARS)[number]
 
 const loaded = new Map<Grammar, ShjLanguageData>()
-let languages: string | undefined
 function grammar(name: Grammar): ShjLanguageData {
   let g = loaded.get(name)
   if (!g) {
-    // The folder is found through the package's exports once; each grammar is then a file in it.
-    languages ??= dirname(require.resolve('@speed-highlight/core/languages/todo.js'))
-    g = (require(join(languages, `${name}.js`)) as {default: ShjLanguageData}).default
+    g = (require(join(LANGUAGES, `${name}.js`)) as {default: ShjLanguageData}).default
     loaded.set(name, g)
   }
   return g
