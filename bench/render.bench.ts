@@ -3,7 +3,8 @@
  * about 2,000 tokens (headings, prose, lists, code in shell, TypeScript and Python, SQL, a table, links)
  * rendered for a terminal 80 columns wide, as `kb show` does once the answer has arrived. Warm: many
  * renders in this process, median and p99. Cold: fresh processes that import the renderer and render once,
- * the import (which `kb show` overlaps with the request) and the first render (which it does not) apart.
+ * the import (which `kb show` starts with the process, beside oclif's start and the request) and the first
+ * render (which follows the answer) apart.
  * Goal: ≤ 30 ms for the render after the answer. Usage: `node dist/bench/render.bench.js [--runs N] [--cold N]`
  * (`npm run bench -- --only render`).
  */
@@ -109,7 +110,7 @@ for (let i = 0; i < runs; i++) {
 
 const first = cold.map((c) => c.first)
 console.log(
-  `import of the renderer (cold, overlapped with the request): median ${ms(
+  `import of the renderer (cold, started with the process): median ${ms(
     quantile(
       cold.map((c) => c.load),
       0.5,
