@@ -5,9 +5,12 @@
  */
 import {outputMode} from '../output/format.js'
 
-/** Whether `kb show <args>` will render Markdown: colours on, and neither --json, --raw nor help asked for. */
+/** Flags with which `kb show` renders no Markdown: JSON, the Markdown as stored, the web view, help. */
+const NOT_RENDERED = new Set(['--json', '--raw', '--web', '--help', '-h'])
+
+/** Whether `kb show <args>` will render Markdown: colours on, and none of NOT_RENDERED asked for. */
 export function willRender(args: string[], mode = outputMode()): boolean {
-  return mode.color && !args.some((a) => a === '--json' || a === '--raw' || a === '--help' || a === '-h')
+  return mode.color && !args.some((a) => NOT_RENDERED.has(a))
 }
 
 /** Starts importing the renderer when `kb show <args>` will render; the command awaits the same import. */
