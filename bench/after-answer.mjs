@@ -2,6 +2,8 @@
 // $AFTER_FILE the wall and CPU milliseconds from the end of the last HTTP answer to kb's first write to
 // stdout — the time the document took once the entry had arrived. Usage, on a pseudo-terminal:
 //   AFTER_FILE=/tmp/after.txt script -qec "node --import ./bench/after-answer.mjs bin/run.js show ID --no-pager" /dev/null
+// On a machine shared with other work, as root, the measured session can be given a core as on an idle machine
+// (docs/performance.md says when figures were taken so): script -qec "echo -20 > /proc/self/autogroup; exec nice -n -20 node …"
 import {appendFileSync} from 'node:fs'
 import http from 'node:http'
 import {syncBuiltinESMExports} from 'node:module'
