@@ -6,9 +6,10 @@
  * docs/search.md describes each step and how it was measured.
  */
 import type {EntryFilter, EntryRow, SearchHit, SearchOptions, SearchOutcome, Viewer} from '../store/store.js'
-import {Bm25fScorer} from './bm25f.js'
+import {Bm25fScorer, type CollectionStats} from './bm25f.js'
 import type {CandidateText, IndexTerm, SearchIndex} from './driver.js'
 import {explainHit} from './explain.js'
+import {expansionTerms, FEEDBACK, relevanceModel} from './feedback.js'
 import {parseQuery, type QueryTerm} from './query.js'
 import {tagsText} from './tokenizer.js'
 import {TimeSlice} from '../lib/time-slice.js'
@@ -116,6 +117,7 @@ export class SearchEngine {
       ranked.push({text, relevance: scorer.score({title: text.title, tags: tagsText(text.tags), body: text.body}, scale), factor: 1})
     }
     ranked.sort(byScore)
+    if (!lookup) ranked = await this.feedback(ranked, terms, stats, slice)
     const weigh = options.weigh
     let entries = new Map<number, EntryRow>()
     if (weigh) {
@@ -143,6 +145,36 @@ export class SearchEngine {
       hits.push(options.explain ? {...hit, ...explainHit(text, terms)} : hit)
     }
     return {hits, total}
+  }
+
+  /**
+   * Pseudo-relevance feedback (feedback.ts): the best few candidates' shared words join the query at a fraction of a
+   * word's weight and every candidate is scored again. Only for queries of a few words; a query of one or two words
+   * or identifiers keeps its ranking.
+   */
+  private async feedback(ranked: Ranked[], terms: IndexTerm[], stats: CollectionStats, slice: TimeSlice): Promise<Ranked[]> {
+    const p = FEEDBACK
+    const words = terms.filter((t) => !t.phrase && t.weight >= 1).length
+    if (p.terms === 0 || words < p.minQueryWords || ranked.length <= p.docs) return ranked
+    const docs = ranked.slice(0, p.docs).map((r) => ({
+      text: `${r.text.title}\n${tagsText(r.text.tags)}\n${r.text.body}`,
+      relevance: r.relevance,
+    }))
+    const candidates = relevanceModel(docs, terms, p.minDocs)
+    if (candidates.length === 0) return ranked
+    const dfs = await this.index.documentFrequencies(candidates.map((c) => c.term))
+    const expansion = expansionTerms(candidates, dfs, stats.docs, p)
+    if (expansion.length === 0) return ranked
+    // BM25F saturates each term on its own, so the expanded query's score is the first one plus the expansion
+    // terms' (none of which is a query term): only their words need stemming on this second reading.
+    const scorer = new Bm25fScorer(expansion, stats)
+    const out: Ranked[] = []
+    for (const r of ranked) {
+      await slice.pause()
+      const scale = Math.max(1, r.text.bodyLength / RERANK_BODY_CHARS)
+      out.push({...r, relevance: r.relevance + scorer.score({title: r.text.title, tags: tagsText(r.text.tags), body: r.text.body}, scale)})
+    }
+    return out.sort(byScore)
   }
 
   /** The candidates' texts (bodies cut to RERANK_BODY_CHARS), read ENTRIES_READ at a time with a pause between reads. */

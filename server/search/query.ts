@@ -17,6 +17,14 @@ const STOP_WORDS = new Set(
   ).split(' '),
 )
 
+/** Stop words as the index holds them (stemmed: `was` → `wa`), for what reads index terms (feedback.ts). */
+const STOP_STEMS = new Set([...STOP_WORDS].map(stemOf))
+
+/** Whether an index term is a stop word's. */
+export function isStopWord(term: string): boolean {
+  return STOP_STEMS.has(term)
+}
+
 /** The most terms a phrase has: matching one costs the index work in proportion to its length at every occurrence. */
 const PHRASE_TERMS_MAX = 8
 /** The most terms a query looks up. */
