@@ -7,9 +7,10 @@ import {writeRequests} from '../src/shared/client.js'
 import type {Comment, EntryCreated, SimilarItem} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {ANCHOR_HELP, bodyFrom, noQueueFlag, scopeFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
-import {dim, green, oneLine} from '../src/cli/output/format.js'
+import {dim, green, oneLine, yellow} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {isUuid} from '../src/cli/project/project.js'
+import {uuidv7} from '../src/shared/uuidv7.js'
 import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
 import type {AnchorIn} from '../src/shared/schemas.js'
 import {mentionsPath} from '../src/cli/anchors/suggest.js'
@@ -60,7 +61,10 @@ export default class Add extends KbCommand<typeof Add> {
     const anchors = await this.anchors(body)
     // A project named by its remote is looked up on the server, so offline that waits for `kb sync`.
     const ref = await this.projectRef()
+    // Chosen here, so an entry queued offline has its id now (docs/cli.md, "Offline writes"); every attempt sends it.
+    const id = uuidv7()
     const input = {
+      id,
       title,
       body,
       ...(flags.scope ? {scope: flags.scope} : {}),
@@ -108,7 +112,14 @@ export default class Add extends KbCommand<typeof Add> {
         } else throw e
       }
     } else entry = await send()
-    if (isQueued(entry)) return entry
+    if (isQueued(entry)) {
+      // Stdout carries the id as it does online, so a script's next command has it (it works once `kb sync` sent the entry).
+      if (!this.jsonEnabled()) {
+        this.out(this.mode.tty ? `${yellow(this.mode, 'Queued')} ${id}  ${oneLine(title)}` : id)
+        process.stderr.write(`kb: the entry will have id ${id} once \`kb sync\` sends it\n`)
+      }
+      return {...entry, id}
+    }
     // An older server answers no `similar`.
     const similar = entry.similar ?? []
     if (!asked && !this.jsonEnabled() && similar.length > 0)

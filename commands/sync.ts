@@ -1,6 +1,7 @@
 /**
  * @module `kb sync`: send the writes queued while the server could not be reached, in order, and say what became
- * of each; `--status` lists what waits (sending nothing); `--drop` takes one off the queue.
+ * of each; `--status` lists what waits (sending nothing); `--drop` takes one off the queue; `--refused` lists the
+ * writes the server refused and `--retry <n>` queues one of them again and sends.
  */
 import {Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
@@ -9,7 +10,13 @@ import {dim, oneLine, renderTable, time} from '../src/cli/output/format.js'
 import type {Outbox} from '../src/cli/outbox/queue.js'
 import {syncLine} from '../src/cli/outbox/report.js'
 import {hasQueued, refusedFile, type OutboxItem} from '../src/cli/outbox/state.js'
+import type {RefusedWrite} from '../src/cli/outbox/refused.js'
 import type {SyncReport} from '../src/cli/outbox/sync.js'
+
+export interface RefusedList {
+  items: RefusedWrite[]
+  file: string
+}
 
 export interface SyncStatus {
   items: OutboxItem[]
@@ -24,21 +31,40 @@ const LOCK_WAIT_MS = 60_000
 export default class Sync extends KbCommand<typeof Sync> {
   static override summary = 'Send the writes queued while the server could not be reached'
   static override description =
-    'Sends the queued writes for the base URL in the order they were made, each with the Idempotency-Key it was queued with, so one that did arrive before is not done twice. An edit whose entry changed meanwhile becomes a fork with the edit applied, and a comment on the entry points at it. Writes the server refuses are moved to outbox-refused.jsonl. Exit 6 while some still wait (server unreachable), 1 when some were refused.'
-  static override examples = ['<%= config.bin %> sync', '<%= config.bin %> sync --status', '<%= config.bin %> sync --drop 3f2a9c1e']
+    'Sends the queued writes for the base URL in the order they were made, each with the Idempotency-Key it was queued with, so one that did arrive before is not done twice. An edit whose entry changed meanwhile is merged with that change field by field; only when it changed a field that was also changed does it become a fork with the edit applied, and a comment on the entry points at it. Writes the server refuses are moved to outbox-refused.jsonl: `--refused` lists them, numbered, and `--retry <n>` queues one again (after you fixed what was wrong) and sends. Exit 6 while some still wait (server unreachable), 1 when some were refused.'
+  static override examples = [
+    '<%= config.bin %> sync',
+    '<%= config.bin %> sync --status',
+    '<%= config.bin %> sync --drop 3f2a9c1e',
+    '<%= config.bin %> sync --refused',
+    '<%= config.bin %> sync --retry 2',
+  ]
   static override flags = {
     status: Flags.boolean({description: 'list what waits, for every server; send nothing', default: false}),
     drop: Flags.string({
       description: 'take the queued write with this key (or a unique start of it) off the queue, into outbox-refused.jsonl',
     }),
+    refused: Flags.boolean({description: 'list the writes the server refused (or you dropped), numbered; send nothing', default: false}),
+    retry: Flags.integer({description: 'queue refused write number N (as --refused lists it) again, then send', min: 1}),
   }
 
   protected override sendQueueAfter = false
 
-  async run(): Promise<SyncReport | SyncStatus | {dropped: OutboxItem}> {
+  async run(): Promise<SyncReport | SyncStatus | {dropped: OutboxItem} | RefusedList | {retried: OutboxItem}> {
     const {Outbox} = await import('../src/cli/outbox/queue.js')
     if (this.flags.status) return this.status(Outbox.every(this.outboxOptions), () => Outbox.setAside())
     if (this.flags.drop !== undefined) return this.drop(Outbox.every(this.outboxOptions), this.flags.drop)
+    if (this.flags.refused) return this.refused()
+    if (this.flags.retry !== undefined) {
+      const {takeRefused} = await import('../src/cli/outbox/refused.js')
+      const {item} = await takeRefused(this.flags.retry)
+      await Outbox.forServer(item.base_url, this.outboxOptions).append(item)
+      this.out(`Queued again: ${item.command} ${oneLine(item.label)}`)
+      if (item.base_url.replace(/\/+$/, '') !== this.baseUrl.replace(/\/+$/, '')) {
+        this.out(`It waits for ${item.base_url}: \`kb sync --base-url ${item.base_url}\``)
+        return {retried: item}
+      }
+    }
     let report: SyncReport = {base_url: this.baseUrl, items: [], remaining: 0, busy: false, out_of_time: false}
     if (hasQueued(this.baseUrl)) {
       const [{sendQueued}, {principalTag}] = await Promise.all([
@@ -110,6 +136,34 @@ export default class Sync extends KbCommand<typeof Sync> {
     }
     for (const path of result.set_aside) this.warnLine(`an outbox that could not be read was set aside, unsent: ${path}`)
     return result
+  }
+
+  private async refused(): Promise<RefusedList> {
+    const {readRefused} = await import('../src/cli/outbox/refused.js')
+    const items = readRefused()
+    if (items.length === 0) this.out(this.mode.tty ? 'No write was refused.' : '')
+    else {
+      const several = new Set(items.map((r) => r.item.base_url)).size > 1
+      const columns = [
+        {header: 'N'},
+        {header: 'REFUSED'},
+        {header: 'COMMAND'},
+        {header: 'WHAT', flex: true},
+        ...(several ? [{header: 'SERVER', cut: true}] : []),
+        {header: 'WHY', cut: true},
+      ]
+      const rows = items.map((r) => [
+        r.n,
+        time(r.refused_at, this.mode),
+        r.item.command,
+        oneLine(r.item.label),
+        ...(several ? [r.item.base_url] : []),
+        oneLine(`${r.code}: ${r.message}`),
+      ])
+      this.out(renderTable(columns, rows, this.mode))
+      if (this.mode.tty) this.out(dim(this.mode, 'After fixing what was wrong: kb sync --retry N'))
+    }
+    return {items, file: refusedFile()}
   }
 
   private async drop(outboxes: Outbox[], prefix: string): Promise<{dropped: OutboxItem}> {

@@ -3,16 +3,7 @@
  */
 import {createHash, randomBytes, timingSafeEqual} from 'node:crypto'
 
-/** A UUID v7: time-ordered, so new rows land at the end of B-tree indexes. */
-export function uuidv7(now: number = Date.now()): string {
-  const bytes = randomBytes(16)
-  const ms = BigInt(now)
-  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn)
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80
-  const hex = bytes.toString('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
-}
+export {uuidv7} from '../../src/shared/uuidv7.js'
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 

@@ -125,7 +125,9 @@ export class KnowledgeService {
         errors: [{path: 'project_id', message: 'required when scope is project'}],
       })
     }
-    const id = uuidv7()
+    // A client-chosen id (docs/api.md, "Knowledge entries"): taken is 409, whether or not the caller may see who has it.
+    const id = input.id === undefined ? uuidv7() : lowerUuid(input.id)
+    if (input.id !== undefined && (await this.store.getEntry(id))) throw idTaken(id)
     const at = nowIso()
     const entry: EntryRow = {
       id,
@@ -177,7 +179,13 @@ export class KnowledgeService {
     const s = summarize(entry.id, entry.title, entry.body)
     entry.summary = s.body
     entry.summary_title = s.title
-    await this.store.insertEntry(entry, notes, history)
+    try {
+      await this.store.insertEntry(entry, notes, history)
+    } catch (e) {
+      // Two creates racing for one client-chosen id: the second meets the primary key.
+      if (isUniqueViolation(e) && (await this.store.getEntry(entry.id))) throw idTaken(entry.id)
+      throw e
+    }
     if (notes.length === 0) return fullView(entry, (await trustContexts(this.store, [entry]))(entry), [], [])
     const stored = await this.store.getEntry(entry.id)
     if (!stored) throw new KbError('not_found', `knowledge entry ${entry.id} does not exist`)
@@ -465,4 +473,14 @@ export function stale(current: EntryRow): KbError {
 
 function hasRealChange(current: EntryRow, changes: EntryChanges): boolean {
   return Object.entries(changes).some(([k, v]) => JSON.stringify(v) !== JSON.stringify((current as unknown as Record<string, unknown>)[k]))
+}
+
+function idTaken(id: string): KbError {
+  return new KbError('id_taken', `an entry with id ${id} exists; send the create without an id, or with a new one`)
+}
+
+/** A write refused by a unique index (SQLite's constraint codes, PostgreSQL's SQLSTATE 23505). */
+function isUniqueViolation(e: unknown): boolean {
+  const code = String((e as {code?: unknown})?.code ?? '')
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE'
 }

@@ -11,6 +11,7 @@ export const ERROR_CODES = {
   // POST /mcp whose Accept lacks application/json and text/event-stream (docs/mcp.md).
   not_acceptable: {status: 406, title: 'Not Acceptable', exit: 1},
   conflict: {status: 409, title: 'Conflict', exit: 5},
+  id_taken: {status: 409, title: 'Conflict', exit: 5},
   // 409 when publishing an entry; 422 when a create, edit or fork brings the content (docs/api.md, "Safe publish").
   sensitive_content: {status: 409, title: 'Conflict', exit: 5},
   // POST /knowledge?on_similar=refuse when entries the caller can see look like the same knowledge (docs/api.md, "Curation").

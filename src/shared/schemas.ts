@@ -139,6 +139,13 @@ const AnchorsIn = Type.Array(AnchorInSchema, {
 
 export const CreateEntryBody = Type.Object(
   {
+    id: Type.Optional(
+      Type.String({
+        pattern: UUID_PATTERN,
+        description:
+          'The id the entry is to have, chosen by the client (a UUIDv7 made offline, so the id is known before the entry is sent); 409 id_taken if an entry has it. Default: one the server makes',
+      }),
+    ),
     title: Title,
     body: Body,
     scope: Type.Optional(ScopeSchema),

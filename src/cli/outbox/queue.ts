@@ -4,13 +4,14 @@
  * once never lose each other's items. The file exists only while it holds items. One that cannot be read is
  * moved aside, never overwritten, and reported. Imported only when something is queued or waits.
  */
-import {appendFileSync, chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync} from 'node:fs'
+import {chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync} from 'node:fs'
 import {readFile} from 'node:fs/promises'
 import {dirname, join} from 'node:path'
 import {type Adapter, Low} from 'lowdb'
 import {KbError} from '../../shared/errors.js'
 import {withLock} from './lock.js'
-import {OUTBOX_PREFIX, outboxFile, refusedFile, stateDir, type OutboxItem} from './state.js'
+import {appendRefused} from './refused.js'
+import {OUTBOX_PREFIX, outboxFile, stateDir, type OutboxItem} from './state.js'
 
 interface OutboxData {
   version: 1
@@ -166,10 +167,7 @@ export class Outbox {
 
   /** Takes an item off the queue into the refused file, with why: the server said no, or a person dropped it. */
   async refuse(item: OutboxItem, why: {code: string; message: string}): Promise<void> {
-    mkdirSync(dirname(this.file), {recursive: true, mode: 0o700})
-    appendFileSync(refusedFile(this.options.env), `${JSON.stringify({refused_at: new Date().toISOString(), ...why, item})}\n`, {
-      mode: 0o600,
-    })
+    await appendRefused({refused_at: new Date().toISOString(), ...why, item}, this.options.env)
     await this.remove(item.key)
   }
 

@@ -13,7 +13,7 @@ export function syncLine(r: SyncItemReport): string {
     case 'sent':
       return `sent     ${what}${r.id && NEW_THINGS.has(r.command) ? ` → ${r.id}` : ''}${r.replayed ? ' (an earlier attempt had arrived; it was not done twice)' : ''}`
     case 'forked':
-      return `forked   ${what} → ${r.fork_id} (the entry changed meanwhile: the edit went to this fork, and a comment on the entry points at it)`
+      return `forked   ${what} → ${r.fork_id} (a field it changes changed meanwhile: the edit went to this fork, and a comment on the entry points at it)`
     case 'refused':
       return `refused  ${what}: ${oneLine(r.message)}`
     case 'waiting':

@@ -95,6 +95,8 @@ export interface QueuedWrite {
   reason: string
   /** How many writes wait for this server now, this one included. */
   waiting: number
+  /** `kb add`: the id the entry will have once sent (chosen by the CLI). */
+  id?: string
 }
 
 export function isQueued(value: unknown): value is QueuedWrite {
