@@ -69,10 +69,13 @@ describe('a session whose daemon stops mid-way', () => {
 
     const add = await kb(user, ['add', 'Written offline', '--body', 'on a train'], {env: OFF})
     expect(add.code, add.stderr).toBe(0)
-    expect(add.stdout).toBe('')
+    // The id the entry will have, as online (docs/cli.md, "Offline writes").
+    const offlineId = add.stdout.trim()
+    expect(offlineId).toMatch(UUID_RE)
     expect(add.stderr).toMatch(
-      /^kb: queued add "Written offline" for `kb sync` \(1 waiting\): kb daemon at http:\/\/127\.0\.0\.1:\d+ is not reachable \(connection refused\)\n$/,
+      /^kb: queued add "Written offline" for `kb sync` \(1 waiting\): kb daemon at http:\/\/127\.0\.0\.1:\d+ is not reachable \(connection refused\)\n/,
     )
+    expect(add.stderr).toContain(`kb: the entry will have id ${offlineId} once \`kb sync\` sends it\n`)
     const json = await kb(user, ['add', 'Offline JSON', '--body', 'x', '--json'], {env: OFF})
     expect(json.code, json.stderr).toBe(0)
     expect(json.stderr).toBe('')
@@ -83,6 +86,7 @@ describe('a session whose daemon stops mid-way', () => {
       label: 'Offline JSON',
       base_url: d.url,
       waiting: 2,
+      id: expect.stringMatching(UUID_RE),
     })
     for (const args of [
       ['comment', shared.id, 'said offline'],
@@ -136,6 +140,7 @@ describe('a session whose daemon stops mid-way', () => {
     // Counted on the server: each write once.
     const [written] = await titled('Written offline')
     expect(await titled('Written offline')).toHaveLength(1)
+    expect(written!.id).toBe(offlineId)
     expect(report.items[0].id).toBe(written!.id)
     expect(await titled('Offline JSON')).toHaveLength(1)
     const after = await full(shared.id)

@@ -6,9 +6,12 @@ import type {ApiClient} from '../../shared/client.js'
 import type {Call, Choice} from './messages.js'
 import {isStale} from './trust-lines.js'
 
-export async function perform(client: ApiClient, c: Call): Promise<string> {
+/** `edit`: opens $EDITOR on the entry and sends what is saved (edit.ts). */
+export async function perform(client: ApiClient, c: Call, edit: (id: string) => Promise<string>): Promise<string> {
   const {entry} = c
   switch (c.kind) {
+    case 'edit':
+      return edit(entry.id)
     case 'resolve':
       await client.resolve(entry.id, {...(c.note === '' ? {} : {note: c.note}), ...c.choice})
       return `Resolved "${entry.title}"${doneWith(c.choice)}`

@@ -35,6 +35,8 @@ export interface BrowseProps {
   rows?: number
   /** How many results a search or listing asks for. */
   limit?: number
+  /** The edit key: $EDITOR on an entry, then sent (edit.ts); absent, the key says it cannot. */
+  edit?: (id: string) => Promise<string>
 }
 
 export function BrowseApp(props: BrowseProps): ReactElement {
@@ -48,7 +50,7 @@ export function BrowseApp(props: BrowseProps): ReactElement {
   const [store] = useState(
     () =>
       new BrowseStore(
-        {client: props.client, openUrl: props.openUrl, copy: props.copy, onQuit: exit},
+        {client: props.client, openUrl: props.openUrl, copy: props.copy, onQuit: exit, ...(props.edit ? {edit: props.edit} : {})},
         initialState({
           size: readSize(),
           query: props.query,

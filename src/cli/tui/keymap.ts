@@ -30,6 +30,7 @@ export type Action =
   | 'delete'
   | 'verify'
   | 'flag'
+  | 'edit'
   | 'cycleScope'
   | 'toggleStatus'
   | 'nextLink'
@@ -93,6 +94,7 @@ const moves = (what: string): Binding[] => [
 ]
 const entryActions: Binding[] = [
   {keys: 'r', action: 'resolve', help: 'resolve (optional note); on a resolved entry: reopen', match: ch('r')},
+  {keys: 'e', action: 'edit', help: 'edit in $EDITOR (merged with changes made meanwhile)', match: ch('e')},
   {keys: 'c', action: 'comment', help: 'comment (Tab picks the type; a paste is kept whole)', match: ch('c')},
   {keys: 'f', action: 'fork', help: 'fork (a title, or Enter for "<title> (fork)")', match: ch('f')},
   {keys: 'p', action: 'publish', help: 'publish to a wider scope (secrets or personal data shown first)', match: ch('p')},
@@ -183,8 +185,8 @@ export function actionOf(place: Place, k: Key): Action | null {
 /** The key line of each place: what fits 80 columns; `?` shows the rest. */
 export const KEY_LINES: Record<Place, string> = {
   search: 'type to search  ↓/Enter results  Esc back  Ctrl-U clear  Ctrl-C quit',
-  list: '↑↓ move  Enter open  r c f p o y d V F act  s t filter  / find  ? more  q quit',
-  full: '↑↓ scroll  Tab link  r c f p o y d V F act  R refresh  Esc back  ? more  q quit',
+  list: '↑↓ move  Enter open  e r c f p o y d V F act  s t filter  /find  ? more  q quit',
+  full: '↑↓ scroll  Tab link  e r c f p o y d V F R act  Esc back  ? more  q quit',
   help: '↑↓ PgUp PgDn scroll  Esc back  q quit',
   text: 'Enter confirm  Esc cancel  Ctrl-C quit',
   choice: '←/→ choose  Enter publish  Esc cancel  q quit',

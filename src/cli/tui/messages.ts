@@ -35,6 +35,8 @@ export type Call =
   | {kind: 'verify'; entry: EntryStandard; note: string}
   | {kind: 'flag'; entry: EntryStandard; reason: FlagReason; note: string}
   | {kind: 'unflag'; entry: EntryStandard}
+  /** In $EDITOR (edit.ts), sent as `kb edit` sends it. */
+  | {kind: 'edit'; entry: EntryStandard}
 
 /** The calls the server scans for secrets and personal data, which a choice can follow. */
 export type ScannedCall = Extract<Call, {kind: 'publish' | 'comment' | 'resolve'}>

@@ -12,7 +12,7 @@ import {askPreview, review, reviewKey} from './reduce-sensitive.js'
 import type {Prompt, State} from './state.js'
 import {openHelp, quit, refresh, typed} from './transitions.js'
 
-export type EntryAction = 'resolve' | 'comment' | 'fork' | 'publish' | 'openUrl' | 'copyId' | 'delete' | 'verify' | 'flag'
+export type EntryAction = 'resolve' | 'comment' | 'fork' | 'publish' | 'openUrl' | 'copyId' | 'delete' | 'verify' | 'flag' | 'edit'
 const ENTRY_ACTIONS: ReadonlySet<Action> = new Set<EntryAction>([
   'resolve',
   'comment',
@@ -23,6 +23,7 @@ const ENTRY_ACTIONS: ReadonlySet<Action> = new Set<EntryAction>([
   'delete',
   'verify',
   'flag',
+  'edit',
 ])
 
 /** What Tab cycles through in the flag prompt: the API's reasons, then taking back one's own flag. */
@@ -79,6 +80,8 @@ export function startAction(s0: State, action: EntryAction, entry: EntryStandard
       return step(s, {type: 'openUrl', url: entry.url})
     case 'copyId':
       return step(s, {type: 'copy', text: entry.id})
+    case 'edit':
+      return call(s, {kind: 'edit', entry})
   }
 }
 

@@ -40,6 +40,7 @@ const HELD: ReadonlySet<Action> = new Set<Action>([
   'delete',
   'verify',
   'flag',
+  'edit',
 ])
 
 /** Held keys whose action opens a text field (a comment, a resolution note, a fork's title, a verify or flag note). */

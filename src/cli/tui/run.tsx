@@ -5,9 +5,10 @@
 import {render} from 'ink'
 import {BrowseApp, RENDER_FPS, type BrowseProps} from './app.js'
 import {copyText, openUrl} from './system.js'
-import {enterScreen, inkStream} from './terminal.js'
+import {entryEditor} from './edit.js'
+import {enterScreen, inkStream, pauseScreen} from './terminal.js'
 
-export type RunBrowseOptions = Omit<BrowseProps, 'openUrl' | 'copy' | 'color'>
+export type RunBrowseOptions = Omit<BrowseProps, 'openUrl' | 'copy' | 'color' | 'edit'>
 
 /** Honours NO_COLOR (any non-empty value), as the rest of the CLI does. */
 function colorWanted(env: NodeJS.ProcessEnv = process.env): boolean {
@@ -17,7 +18,16 @@ function colorWanted(env: NodeJS.ProcessEnv = process.env): boolean {
 export async function runBrowse(options: RunBrowseOptions): Promise<void> {
   const leave = enterScreen(process.stdout)
   try {
-    const app = render(<BrowseApp {...options} color={colorWanted()} openUrl={openUrl} copy={(text) => copyText(text)} />, {
+    // The editor takes the terminal; back, Ink forgets what it drew, so the next frame is drawn whole.
+    const suspend = (): (() => void) => {
+      const resume = pauseScreen(process.stdout, process.stdin)
+      return () => {
+        resume()
+        app.clear()
+      }
+    }
+    const edit = entryEditor(options.client, suspend)
+    const app = render(<BrowseApp {...options} color={colorWanted()} openUrl={openUrl} copy={(text) => copyText(text)} edit={edit} />, {
       stdout: inkStream(process.stdout),
       exitOnCtrlC: false,
       maxFps: RENDER_FPS,

@@ -23,6 +23,8 @@ export interface StoreDeps {
   /** Copies text to the clipboard; says where it went. */
   copy: (text: string) => Promise<CopyResult>
   onQuit: () => void
+  /** The edit key: $EDITOR on the entry, then sent (edit.ts); the status line. */
+  edit?: (id: string) => Promise<string>
 }
 
 export class BrowseStore {
@@ -136,7 +138,7 @@ export class BrowseStore {
         )
         return
       case 'call':
-        perform(client, e.call).then(
+        perform(client, e.call, this.deps.edit ?? (() => Promise.reject(new Error('editing needs a terminal')))).then(
           (text) => dispatch({type: 'done', call: e.call, ok: true, text}),
           (err: unknown) => {
             const report = refusalReport(err)

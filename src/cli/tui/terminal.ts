@@ -27,6 +27,19 @@ export function inkStream(out: NodeJS.WriteStream): NodeJS.WriteStream {
   })
 }
 
+/**
+ * Hands the terminal to another program (the editor of the edit key): the shell's screen, cooked input; returns
+ * the way back to the alternate screen, cleared, for a full redraw.
+ */
+export function pauseScreen(out: NodeJS.WriteStream, input: NodeJS.ReadStream): () => void {
+  out.write(LEAVE_SCREEN)
+  if (input.isTTY) input.setRawMode(false)
+  return () => {
+    if (input.isTTY) input.setRawMode(true)
+    out.write(ENTER_SCREEN)
+  }
+}
+
 /** Signals that end the process without an `exit` event unless something listens for them. */
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGHUP', 'SIGINT']
 

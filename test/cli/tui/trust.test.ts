@@ -118,8 +118,8 @@ describe('V verifies, F flags or withdraws', () => {
   })
 
   it('are in the key line and in help', () => {
-    expect(KEY_LINES.list).toContain('r c f p o y d V F act')
-    expect(KEY_LINES.full).toContain('r c f p o y d V F act')
+    expect(KEY_LINES.list).toContain('e r c f p o y d V F act')
+    expect(KEY_LINES.full).toContain('e r c f p o y d V F R act')
     const results = helpSections()
       .find((x) => x.title === 'Results')!
       .rows.map(([k]) => k)
