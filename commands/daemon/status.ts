@@ -16,6 +16,8 @@ export interface DaemonStatus {
   data_dir: string | null
   /** null when not local, or when it runs in the foreground (`kb daemon run` logs to its stderr). */
   log: string | null
+  /** The daemon's store cannot take writes: its disk is full (`/health` says `disk_full`; docs/operations.md). */
+  disk_full: boolean
 }
 
 export default class DaemonStatusCmd extends KbCommand<typeof DaemonStatusCmd> {
@@ -41,6 +43,7 @@ export default class DaemonStatusCmd extends KbCommand<typeof DaemonStatusCmd> {
       started_at: h ? (h.started_at ?? info?.started_at ?? null) : null,
       data_dir: dir,
       log: h?.log !== undefined ? h.log : dir ? dataFiles(dir).log : null,
+      disk_full: h?.status === 'disk_full',
     }
     if (this.mode.tty) {
       this.out(
@@ -49,6 +52,7 @@ export default class DaemonStatusCmd extends KbCommand<typeof DaemonStatusCmd> {
           : `${red(this.mode, 'not running')}  nothing answers at ${url}`,
       )
       if (dir) this.out(dim(this.mode, `data ${dir} · log ${status.log ?? 'its stderr (kb daemon run in the foreground)'}`))
+      if (status.disk_full) this.out(red(this.mode, 'disk full: writes are refused (503) until there is room; reads go on'))
     } else {
       this.out([h ? 'running' : 'stopped', url, h?.version ?? '', status.pid ?? ''].map(cell).join('\t'))
     }

@@ -5,12 +5,13 @@
  * says so (docs/api.md, "Service"): a daemon whose data directory is a 4 MB tmpfs of its own (a mount
  * namespace, `unshare`), filled for real, reports `disk_full` before a write meets it.
  */
+import {spawnSync} from 'node:child_process'
 import {closeSync, openSync, readFileSync, rmSync, writeSync, existsSync, unlinkSync} from 'node:fs'
 import {join} from 'node:path'
 import Database from 'better-sqlite3'
 import {afterAll, describe, expect, it} from 'vitest'
 import {toKbError} from '../../server/http/problem.js'
-import {startChildDaemon, tempDir, type ChildDaemon} from '../helpers/daemon.js'
+import {KB_BIN, startChildDaemon, tempDir, type ChildDaemon} from '../helpers/daemon.js'
 import {requireSystem} from '../helpers/system.js'
 
 const dir = tempDir('kb-disk-full-')
@@ -113,6 +114,13 @@ unshare.describe('/health on a full disk', () => {
     expect(full.status).toBe(200)
     expect(full.body).toMatchObject({status: 'disk_full', store: {kind: 'sqlite', answers: true, writable: false}})
     expect(full.body.data_dir).toBe(dataDir)
+    // And `kb daemon status` says so.
+    const status = spawnSync(process.execPath, [KB_BIN, 'daemon', 'status', '--json'], {
+      env: {...process.env, KB_BASE_URL: d.url, KB_DATA_DIR: tempDir('kb-health-full-cli-')},
+      encoding: 'utf8',
+    })
+    expect(status.status, status.stderr).toBe(0)
+    expect(JSON.parse(status.stdout)).toMatchObject({running: true, disk_full: true, data_dir: dataDir})
     // A web page learns it too, and still neither the process nor the data directory.
     const fromPage = await health({origin: 'https://example.com'})
     expect(fromPage.body).toMatchObject({status: 'disk_full', store: {writable: false}})
