@@ -314,6 +314,9 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
       services: {knowledge, queries, history, review, projects, trust, curation, publish},
       sessions,
       auth,
+      oauth,
+      store,
+      baseUrl,
       apiPrefix: API_PREFIX,
       ...(options.publicBaseUrl ? {publicBaseUrl: options.publicBaseUrl} : {}),
     })

@@ -9,6 +9,9 @@ import {ERROR_CODES, KbError} from '../../src/shared/errors.js'
 import {toKbError} from '../http/problem.js'
 import {RateLimiter} from '../oauth/rate-limit.js'
 import type {Authenticator} from '../auth/authenticate.js'
+import type {AuthorizationServer} from '../oauth/authorization-server.js'
+import type {Store} from '../store/store.js'
+import {oauthSignInRoutes} from './oauth-signin.js'
 import {ASSETS} from './assets.js'
 import {messagePage, PAGE_HEADERS, type PageContext} from './layout.js'
 import {signInPage} from './pages/lists.js'
@@ -33,6 +36,10 @@ export interface WebOptions {
   services: WebServices & ActionServices
   sessions: WebSessions
   auth: Authenticator
+  oauth: AuthorizationServer
+  store: Store
+  /** The public base URL (ending in /api/v1) for a request. */
+  baseUrl: (req: FastifyRequest) => string
   publicBaseUrl?: string
   apiPrefix: string
 }
@@ -98,12 +105,15 @@ export function registerWebRoutes(app: FastifyInstance, o: WebOptions): void {
       const w = where(req)
       const csrf = newFormToken()
       setCookie(reply, w, SIGNIN_COOKIE, csrf, {maxAgeS: 3600, sameSite: 'Strict'})
-      return html(reply, status, signInPage({root: w.root}, {csrf, next, ...(error ? {error} : {})}))
+      const oauthUrl = `${w.root}/signin/oauth?next=${encodeURIComponent(next)}`
+      return html(reply, status, signInPage({root: w.root}, {csrf, next, oauthUrl, ...(error ? {error} : {})}))
     }
     const startSession = (req: FastifyRequest, reply: FastifyReply, secret: string, next: string): FastifyReply => {
       setCookie(reply, where(req), SESSION_COOKIE, secret, {maxAgeS: SESSION_TTL_MS / 1000, sameSite: 'Lax'})
       return reply.code(303).header('Location', next).send()
     }
+
+    oauthSignInRoutes(scope, {oauth: o.oauth, store: o.store, sessions: o.sessions, where, baseUrl: o.baseUrl, startSession})
 
     scope.get('/signin', async (req, reply) => {
       const w = where(req)

@@ -195,6 +195,21 @@ system.describe('the web view in chromium', () => {
     })
   })
 
+  it("signs in through the daemon's own OAuth consent page, leaving a session and no grant", async () => {
+    const key = (await d.request('POST', '/api-keys', {body: {principal: 'carol'}})).body.key as string
+    await withPage(async (w) => {
+      const {page} = w
+      await page.goto(`${root}/projects`)
+      await Promise.all([page.waitForURL(/\/oauth\/authorize/), page.click('a[href^="/signin/oauth"]')])
+      expect(await page.textContent('#client-name')).toBe('kb web view')
+      await page.fill('#api_key', key)
+      await Promise.all([page.waitForURL(`${root}/projects`), page.click('button[value=approve]')])
+      expect(await page.textContent('header')).toContain('carol')
+      const grants = (await d.request('GET', '/oauth/grants', {key})).body.items
+      expect(grants.map((g: any) => g.client_id)).toEqual(['kb-web'])
+    })
+  })
+
   it('signs in by a one-time link, and signs out', async () => {
     const link = (await d.request('POST', '/web/links', {body: {next: `/e/${entryId}`}})).body.url as string
     await withPage(async (w) => {

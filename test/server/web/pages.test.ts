@@ -54,6 +54,7 @@ describe('without a session', () => {
     expect(page.headers.get('x-frame-options')).toBe('DENY')
     const text = await page.text()
     expect(text).toContain('Sign in to kb')
+    expect(text).toContain('href="/signin/oauth?next=%2Fsearch"')
     expect(text).not.toContain('Port 7411')
   })
 
