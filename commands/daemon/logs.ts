@@ -7,12 +7,14 @@ import {KbError} from '../../src/shared/errors.js'
 import {dataDir, dataFiles} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {isLoopbackUrl, logTail, probeHealth} from '../../src/cli/daemon/manager.js'
+import {prettyLogLine} from '../../src/cli/daemon/log-lines.js'
 import {safeText} from '../../src/cli/output/safe-text.js'
 
 export default class DaemonLogs extends KbCommand<typeof DaemonLogs> {
   static override summary = "Show the local kb daemon's log"
   static override description =
-    'The daemon started by kb (autostart or `kb daemon start`) logs JSON lines to daemon.log in its data directory; a foreground `kb daemon run` logs to its own stderr, so there is nothing to show here.'
+    'The daemon started by kb (autostart or `kb daemon start`) logs JSON lines to daemon.log in its data directory; a foreground `kb daemon run` logs to its own stderr, so there is nothing to show here. ' +
+    "On a terminal each line is shown for people (local time, level, message, request, other fields); piped, and in --json's lines, as written."
   static override examples = [
     '<%= config.bin %> daemon logs',
     '<%= config.bin %> daemon logs -n 100',
@@ -42,16 +44,21 @@ export default class DaemonLogs extends KbCommand<typeof DaemonLogs> {
     if (!existsSync(file))
       throw new KbError('not_found', `no daemon log at ${file} yet: the daemon writes it when started by \`kb daemon start\` or autostart`)
     const lines = this.flags.lines === 0 ? [] : logTail(file, this.flags.lines)
+    // On a terminal, for people (local times, level words); piped, the JSON lines as written.
+    const pretty = this.mode.tty && !this.jsonEnabled()
+    const show = (line: string): string => (pretty ? prettyLogLine(line, this.mode) : safeText(line))
     // JSON lines escape controls already; anything else written to the log (a crash) may carry request text.
-    this.out(safeText(lines.join('\n')))
-    if (this.flags.follow && !this.jsonEnabled()) await follow(file)
+    if (!this.jsonEnabled() && lines.length > 0) this.out(lines.map(show).join('\n'))
+    if (this.flags.follow && !this.jsonEnabled()) await follow(file, show)
     return {file, lines}
   }
 }
 
-/** Prints what is appended to `file` until SIGINT/SIGTERM. */
-async function follow(file: string): Promise<void> {
+/** Prints what is appended to `file`, line by line as `show` makes it, until SIGINT/SIGTERM. */
+async function follow(file: string, show: (line: string) => string): Promise<void> {
   let pos = statSync(file).size
+  // A line written in two pieces is shown once whole.
+  let partial = ''
   const pump = (): void => {
     const size = statSync(file).size
     if (size < pos) pos = 0 // truncated or rotated
@@ -60,7 +67,9 @@ async function follow(file: string): Promise<void> {
     try {
       const buf = Buffer.alloc(size - pos)
       readSync(fd, buf, 0, buf.length, pos)
-      process.stdout.write(safeText(buf.toString('utf8')))
+      const lines = (partial + buf.toString('utf8')).split('\n')
+      partial = lines.pop()!
+      for (const line of lines) process.stdout.write(`${show(line)}\n`)
       pos = size
     } finally {
       closeSync(fd)

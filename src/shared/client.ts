@@ -278,6 +278,11 @@ export class ApiClient {
     return (await this.write<EntryFull>(writeRequests.resolve(id, input))).body
   }
 
+  /** One page of an entry's comments, oldest first (docs/api.md). */
+  async listComments(id: string, query: {limit?: number; cursor?: string} = {}): Promise<Page<Comment>> {
+    return (await this.request<Page<Comment>>('GET', `/knowledge/${encodeURIComponent(id)}/comments`, {query})).body
+  }
+
   async comment(id: string, input: CommentBody): Promise<Comment> {
     return (await this.write<Comment>(writeRequests.comment(id, input))).body
   }

@@ -316,7 +316,13 @@ export type MarkdownRenderer = (markdown: string, width: number) => string
  * by it, else printed as stored. Piped: `field:\tvalue` lines, `--`, then the body (as `gh issue view`
  * does), so `grep`/`cut` work without JSON.
  */
-export function renderEntry(e: EntryView, mode: OutputMode, markdown?: MarkdownRenderer, replacement?: {title: string}): string {
+export function renderEntry(
+  e: EntryView,
+  mode: OutputMode,
+  markdown?: MarkdownRenderer,
+  replacement?: {title: string},
+  context: {project?: string} = {},
+): string {
   const md = mode.tty ? markdown : undefined
   const s = e as Partial<EntryFull>
   const meta: [string, string][] = [
@@ -329,7 +335,10 @@ export function renderEntry(e: EntryView, mode: OutputMode, markdown?: MarkdownR
   if (s.tags && s.tags.length > 0) meta.push(['tags', s.tags.join(', ')])
   if (s.url) meta.push(['url', s.url])
   if (s.author) meta.push(['author', s.author.name])
-  if (s.project_id) meta.push(['project', s.project_id])
+  // The project by name when the caller may read it (`kb show`); piped, the id stays where scripts read it.
+  if (s.project_id && mode.tty) meta.push(['project', context.project ?? s.project_id])
+  else if (s.project_id)
+    meta.push(['project', s.project_id], ...(context.project ? [['project name', context.project] as [string, string]] : []))
   if (s.forked_from) meta.push(['forked from', s.forked_from])
   if (s.created_at) meta.push(['created', time(s.created_at, mode)])
   if (s.updated_at) meta.push(['updated', time(s.updated_at, mode)])
@@ -371,9 +380,14 @@ export function renderEntry(e: EntryView, mode: OutputMode, markdown?: MarkdownR
     }
   }
   if (s.comments && s.comments.length > 0) {
-    // The full view carries the newest comments only (docs/api.md); say so when there are more.
+    // The newest comments only (docs/api.md, docs/cli.md "kb show"); say so when there are more, and how to see them.
     const more = s.comments_truncated ? ` (newest ${s.comments.length} of ${s.comment_count})` : ''
-    out.push('', mode.tty ? bold(mode, `Comments (${more ? more.slice(2, -1) : s.comments.length})`) : `-- comments${more}`)
+    out.push(
+      '',
+      mode.tty
+        ? `${bold(mode, `Comments (${more ? more.slice(2, -1) : s.comments.length})`)}${more ? dim(mode, ' — `--comments all` shows every one') : ''}`
+        : `-- comments${more}`,
+    )
     for (const c of s.comments) out.push(renderComment(c, mode, md))
   }
   if (s.branches && s.branches.length > 0) {

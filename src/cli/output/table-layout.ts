@@ -7,7 +7,7 @@
 /** Columns between two cells. */
 export const GAP = 2
 /** A flex column keeps at least this many columns while others can give way. */
-const FLEX_MIN = 20
+const FLEX_MIN = 12
 /** A cuttable column keeps at least this many (or its header's width, if wider) while optional ones can go. */
 const CUT_MIN = 8
 
@@ -20,7 +20,7 @@ export interface LayoutColumn {
   flex?: boolean
   /** May be cut with "…" once the flex column is at its minimum. */
   cut?: boolean
-  /** The width this column keeps before optional columns are left out (default: 20 for flex, 8 for cut). */
+  /** The width this column keeps before optional columns are left out (default: 12 for flex, 8 for cut). */
   min?: number
   /** Left out when the table does not fit otherwise, lowest first. */
   drop?: number

@@ -118,7 +118,38 @@ export async function searchAnswer(result: SearchResult, query: string, maxToken
     if (fits(mid)) lo = mid
     else hi = mid - 1
   }
-  return answer(lo)
+  return lo > 0 ? answer(lo) : ((await leanest(result, maxTokens)) ?? answer(0))
+}
+
+/**
+ * The best hit alone in its leanest form — id, status and the title cut to what fits, no body — so that a budget
+ * down to the tool's minimum still gets an answer (docs/mcp.md, "max_tokens"); null when not even that fits.
+ */
+async function leanest(result: SearchResult, maxTokens: number): Promise<ToolAnswer | null> {
+  const top = result.items[0]
+  if (!top) return null
+  const chars = Array.from(top.title)
+  const make = (n: number): ToolAnswer => {
+    const title = n >= chars.length ? top.title : `${chars.slice(0, n).join('')}…`
+    const item = {id: top.id, title, body: '', status: top.status}
+    return {
+      structured: {items: [item], total: result.total, truncated: true},
+      text: `1. ${title} (${top.status}) ${top.id}\n(1 of ${result.total}, cut to fit max_tokens; get_knowledge reads it)`,
+    }
+  }
+  const fits = (a: ToolAnswer): boolean =>
+    tokensWithin(a.text, maxTokens) !== null && tokensWithin(JSON.stringify(a.structured), maxTokens) !== null
+  if (!fits(make(0))) return null
+  // The longest title that fits, by bisection over its length (each count is bounded by maxTokens).
+  let lo = 0
+  let hi = chars.length
+  while (lo < hi) {
+    await new Promise((resolve) => setImmediate(resolve))
+    const mid = (lo + hi + 1) >> 1
+    if (fits(make(mid))) lo = mid
+    else hi = mid - 1
+  }
+  return make(lo)
 }
 
 /**

@@ -12,6 +12,7 @@ import type {JsonSchema} from './tool-schemas.js'
 export type KbApi = Pick<
   ApiClient,
   | 'search'
+  | 'listEntries'
   | 'getEntry'
   | 'createEntry'
   | 'patchEntry'

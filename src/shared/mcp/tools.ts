@@ -8,7 +8,9 @@ import {KbError} from '../errors.js'
 import {COMMENT_TYPE_DEFAULT, DETAIL_DEFAULT, LIMIT_DEFAULT, TITLE_MAX} from '../contract.js'
 import {CommentBody, CreateEntryBody, ForkBody, JoinProjectBody, PatchEntryBody, PublishBody, ResolveBody, SearchQuery} from '../schemas.js'
 import type {Comment} from '../types.js'
+import {Type} from '@sinclair/typebox'
 import {explainRefusal, searchAnswer} from './render.js'
+import {recentAnswer} from './recent.js'
 import {entryAt, levelOf, pick, str, tool, withSimilar, type KbApi, type ToolContext, type ToolDef} from './tool-kit.js'
 import {TRUST_TOOLS} from './trust-tools.js'
 import {CURATION_TOOLS} from './curation-tools.js'
@@ -58,9 +60,11 @@ export const TOOLS: ToolDef[] = [
     description:
       'Search what your team already knows — problems, root causes, fixes and the reasoning behind them — BEFORE you start debugging or designing. ' +
       'Use the error message, symptom or topic as the query (stemmed, typo-tolerant, best match first). Answers are short summaries by default; read one with get_knowledge. ' +
-      'In a project, covers that project, global entries and your private ones.',
+      'In a project, covers that project, global entries and your private ones. Without a query, lists the most recently updated entries (the same filters apply).',
     inputSchema: toolInput({
-      query: described(S.q, 'Words to search for: an error message, symptom or topic'),
+      query: Type.Optional(
+        described(S.q, 'Words to search for: an error message, symptom or topic; leave it out to list the most recently updated entries'),
+      ),
       scope: described(S.scope, 'Only entries of this scope'),
       status: described(S.status, 'Only open (unsolved) or resolved entries'),
       tag: described(S.tag, 'Only entries with this tag'),
@@ -87,16 +91,20 @@ export const TOOLS: ToolDef[] = [
       const level = levelOf(args.detail, DETAIL_DEFAULT.search)
       const maxTokens = typeof args.max_tokens === 'number' ? args.max_tokens : undefined
       const project = await defaultProject(args, ctx)
-      if (str(args.query)!.trim() === '') throw new KbError('validation_failed', 'query must contain a word to search for')
-      const result = await ctx.api.search({
-        q: str(args.query)!,
-        detail: level,
-        limit: typeof args.limit === 'number' ? args.limit : LIMIT_DEFAULT.search,
+      const query = str(args.query)
+      if (query === undefined) return recentAnswer(ctx, args, project, level)
+      if (query.trim() === '') throw new KbError('validation_failed', 'query must contain a word to search for')
+      const filters = {
+        q: query,
         ...pick(args, ['scope', 'status', 'tag', 'freshness']),
         ...(project ? {project_id: project} : {}),
-        ...(maxTokens !== undefined ? {max_tokens: maxTokens} : {}),
-      } as Parameters<KbApi['search']>[0])
-      return searchAnswer(result, str(args.query)!, maxTokens)
+      } as Parameters<KbApi['search']>[0]
+      const limit = typeof args.limit === 'number' ? args.limit : LIMIT_DEFAULT.search
+      let result = await ctx.api.search({...filters, detail: level, limit, ...(maxTokens !== undefined ? {max_tokens: maxTokens} : {})})
+      // A budget too small for the API's smallest hit: the best hit alone, which the answer cuts to fit (docs/mcp.md).
+      if (maxTokens !== undefined && result.items.length === 0 && result.total > 0)
+        result = {...(await ctx.api.search({...filters, detail: 'summary', limit: 1})), total: result.total}
+      return searchAnswer(result, query, maxTokens)
     },
   }),
   tool({

@@ -32,11 +32,11 @@ describe('layoutColumns', () => {
     expect(a.widths[2]).toBe(40)
     expect(used(a.widths, a.shown)).toBe(120)
     const b = layoutColumns(cols, 100)
-    expect(b.widths[1]).toBe(20)
-    expect(b.widths[2]).toBe(100 - 36 - 20 - 16 - 3 * GAP)
-    const c = layoutColumns(cols, 80)
+    expect(b.widths[1]).toBe(12)
+    expect(b.widths[2]).toBe(100 - 36 - 12 - 16 - 3 * GAP)
+    const c = layoutColumns(cols, 75)
     expect(c.shown).toEqual([true, true, true, false])
-    expect(used(c.widths, c.shown)).toBeLessThanOrEqual(80)
+    expect(used(c.widths, c.shown)).toBeLessThanOrEqual(75)
   })
 
   it('fits any random table at any width where one column each can fit', () => {
