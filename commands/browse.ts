@@ -10,7 +10,7 @@ import {scopeFlag, statusFlag} from '../src/cli/flags.js'
 export default class Browse extends KbCommand<typeof Browse> {
   static override summary = 'Browse and act on knowledge interactively (TUI)'
   static override description =
-    'Search as you type, read entries in full, and resolve, comment, fork, publish, open, copy or delete them with one key. Needs a terminal; in scripts use `kb search` or `kb list`. Press ? inside for every key.'
+    'Search as you type, read entries in full, and edit (in $EDITOR), resolve, comment, fork, publish, open, copy or delete them with one key. Needs a terminal; in scripts use `kb search` or `kb list`. Press ? inside for every key.'
   static override examples = [
     '<%= config.bin %> browse',
     '<%= config.bin %> browse "port in use" --status open',
