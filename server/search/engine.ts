@@ -100,6 +100,12 @@ export class SearchEngine {
     ])
     const total = lookup ? best.length : counted
     if (total === 0) return {hits: [], total: 0}
+    if (lookup && best.length <= options.limit) {
+      // Every candidate is kept, and a lookup's caller scores them itself (docs/search.md, "Similar entries"): ranking
+      // them first would only order them. Their rows, in the first stage's order, score 0.
+      const rows = await this.entriesIn(best, new TimeSlice())
+      return {hits: best.flatMap((k) => (rows.has(k) ? [{entry: rows.get(k)!, score: 0}] : [])), total}
+    }
     let keys = best
     if (!lookup && keys.length < Math.min(depth, total)) {
       // Only very common terms, or too few entries with the rarer ones: ranking every entry with a
