@@ -228,6 +228,10 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   const trust = new TrustService(store, knowledge)
   const curation = new CurationService(store, knowledge)
   const review = new ReviewService(store, knowledge)
+  // The review queue's kept counts go with any write answered (before the answer leaves, so a client's next read sees it).
+  app.addHook('onSend', async (req, reply) => {
+    if (reply.statusCode < 400 && WRITE_METHODS.has(req.method)) review.forget()
+  })
   const sessions = new WebSessions(store)
   const web = options.web !== false
   // An entry's permanent page on the daemon's public origin (docs/web.md), given with GET /knowledge/:id.
