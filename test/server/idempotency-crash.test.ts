@@ -7,7 +7,7 @@
  */
 import {afterAll, describe, expect, it} from 'vitest'
 import {corpusImport} from '../../bench/hostile-shapes.js'
-import {startChildDaemon, tempDir, type ChildDaemon} from '../helpers/daemon.js'
+import {queryStore, startChildDaemon, tempDir, type ChildDaemon} from '../helpers/daemon.js'
 import {useCluster} from '../helpers/postgres.js'
 import {requireSystem} from '../helpers/system.js'
 
@@ -24,15 +24,16 @@ const post = (dd: ChildDaemon, key: string, body: string): Promise<Response> =>
     body,
   })
 
-/** Starts a long import under `key` on `dd`, and resolves once the key is claimed (a repeat answers 409). */
+/** Starts a long import under `key` on `dd`, and resolves once its claim is in the store, unanswered. */
 async function claimedByImport(dd: ChildDaemon, key: string): Promise<void> {
   // A first claim under another key, so that the long import's claim is not the one that opens the store's lease.
   expect((await post(dd, `${key}-before`, corpusImport(1))).status).toBe(200)
   void post(dd, key, corpusImport(3000)).catch(() => null)
-  for (let i = 0; i < 200; i++) {
-    const probe = await post(dd, key, corpusImport(1))
-    if (probe.status === 409) return
-    await new Promise((r) => setTimeout(r, 50))
+  // Read in the store, not probed with the key: a probe that arrived first would take the key itself.
+  for (let i = 0; i < 400; i++) {
+    const rows = await queryStore<{status: number | null}>(dd, 'SELECT status FROM idempotency_keys WHERE key = ?', [key])
+    if (rows.length === 1 && rows[0]!.status === null) return
+    await new Promise((r) => setTimeout(r, 25))
   }
   throw new Error('the import never held the key')
 }
