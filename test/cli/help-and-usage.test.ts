@@ -24,6 +24,18 @@ describe('-h', () => {
   )
 })
 
+describe('kb --help', () => {
+  it('lists autocomplete once, as a topic naming bash, zsh and fish (src/cli/help.ts)', async () => {
+    const r = await kb(user, ['--help'])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stdout.match(/^ {2}autocomplete\b/gm)).toHaveLength(1)
+    expect(r.stdout).toMatch(/^ {2}autocomplete +Shell completion: kb autocomplete \[bash\|zsh\] prints the steps,/m)
+    // Every other command is still listed, and the topic's commands under it.
+    for (const c of ['add', 'search', 'show', 'daemon', 'project']) expect(r.stdout).toMatch(new RegExp(`^ {2}${c}\\b`, 'm'))
+    expect((await kb(user, ['help', 'autocomplete', 'fish'])).stdout).toContain('Print the fish completion script')
+  })
+})
+
 describe('parse errors are one kb: line', () => {
   it.each([
     [['list', '--limit', 'abc'], /^kb: --limit: expected an integer but received: abc \(see --help\)$/],
