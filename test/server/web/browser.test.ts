@@ -210,6 +210,27 @@ system.describe('the web view in chromium', () => {
     })
   })
 
+  it('refuses a form whose token was tampered with, and ends the session when its key is revoked', async () => {
+    const key = (await d.request('POST', '/api-keys', {body: {name: 'browser-revoke'}})).body
+    await withPage(async (w) => {
+      const {page} = w
+      await signInByKey(w, key.key, `/e/${entryId}`)
+      // The DevTools protocol is not bound by the page's CSP: it plays a page that forged the form's token.
+      await page.evaluate(() => {
+        for (const i of Array.from(document.querySelectorAll<HTMLInputElement>('input[name=csrf_token]'))) i.value = 'forged'
+      })
+      await page.fill('#comment-body', 'should not land')
+      const [res] = await Promise.all([page.waitForNavigation(), page.click('form[action$="/comment"] button')])
+      expect(res!.status()).toBe(403)
+      expect(await page.textContent('[role=alert]')).toContain('could not be verified')
+      expect((await d.request('GET', `/knowledge/${entryId}/comments`)).body.items.map((c: any) => c.body)).not.toContain('should not land')
+
+      expect((await d.request('DELETE', '/api-keys', {body: {id: key.id}})).status).toBe(204)
+      await page.goto(`${root}/e/${entryId}`)
+      expect(page.url()).toContain('/signin?next=')
+    })
+  })
+
   it('signs in by a one-time link, and signs out', async () => {
     const link = (await d.request('POST', '/web/links', {body: {next: `/e/${entryId}`}})).body.url as string
     await withPage(async (w) => {

@@ -7,6 +7,7 @@
 import {request} from 'node:http'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {longestHold} from '../../helpers/loop-hold.js'
 import {formToken, HOSTILE, signIn, webClient, webRoot} from './support.js'
 
 let d: TestDaemon
@@ -229,6 +230,35 @@ describe('hostile entries', () => {
     expect(page).toContain('&lt;script&gt;window.__pwned=3&lt;/script&gt;')
     expect(page).toContain('<a href="https://example.com/ok" rel="noopener nofollow ugc">safe</a>')
     expect(page).toContain('href="mailto:team@example.com"')
+  })
+})
+
+describe('bounded work', () => {
+  it('renders 100,000-character adversarial bodies in linear time, the loop held briefly', async () => {
+    const N = 100_000
+    const shapes: Record<string, string> = {
+      brackets: '['.repeat(N),
+      'open links': '[a]('.repeat(N / 4),
+      emphasis: '*_'.repeat(N / 2),
+      backticks: '`'.repeat(N),
+      'nested quotes': '>'.repeat(N),
+      'nested lists': Array.from({length: 2000}, (_, i) => `${' '.repeat(i % 60)}- x`)
+        .join('\n')
+        .slice(0, N),
+      entities: '&#'.repeat(N / 2),
+      'bidi and tags': '\u202e<b>'.repeat(N / 4),
+    }
+    const c = webClient(d)
+    await signIn(c, d.ownerKey)
+    for (const [name, body] of Object.entries(shapes)) {
+      const e = await d.request('POST', '/knowledge', {body: {title: name, body, scope: 'private'}})
+      expect(e.status, `${name}: ${e.text.slice(0, 200)}`).toBe(201)
+      const {result, worstMs} = await longestHold(() => c.get(`/e/${e.body.id}`))
+      expect(result.status, name).toBe(200)
+      await result.text()
+      // markdown-it is linear; 100k characters take tens of milliseconds. Generous for a loaded machine.
+      expect(worstMs, name).toBeLessThan(1000)
+    }
   })
 })
 
