@@ -32,6 +32,8 @@ import {projectRoutes} from './routes/projects.js'
 import {recallRoutes} from './routes/recalls.js'
 import {trustRoutes} from './routes/trust.js'
 import {curationRoutes} from './routes/curation.js'
+import {idRoutes} from './routes/ids.js'
+import {IdService} from './services/ids.js'
 import {historyRoutes} from './routes/history.js'
 import {HistoryService} from './services/history.js'
 import {registerWebRoutes} from './web/routes.js'
@@ -241,12 +243,14 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
         return `${w.origin}${w.root}/e/${id}`
       }
     : undefined
+  const ids = new IdService(store, knowledge)
   const routes: RouteDef[] = [
     ...metaRoutes(version, () => openapiDoc ?? {}, {store, disk}, options.proofSecret, options.localInfo),
     ...knowledgeRoutes(knowledge, queries, publish, recalls, webUrl),
     ...trustRoutes(trust),
     ...curationRoutes(curation),
     ...historyRoutes(history, review),
+    ...idRoutes(ids),
     ...searchRoutes(queries, recalls),
     ...recallRoutes(recalls),
     ...projectRoutes(projects, membership),
@@ -271,12 +275,14 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
         ...(r.body ? {body: r.body} : {}),
       },
       onRequest: r.auth
-        ? async (req) => {
+        ? async (req, reply) => {
             req.caller = await auth.authenticate(
               req.headers.authorization,
               (invalid) => bearerChallenge(`${baseUrl(req)}/.well-known/oauth-protected-resource`, invalid),
               {baseUrl: baseUrl(req)},
             )
+            // The length the caller's client prints short ids with (docs/api.md, "Short ids").
+            reply.header('Kb-Short-Id-Length', String(await ids.shortLength()))
             // What the client says it is, for history only (docs/api.md, "History"): identity is the credential's.
             const via = CLIENT_VIAS.find((v) => v === req.headers['kb-via'])
             if (via) req.caller.via = via

@@ -11,6 +11,9 @@ import {headOf, reversed} from '../search/vocabulary.js'
 import type {Queryable} from './postgres-db.js'
 import {trustToDb} from './rows.js'
 import type {CommentRow, EntryChanges, EntryRow} from './store.js'
+import {numbered} from './postgres-rows.js'
+import {lengthNeeded, SHORT_ID_SQL, tailOf} from './short-ids.js'
+import {SHORT_ID_MIN} from '../../src/shared/contract.js'
 
 /** Counter shards: an entry's counts live in shard `seq % SHARDS` (migration 1). */
 const SHARDS = 16
@@ -185,7 +188,16 @@ export class PostgresEntryWriter {
     )
     await this.writeTags(q, row!.seq, e.tags, false)
     delta.add(row!.seq, indexed, 1)
+    await this.growShortIds(q, e.id)
     return row!.seq
+  }
+
+  /** Lengthens the short form when this id ends as another does (docs/api.md, "Short ids"): two index seeks. */
+  private async growShortIds(q: Queryable, id: string): Promise<void> {
+    const tail = tailOf(id)
+    const [n] = await q.query<{below: string | null; above: string | null}>(numbered(SHORT_ID_SQL.neighbours), [tail, tail])
+    const need = lengthNeeded(tail, [n?.below, n?.above])
+    if (need > SHORT_ID_MIN) await q.run(numbered(SHORT_ID_SQL.grow), [need, need])
   }
 
   /** Replaces every stored column of entry `seq` (an import's overwrite); its comments are the caller's. */

@@ -5,6 +5,8 @@
  * COLLATE "C": byte order, as SQLite compares, whatever locale the database was created with.
  */
 
+import {shortIdsMigration} from './short-ids.js'
+
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   // 1: the whole initial schema, with search (server/search/postgres-index.ts): each entry's index terms as a
   // tsvector (title weight A, tags B, body D) built from the shared tokenizer's output, so PostgreSQL matches
@@ -362,4 +364,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE INDEX web_sessions_principal ON web_sessions(principal_id, created_at);
   CREATE INDEX web_sessions_expires ON web_sessions(expires_at);
   `,
+  // 13: short ids, as SQLite's step 16 (the reversed id is stored: PostgreSQL computes no virtual columns).
+  shortIdsMigration('STORED', 'COLLATE "C"'),
 ]

@@ -16,6 +16,7 @@ import {PostgresIdempotencyStore} from './postgres-idempotency.js'
 import {PostgresLease} from './postgres-lease.js'
 import {PostgresRecallStore} from './postgres-recalls.js'
 import {PostgresWebSessionStore} from './postgres-web-sessions.js'
+import {PostgresIdStore} from './postgres-ids.js'
 import {PostgresMembershipStore} from './postgres-membership.js'
 import {PostgresHistoryStore, writeHistory} from './postgres-history.js'
 import type {HistoryRow} from './history-store.js'
@@ -95,6 +96,7 @@ export class PostgresStore implements Store {
   readonly idempotency: PostgresIdempotencyStore
   readonly recalls: PostgresRecallStore
   readonly web: PostgresWebSessionStore
+  readonly ids: PostgresIdStore
   readonly members: PostgresMembershipStore
   readonly history: PostgresHistoryStore
   private readonly entries = new PostgresEntryWriter()
@@ -115,6 +117,7 @@ export class PostgresStore implements Store {
     this.idempotency = new PostgresIdempotencyStore(db, this.lease)
     this.recalls = new PostgresRecallStore(db)
     this.web = new PostgresWebSessionStore(db)
+    this.ids = new PostgresIdStore(db)
     this.members = new PostgresMembershipStore(db)
     this.history = new PostgresHistoryStore(db)
   }

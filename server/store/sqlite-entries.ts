@@ -11,6 +11,8 @@ import {headOf, reversed, vocabularyTerms} from '../search/vocabulary.js'
 import type {StatementCache} from './sqlite-rows.js'
 import {trustToDb, type Row} from './rows.js'
 import type {CommentRow, EntryChanges, EntryRow} from './store.js'
+import {lengthNeeded, SHORT_ID_SQL, tailOf} from './short-ids.js'
+import {SHORT_ID_MIN} from '../../src/shared/contract.js'
 
 const INSERT_ENTRY = `INSERT INTO entries (id, title, body, summary, summary_title, scope, project_id, tags, url, status, resolution,
     thought_chain, forked_from, author_id, created_at, updated_at, version, comment_count,
@@ -90,7 +92,16 @@ export class SqliteEntryWriter {
     this.writeTags(seq, e.tags)
     this.index(seq, e)
     this.addVocabulary(e)
+    this.growShortIds(e.id)
     return seq
+  }
+
+  /** Lengthens the short form when this id ends as another does (docs/api.md, "Short ids"): two index seeks. */
+  private growShortIds(id: string): void {
+    const tail = tailOf(id)
+    const n = this.stmt(SHORT_ID_SQL.neighbours).get(tail, tail) as {below: string | null; above: string | null}
+    const need = lengthNeeded(tail, [n.below, n.above])
+    if (need > SHORT_ID_MIN) this.stmt(SHORT_ID_SQL.grow).run(need, need)
   }
 
   /** Replaces every stored column of entry `seq` (an import's overwrite); its comments are the caller's. */

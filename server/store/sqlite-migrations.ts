@@ -3,6 +3,8 @@
  * Append new steps, never edit a released one.
  */
 
+import {shortIdsMigration} from './short-ids.js'
+
 export const SQLITE_MIGRATIONS: readonly string[] = [
   // 1: the whole initial schema
   `
@@ -397,4 +399,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX web_sessions_principal ON web_sessions(principal_id, created_at);
   CREATE INDEX web_sessions_expires ON web_sessions(expires_at);
   `,
+  // 16: short ids (docs/api.md, "Short ids"): each id's digits reversed as a column with an index, so a suffix is looked
+  // up as a range; and the length short forms need, kept by the entry writer (server/store/short-ids.ts).
+  shortIdsMigration('VIRTUAL', ''),
 ]

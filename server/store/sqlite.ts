@@ -23,6 +23,7 @@ import {commentFromRow, entryFromRow, trustFromRow, type Row} from './rows.js'
 import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
 import {SqliteRecallStore} from './sqlite-recalls.js'
 import {SqliteWebSessionStore} from './sqlite-web-sessions.js'
+import {SqliteIdStore} from './sqlite-ids.js'
 import {SqliteMembershipStore} from './sqlite-membership.js'
 import {SqliteHistoryStore} from './sqlite-history.js'
 import type {HistoryRow} from './history-store.js'
@@ -78,6 +79,7 @@ export class SqliteStore implements Store {
   readonly idempotency: SqliteIdempotencyStore
   readonly recalls: SqliteRecallStore
   readonly web: SqliteWebSessionStore
+  readonly ids: SqliteIdStore
   readonly members: SqliteMembershipStore
   readonly history: SqliteHistoryStore
   private readonly statements: StatementCache
@@ -134,6 +136,7 @@ export class SqliteStore implements Store {
     this.db.prepare('DELETE FROM idempotency_keys WHERE status IS NULL').run()
     this.recalls = new SqliteRecallStore(this.db, this.gate)
     this.web = new SqliteWebSessionStore(this.db, this.gate)
+    this.ids = new SqliteIdStore(this.statements)
     this.members = new SqliteMembershipStore(this.db, this.gate)
   }
 

@@ -19,6 +19,7 @@ import type {
   Status,
   ThoughtStep,
 } from '../../src/shared/types.js'
+import type {IdStore} from './short-ids.js'
 import type {HistoryRow, HistoryStore} from './history-store.js'
 import type {IdempotencyStore} from './idempotency.js'
 import type {MembershipStore} from './membership-store.js'
@@ -299,6 +300,8 @@ export interface Store {
   readonly members: MembershipStore
   /** Entries' history, usage counts and the review queue (docs/api.md, "History, usage and the review queue"). */
   readonly history: HistoryStore
+  /** Short ids (docs/api.md, "Short ids"): their length, and the entries a typed one names. */
+  readonly ids: IdStore
 }
 
 export interface ProjectSettings {

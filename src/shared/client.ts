@@ -5,6 +5,8 @@
  * problem → `KbError` mapping live here once, whatever carries the bytes.
  */
 import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from './errors.js'
+import {noteShortIdLength, readIdRef} from './short-id.js'
+import type {IdResolved} from './id-schemas.js'
 // The inputs are the request schemas' own types: type-only, so the CLI does not load TypeBox to use them.
 import type {RecallBody, RecallRecord, RecallResult, RecallsQuery} from './recall-schemas.js'
 import type {Invitation, InvitationBody, JoinPending, JoinRequest, Member} from './membership-schemas.js'
@@ -203,6 +205,7 @@ export class ApiClient {
         res = await this.transport.send({method, url, headers, body: payload, timeoutMs})
       }
     }
+    if (res.headers['kb-short-id-length'] !== undefined) noteShortIdLength(res.headers['kb-short-id-length'])
     let body: unknown = res.text
     const type = String(res.headers['content-type'] ?? '')
     if (res.text !== '' && type.includes('json')) {
@@ -236,6 +239,16 @@ export class ApiClient {
 
   async health(timeoutMs = 2000): Promise<Health> {
     return (await this.request<Health>('GET', '/health', {timeoutMs})).body
+  }
+
+  /**
+   * The whole id of the entry a typed reference names (docs/api.md, "Short ids"): a whole id is itself, without a
+   * request; a start or an end of one is asked of the server, which answers 404 or 409 `ambiguous_id` (exit 2).
+   */
+  async entryId(typed: string): Promise<string> {
+    const ref = readIdRef(typed)
+    if ('id' in ref) return ref.id
+    return (await this.request<IdResolved>('GET', `/ids/${encodeURIComponent(ref.hex)}`)).body.id
   }
 
   async createEntry(input: CreateEntryBody, onSimilar?: 'refuse'): Promise<EntryCreated> {

@@ -16,6 +16,16 @@ export const COMMENT_TYPE_DEFAULT = 'note'
 export const THOUGHT_KIND_DEFAULT = 'observation'
 
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+/** The short form of an entry id (docs/api.md, "Short ids"): at least this many characters of the id's end. */
+export const SHORT_ID_MIN = 7
+/** A short form typed by someone (a prefix or a suffix of an id) has at least this many hex digits. */
+export const ID_REF_MIN = 4
+/** An id reference as typed, hyphens included: at most a whole id. */
+export const ID_REF_MAX = 36
+/** Entries of each kind (prefix, suffix) a short form is looked up among before it is called ambiguous. */
+export const ID_REF_SCAN = 100
+/** The candidates an ambiguous short form's problem lists. */
+export const ID_CANDIDATES_MAX = 10
 export const TAG_MAX = 40
 export const TAG_PATTERN = `^[A-Za-z0-9._-]{1,${TAG_MAX}}$`
 export const PRINCIPAL_NAME_MAX = 64

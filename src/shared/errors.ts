@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   sensitive_content: {status: 409, title: 'Conflict', exit: 5},
   // POST /knowledge?on_similar=refuse when entries the caller can see look like the same knowledge (docs/api.md, "Curation").
   possible_duplicate: {status: 409, title: 'Conflict', exit: 5},
+  // A short id (docs/api.md, "Short ids") that names more than one entry the caller may see; `candidates` lists them.
+  ambiguous_id: {status: 409, title: 'Conflict', exit: 2},
   request_timeout: {status: 408, title: 'Request Timeout', exit: 1},
   precondition_failed: {status: 412, title: 'Precondition Failed', exit: 5},
   payload_too_large: {status: 413, title: 'Payload Too Large', exit: 1},
