@@ -12,7 +12,7 @@ const API_TESTS = [
   'test/server/{fuzz,hostile,smoke,summary,visibility}.test.ts',
   'test/server/transfer/{authorship,import-twice,malformed,round-trip}.test.ts',
   'test/server/web/*.test.ts',
-  'test/mcp/{batch,http,http-curation,http-trust,join-pending,recall-record,safe-publish,stdio}.test.ts',
+  'test/mcp/{batch,http,http-curation,http-short-ids,http-trust,join-pending,recall-record,safe-publish,stdio}.test.ts',
 ]
 
 export default defineConfig({

@@ -16,6 +16,7 @@ import type {AnchorIn} from '../src/shared/schemas.js'
 import {mentionsPath} from '../src/cli/anchors/suggest.js'
 import {safeText} from '../src/cli/output/safe-text.js'
 import {askAboutSimilar, similarLines} from '../src/cli/similar.js'
+import {shortId} from '../src/shared/short-id.js'
 
 export default class Add extends KbCommand<typeof Add> {
   static override summary = 'Add a knowledge entry'
@@ -105,7 +106,7 @@ export default class Add extends KbCommand<typeof Add> {
           }
           if (decision.kind === 'comment') {
             const comment = await (await this.client()).comment(decision.on.id, {body: `${title}\n\n${body}`})
-            this.out(`${green(this.mode, 'Commented')} on ${decision.on.id}  ${oneLine(decision.on.title)}`)
+            this.out(`${green(this.mode, 'Commented')} on ${shortId(decision.on.id)}  ${oneLine(decision.on.title)}`)
             return comment
           }
           entry = await send()
@@ -126,7 +127,7 @@ export default class Add extends KbCommand<typeof Add> {
       process.stderr.write(`kb: similar entries exist (comment on one instead of adding a copy):\n${similarLines(similar).join('\n')}\n`)
     if (this.mode.tty)
       this.out(
-        `${green(this.mode, 'Created')} ${entry.id}  ${oneLine(entry.title)}\n${dim(this.mode, oneLine(`scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`))}`,
+        `${green(this.mode, 'Created')} ${shortId(entry.id)}  ${oneLine(entry.title)}\n${dim(this.mode, oneLine(`scope ${entry.scope}${entry.tags.length > 0 ? ` · tags ${entry.tags.join(', ')}` : ''}`))}`,
       )
     else this.out(entry.id)
     return entry

@@ -14,6 +14,7 @@ import {checkoutAt} from '../src/cli/anchors/local.js'
 import {gather, remember, type CheckEntry} from '../src/cli/anchors/gather.js'
 import {checkedAnchor, countStates, renderCheck, type CheckedEntry, type CheckReport} from '../src/cli/anchors/report.js'
 import {isQueued} from '../src/cli/outbox/state.js'
+import {shortId} from '../src/shared/short-id.js'
 
 /** How many reports are in flight at once: enough to hide the round trips, few enough not to crowd the daemon. */
 const PARALLEL = 8
@@ -65,7 +66,7 @@ export default class Check extends KbCommand<typeof Check> {
     report.counts = countStates(report.entries)
     report.stale = report.counts.changed + report.counts.deleted
     this.out(renderCheck(report, this.mode))
-    for (const f of report.failed) this.warnLine(`could not report the check of ${f.id}: ${f.error}`)
+    for (const f of report.failed) this.warnLine(`could not report the check of ${shortId(f.id)}: ${f.error}`)
     if (flags['fail-on'] === 'stale' && report.stale > 0) process.exitCode = 1
     return report
   }
@@ -140,7 +141,7 @@ export default class Check extends KbCommand<typeof Check> {
           .map((x) => x.result)
         try {
           const answer = await this.write<EntryFull>(
-            {command: 'check', label: e.id, request: writeRequests.checkAnchors(e.id, {commit: report.commit, results})},
+            {command: 'check', label: shortId(e.id), request: writeRequests.checkAnchors(e.id, {commit: report.commit, results})},
             this.flags['no-queue'],
           )
           report.reported++

@@ -10,6 +10,7 @@ import {bodyFrom, commentTypeFlag, noQueueFlag} from '../src/cli/flags.js'
 import {green} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
+import {shortId} from '../src/shared/short-id.js'
 
 export default class CommentCmd extends KbCommand<typeof CommentCmd> {
   static override summary = 'Comment on a knowledge entry'
@@ -22,9 +23,10 @@ export default class CommentCmd extends KbCommand<typeof CommentCmd> {
     'git log -1 --format=%B | <%= config.bin %> comment 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
   ]
   static override args = {
-    id: Args.string({description: 'entry id', required: true}),
+    id: Args.string({description: 'entry id, or a short id: its start or end', required: true}),
     body: Args.string({description: 'the comment text'}),
   }
+  static override entryArgs = ['id']
   static override flags = {
     type: commentTypeFlag(),
     'body-file': Flags.string({char: 'F', description: 'read the text from this file (- for stdin)'}),
@@ -44,18 +46,21 @@ export default class CommentCmd extends KbCommand<typeof CommentCmd> {
       throw new KbError('usage', 'a comment needs text: kb comment <id> "<text>" (or pipe it on stdin)')
     const choice = choiceFrom(this.flags)
     // On a shared entry the comment reaches its readers at once (docs/cli.md, "Safe publish").
-    const comment = await clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what: `commenting on ${this.args.id}`}, (c) =>
-      this.write<Comment>(
-        {
-          command: 'comment',
-          label: `on ${this.args.id}`,
-          request: writeRequests.comment(this.args.id, {body, type: this.flags.type, ...c}),
-        },
-        this.flags['no-queue'],
-      ),
+    const comment = await clearSensitive(
+      choice,
+      {mode: this.mode, json: this.jsonEnabled(), what: `commenting on ${shortId(this.args.id)}`},
+      (c) =>
+        this.write<Comment>(
+          {
+            command: 'comment',
+            label: `on ${shortId(this.args.id)}`,
+            request: writeRequests.comment(this.args.id, {body, type: this.flags.type, ...c}),
+          },
+          this.flags['no-queue'],
+        ),
     )
     if (isQueued(comment)) return comment
-    if (this.mode.tty) this.out(`${green(this.mode, 'Commented')} on ${this.args.id} (${comment.type})`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Commented')} on ${shortId(this.args.id)} (${comment.type})`)
     else this.out(comment.id)
     return comment
   }

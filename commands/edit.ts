@@ -21,6 +21,7 @@ import {editorText, patchFromText, withPatch} from '../src/cli/merge/editor-text
 import {sendMerged} from '../src/cli/merge/send.js'
 import {baseOf, type EditBase, type MergeField} from '../src/cli/merge/three-way.js'
 import {anchorLabel, parseAnchorSpec, rootRelative} from '../src/cli/anchors/spec.js'
+import {shortId} from '../src/shared/short-id.js'
 
 export default class Edit extends KbCommand<typeof Edit> {
   static override summary = 'Change a knowledge entry'
@@ -31,7 +32,8 @@ export default class Edit extends KbCommand<typeof Edit> {
     '<%= config.bin %> edit 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --add-tag flaky',
     '<%= config.bin %> edit 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980   # opens $EDITOR',
   ]
-  static override args = {id: Args.string({description: 'entry id', required: true})}
+  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override entryArgs = ['id']
   static override flags = {
     title: Flags.string({description: 'new title'}),
     body: Flags.string({char: 'b', description: 'new body'}),
@@ -77,13 +79,13 @@ export default class Edit extends KbCommand<typeof Edit> {
     } catch (e) {
       // Out of reach: flags say what to change without the entry, so the edit waits for `kb sync` (the editor cannot).
       if (!fromFlags || !this.queues(e, flags['no-queue'])) throw e
-      return this.enqueue({command: 'edit', label: args.id, edit: intent}, e)
+      return this.enqueue({command: 'edit', label: shortId(args.id), edit: intent}, e)
     }
     for (const r of intent.remove_anchors ?? [])
       if (!current.anchors.some((a) => removes(r, a)))
         throw new KbError(
           'usage',
-          `--remove-anchor ${anchorLabel(r)}: entry ${args.id} has no such anchor (it has ${current.anchors.map(anchorLabel).join(', ') || 'none'})`,
+          `--remove-anchor ${anchorLabel(r)}: entry ${shortId(args.id)} has no such anchor (it has ${current.anchors.map(anchorLabel).join(', ') || 'none'})`,
         )
     let patch: PatchEntryBody
     let drafted = false
@@ -134,7 +136,7 @@ export default class Edit extends KbCommand<typeof Edit> {
       if (isQueued(updated)) return updated
       const merged = outcome.merged_with === null ? '' : `, merged with changes made meanwhile (version ${outcome.merged_with})`
       if (this.mode.tty)
-        this.out(`${green(this.mode, 'Updated')} ${updated.id}  ${oneLine(updated.title)} (version ${updated.version}${merged})`)
+        this.out(`${green(this.mode, 'Updated')} ${shortId(updated.id)}  ${oneLine(updated.title)} (version ${updated.version}${merged})`)
       else {
         this.out(`${updated.id}\t${updated.version}`)
         if (merged) this.note(`merged with changes made meanwhile (version ${outcome.merged_with})`)
@@ -163,7 +165,7 @@ export default class Edit extends KbCommand<typeof Edit> {
       const request = writeRequests.patchEntry(id, {...patch, ...c}, `"${version}"`)
       // Queued, the edit keeps what was asked and what it was made on, so `kb sync` merges it as this would.
       const edit = intent ? {...intent, set: {...intent.set, ...c}, version, base} : {entry_id: id, set: {...patch, ...c}, version, base}
-      return this.write<EntryFull>({command: 'edit', label: id, request, edit}, this.flags['no-queue'])
+      return this.write<EntryFull>({command: 'edit', label: shortId(id), request, edit}, this.flags['no-queue'])
     })
   }
 
@@ -186,7 +188,7 @@ export default class Edit extends KbCommand<typeof Edit> {
 function stale(id: string, version: number, why: string): KbError {
   return new KbError(
     'precondition_failed',
-    `entry ${id} changed since version ${version} was read (${why}); run \`kb show ${id}\` and edit again`,
+    `entry ${shortId(id)} changed since version ${version} was read (${why}); run \`kb show ${shortId(id)}\` and edit again`,
   )
 }
 

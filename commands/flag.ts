@@ -12,6 +12,7 @@ import {KbCommand} from '../src/cli/base.js'
 import {noQueueFlag} from '../src/cli/flags.js'
 import {green, oneLine, yellow} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
+import {shortId} from '../src/shared/short-id.js'
 
 export default class Flag extends KbCommand<typeof Flag> {
   static override summary = 'Flag a knowledge entry as stale, incorrect, a duplicate or obsolete'
@@ -22,7 +23,9 @@ export default class Flag extends KbCommand<typeof Flag> {
     '<%= config.bin %> flag 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --reason duplicate --duplicate-of 0193a7e2-6d2f-7c4b-8a0f-3e5d6c7b8a91',
     '<%= config.bin %> flag 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --withdraw',
   ]
-  static override args = {id: Args.string({description: 'entry id', required: true})}
+  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override entryArgs = ['id']
+  static override entryFlags = ['duplicate-of']
   static override flags = {
     reason: Flags.option({options: FLAG_REASONS, description: 'why: stale, incorrect, duplicate or obsolete'})(),
     'duplicate-of': Flags.string({description: 'with --reason duplicate: the entry this one duplicates'}),
@@ -39,7 +42,7 @@ export default class Flag extends KbCommand<typeof Flag> {
     const {args, flags} = this
     if (flags.withdraw) {
       const entry = await (await this.client()).withdrawFlag(args.id)
-      if (this.mode.tty) this.out(`${green(this.mode, 'Withdrew')} your flag on ${entry.id}  ${oneLine(entry.title)}`)
+      if (this.mode.tty) this.out(`${green(this.mode, 'Withdrew')} your flag on ${shortId(entry.id)}  ${oneLine(entry.title)}`)
       else this.out(`${entry.id}\twithdrawn`)
       return entry
     }
@@ -52,11 +55,11 @@ export default class Flag extends KbCommand<typeof Flag> {
       ...(flags['duplicate-of'] !== undefined ? {duplicate_of: flags['duplicate-of']} : {}),
     }
     const entry = await this.write<EntryFull>(
-      {command: 'flag', label: `${args.id} (${flags.reason})`, request: writeRequests.flag(args.id, body)},
+      {command: 'flag', label: `${shortId(args.id)} (${flags.reason})`, request: writeRequests.flag(args.id, body)},
       flags['no-queue'],
     )
     if (isQueued(entry)) return entry
-    if (this.mode.tty) this.out(`${yellow(this.mode, 'Flagged')} ${entry.id}  ${oneLine(entry.title)} (${flags.reason})`)
+    if (this.mode.tty) this.out(`${yellow(this.mode, 'Flagged')} ${shortId(entry.id)}  ${oneLine(entry.title)} (${flags.reason})`)
     else this.out(`${entry.id}\t${flags.reason}`)
     return entry
   }

@@ -11,6 +11,7 @@ import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
 import {similarLines} from '../src/cli/similar.js'
+import {shortId} from '../src/shared/short-id.js'
 
 export default class Fork extends KbCommand<typeof Fork> {
   static override summary = 'Fork a knowledge entry (create a branch)'
@@ -20,7 +21,8 @@ export default class Fork extends KbCommand<typeof Fork> {
     '<%= config.bin %> fork 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --title "Same crash on Windows"',
     'id=$(<%= config.bin %> fork "$parent")',
   ]
-  static override args = {id: Args.string({description: 'entry id', required: true})}
+  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override entryArgs = ['id']
   static override flags = {
     title: Flags.string({description: 'title of the fork'}),
     scope: scopeFlag('scope of the fork (default private)'),
@@ -39,15 +41,15 @@ export default class Fork extends KbCommand<typeof Fork> {
     }
     const entry = await clearSensitive(
       choiceFrom(this.flags),
-      {mode: this.mode, json: this.jsonEnabled(), what: `forking ${this.args.id}`},
+      {mode: this.mode, json: this.jsonEnabled(), what: `forking ${shortId(this.args.id)}`},
       (c) => {
         const request = writeRequests.fork(this.args.id, {...input, ...c})
-        const draft = {command: 'fork', label: this.args.id, request, ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {})}
+        const draft = {command: 'fork', label: shortId(this.args.id), request, ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {})}
         return this.write<EntryCreated>(draft, this.flags['no-queue'])
       },
     )
     if (isQueued(entry)) return entry
-    if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${this.args.id} → ${entry.id}  ${oneLine(entry.title)}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Forked')} ${shortId(this.args.id)} → ${shortId(entry.id)}  ${oneLine(entry.title)}`)
     else this.out(entry.id)
     // Into a wider scope the server names entries there that look like it (docs/cli.md, "kb fork ID").
     const similar = entry.similar ?? []

@@ -18,7 +18,8 @@ export default class History extends KbCommand<typeof History> {
     '<%= config.bin %> history 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
     '<%= config.bin %> history 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --json',
   ]
-  static override args = {id: Args.string({description: 'entry id', required: true})}
+  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override entryArgs = ['id']
   static override flags = {'no-pager': noPagerFlag}
   static override pager = true
 

@@ -10,6 +10,7 @@ import {noQueueFlag, scopeFlag} from '../src/cli/flags.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {choiceFrom, clearSensitive, renderReport, sensitiveFlags} from '../src/cli/safe-publish.js'
+import {shortId} from '../src/shared/short-id.js'
 
 export default class Publish extends KbCommand<typeof Publish> {
   static override summary = 'Publish a knowledge entry to a wider scope'
@@ -24,7 +25,8 @@ export default class Publish extends KbCommand<typeof Publish> {
     '<%= config.bin %> publish 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --redact',
     '<%= config.bin %> publish 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --acknowledge 3fa2c1e0b7d4e11f,9b0c2d4e6f8a1c3e',
   ]
-  static override args = {id: Args.string({description: 'entry id', required: true})}
+  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override entryArgs = ['id']
   static override flags = {
     scope: scopeFlag('the scope to publish to (default: the next wider one)'),
     preview: Flags.boolean({description: 'show what publishing would expose and what redaction would change; change nothing'}),
@@ -36,13 +38,13 @@ export default class Publish extends KbCommand<typeof Publish> {
     const {flags} = this
     const choice = choiceFrom(flags)
     if (flags.preview) return this.preview(await (await this.client()).publishPreview(this.args.id, flags.scope))
-    const what = `publishing ${this.args.id}${flags.scope ? ` to ${flags.scope}` : ''}`
+    const what = `publishing ${shortId(this.args.id)}${flags.scope ? ` to ${flags.scope}` : ''}`
     const entry = await clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what}, (c) => {
       const request = writeRequests.publish(this.args.id, {...(flags.scope ? {scope: flags.scope} : {}), ...c})
-      return this.write<EntryFull>({command: 'publish', label: this.args.id, request}, flags['no-queue'])
+      return this.write<EntryFull>({command: 'publish', label: shortId(this.args.id), request}, flags['no-queue'])
     })
     if (isQueued(entry)) return entry
-    if (this.mode.tty) this.out(`${green(this.mode, 'Published')} ${entry.id} to ${oneLine(entry.scope)}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Published')} ${shortId(entry.id)} to ${oneLine(entry.scope)}`)
     else this.out(`${entry.id}\t${entry.scope}`)
     return entry
   }

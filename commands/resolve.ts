@@ -9,6 +9,7 @@ import {noQueueFlag} from '../src/cli/flags.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
+import {shortId} from '../src/shared/short-id.js'
 
 export default class Resolve extends KbCommand<typeof Resolve> {
   static override summary = 'Resolve a knowledge entry'
@@ -19,7 +20,8 @@ export default class Resolve extends KbCommand<typeof Resolve> {
   static override examples = [
     '<%= config.bin %> resolve 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --note "Fixed by pinning better-sqlite3" --url https://github.com/acme/api/pull/42',
   ]
-  static override args = {id: Args.string({description: 'entry id', required: true})}
+  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override entryArgs = ['id']
   static override flags = {
     note: Flags.string({char: 'n', description: 'how it was resolved'}),
     url: Flags.string({description: 'where: a commit, pull request or doc (absolute http(s) URL)'}),
@@ -35,15 +37,15 @@ export default class Resolve extends KbCommand<typeof Resolve> {
     // On a shared entry the resolution reaches its readers at once (docs/cli.md, "Safe publish").
     const entry = await clearSensitive(
       choiceFrom(this.flags),
-      {mode: this.mode, json: this.jsonEnabled(), what: `resolving ${this.args.id}`},
+      {mode: this.mode, json: this.jsonEnabled(), what: `resolving ${shortId(this.args.id)}`},
       (c) =>
         this.write<EntryFull>(
-          {command: 'resolve', label: this.args.id, request: writeRequests.resolve(this.args.id, {...input, ...c})},
+          {command: 'resolve', label: shortId(this.args.id), request: writeRequests.resolve(this.args.id, {...input, ...c})},
           this.flags['no-queue'],
         ),
     )
     if (isQueued(entry)) return entry
-    if (this.mode.tty) this.out(`${green(this.mode, 'Resolved')} ${entry.id}  ${oneLine(entry.title)}`)
+    if (this.mode.tty) this.out(`${green(this.mode, 'Resolved')} ${shortId(entry.id)}  ${oneLine(entry.title)}`)
     else this.out(`${entry.id}\t${entry.status}`)
     return entry
   }

@@ -26,7 +26,8 @@ export default class Show extends KbCommand<typeof Show> {
     '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --raw',
     '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --web',
   ]
-  static override args = {id: Args.string({description: 'entry id', required: true})}
+  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override entryArgs = ['id']
   static override flags = {
     detail: detailFlag(),
     'no-pager': noPagerFlag,

@@ -9,6 +9,7 @@ import {KbCommand} from '../src/cli/base.js'
 import {noQueueFlag} from '../src/cli/flags.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
+import {shortId} from '../src/shared/short-id.js'
 
 export default class Supersede extends KbCommand<typeof Supersede> {
   static override summary = 'Mark an entry replaced by another one'
@@ -20,6 +21,8 @@ export default class Supersede extends KbCommand<typeof Supersede> {
     '<%= config.bin %> supersede 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --undo',
   ]
   static override args = {id: Args.string({description: 'the entry that is replaced', required: true})}
+  static override entryArgs = ['id']
+  static override entryFlags = ['by']
   static override flags = {
     by: Flags.string({description: 'the entry that replaces it'}),
     undo: Flags.boolean({description: 'withdraw a supersede: the entry stands again', default: false}),
@@ -32,15 +35,15 @@ export default class Supersede extends KbCommand<typeof Supersede> {
     if ((flags.by === undefined) === !flags.undo) throw new KbError('usage', 'say which entry replaces it (--by <id>), or --undo')
     const input = {by: flags.undo ? null : flags.by!.toLowerCase(), ...(flags.note !== undefined ? {note: flags.note} : {})}
     const entry = await this.write<EntryFull>(
-      {command: 'supersede', label: args.id, request: writeRequests.supersede(args.id, input)},
+      {command: 'supersede', label: shortId(args.id), request: writeRequests.supersede(args.id, input)},
       flags['no-queue'],
     )
     if (isQueued(entry)) return entry
     if (this.mode.tty)
       this.out(
         entry.superseded_by
-          ? `${green(this.mode, 'Superseded')} ${entry.id}  ${oneLine(entry.title)}\nby ${entry.superseded_by}`
-          : `${green(this.mode, 'Stands again')} ${entry.id}  ${oneLine(entry.title)}`,
+          ? `${green(this.mode, 'Superseded')} ${shortId(entry.id)}  ${oneLine(entry.title)}\nby ${shortId(entry.superseded_by)}`
+          : `${green(this.mode, 'Stands again')} ${shortId(entry.id)}  ${oneLine(entry.title)}`,
       )
     else this.out(`${entry.id}\t${entry.superseded_by ?? '-'}`)
     return entry

@@ -10,6 +10,7 @@ import {KbCommand} from '../src/cli/base.js'
 import {noQueueFlag} from '../src/cli/flags.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
+import {shortId} from '../src/shared/short-id.js'
 
 export default class Verify extends KbCommand<typeof Verify> {
   static override summary = 'Say a knowledge entry still holds'
@@ -21,7 +22,8 @@ export default class Verify extends KbCommand<typeof Verify> {
     '<%= config.bin %> verify 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
     '<%= config.bin %> verify 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --note "still true after the pool rewrite"',
   ]
-  static override args = {id: Args.string({description: 'entry id', required: true})}
+  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override entryArgs = ['id']
   static override flags = {
     note: Flags.string({char: 'n', description: 'what you checked (kept as a comment)'}),
     'no-queue': noQueueFlag,
@@ -38,14 +40,14 @@ export default class Verify extends KbCommand<typeof Verify> {
       if (!this.queues(e, flags['no-queue'])) throw e
     }
     const entry = await this.write<EntryFull>(
-      {command: 'verify', label: args.id, request: writeRequests.verify(args.id, body)},
+      {command: 'verify', label: shortId(args.id), request: writeRequests.verify(args.id, body)},
       flags['no-queue'],
     )
     if (isQueued(entry)) return entry
     const state = typeof entry.freshness === 'string' ? entry.freshness : entry.freshness.state
     if (this.mode.tty) {
       const rebased = body.anchors ? `; ${body.anchors.length} anchor${body.anchors.length === 1 ? '' : 's'} re-based` : ''
-      this.out(`${green(this.mode, 'Verified')} ${entry.id}  ${oneLine(entry.title)} (${state}${rebased})`)
+      this.out(`${green(this.mode, 'Verified')} ${shortId(entry.id)}  ${oneLine(entry.title)} (${state}${rebased})`)
     } else this.out(`${entry.id}\t${state}`)
     return entry
   }

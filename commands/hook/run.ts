@@ -9,6 +9,7 @@ import {KbCommand} from '../../src/cli/base.js'
 import {commitRemoteUrl, headCommit} from '../../src/cli/hooks/git-hook.js'
 import {isQueued, isUnreachable} from '../../src/cli/outbox/state.js'
 import {oneLine} from '../../src/cli/output/format.js'
+import {shortId} from '../../src/shared/short-id.js'
 
 export interface HookRunResult {
   commit: string | null
@@ -38,12 +39,16 @@ export default class HookRun extends KbCommand<typeof HookRun> {
       if (commit.ids.length === 0) return result
       const url = await commitRemoteUrl(commit.sha)
       const note = `Resolved by commit ${commit.short}: ${commit.subject}`
-      for (const id of commit.ids) {
+      for (const ref of commit.ids) {
+        // A trailer may name an entry by its short id (docs/cli.md, "Short ids"); only the server reads one, so a
+        // short id met while the server is out of reach is reported, not queued (a whole id is queued).
+        let id: string | undefined
         try {
+          id = await this.entryId(ref)
           // Once one is queued, `write` queues the rest without trying the server again.
           const done = await this.write({
             command: 'hook resolve',
-            label: `${id} (commit ${commit.short})`,
+            label: `${shortId(id)} (commit ${commit.short})`,
             request: writeRequests.resolve(id, {note, ...(url ? {url} : {})}),
           })
           if (isQueued(done)) {
@@ -51,13 +56,13 @@ export default class HookRun extends KbCommand<typeof HookRun> {
             continue
           }
           result.resolved.push(id)
-          process.stderr.write(`kb: resolved ${oneLine(id)} (commit ${commit.short})\n`)
+          process.stderr.write(`kb: resolved ${shortId(id)} (commit ${commit.short})\n`)
         } catch (e) {
           // No server (queueing is off): the other ids would fail the same way.
-          if (isUnreachable(e)) throw e
+          if (isUnreachable(e) && id !== undefined) throw e
           const error = e instanceof Error ? e.message : String(e)
-          result.failed.push({id, error})
-          this.warnLine(`could not resolve ${id} from commit ${commit.short}: ${error}`)
+          result.failed.push({id: ref, error})
+          this.warnLine(`could not resolve ${oneLine(ref)} from commit ${commit.short}: ${error}`)
         }
       }
     } catch (e) {

@@ -32,8 +32,11 @@ export class IdService {
     const {candidates, more} = await this.store.ids.match(viewerOf(caller), ref.hex, ID_REF_SCAN)
     const only = candidates[0]
     if (candidates.length === 1 && !more) return {id: only!.id, short_id: shortId(only!.id, length)}
-    if (candidates.length === 0 && !more) throw new KbError('not_found', `no entry you can see has an id that starts or ends with ${ref.hex}`)
-    const listed: IdCandidate[] = candidates.slice(0, ID_CANDIDATES_MAX).map((c) => ({id: c.id, short_id: shortId(c.id, length), title: c.title}))
+    if (candidates.length === 0 && !more)
+      throw new KbError('not_found', `no entry you can see has an id that starts or ends with ${ref.hex}`)
+    const listed: IdCandidate[] = candidates
+      .slice(0, ID_CANDIDATES_MAX)
+      .map((c) => ({id: c.id, short_id: shortId(c.id, length), title: c.title}))
     const detail = more
       ? `${ref.hex} is the start or end of more than ${ID_REF_SCAN} ids; type more characters`
       : `${ref.hex} is the start or end of ${candidates.length > ID_CANDIDATES_MAX ? `more than ${ID_CANDIDATES_MAX}` : candidates.length} entries' ids; type more characters`

@@ -29,7 +29,9 @@ export class SqliteIdStore implements IdStore {
     const more = prefix.length > scan || suffix.length > scan
     const seqs = [...new Set([...prefix.slice(0, scan), ...suffix.slice(0, scan)])]
     if (seqs.length === 0) return {candidates: [], more}
-    const candidates = this.statements.get(VISIBLE_AMONG).all({seqs: JSON.stringify(seqs), me: viewer.principalId}) as IdMatches['candidates']
+    const candidates = this.statements
+      .get(VISIBLE_AMONG)
+      .all({seqs: JSON.stringify(seqs), me: viewer.principalId}) as IdMatches['candidates']
     return {candidates, more}
   }
 }

@@ -9,6 +9,7 @@
 import {Command, Flags, ux, type Interfaces} from '@oclif/core'
 import type {KbError} from '../shared/errors.js'
 import {dataDir} from '../shared/paths.js'
+import {readIdRef} from '../shared/short-id.js'
 import type {ApiClient} from '../shared/client.js'
 import {httpClient, type HttpTransportOptions} from './client/http-transport.js'
 import {resolveBaseUrl} from './config/config.js'
@@ -47,6 +48,12 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
 
   /** Human output that may run past a screen (kb show, kb list): paged on a terminal, unless --no-pager. */
   static pager = false
+  /**
+   * The arguments and flags that name an entry (docs/cli.md, "Short ids"): a whole id, or the start or end of one,
+   * each read as the whole id before `run()`. A whole id needs no server, so a write naming one still queues offline.
+   */
+  static entryArgs: readonly string[] = []
+  static entryFlags: readonly string[] = []
 
   protected flags!: KbFlags<T>
   protected args!: KbArgs<T>
@@ -83,8 +90,37 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
     this.flags = flags as KbFlags<T>
     this.args = args as KbArgs<T>
     this.positional = argv as string[]
+    await this.readEntryRefs(ctor)
     if (ctor.pager && this.mode.tty && !this.jsonEnabled() && !(flags as {'no-pager'?: boolean})['no-pager'] && pagerCommand() !== null)
       this.paged = []
+  }
+
+  private async readEntryRefs(ctor: typeof KbCommand): Promise<void> {
+    const bags: Array<[Record<string, unknown>, readonly string[]]> = [
+      [this.args as Record<string, unknown>, ctor.entryArgs],
+      [this.flags as Record<string, unknown>, ctor.entryFlags],
+    ]
+    for (const [bag, names] of bags)
+      for (const name of names) {
+        const typed = bag[name]
+        if (typeof typed === 'string') bag[name] = await this.entryId(typed)
+      }
+  }
+
+  /** The whole id of the entry `typed` names (a whole id, or the start or end of one: docs/cli.md, "Short ids"). */
+  protected async entryId(typed: string): Promise<string> {
+    // Refused before any request when it cannot be an id (too short, not hex digits).
+    const ref = readIdRef(typed)
+    if ('id' in ref) return ref.id
+    try {
+      return await (await this.client()).entryId(typed)
+    } catch (e) {
+      if (!isUnreachable(e)) throw e
+      const {KbError} = await import('../shared/errors.js')
+      throw new KbError('unreachable', `${safeText(typed)} is a short id, which only the server can read: ${(e as Error).message}`, {
+        cause: e,
+      })
+    }
   }
 
   protected get mode(): OutputMode {

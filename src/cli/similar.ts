@@ -4,11 +4,12 @@
  */
 import type {SimilarItem} from '../shared/types.js'
 import {choose} from './input.js'
+import {shortId} from '../shared/short-id.js'
 import {oneLine} from './output/format.js'
 
 /** One line per similar entry: its id, its similarity, its title (untrusted text, made safe). */
 export function similarLines(similar: readonly SimilarItem[]): string[] {
-  return similar.map((s, i) => `  ${i + 1}. ${s.id}  ${Math.round(s.similarity * 100)}%  ${oneLine(s.title)}`)
+  return similar.map((s, i) => `  ${i + 1}. ${shortId(s.id)}  ${Math.round(s.similarity * 100)}%  ${oneLine(s.title)}`)
 }
 
 export type SimilarDecision = {kind: 'add'} | {kind: 'cancel'} | {kind: 'comment'; on: SimilarItem}

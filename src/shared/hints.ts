@@ -59,10 +59,8 @@ const HINTS: Partial<Record<ErrorCode, Hint>> = {
     cli: '`kb show <id>` one of them and `kb comment <id>` on it instead, or add anyway without --refuse-similar',
     agent: 'comment on the similar entry (comment_on_knowledge) instead of adding a copy; add anyway only if it is different knowledge',
   },
-  ambiguous_id: {
-    cli: 'type more characters of the id, or one of the candidates above',
-    agent: 'call again with one of the candidate ids listed',
-  },
+  // The CLI's line already says to type more characters, and lists the candidates under it.
+  ambiguous_id: {agent: 'call again with one of the candidate ids listed below'},
   precondition_failed: {
     cli: 'it changed since it was read; run the command again',
     tui: 'it changed meanwhile; try again',

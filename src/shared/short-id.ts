@@ -20,11 +20,6 @@ export function noteShortIdLength(value: unknown): void {
   if (Number.isInteger(n) && n >= SHORT_ID_MIN && n <= 32) length = n
 }
 
-/** The length short forms are printed with now. */
-export function shortIdLength(): number {
-  return length
-}
-
 /**
  * An entry id's short form: the end of its hex digits. UUIDv7 ids begin with a millisecond timestamp, so entries
  * made in the same minute share their first eight characters; their end is random, and seven of its characters
@@ -32,11 +27,6 @@ export function shortIdLength(): number {
  */
 export function shortId(id: string, n: number = length): string {
   return id.replace(/-/g, '').slice(-n)
-}
-
-/** Whether the text is a whole id. */
-export function isEntryId(text: string): boolean {
-  return UUID.test(text)
 }
 
 /** A typed reference to an entry: a whole id, or the hex digits of a prefix or a suffix of one (lower case, no hyphens). */
@@ -48,7 +38,7 @@ export type IdRef = {id: string} | {hex: string}
  */
 export function readIdRef(typed: string): IdRef {
   const text = typed.trim().toLowerCase()
-  if (isEntryId(text)) return {id: text}
+  if (UUID.test(text)) return {id: text}
   const shown = JSON.stringify(typed.length > ID_REF_MAX ? `${typed.slice(0, ID_REF_MAX)}…` : typed)
   if (text.length > ID_REF_MAX || !HEX_AND_HYPHENS.test(text))
     throw new KbError('bad_request', `${shown} is not an entry id: an id, or its start or end, is hexadecimal digits (0-9, a-f)`)

@@ -6,6 +6,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {ChildDaemon} from '../helpers/daemon.js'
 import {ANSI_RE, cleanup, kb, kbTty, type KbEnv, userWithDaemon, UUID_RE} from './helpers.js'
+import {shortId} from '../../src/shared/short-id.js'
 
 let d: ChildDaemon
 let user: KbEnv
@@ -41,7 +42,7 @@ describe('kb add with similar entries', () => {
     expect(r.code, r.stderr).toBe(0)
     expect(r.stdout.trim()).toMatch(UUID_RE)
     expect(r.stderr).toContain('kb: similar entries exist (comment on one instead of adding a copy):')
-    expect(r.stderr).toContain(`1. ${first}`)
+    expect(r.stderr).toContain(`1. ${shortId(first)}`)
     expect(r.stderr).toContain(TITLE)
     const j = await kb(user, ['add', COPY_TITLE, '--body', COPY_BODY, '--json'])
     expect(JSON.parse(j.stdout).similar.map((s: {id: string}) => s.id)).toContain(first)
@@ -54,7 +55,7 @@ describe('kb add with similar entries', () => {
     expect(r.code, r.stdout).toBe(0)
     const out = plain(r.stdout)
     expect(out).toContain('Entries you can see look like the same knowledge:')
-    expect(out).toContain(first)
+    expect(out).toContain(shortId(first))
     expect(out).toContain('[a]dd anyway, [c]omment on one of them instead, or [q]uit?')
     expect(out).toContain('Cancelled: nothing added.')
     expect(await count()).toBe(before)
@@ -64,7 +65,7 @@ describe('kb add with similar entries', () => {
     const before = await count()
     const r = await kbTty(user, ['add', COPY_TITLE, '--body', COPY_BODY], {input: 'c\n'})
     expect(r.code, r.stdout).toBe(0)
-    expect(plain(r.stdout)).toContain(`Commented on ${first}`)
+    expect(plain(r.stdout)).toContain(`Commented on ${shortId(first)}`)
     expect(await count()).toBe(before)
     const e = (await d.request('GET', `/knowledge/${first}`, {query: {detail: 'full'}})).body
     expect(e.comments.at(-1).body).toBe(`${COPY_TITLE}\n\n${COPY_BODY}`)
@@ -75,8 +76,8 @@ describe('kb add with similar entries', () => {
     const r = await kb(user, ['fork', mine.body.id, '--scope', 'global'])
     expect(r.code, r.stderr).toBe(0)
     expect(r.stderr).toContain('kb: similar entries exist where it goes')
-    expect(r.stderr).toContain(first)
-    expect(r.stderr).not.toContain(mine.body.id)
+    expect(r.stderr).toContain(shortId(first))
+    expect(r.stderr).not.toContain(shortId(mine.body.id))
     await d.request('DELETE', `/knowledge/${r.stdout.trim()}`)
     await d.request('DELETE', `/knowledge/${mine.body.id}`)
   })
@@ -85,11 +86,11 @@ describe('kb add with similar entries', () => {
     const before = await count()
     const a = await kbTty(user, ['add', COPY_TITLE, '--body', COPY_BODY], {input: 'a\n'})
     expect(a.code, a.stdout).toBe(0)
-    expect(plain(a.stdout)).toMatch(/Created [0-9a-f-]{36}/)
+    expect(plain(a.stdout)).toMatch(/Created [0-9a-f]{7} /)
     const y = await kbTty(user, ['add', COPY_TITLE, '--body', COPY_BODY, '--yes'])
     expect(y.code, y.stdout).toBe(0)
     expect(plain(y.stdout)).not.toContain('[a]dd anyway')
-    expect(plain(y.stdout)).toMatch(/Created [0-9a-f-]{36}/)
+    expect(plain(y.stdout)).toMatch(/Created [0-9a-f]{7} /)
     expect(await count()).toBe(before + 2)
   })
 })
@@ -121,7 +122,7 @@ describe('kb supersede and kb merge', () => {
     const shown = await kb(user, ['show', old])
     expect(shown.stdout).toContain(`superseded by:\t${neu} Pelican deploy purges the cache itself`)
     const tty = await kbTty(user, ['show', old, '--no-pager'])
-    expect(plain(tty.stdout)).toMatch(new RegExp(`superseded by\\s+${neu} Pelican deploy purges the cache itself`))
+    expect(plain(tty.stdout)).toMatch(new RegExp(`superseded by\\s+${shortId(neu)} Pelican deploy purges the cache itself`))
     expect((await kb(user, ['supersede', old])).code).toBe(2)
     const undo = await kb(user, ['supersede', old, '--undo'])
     expect(undo.stdout.trim()).toBe(`${old}\t-`)

@@ -39,7 +39,7 @@ describe('kb --help', () => {
 describe('parse errors are one kb: line', () => {
   it.each([
     [['list', '--limit', 'abc'], /^kb: --limit: expected an integer but received: abc \(see --help\)$/],
-    [['show'], /^kb: missing argument ID \(entry id\) \(see --help\)$/],
+    [['show'], /^kb: missing argument ID \(entry id, or a short id: its start or end\) \(see --help\)$/],
     [['daemon', 'run', '--port', 'abc'], /^kb: --port: expected an integer but received: abc \(see --help\)$/],
   ])('kb %j', async (args, line) => {
     const r = await kb(user, args)

@@ -37,7 +37,7 @@ describe('hints per command', () => {
   it('a malformed id is "not an id", not a regular expression', async () => {
     const r = await kb(user, ['show', 'not-an-id'])
     expect(r.code).toBe(2)
-    expect(r.stderr).toMatch(/id: is not an id \(a UUID/)
+    expect(r.stderr).toBe('kb: "not-an-id" is not an entry id: an id, or its start or end, is hexadecimal digits (0-9, a-f)\n')
     expect(r.stderr).not.toMatch(/pattern|\[0-9a-f/)
   })
 

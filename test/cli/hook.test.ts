@@ -9,6 +9,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {ChildDaemon} from '../helpers/daemon.js'
 import {cleanup, freePort, git, gitRepo, kb, type KbEnv, userWithDaemon} from './helpers.js'
+import {shortId} from '../../src/shared/short-id.js'
 
 let d: ChildDaemon
 let user: KbEnv
@@ -51,7 +52,7 @@ describe('kb hook', () => {
     const id = await newEntry('Crash when the port is taken')
     const c = commit(repo, `Retry on EADDRINUSE\n\nThe daemon now waits.\n\nResolves-KB: ${id}`)
     expect(c.code, c.stderr).toBe(0)
-    expect(c.stderr).toContain(`kb: resolved ${id}`)
+    expect(c.stderr).toContain(`kb: resolved ${shortId(id)}`)
     const sha = git(user, repo, 'rev-parse', 'HEAD')
     const e = (await d.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body
     expect(e.status).toBe('resolved')

@@ -3,7 +3,7 @@
  * exactly the values the API's schema accepts (probed at and around each bound, pattern and enum), except
  * where a tool deliberately narrows it. A limit written into a tool by hand shows up here as a difference.
  */
-import type {TSchema} from '@sinclair/typebox'
+import {Type, type TSchema} from '@sinclair/typebox'
 import {describe, expect, it} from 'vitest'
 import {DETAILS, TITLE_MAX} from '../../src/shared/contract.js'
 import {TOOLS} from '../../src/shared/mcp/tools.js'
@@ -13,7 +13,6 @@ import {
   DetailSchema,
   FlagBody,
   ForkBody,
-  IdParams,
   JoinProjectBody,
   PatchEntryBody,
   PublishBody,
@@ -25,6 +24,7 @@ import {
 } from '../../src/shared/schemas.js'
 import {createValidator} from '../../src/shared/validator.js'
 import {ReviewQuery} from '../../src/shared/curation-schemas.js'
+import {IdRefParams} from '../../src/shared/id-schemas.js'
 
 /** The API request each tool sends, and the argument names that differ from its fields. */
 const SOURCES: Record<string, {fields: Record<string, TSchema>; renamed?: Record<string, string>}> = {
@@ -42,8 +42,21 @@ const SOURCES: Record<string, {fields: Record<string, TSchema>; renamed?: Record
   join_project: {fields: JoinProjectBody.properties},
   review_queue: {fields: ReviewQuery.properties},
 }
-/** Arguments every tool shares: the entry id of the path, and the detail level of the answer. */
-const COMMON: Record<string, TSchema> = {id: IdParams.properties.id, detail: DetailSchema}
+/**
+ * Arguments every tool shares: the entry, which a tool takes as `GET /ids/{ref}` does (a whole id or a short one,
+ * docs/mcp.md "Short ids"), and the detail level of the answer.
+ */
+const COMMON: Record<string, TSchema> = {id: IdRefParams.properties.ref, detail: DetailSchema}
+
+/**
+ * Body fields naming an entry, which a tool takes as a short id too and reads with `GET /ids/{ref}` before it sends
+ * the body (the API's body keeps whole ids). supersede_knowledge.by offers no null: a curator undoes a supersede
+ * with kb supersede --undo.
+ */
+const AS_SHORT_ID: Record<string, TSchema> = {
+  'supersede_knowledge.by': IdRefParams.properties.ref,
+  'flag_knowledge.duplicate_of': Type.Union([IdRefParams.properties.ref, Type.Null()]),
+}
 
 /** Arguments of a tool's own that are no API field, each with its reason. */
 const OWN: Record<string, string> = {
@@ -60,7 +73,6 @@ const NARROWED: Record<string, string> = {
   'update_knowledge.thought_chain': 'as add_knowledge.thought_chain',
   // The API's null means "no project"; a tool's absent project_id means "the default project".
   'add_knowledge.project_id': 'null is not offered: it would read as "the default project"',
-  'supersede_knowledge.by': 'null (withdrawing a supersede) is not offered: a curator undoes one, with kb supersede --undo',
 }
 
 const UUID = '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980'
@@ -113,7 +125,8 @@ describe('MCP tool arguments', () => {
       for (const [arg, schema] of Object.entries(props)) {
         const key = `${tool.name}.${arg}`
         if (key in OWN) continue
-        const api = source.fields[source.renamed?.[arg] ?? arg] ?? COMMON[arg] ?? (arg === 'project_id' ? Uuid : undefined)
+        const api =
+          AS_SHORT_ID[key] ?? source.fields[source.renamed?.[arg] ?? arg] ?? COMMON[arg] ?? (arg === 'project_id' ? Uuid : undefined)
         expect(api, `${key} has no API field`).toBeDefined()
         const apiSchema: unknown = JSON.parse(JSON.stringify(api))
         const [mine, theirs] = [one(schema), one(apiSchema)]

@@ -6,6 +6,7 @@ import type {Anchor, AnchorState} from '../../shared/types.js'
 import {bold, dim, green, oneLine, red, yellow, type OutputMode} from '../output/format.js'
 import type {AnchorOutcome} from './check.js'
 import {anchorLabel} from './spec.js'
+import {shortId} from '../../shared/short-id.js'
 
 export interface CheckedAnchor {
   path: string
@@ -74,7 +75,8 @@ export function renderCheck(r: CheckReport, mode: OutputMode): string {
   for (const e of r.entries) {
     const notable = e.anchors.filter((a) => a.state !== 'current' && !a.skipped)
     if (notable.length === 0) continue
-    if (mode.tty) out.push(`${bold(mode, oneLine(e.title))} ${dim(mode, e.id)}${e.freshness === 'stale' ? ` ${red(mode, '[stale]')}` : ''}`)
+    if (mode.tty)
+      out.push(`${bold(mode, oneLine(e.title))} ${dim(mode, shortId(e.id))}${e.freshness === 'stale' ? ` ${red(mode, '[stale]')}` : ''}`)
     for (const a of notable) {
       const label = oneLine(anchorLabel(a))
       const what =

@@ -46,6 +46,7 @@ export async function reportCommandError(err: Error & {exitCode?: number; oclif?
       const {baseUrl, looked, dir} = elsewhere
       message = `no credential: the kb daemon at ${baseUrl} keeps its data in ${dir}, not in ${looked} where kb looked for owner.key; set KB_DATA_DIR=${dir} (its key is ${join(dir, 'owner.key')}), or log in with \`kb auth login --with-token\``
     }
+    if (err.code === 'ambiguous_id') message += candidateLines(err.extra?.candidates)
     if (err.code === 'rate_limited' && err.headers?.['retry-after']) message = `${err.message}; retry in ${err.headers['retry-after']} s`
   } else if (err.oclif?.exit !== undefined) {
     // oclif's own errors: parse errors (unknown flag, missing argument, bad option value) exit 2.
@@ -75,4 +76,13 @@ export async function reportCommandError(err: Error & {exitCode?: number; oclif?
   }
   // The message may echo the server's words (a problem's detail): never raw to the terminal. --json keeps them exact.
   process.stderr.write(`kb: ${safeText(message).split('\n').join('\n    ')}\n`)
+}
+
+/** An ambiguous short id's candidates (docs/cli.md, "Short ids"), one line each: the short form, then the title. */
+function candidateLines(candidates: unknown): string {
+  if (!Array.isArray(candidates)) return ''
+  return candidates
+    .filter((c): c is {short_id: string; title: string} => typeof c?.short_id === 'string' && typeof c?.title === 'string')
+    .map((c) => `\n${c.short_id}  ${c.title.replace(/\s+/g, ' ').trim()}`)
+    .join('')
 }

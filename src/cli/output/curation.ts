@@ -4,8 +4,9 @@
  * text from others passes through `safeText` (tables through `cell`).
  */
 import type {HistoryItem, ReviewCounts, ReviewPage} from '../../shared/curation-schemas.js'
-import {bold, dim, fitWidth, oneLine, renderTable, time, yellow, type OutputMode} from './format.js'
+import {bold, dim, fitWidth, idCell, oneLine, renderTable, time, yellow, type OutputMode} from './format.js'
 import {safeText} from './safe-text.js'
+import {shortId} from '../../shared/short-id.js'
 
 /** One history record's changes as a line: `body +3/−1 lines, tags +db` (the note after them). */
 function changesText(h: HistoryItem): string {
@@ -59,7 +60,7 @@ export function reviewRows(page: ReviewPage, mode: OutputMode): string {
       {header: 'WHY', cut: true},
       {header: 'TITLE', flex: true},
     ],
-    page.items.map((i) => [i.entry.id, i.entry.usage.retrieved, [...new Set(i.reasons.map((r) => r.kind))].join(','), i.entry.title]),
+    page.items.map((i) => [idCell(i.entry.id, mode), i.entry.usage.retrieved, [...new Set(i.reasons.map((r) => r.kind))].join(','), i.entry.title]),
     mode,
   )
 }
@@ -70,7 +71,7 @@ export function reviewItem(item: ReviewPage['items'][number], n: number, of: num
   const used = e.usage.retrieved === 0 ? 'never retrieved' : `retrieved ${e.usage.retrieved}×`
   const out = [
     `${dim(mode, `(${n}/${of})`)} ${bold(mode, oneLine(e.title))}`,
-    dim(mode, `${e.id} · ${e.scope} · ${oneLine(e.author.name)} · ${used}`),
+    dim(mode, `${shortId(e.id)} · ${e.scope} · ${oneLine(e.author.name)} · ${used}`),
     // A pair's reason names the other entry's title: cut to the terminal's width, as every line of the walk.
     ...item.reasons.map(
       (r) =>

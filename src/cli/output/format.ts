@@ -8,6 +8,7 @@ import {createRequire} from 'node:module'
 import {safeText} from './safe-text.js'
 import {layoutColumns} from './table-layout.js'
 import {freshnessWord, trustRows} from './trust.js'
+import {shortId} from '../../shared/short-id.js'
 import type {ApiKeyRecord, Comment, EntryFull, EntryStandard, EntryView, Grant, Project} from '../../shared/types.js'
 
 export interface OutputMode {
@@ -203,6 +204,14 @@ const titleOf = (e: EntryView): string => (e.superseded_by ? `[superseded] ${e.t
 /** Narrower than this, `kb list` folds the freshness badge into the title and shows only the date: it fits 80 columns. */
 const LIST_WIDE = 100
 
+/**
+ * An entry id in a table: its short form on a terminal (docs/cli.md, "Short ids"), which every command accepts back;
+ * the whole id when piped, which a script may keep and which no later entry makes ambiguous.
+ */
+export function idCell(id: string, mode: OutputMode): string {
+  return mode.tty ? shortId(id) : id
+}
+
 export function entryRows(items: EntryView[], mode: OutputMode): string {
   const std = (e: EntryView): Partial<EntryStandard> => e as Partial<EntryStandard>
   if (mode.tty && mode.width < LIST_WIDE)
@@ -215,7 +224,7 @@ export function entryRows(items: EntryView[], mode: OutputMode): string {
         {header: 'UPDATED', drop: 1},
       ],
       items.map((e) => [
-        e.id,
+        idCell(e.id, mode),
         e.status,
         std(e).scope ?? '',
         `${freshnessWord(e) === 'stale' ? '[stale] ' : ''}${titleOf(e)}`,
@@ -231,7 +240,7 @@ export function entryRows(items: EntryView[], mode: OutputMode): string {
       {header: 'TITLE', flex: true},
       {header: 'UPDATED', drop: 1},
     ],
-    items.map((e) => [e.id, e.status, std(e).scope ?? '', titleOf(e), time(std(e).updated_at, mode)]),
+    items.map((e) => [idCell(e.id, mode), e.status, std(e).scope ?? '', titleOf(e), time(std(e).updated_at, mode)]),
     items,
     mode,
     1,
@@ -246,7 +255,7 @@ export function searchRows(items: EntryView[], mode: OutputMode): string {
       {header: 'STATUS', color: statusColor},
       {header: 'TITLE', flex: true},
     ],
-    items.map((e) => [e.id, e.score === undefined ? '' : e.score.toFixed(2), e.status, titleOf(e)]),
+    items.map((e) => [idCell(e.id, mode), e.score === undefined ? '' : e.score.toFixed(2), e.status, titleOf(e)]),
     items,
     mode,
     2,
@@ -326,11 +335,14 @@ export function renderEntry(
   const md = mode.tty ? markdown : undefined
   const s = e as Partial<EntryFull>
   const meta: [string, string][] = [
-    ['id', e.id],
+    ['id', mode.tty ? `${shortId(e.id)}  (${e.id})` : e.id],
     ['status', e.status],
   ]
   // docs/cli.md, "Supersede and merge": the entry that replaced this one, with its title when the caller could read it.
-  if (s.superseded_by) meta.push(['superseded by', replacement ? `${s.superseded_by} ${replacement.title}` : s.superseded_by])
+  if (s.superseded_by) {
+    const by = idCell(s.superseded_by, mode)
+    meta.push(['superseded by', replacement ? `${by} ${replacement.title}` : by])
+  }
   if (s.scope) meta.push(['scope', s.scope])
   if (s.tags && s.tags.length > 0) meta.push(['tags', s.tags.join(', ')])
   if (s.url) meta.push(['url', s.url])
@@ -339,7 +351,7 @@ export function renderEntry(
   if (s.project_id && mode.tty) meta.push(['project', context.project ?? s.project_id])
   else if (s.project_id)
     meta.push(['project', s.project_id], ...(context.project ? [['project name', context.project] as [string, string]] : []))
-  if (s.forked_from) meta.push(['forked from', s.forked_from])
+  if (s.forked_from) meta.push(['forked from', idCell(s.forked_from, mode)])
   if (s.created_at) meta.push(['created', time(s.created_at, mode)])
   if (s.updated_at) meta.push(['updated', time(s.updated_at, mode)])
   if (s.version !== undefined) meta.push(['version', String(s.version)])
@@ -395,7 +407,7 @@ export function renderEntry(
     for (const b of s.branches) {
       out.push(
         mode.tty
-          ? `${dim(mode, oneLine(b.id))}  ${oneLine(b.title)} (${oneLine(b.scope)}, ${oneLine(b.author.name)})`
+          ? `${dim(mode, shortId(b.id))}  ${oneLine(b.title)} (${oneLine(b.scope)}, ${oneLine(b.author.name)})`
           : [b.id, b.title, b.scope, b.author.name].map(cell).join('\t'),
       )
     }

@@ -11,6 +11,7 @@ import {KbError} from '../../shared/errors.js'
 import {editText} from '../input.js'
 import {fitWidth, oneLine, type OutputMode} from '../output/format.js'
 import {reviewItem} from '../output/curation.js'
+import {shortId} from '../../shared/short-id.js'
 
 const ACTIONS = 'v)erify e)dit f)lag s)upersede d)elete n)ext q)uit'
 /** For an entry of a similar pair: merge into the other, supersede by it, or say they are not the same (docs/cli.md, "kb review"). */
@@ -125,23 +126,26 @@ async function act(
       const other = await otherOf(prompt, item.others)
       if (!other) return false
       await client.merge(id, {into: other.id})
-      out(`  merged into ${other.id} ${oneLine(other.title)}`)
+      out(`  merged into ${shortId(other.id)} ${oneLine(other.title)}`)
       return true
     }
     case 's': {
       // For a similar pair, Enter takes the other entry.
       const suggested = item.others.length === 1 ? item.others[0]! : null
-      const by = (await prompt.ask(`superseded by which entry (id)?${suggested ? ` [Enter: ${suggested.id}]` : ''}`)) || suggested?.id
+      const typed = await prompt.ask(
+        `superseded by which entry (its id, or the start or end of it)?${suggested ? ` [Enter: ${shortId(suggested.id)}]` : ''}`,
+      )
+      const by = typed ? await client.entryId(typed) : suggested?.id
       if (!by) return false
       await client.supersede(id, {by})
-      out(`  superseded by ${oneLine(by)}`)
+      out(`  superseded by ${shortId(by)}`)
       return true
     }
     case 'x': {
       const other = await otherOf(prompt, item.others)
       if (!other) return false
       await client.dismissSimilar(id, {other: other.id})
-      out(`  not the same as ${other.id}: the pair leaves the queue`)
+      out(`  not the same as ${shortId(other.id)}: the pair leaves the queue`)
       return true
     }
     case 'd': {

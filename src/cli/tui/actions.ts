@@ -5,6 +5,7 @@
 import type {ApiClient} from '../../shared/client.js'
 import type {Call, Choice} from './messages.js'
 import {isStale} from './trust-lines.js'
+import {shortId} from '../../shared/short-id.js'
 
 /** `edit`: opens $EDITOR on the entry and sends what is saved (edit.ts). */
 export async function perform(client: ApiClient, c: Call, edit: (id: string) => Promise<string>): Promise<string> {
@@ -25,7 +26,7 @@ export async function perform(client: ApiClient, c: Call, edit: (id: string) => 
     }
     case 'fork': {
       const f = await client.fork(entry.id, c.title === '' ? {} : {title: c.title})
-      return `Forked "${entry.title}" → ${f.id} "${f.title}"`
+      return `Forked "${entry.title}" → ${shortId(f.id)} "${f.title}"`
     }
     case 'publish': {
       const e = await client.publish(entry.id, {scope: c.scope, ...c.choice})

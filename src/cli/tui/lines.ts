@@ -13,6 +13,7 @@ import {renderMarkdown, themeFromEnv, type Theme} from '../render/markdown.js'
 import {lineText, plain, seg, type Line} from './styled.js'
 import {ago, age, cut, fit, pad, width, wrap} from './text.js'
 import {badge, BADGE_WIDTH, fullTrustMeta, fullTrustSections, standardTrustLines} from './trust-lines.js'
+import {shortId} from '../../shared/short-id.js'
 
 /** Marks a fork in the list, so it can be told from its original whatever the width. */
 const FORK_MARK = '↳ '
@@ -40,12 +41,6 @@ export function contextOf(s: State): Context {
     },
   }
 }
-
-/**
- * An id short enough for a line that still tells entries apart: its end. (kb's ids are UUIDv7, whose
- * first characters are a timestamp, so entries made in the same minute share them; the end is random.)
- */
-const shortId = (id: string): string => `…${id.slice(-8)}`
 
 /** `"Title" (0199aaaa)` or, for an entry not seen, its id. */
 export function nameOf(id: string, ctx: Context): string {
@@ -133,7 +128,11 @@ export function standardLines(e: EntryStandard, columns: number, ctx: Context, n
   if (e.tags.length > 0) lines.push(...plains(wrap(e.tags.map((t) => `#${t}`).join(' '), columns)))
   if (e.url) lines.push(...plains(wrap(e.url, columns)))
   const body = preview(e.body, rows, columns)
-  lines.push(...plains(wrap(`id ${e.id}`, columns), {dim: true}), plain(''), ...markdown(e, `body:${body.length}`, body, columns))
+  lines.push(
+    ...plains(wrap(`id ${shortId(e.id)}  (${e.id})`, columns), {dim: true}),
+    plain(''),
+    ...markdown(e, `body:${body.length}`, body, columns),
+  )
   return lines.slice(0, rows)
 }
 
@@ -164,7 +163,7 @@ export function fullLines(e: EntryFull, columns: number, ctx: Context): FullText
   const lines: Line[] = []
   const links: Link[] = []
   const meta: [string, string, string?][] = [
-    ['id', e.id],
+    ['id', `${shortId(e.id)}  (${e.id})`],
     ['status', e.status],
     ['scope', e.scope],
   ]

@@ -10,6 +10,7 @@ import {FLAG_CHOICES, placeOfPrompt} from './reduce-prompt.js'
 import type {Prompt} from './state.js'
 import {seg, type Line} from './styled.js'
 import {cut, tail, width, wrap} from './text.js'
+import {shortId} from '../../shared/short-id.js'
 
 /** At most this many lines of typed text are shown (the first ones, the last, and how many between). */
 const REVIEW_MAX = 8
@@ -17,7 +18,13 @@ const REVIEW_MAX = 8
 /** `id 0199… · private · open · by ann · fork of "Parent" (…9a8b7c6d)`. */
 function describe(p: Prompt, ctx: Context): string {
   const e = p.entry
-  return [`id ${e.id}`, e.scope, e.status, `by ${e.author.name}`, e.forked_from ? `fork of ${nameOf(e.forked_from, ctx)}` : undefined]
+  return [
+    `id ${shortId(e.id)}`,
+    e.scope,
+    e.status,
+    `by ${e.author.name}`,
+    e.forked_from ? `fork of ${nameOf(e.forked_from, ctx)}` : undefined,
+  ]
     .filter(Boolean)
     .join(' · ')
 }

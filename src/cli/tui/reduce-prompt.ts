@@ -11,6 +11,7 @@ import {step, type Call, type Msg, type ScannedCall, type Step} from './messages
 import {askPreview, review, reviewKey} from './reduce-sensitive.js'
 import type {Prompt, State} from './state.js'
 import {openHelp, quit, refresh, typed} from './transitions.js'
+import {shortId} from '../../shared/short-id.js'
 
 export type EntryAction = 'resolve' | 'comment' | 'fork' | 'publish' | 'openUrl' | 'copyId' | 'delete' | 'verify' | 'flag' | 'edit'
 const ENTRY_ACTIONS: ReadonlySet<Action> = new Set<EntryAction>([
@@ -74,7 +75,10 @@ export function startAction(s0: State, action: EntryAction, entry: EntryStandard
       return step({...s, prompt: {kind: 'flag', entry, text: '', reason: FLAG_CHOICES[0]}})
     case 'openUrl':
       if (!entry.url)
-        return step({...s, line: {tone: 'error', text: `"${entry.title}" has no url (add one with \`kb edit ${entry.id} --url <url>\`)`}})
+        return step({
+          ...s,
+          line: {tone: 'error', text: `"${entry.title}" has no url (add one with \`kb edit ${shortId(entry.id)} --url <url>\`)`},
+        })
       if (!openable(entry.url))
         return step({...s, line: {tone: 'error', text: `kb opens only http and https links; the url is ${entry.url}`}})
       return step(s, {type: 'openUrl', url: entry.url})

@@ -2,9 +2,10 @@
  * @module The MCP tool of curation (docs/mcp.md, "Similar entries, supersede"): supersede_knowledge retires an entry
  * in favour of a better one (`POST /knowledge/:id/supersede`), for an agent asked to tidy the knowledge base.
  */
-import {SupersedeBody, Uuid} from '../schemas.js'
-import {entryAt, levelOf, pick, str, tool, type ToolDef} from './tool-kit.js'
+import {SupersedeBody} from '../schemas.js'
+import {entryAt, idArg, levelOf, pick, tool, type ToolDef} from './tool-kit.js'
 import {described, detail, entryAnswer, entryId, toolInput} from './tool-schemas.js'
+import {IdRefSchema} from '../id-schemas.js'
 
 const S = SupersedeBody.properties
 
@@ -19,13 +20,13 @@ export const CURATION_TOOLS: ToolDef[] = [
       'instead, use comment_on_knowledge.',
     inputSchema: toolInput({
       id: entryId,
-      by: described(Uuid, 'The id of the entry that replaces it (one you can see)'),
+      by: described(IdRefSchema, 'The id of the entry that replaces it (one you can see), or at least 4 characters of its start or end'),
       note: described(S.note, 'Why, e.g. "fixed upstream in v3" (shown as a comment)'),
       detail: detail('summary', 'How much of the retired entry to return'),
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
-      const e = await ctx.api.supersede(str(args.id)!, {by: str(args.by)!, ...pick(args, ['note'])})
+      const e = await ctx.api.supersede(await idArg(ctx, args.id), {by: await idArg(ctx, args.by), ...pick(args, ['note'])})
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Superseded by ${e.superseded_by}: `)
     },
   }),

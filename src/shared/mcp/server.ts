@@ -37,6 +37,13 @@ function describeErrors(errors: ErrorObject[] | null | undefined): string {
     .join('; ')
 }
 
+/** An ambiguous short id's candidates (docs/mcp.md, "Short ids"): one line each, the whole id then the title. */
+function candidatesText(e: KbError): string {
+  const list =
+    e.code === 'ambiguous_id' && Array.isArray(e.extra?.candidates) ? (e.extra.candidates as Array<{id?: unknown; title?: unknown}>) : []
+  return list.map((c) => `\n- ${String(c.id)}: ${String(c.title).replace(/\s+/g, ' ').trim()}`).join('')
+}
+
 function toolError(text: string): CallToolResult {
   return {isError: true, content: [{type: 'text', text}]}
 }
@@ -57,7 +64,7 @@ async function callTool(name: string, rawArgs: unknown, ctx: ToolContext): Promi
     return {content: [{type: 'text', text: answer.text}], structuredContent: answer.structured}
   } catch (e) {
     if (e instanceof KbError) {
-      return toolError(withHint(`${name} failed (${e.code}): ${e.message}`, hintFor(e.code, 'agent', {remote: ctx.remote})))
+      return toolError(withHint(`${name} failed (${e.code}): ${e.message}`, hintFor(e.code, 'agent', {remote: ctx.remote})) + candidatesText(e))
     }
     return toolError(
       `${name} failed unexpectedly: ${(e as Error).message}; retry, and if it persists look at the daemon log (\`kb daemon logs\`)`,

@@ -28,6 +28,7 @@ export type KbApi = Pick<
   | 'recallTag'
   | 'via'
   | 'review'
+  | 'entryId'
 >
 
 export interface ToolContext {
@@ -73,6 +74,11 @@ export const tool = (def: ToolDef): ToolDef => def
 export async function entryAt(ctx: ToolContext, id: string, level: Detail, lead: string): Promise<ToolAnswer> {
   const {entry} = await ctx.api.getEntry(id, level)
   return {structured: {entry}, text: entryText(entry, level, lead)}
+}
+
+/** The whole id an argument names: a whole id, or the start or end of one (docs/mcp.md, "Short ids"). */
+export async function idArg(ctx: ToolContext, v: unknown): Promise<string> {
+  return ctx.api.entryId(str(v)!)
 }
 
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)

@@ -7,6 +7,7 @@ import {Type, type TOptional, type TProperties, type TSchema} from '@sinclair/ty
 import {ANCHOR_STATES, FRESHNESS_STATES, SCOPES, STATUSES, SUMMARY_TOKEN_BUDGET} from '../contract.js'
 import {CreateEntryBody, DetailSchema, Uuid} from '../schemas.js'
 import type {Detail} from '../types.js'
+import {IdRefSchema} from '../id-schemas.js'
 
 export type JsonSchema = Record<string, unknown>
 
@@ -40,7 +41,10 @@ function toJson(schema: unknown): unknown {
 
 // ---- fields several tools share ----
 
-export const entryId = described(Uuid, 'The entry id (a UUID, as returned by search_knowledge or add_knowledge)')
+export const entryId = described(
+  IdRefSchema,
+  'The entry id (a UUID, as returned by search_knowledge or add_knowledge), or at least 4 characters of its start or end',
+)
 export const projectId = Type.Optional(
   described(Uuid, 'A project id (from join_project); default: the project of the working directory or of the credential'),
 )

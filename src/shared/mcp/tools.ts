@@ -11,7 +11,7 @@ import type {Comment} from '../types.js'
 import {Type} from '@sinclair/typebox'
 import {explainRefusal, searchAnswer} from './render.js'
 import {recentAnswer} from './recent.js'
-import {entryAt, levelOf, pick, str, tool, withSimilar, type KbApi, type ToolContext, type ToolDef} from './tool-kit.js'
+import {entryAt, idArg, levelOf, pick, str, tool, withSimilar, type KbApi, type ToolContext, type ToolDef} from './tool-kit.js'
 import {TRUST_TOOLS} from './trust-tools.js'
 import {CURATION_TOOLS} from './curation-tools.js'
 import {REVIEW_TOOLS} from './review-tools.js'
@@ -116,7 +116,7 @@ export const TOOLS: ToolDef[] = [
       'Read one entry by id (from search_knowledge). Use detail "full" to see its comments, the thought chain that led to it, its forks and how it was resolved.',
     inputSchema: toolInput({id: entryId, detail: detail(DETAIL_DEFAULT.entry, 'How much to return')}),
     outputSchema: entryAnswer,
-    run: async (args, ctx) => entryAt(ctx, str(args.id)!, levelOf(args.detail, DETAIL_DEFAULT.entry), ''),
+    run: async (args, ctx) => entryAt(ctx, await idArg(ctx, args.id), levelOf(args.detail, DETAIL_DEFAULT.entry), ''),
   }),
   tool({
     name: 'add_knowledge',
@@ -190,7 +190,9 @@ export const TOOLS: ToolDef[] = [
           'validation_failed',
           'nothing to change: give at least one of title, body, tags, url, thought_chain, anchors, status',
         )
-      const e = await ctx.api.patchEntry(str(args.id)!, {...changes, ...pick(args, ['redact', 'acknowledge'])}).catch(explainRefusal)
+      const e = await ctx.api
+        .patchEntry(await idArg(ctx, args.id), {...changes, ...pick(args, ['redact', 'acknowledge'])})
+        .catch(explainRefusal)
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Updated (version ${e.version}): `)
     },
   }),
@@ -220,10 +222,11 @@ export const TOOLS: ToolDef[] = [
       },
     },
     run: async (args, ctx) => {
+      const id = await idArg(ctx, args.id)
       const c: Comment = await ctx.api
-        .comment(str(args.id)!, pick(args, ['body', 'type', 'redact', 'acknowledge']) as {body: string})
+        .comment(id, pick(args, ['body', 'type', 'redact', 'acknowledge']) as {body: string})
         .catch(explainRefusal)
-      return {structured: {comment: c}, text: `Added ${c.type} ${c.id} to entry ${str(args.id)!.toLowerCase()}.`}
+      return {structured: {comment: c}, text: `Added ${c.type} ${c.id} to entry ${id}.`}
     },
   }),
   tool({
@@ -242,7 +245,7 @@ export const TOOLS: ToolDef[] = [
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
-      const e = await ctx.api.resolve(str(args.id)!, pick(args, ['note', 'url', 'redact', 'acknowledge'])).catch(explainRefusal)
+      const e = await ctx.api.resolve(await idArg(ctx, args.id), pick(args, ['note', 'url', 'redact', 'acknowledge'])).catch(explainRefusal)
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), 'Resolved: ')
     },
   }),
@@ -264,7 +267,7 @@ export const TOOLS: ToolDef[] = [
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
-      const e = await ctx.api.publish(str(args.id)!, pick(args, ['scope', 'redact', 'acknowledge'])).catch(explainRefusal)
+      const e = await ctx.api.publish(await idArg(ctx, args.id), pick(args, ['scope', 'redact', 'acknowledge'])).catch(explainRefusal)
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Published (${e.scope}): `)
     },
   }),
@@ -284,7 +287,7 @@ export const TOOLS: ToolDef[] = [
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
       const e = await ctx.api
-        .fork(str(args.id)!, pick(args, ['title', 'scope', 'project_id', 'redact', 'acknowledge']))
+        .fork(await idArg(ctx, args.id), pick(args, ['title', 'scope', 'project_id', 'redact', 'acknowledge']))
         .catch(explainRefusal)
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), `Forked from ${e.forked_from} (${e.scope}): `)
     },

@@ -5,9 +5,10 @@
  */
 import {KbError} from '../errors.js'
 import {FlagBody, VerifyBody} from '../schemas.js'
-import {entryAt, levelOf, pick, str, tool, type ToolDef} from './tool-kit.js'
+import {entryAt, idArg, levelOf, pick, str, tool, type ToolDef} from './tool-kit.js'
 import {described, detail, entryAnswer, entryId, toolInput} from './tool-schemas.js'
 import {Type} from '@sinclair/typebox'
+import {IdRefSchema} from '../id-schemas.js'
 
 const V = VerifyBody.properties
 const F = FlagBody.properties
@@ -26,7 +27,7 @@ export const TRUST_TOOLS: ToolDef[] = [
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
-      const e = await ctx.api.verify(str(args.id)!, pick(args, ['note']))
+      const e = await ctx.api.verify(await idArg(ctx, args.id), pick(args, ['note']))
       return entryAt(ctx, e.id, levelOf(args.detail, 'summary'), 'Verified: ')
     },
   }),
@@ -42,13 +43,18 @@ export const TRUST_TOOLS: ToolDef[] = [
       id: entryId,
       reason: Type.Optional(described(F.reason, 'Why: incorrect (it did not work), stale, obsolete or duplicate; not with withdraw')),
       note: described(F.note, 'What you saw, e.g. "the option was removed in v5"'),
-      duplicate_of: described(F.duplicate_of, 'With reason duplicate: the id of the entry it repeats'),
+      duplicate_of: Type.Optional(
+        described(
+          Type.Union([IdRefSchema, Type.Null()]),
+          'With reason duplicate: the id of the entry it repeats, or at least 4 characters of its start or end',
+        ),
+      ),
       withdraw: Type.Optional(Type.Boolean({description: 'true withdraws your open flag instead (nothing else with it)'})),
       detail: detail('summary', 'How much of the entry to return'),
     }),
     outputSchema: entryAnswer,
     run: async (args, ctx) => {
-      const id = str(args.id)!
+      const id = await idArg(ctx, args.id)
       const level = levelOf(args.detail, 'summary')
       const given = Object.keys(pick(args, ['reason', 'note', 'duplicate_of']))
       if (args.withdraw === true) {
@@ -58,7 +64,9 @@ export const TRUST_TOOLS: ToolDef[] = [
       }
       if (args.reason === undefined)
         throw new KbError('validation_failed', 'give a reason (incorrect, stale, obsolete or duplicate), or withdraw: true')
-      const e = await ctx.api.flag(id, pick(args, ['reason', 'note', 'duplicate_of']) as {reason: 'stale'})
+      const body = pick(args, ['reason', 'note', 'duplicate_of']) as {reason: 'stale'; duplicate_of?: string | null}
+      if (typeof body.duplicate_of === 'string') body.duplicate_of = await idArg(ctx, body.duplicate_of)
+      const e = await ctx.api.flag(id, body)
       return entryAt(ctx, e.id, level, `Flagged ${str(args.reason)}: `)
     },
   }),

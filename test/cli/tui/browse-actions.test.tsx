@@ -5,6 +5,7 @@
 import {afterAll, afterEach, beforeAll, describe, expect, it} from 'vitest'
 import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {entry, KEY, row, ui, unmountAll} from './ink-ui.js'
+import {shortId} from '../../../src/shared/short-id.js'
 
 let d: TestDaemon
 let other: string
@@ -125,7 +126,7 @@ describe('kb browse: actions', () => {
     await u.waitFor(row('Delete candidate'))
     await u.press('d')
     await u.waitFor('Delete "Delete candidate"')
-    await u.waitFor(`id ${e.id} · global · open · by owner`)
+    await u.waitFor(`id ${shortId(e.id)} · global · open · by owner`)
     await u.waitFor('Delete it? y/N')
     await u.press('n')
     await u.waitFor('Not deleted')

@@ -12,6 +12,7 @@ import {startChildDaemon, type ChildDaemon} from '../../helpers/daemon.js'
 import {cleanup, makeUser, type KbEnv} from '../helpers.js'
 import {requireSystem} from '../../helpers/system.js'
 import {browseCommand, exitsIn, sleep, Tmux, until, type Pane} from './tmux.js'
+import {shortId} from '../../../src/shared/short-id.js'
 
 const system = requireSystem('tmux')
 
@@ -94,7 +95,7 @@ system.describe('kb browse keys in a real terminal (tmux)', () => {
     expect(screens.some((s) => s.includes('Waiting for the results on screen to settle: d will apply to them'))).toBe(true)
     expect(screens.some((s) => s.includes('Delete "macOS'))).toBe(false)
     expect(asked).toContain('Delete "Kafka consumer lag grows after deploy"')
-    expect(asked).toContain(`id ${ids['Kafka consumer lag grows after deploy']}`)
+    expect(asked).toContain(`id ${shortId(ids['Kafka consumer lag grows after deploy']!)}`)
     expect(asked).toMatch(/^› Kafka consumer lag grows after deploy/m)
     await p.keys('y')
     await p.waitFor('Deleted "Kafka consumer lag grows after deploy"')
@@ -112,7 +113,7 @@ system.describe('kb browse keys in a real terminal (tmux)', () => {
   const PLACES: {name: string; keys: string[]; shows: string | RegExp; text?: boolean}[] = [
     {name: 'search box', keys: ['/'], shows: KEY_LINES.search, text: true},
     {name: 'results', keys: [], shows: KEY_LINES.list},
-    {name: 'full view', keys: ['Enter'], shows: /^id +\S+$/m},
+    {name: 'full view', keys: ['Enter'], shows: /^id +\S+ {2}\(\S+\)$/m},
     {name: 'help', keys: ['?'], shows: KEY_LINES.help},
     {name: 'resolve prompt', keys: ['r'], shows: 'Note (optional)', text: true},
     {name: 'comment prompt', keys: ['c'], shows: 'Comment [note] on', text: true},

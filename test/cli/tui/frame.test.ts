@@ -15,6 +15,7 @@ import type {Finding} from '../../../src/shared/types.js'
 import {lineText} from '../../../src/cli/tui/styled.js'
 import {cut, fit, tail, width, wrap} from '../../../src/cli/tui/text.js'
 import {answer, apply, browsing, entry, full, KEYS, page, press} from './fixtures.js'
+import {shortId} from '../../../src/shared/short-id.js'
 
 const NOW = Date.parse('2026-11-20T10:00:30Z')
 const SIZES = [
@@ -97,7 +98,7 @@ describe('text measured in columns', () => {
     const s = browsing(wide, {size: {columns: 60, rows: 20}})
     const opened = apply(press(s, KEYS.enter).state, {type: 'entry', id: wide[0]!.id, entry: full(wide[0]!)}).state
     const lines = check(opened, 'full')
-    expect(lines.find((l) => l.startsWith('id '))).toMatch(/^id +0199aaaa-bbbb-7ccc-8ddd-[0-9a-f]{12}$/)
+    expect(lines.find((l) => l.startsWith('id '))).toMatch(/^id +[0-9a-f]{7} {2}\(0199aaaa-bbbb-7ccc-8ddd-[0-9a-f]{12}\)$/)
   })
 })
 
@@ -163,11 +164,11 @@ describe('what the screen says', () => {
       .replace(/\s+/g, ' ')
     expect(del).toContain('Delete "Docker on Apple Silicon: exec format error (fork)"')
     expect(del).toContain(
-      `id ${fork.id} · private · open · by owner · fork of "Docker on Apple Silicon: exec format error" (…${original.id.slice(-8)})`,
+      `id ${shortId(fork.id)} · private · open · by owner · fork of "Docker on Apple Silicon: exec format error" (${shortId(original.id)})`,
     )
     expect(del).toContain('Delete it? y/N')
     const delOriginal = frame(press(s, 'd').state, NOW).map(lineText).join('\n')
-    expect(delOriginal).toContain(`id ${original.id} · global`)
+    expect(delOriginal).toContain(`id ${shortId(original.id)} · global`)
     expect(delOriginal).not.toContain('fork of')
   })
 
@@ -181,7 +182,7 @@ describe('what the screen says', () => {
     expect(lines[1]).toContain('updated just now')
     expect(lines.join('\n')).not.toContain('now ago')
     expect(lines).toContain('project acme/api · github.com/acme/api')
-    expect(lines).toContain('fork of "Parent title" (…00000001)')
+    expect(lines).toContain('fork of "Parent title" (0000001)')
     expect(lineText(standardLines(e, 80, ctx, NOW + 3 * 3600_000)[1]!)).toContain('updated 3h ago')
   })
 

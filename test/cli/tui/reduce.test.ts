@@ -10,6 +10,7 @@ import {selectedEntry, type State} from '../../../src/cli/tui/state.js'
 import {lineText} from '../../../src/cli/tui/styled.js'
 import {DEBOUNCE_MS} from '../../../src/cli/tui/transitions.js'
 import {apply, browsing, effectsOf, entry, full, KEYS, press} from './fixtures.js'
+import {shortId} from '../../../src/shared/short-id.js'
 
 const items = Array.from({length: 30}, (_, i) => entry(`Entry ${String(i + 1).padStart(2, '0')}`))
 const NOW = Date.parse('2026-11-20T12:00:00Z')
@@ -214,7 +215,7 @@ describe('full view', () => {
       id: fork.id,
       entry: full(fork, {branches: [branch]}),
     }).state
-    expect(screen(s)).toMatch(new RegExp(`^forked from +↳ "The original" \\(…${parent.id.slice(-8)}\\)`, 'm'))
+    expect(screen(s)).toMatch(new RegExp(`^forked from +↳ "The original" \\(${shortId(parent.id)}\\)`, 'm'))
     expect(press(s, KEYS.enter).state.full?.id).toBe(fork.id) // no link highlighted yet
     const onParent = press(s, KEYS.tab)
     expect(onParent.state.full?.link).toBe(0)
@@ -233,7 +234,7 @@ describe('full view', () => {
     const neu = entry('The better fix')
     const old = entry('The old workaround', {superseded_by: neu.id})
     const s = apply(press(browsing([old, neu]), KEYS.enter).state, {type: 'entry', id: old.id, entry: full(old)}).state
-    expect(screen(s)).toMatch(new RegExp(`^superseded by +→ "The better fix" \\(…${neu.id.slice(-8)}\\)`, 'm'))
+    expect(screen(s)).toMatch(new RegExp(`^superseded by +→ "The better fix" \\(${shortId(neu.id)}\\)`, 'm'))
     const followed = press(s, KEYS.tab, KEYS.enter)
     expect(followed.state.full?.id).toBe(neu.id)
     expect(effectsOf(followed, 'loadEntry')).toEqual([{type: 'loadEntry', id: neu.id}])

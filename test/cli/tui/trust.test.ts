@@ -14,6 +14,7 @@ import {lineText} from '../../../src/cli/tui/styled.js'
 import {width} from '../../../src/cli/tui/text.js'
 import type {EntryStandard} from '../../../src/shared/types.js'
 import {apply, browsing, effectsOf, entry, full, KEYS, press} from './fixtures.js'
+import {shortId} from '../../../src/shared/short-id.js'
 
 const NOW = Date.parse('2026-11-20T12:00:00Z')
 const screen = (s: State): string => frame(s, NOW).map(lineText).join('\n')
@@ -73,7 +74,7 @@ describe('V verifies, F flags or withdraws', () => {
     const asked = press(s0, 'V')
     expect(asked.state.prompt).toMatchObject({kind: 'verify', entry: {id: target.id}})
     expect(screen(asked.state)).toContain('Verify "Pool exhausted"')
-    expect(screen(asked.state)).toContain(`id ${target.id} · global · open · by owner`)
+    expect(screen(asked.state)).toContain(`id ${shortId(target.id)} · global · open · by owner`)
     const sent = press(asked.state, 'worked on Node 22', KEYS.enter)
     expect(effectsOf(sent, 'call')).toEqual([{type: 'call', call: {kind: 'verify', entry: target, note: 'worked on Node 22'}}])
     expect(sent.state.busy).toBe(true)

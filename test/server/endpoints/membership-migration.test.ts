@@ -30,7 +30,10 @@ describe('membership migration of an existing store', () => {
     const postgres = old.storeUrl !== undefined
     const step = (postgres ? POSTGRES_MIGRATIONS : SQLITE_MIGRATIONS).findIndex((m) => m.includes('CREATE TABLE project_requests'))
     expect(step).toBeGreaterThan(0)
-    // What came after membership goes too (supersede, the server's secrets, history, the claims' lease, similar pairs, web sessions), so every step from it runs again.
+    // What came after membership goes too (supersede, the server's secrets, history, the claims' lease, similar pairs, web sessions, short ids), so every step from it runs again.
+    await queryStore(old, 'DROP TABLE short_ids')
+    await queryStore(old, 'DROP INDEX entries_id_tail')
+    await queryStore(old, 'ALTER TABLE entries DROP COLUMN id_tail')
     await queryStore(old, 'DROP TABLE web_sessions')
     if (postgres) {
       await queryStore(old, 'ALTER TABLE idempotency_keys DROP COLUMN holder_pid')

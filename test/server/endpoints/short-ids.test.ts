@@ -5,7 +5,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {createEntry, expectProblem} from './support.js'
-import {craftEntries} from './short-id-support.js'
+import {craftEntries} from '../../helpers/crafted-ids.js'
 
 let d: TestDaemon
 let aliceKey: string

@@ -82,7 +82,7 @@ async function expectFound(d: TestDaemon, ids: string[]): Promise<void> {
 }
 
 /** What the trust, recall, membership, supersede, server secrets and history migrations (SQLite 8–13, PostgreSQL 4–9) added, taken away again: the same SQL in both. */
-const UNDO_TRUST = `DROP TABLE web_sessions; DROP TABLE similar_pairs; DROP INDEX entries_review; ALTER TABLE entries DROP COLUMN anchors_stale; DROP TABLE history; DROP INDEX entries_retrieved; ALTER TABLE entries DROP COLUMN retrieved; ALTER TABLE entries DROP COLUMN last_retrieved_at;
+const UNDO_TRUST = `DROP TABLE short_ids; DROP INDEX entries_id_tail; ALTER TABLE entries DROP COLUMN id_tail; DROP TABLE web_sessions; DROP TABLE similar_pairs; DROP INDEX entries_review; ALTER TABLE entries DROP COLUMN anchors_stale; DROP TABLE history; DROP INDEX entries_retrieved; ALTER TABLE entries DROP COLUMN retrieved; ALTER TABLE entries DROP COLUMN last_retrieved_at;
   DROP TABLE server_secrets; DROP INDEX entries_superseded_by; ALTER TABLE entries DROP COLUMN superseded_by; DROP TABLE invitations; DROP TABLE project_requests; DROP TABLE recalls; DROP TABLE flags; ALTER TABLE projects DROP COLUMN verify_after_days;
   ${['anchors', 'flags', 'flagged_at', 'verified_at', 'verified_by', 'verifications', 'corrections']
     .map((c) => `ALTER TABLE entries DROP COLUMN ${c};`)

@@ -3,7 +3,7 @@
  * server mints random ids, and a collision of seven random digits would take millions of entries.
  */
 import {expect} from 'vitest'
-import type {TestDaemon} from '../../helpers/daemon.js'
+import type {TestDaemon} from './daemon.js'
 
 export interface CraftedEntry {
   id: string
@@ -16,7 +16,15 @@ export async function craftEntries(d: TestDaemon, entries: CraftedEntry[]): Prom
   const me = await d.request('GET', '/api-keys')
   const owner = me.body.items[0].principal as {id: string; name: string}
   const at = new Date().toISOString()
-  const head = {kind: 'kb-export', version: 1, exported_at: at, exported_by: owner, server_version: 'test', complete: false, entries: entries.length}
+  const head = {
+    kind: 'kb-export',
+    version: 1,
+    exported_at: at,
+    exported_by: owner,
+    server_version: 'test',
+    complete: false,
+    entries: entries.length,
+  }
   const records = entries.map((e) => ({
     kind: 'entry',
     id: e.id,
