@@ -141,7 +141,7 @@ export default class Check extends KbCommand<typeof Check> {
           .map((x) => x.result)
         try {
           const answer = await this.write<EntryFull>(
-            {command: 'check', label: shortId(e.id), request: writeRequests.checkAnchors(e.id, {commit: report.commit, results})},
+            {command: 'check', label: e.id, request: writeRequests.checkAnchors(e.id, {commit: report.commit, results})},
             this.flags['no-queue'],
           )
           report.reported++

@@ -53,7 +53,7 @@ export default class CommentCmd extends KbCommand<typeof CommentCmd> {
         this.write<Comment>(
           {
             command: 'comment',
-            label: `on ${shortId(this.args.id)}`,
+            label: `on ${this.args.id}`,
             request: writeRequests.comment(this.args.id, {body, type: this.flags.type, ...c}),
           },
           this.flags['no-queue'],

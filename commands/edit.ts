@@ -79,7 +79,7 @@ export default class Edit extends KbCommand<typeof Edit> {
     } catch (e) {
       // Out of reach: flags say what to change without the entry, so the edit waits for `kb sync` (the editor cannot).
       if (!fromFlags || !this.queues(e, flags['no-queue'])) throw e
-      return this.enqueue({command: 'edit', label: shortId(args.id), edit: intent}, e)
+      return this.enqueue({command: 'edit', label: args.id, edit: intent}, e)
     }
     for (const r of intent.remove_anchors ?? [])
       if (!current.anchors.some((a) => removes(r, a)))
@@ -165,7 +165,7 @@ export default class Edit extends KbCommand<typeof Edit> {
       const request = writeRequests.patchEntry(id, {...patch, ...c}, `"${version}"`)
       // Queued, the edit keeps what was asked and what it was made on, so `kb sync` merges it as this would.
       const edit = intent ? {...intent, set: {...intent.set, ...c}, version, base} : {entry_id: id, set: {...patch, ...c}, version, base}
-      return this.write<EntryFull>({command: 'edit', label: shortId(id), request, edit}, this.flags['no-queue'])
+      return this.write<EntryFull>({command: 'edit', label: id, request, edit}, this.flags['no-queue'])
     })
   }
 

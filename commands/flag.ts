@@ -55,7 +55,7 @@ export default class Flag extends KbCommand<typeof Flag> {
       ...(flags['duplicate-of'] !== undefined ? {duplicate_of: flags['duplicate-of']} : {}),
     }
     const entry = await this.write<EntryFull>(
-      {command: 'flag', label: `${shortId(args.id)} (${flags.reason})`, request: writeRequests.flag(args.id, body)},
+      {command: 'flag', label: `${args.id} (${flags.reason})`, request: writeRequests.flag(args.id, body)},
       flags['no-queue'],
     )
     if (isQueued(entry)) return entry

@@ -44,7 +44,7 @@ export default class Fork extends KbCommand<typeof Fork> {
       {mode: this.mode, json: this.jsonEnabled(), what: `forking ${shortId(this.args.id)}`},
       (c) => {
         const request = writeRequests.fork(this.args.id, {...input, ...c})
-        const draft = {command: 'fork', label: shortId(this.args.id), request, ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {})}
+        const draft = {command: 'fork', label: this.args.id, request, ...(ref && !isUuid(ref.ref) ? {project_ref: ref} : {})}
         return this.write<EntryCreated>(draft, this.flags['no-queue'])
       },
     )

@@ -32,7 +32,7 @@ export default class Merge extends KbCommand<typeof Merge> {
     const {flags, args} = this
     const input = {into: flags.into.toLowerCase(), ...(flags.note !== undefined ? {note: flags.note} : {})}
     const entry = await this.write<EntryFull>(
-      {command: 'merge', label: shortId(args.id), request: writeRequests.merge(args.id, input)},
+      {command: 'merge', label: args.id, request: writeRequests.merge(args.id, input)},
       flags['no-queue'],
     )
     if (isQueued(entry)) return entry

@@ -41,7 +41,7 @@ export default class Publish extends KbCommand<typeof Publish> {
     const what = `publishing ${shortId(this.args.id)}${flags.scope ? ` to ${flags.scope}` : ''}`
     const entry = await clearSensitive(choice, {mode: this.mode, json: this.jsonEnabled(), what}, (c) => {
       const request = writeRequests.publish(this.args.id, {...(flags.scope ? {scope: flags.scope} : {}), ...c})
-      return this.write<EntryFull>({command: 'publish', label: shortId(this.args.id), request}, flags['no-queue'])
+      return this.write<EntryFull>({command: 'publish', label: this.args.id, request}, flags['no-queue'])
     })
     if (isQueued(entry)) return entry
     if (this.mode.tty) this.out(`${green(this.mode, 'Published')} ${shortId(entry.id)} to ${oneLine(entry.scope)}`)

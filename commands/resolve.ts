@@ -40,7 +40,7 @@ export default class Resolve extends KbCommand<typeof Resolve> {
       {mode: this.mode, json: this.jsonEnabled(), what: `resolving ${shortId(this.args.id)}`},
       (c) =>
         this.write<EntryFull>(
-          {command: 'resolve', label: shortId(this.args.id), request: writeRequests.resolve(this.args.id, {...input, ...c})},
+          {command: 'resolve', label: this.args.id, request: writeRequests.resolve(this.args.id, {...input, ...c})},
           this.flags['no-queue'],
         ),
     )

@@ -35,7 +35,7 @@ export default class Supersede extends KbCommand<typeof Supersede> {
     if ((flags.by === undefined) === !flags.undo) throw new KbError('usage', 'say which entry replaces it (--by <id>), or --undo')
     const input = {by: flags.undo ? null : flags.by!.toLowerCase(), ...(flags.note !== undefined ? {note: flags.note} : {})}
     const entry = await this.write<EntryFull>(
-      {command: 'supersede', label: shortId(args.id), request: writeRequests.supersede(args.id, input)},
+      {command: 'supersede', label: args.id, request: writeRequests.supersede(args.id, input)},
       flags['no-queue'],
     )
     if (isQueued(entry)) return entry

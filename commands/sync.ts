@@ -12,6 +12,7 @@ import {syncLine} from '../src/cli/outbox/report.js'
 import {hasQueued, refusedFile, type OutboxItem} from '../src/cli/outbox/state.js'
 import type {RefusedWrite} from '../src/cli/outbox/refused.js'
 import type {SyncReport} from '../src/cli/outbox/sync.js'
+import {shortIds} from '../src/shared/short-id.js'
 
 export interface RefusedList {
   items: RefusedWrite[]
@@ -127,7 +128,7 @@ export default class Sync extends KbCommand<typeof Sync> {
         this.mode.tty ? i.key.slice(0, 8) : i.key,
         time(i.queued_at, this.mode),
         i.command,
-        oneLine(i.label),
+        oneLine(this.mode.tty ? shortIds(i.label) : i.label),
         ...(several ? [i.base_url] : []),
         i.attempts,
         oneLine((i.last_error ?? '').split(';')[0]!),
@@ -179,7 +180,7 @@ export default class Sync extends KbCommand<typeof Sync> {
       )
     const {outbox, item} = matches[0]!
     await outbox.refuse(item, {code: 'dropped', message: 'taken off the queue with kb sync --drop'})
-    this.out(`Dropped ${item.command} ${oneLine(item.label)}; it is kept in ${refusedFile()}`)
+    this.out(`Dropped ${item.command} ${oneLine(shortIds(item.label))}; it is kept in ${refusedFile()}`)
     return {dropped: item}
   }
 }

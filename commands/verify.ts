@@ -40,7 +40,7 @@ export default class Verify extends KbCommand<typeof Verify> {
       if (!this.queues(e, flags['no-queue'])) throw e
     }
     const entry = await this.write<EntryFull>(
-      {command: 'verify', label: shortId(args.id), request: writeRequests.verify(args.id, body)},
+      {command: 'verify', label: args.id, request: writeRequests.verify(args.id, body)},
       flags['no-queue'],
     )
     if (isQueued(entry)) return entry

@@ -48,7 +48,7 @@ export default class HookRun extends KbCommand<typeof HookRun> {
           // Once one is queued, `write` queues the rest without trying the server again.
           const done = await this.write({
             command: 'hook resolve',
-            label: `${shortId(id)} (commit ${commit.short})`,
+            label: `${id} (commit ${commit.short})`,
             request: writeRequests.resolve(id, {note, ...(url ? {url} : {})}),
           })
           if (isQueued(done)) {

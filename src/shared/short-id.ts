@@ -29,6 +29,16 @@ export function shortId(id: string, n: number = length): string {
   return id.replace(/-/g, '').slice(-n)
 }
 
+const IDS_IN_TEXT = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g
+
+/**
+ * Text of kb's own that names entries by whole id (a queued write's label: `on 0193a7e2-…`), each id as its short form,
+ * for a person to read; the text itself, which scripts read, keeps whole ids. A fixed-length pattern: no backtracking.
+ */
+export function shortIds(text: string): string {
+  return text.replace(IDS_IN_TEXT, (id) => shortId(id))
+}
+
 /** A typed reference to an entry: a whole id, or the hex digits of a prefix or a suffix of one (lower case, no hyphens). */
 export type IdRef = {id: string} | {hex: string}
 

@@ -7,6 +7,7 @@ import {oneLine} from '../output/format.js'
 import type {CredentialLike} from './principal.js'
 import type {OutboxOptions} from './queue.js'
 import type {OutboxItem, QueuedWrite} from './state.js'
+import {shortIds} from '../../shared/short-id.js'
 
 /** What a write command hands `write`: the request (or, for an edit, what to settle later) and how to name it. */
 export type WriteDraft = Pick<OutboxItem, 'command' | 'label' | 'request' | 'project_ref' | 'edit'>
@@ -36,7 +37,7 @@ export async function enqueueWrite(
   const waiting = await Outbox.forServer(o.baseUrl, o.outbox).append(item)
   if (o.announce) {
     const why = oneLine(because.message.split(';')[0]!)
-    process.stderr.write(`kb: queued ${item.command} "${oneLine(item.label)}" for \`kb sync\` (${waiting} waiting): ${why}\n`)
+    process.stderr.write(`kb: queued ${item.command} "${oneLine(shortIds(item.label))}" for \`kb sync\` (${waiting} waiting): ${why}\n`)
   }
   return {
     queued: true,

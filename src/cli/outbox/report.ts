@@ -4,17 +4,17 @@
  */
 import {oneLine} from '../output/format.js'
 import type {SyncItemReport} from './sync.js'
-import {shortId} from '../../shared/short-id.js'
+import {shortId, shortIds} from '../../shared/short-id.js'
 
 const NEW_THINGS = new Set(['add', 'fork'])
 
 export function syncLine(r: SyncItemReport): string {
-  const what = `${r.command} ${oneLine(r.label)}`
+  const what = `${r.command} ${oneLine(shortIds(r.label))}`
   switch (r.status) {
     case 'sent':
       return `sent     ${what}${r.id && NEW_THINGS.has(r.command) ? ` → ${shortId(r.id)}` : ''}${r.replayed ? ' (an earlier attempt had arrived; it was not done twice)' : ''}`
     case 'forked':
-      return `forked   ${what} → ${r.fork_id} (a field it changes changed meanwhile: the edit went to this fork, and a comment on the entry points at it)`
+      return `forked   ${what} → ${shortId(r.fork_id)} (a field it changes changed meanwhile: the edit went to this fork, and a comment on the entry points at it)`
     case 'refused':
       return `refused  ${what}: ${oneLine(r.message)}`
     case 'waiting':
