@@ -13,6 +13,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
 import {startDropProxy} from '../helpers/drop-proxy.js'
 import {cleanup, freePort, gitRepo, kb, makeUser, UUID_RE, type KbEnv} from './helpers.js'
+import {shortId} from '../../src/shared/short-id.js'
 
 let user: KbEnv
 let d: ChildDaemon
@@ -180,7 +181,9 @@ describe('a session whose daemon stops mid-way', () => {
       expect(await titled('Answer lost')).toHaveLength(1)
       const sync = await kb(user, ['sync'], {env})
       expect(sync.code, sync.stderr).toBe(0)
-      expect(sync.stdout).toContain(`sent     add Answer lost → ${created!.id} (an earlier attempt had arrived; it was not done twice)`)
+      expect(sync.stdout).toContain(
+        `sent     add Answer lost → ${shortId(created!.id)} (an earlier attempt had arrived; it was not done twice)`,
+      )
       expect(await titled('Answer lost')).toHaveLength(1)
     } finally {
       await proxy.close()

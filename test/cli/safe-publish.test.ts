@@ -9,6 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {ChildDaemon} from '../helpers/daemon.js'
 import {fakeCorpus} from '../server/scan/fake-corpus.js'
 import {ANSI_RE, cleanup, kb, kbTty, type KbEnv, userWithDaemon} from './helpers.js'
+import {shortId} from '../../src/shared/short-id.js'
 
 const corpus = fakeCorpus(2026)
 const line = (kind: string): string => corpus.find((s) => s.kind === kind)!.text
@@ -122,7 +123,7 @@ describe('kb comment and kb resolve on a shared entry', () => {
     const r = await kb(user, ['comment', id, `Seen: ${line('aws-access-token')}`])
     expect(r.code, r.stderr).toBe(5)
     expect(r.stderr).toMatch(/1 finding of secrets or personal data:/)
-    expect(r.stderr).toContain(`commenting on ${id} would expose a secret or personal data; re-run with --redact`)
+    expect(r.stderr).toContain(`commenting on ${shortId(id)} would expose a secret or personal data; re-run with --redact`)
     expectNoSecret(r.stderr)
     expect((await d.request('GET', `/knowledge/${id}`)).body.comment_count).toBe(0)
     const c = await kb(user, ['comment', id, `Seen: ${line('aws-access-token')}`, '--redact'])

@@ -94,7 +94,7 @@ describe('every command that takes an entry takes its short form', () => {
     expect((await entry(two)).superseded_by).toBe(one)
     await ok(['delete', end(forked), '--yes'])
     expect((await d.request('GET', `/knowledge/${forked}`)).status).toBe(404)
-  })
+  }, 120_000)
 })
 
 describe('ambiguous, hidden, malformed', () => {
@@ -168,5 +168,5 @@ describe('the Resolves-KB trailer', () => {
     expect(c.stderr).toMatch(/could not resolve 4c5b6a7980 from commit [0-9a-f]+: 4c5b6a7980 is the start or end of 2 entries/)
     expect((await entry(id)).status).toBe('resolved')
     expect([(await entry(A)).status, (await entry(B)).status]).toEqual(['open', 'open'])
-  })
+  }, 60_000)
 })

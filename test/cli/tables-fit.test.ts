@@ -7,6 +7,7 @@ import {newPrincipal, type ChildDaemon} from '../helpers/daemon.js'
 import {fakeCorpus} from '../server/scan/fake-corpus.js'
 import {displayWidth} from '../../src/cli/output/format.js'
 import {ANSI_RE, cleanup, freePort, gitRepo, kb, kbTty, type KbEnv, userWithDaemon} from './helpers.js'
+import {shortId} from '../../src/shared/short-id.js'
 
 let d: ChildDaemon
 let user: KbEnv
@@ -63,11 +64,11 @@ afterAll(async () => {
 describe('tables on an 80-column terminal', () => {
   it('kb list (-L 2, every detail), kb search and kb history cut the title, not the row', async () => {
     const list = await fits(['list', '-L', '2'], /^ID +STATUS +SCOPE +TITLE/)
-    expect(list.some((l) => l.includes(ids[2]!) && l.includes('…'))).toBe(true)
+    expect(list.some((l) => l.includes(shortId(ids[2]!)) && l.includes('…'))).toBe(true)
     await fits(['list', '--detail', 'full'], /^ID +STATUS/)
     await fits(['list', '--status', 'resolved'], /^ID +STATUS/)
     const search = await fits(['search', 'pool timeouts'], /^ID +/)
-    expect(search.some((l) => l.startsWith(ids[0]!))).toBe(true)
+    expect(search.some((l) => l.startsWith(shortId(ids[0]!)))).toBe(true)
     await fits(['history', ids[0]!], /^WHEN +ACTION +BY/)
     await fits(['review', '--list'], /^ID +/)
     // Piped, the same rows are whole: the title is not cut.
