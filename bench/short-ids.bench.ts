@@ -2,8 +2,9 @@
  * @module Short ids at scale (docs/performance.md, "Short ids"): `GET /ids/{ref}` on a store of `--entries` bulk-loaded
  * entries (default 100,000; one a second, so ~65 share each 8-character prefix), per `--store`, for the short form
  * (7-digit suffix, unique), a 4-digit suffix (a few candidates), an 8-digit prefix (a minute of entries: ambiguous),
- * a 4-digit prefix (weeks of entries: past the 100 read, "type more"), a 23-character prefix (unique), and the same as a
- * principal who sees none of them; `GET /knowledge/{id}` beside them. Also the short length the loaded store needs.
+ * a 4-digit prefix (weeks of entries: past the 100 read, "type more"), a 23-character prefix (unique), and the prefixes as
+ * another principal than the owner (the loaded entries are global: visibility through the rule, not the owner's own rows);
+ * `GET /knowledge/{id}` beside them. Also the short length the loaded store needs.
  * Usage: `node dist/bench/short-ids.bench.js [--entries N] [--runs N] [--store sqlite,postgres] [--json]`.
  */
 import {mkdtempSync, rmSync} from 'node:fs'
@@ -74,7 +75,7 @@ async function measure(
       out[what] = await timed(daemon.url, prepared.ownerKey, paths)
     }
     for (const what of ['GET /ids/{8-digit prefix: a minute}', 'GET /ids/{4-digit prefix: weeks}'])
-      out[`${what}, as a principal who sees none`] = await timed(daemon.url, strangerKey, cases[what]!)
+      out[`${what}, as another principal`] = await timed(daemon.url, strangerKey, cases[what]!)
     return out
   } finally {
     await daemon.stop()
