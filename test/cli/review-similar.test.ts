@@ -8,6 +8,7 @@ import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import type {ChildDaemon} from '../helpers/daemon.js'
 import {ANSI_RE, cleanup, kb, kbTty, type KbEnv, userWithDaemon} from './helpers.js'
+import {shortId} from '../../src/shared/short-id.js'
 
 // The child daemon inherits it: usage counts are written every 200 ms instead of every 5 s.
 process.env.KB_USAGE_FLUSH_MS = '200'
@@ -61,14 +62,17 @@ describe('kb review with similar pairs', () => {
     expect(r.code, r.stderr + r.stdout).toBe(0)
     const out = strip(r.stdout)
     // The questions (stderr) share the lines of what follows them, the answers typed ahead not being echoed.
-    const printed = out.replace(/\[v\)erify[^\]]*\] |superseded by which entry \(id\)\?( \[Enter: [^\]]*\])? /g, '\n')
+    const printed = out.replace(
+      /\[v\)erify[^\]]*\] |superseded by which entry \(its id, or the start or end of it\)\?( \[Enter: [^\]]*\])? /g,
+      '\n',
+    )
     for (const l of printed.split('\n')) expect([...l].length, l).toBeLessThanOrEqual(80)
     expect(out).toContain('m)erge s)upersede x)not same')
     expect(out).toContain(`similar: looks like ${pairs[0]![0]}`)
-    expect(out).toContain(`merged into ${pairs[0]![0]}`)
-    expect(out).toContain(`[Enter: ${pairs[1]![0]}]`)
-    expect(out).toContain(`superseded by ${pairs[1]![0]}`)
-    expect(out).toContain(`not the same as ${pairs[2]![0]}`)
+    expect(out).toContain(`merged into ${shortId(pairs[0]![0])}`)
+    expect(out).toContain(`[Enter: ${shortId(pairs[1]![0])}]`)
+    expect(out).toContain(`superseded by ${shortId(pairs[1]![0])}`)
+    expect(out).toContain(`not the same as ${shortId(pairs[2]![0])}`)
     const get = async (id: string) => (await d.request('GET', `/knowledge/${id}`)).body
     expect((await get(pairs[0]![1])).superseded_by).toBe(pairs[0]![0])
     expect((await get(pairs[1]![1])).superseded_by).toBe(pairs[1]![0])
