@@ -60,7 +60,12 @@ export function reviewRows(page: ReviewPage, mode: OutputMode): string {
       {header: 'WHY', cut: true},
       {header: 'TITLE', flex: true},
     ],
-    page.items.map((i) => [idCell(i.entry.id, mode), i.entry.usage.retrieved, [...new Set(i.reasons.map((r) => r.kind))].join(','), i.entry.title]),
+    page.items.map((i) => [
+      idCell(i.entry.id, mode),
+      i.entry.usage.retrieved,
+      [...new Set(i.reasons.map((r) => r.kind))].join(','),
+      i.entry.title,
+    ]),
     mode,
   )
 }

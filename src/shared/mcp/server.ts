@@ -64,7 +64,9 @@ async function callTool(name: string, rawArgs: unknown, ctx: ToolContext): Promi
     return {content: [{type: 'text', text: answer.text}], structuredContent: answer.structured}
   } catch (e) {
     if (e instanceof KbError) {
-      return toolError(withHint(`${name} failed (${e.code}): ${e.message}`, hintFor(e.code, 'agent', {remote: ctx.remote})) + candidatesText(e))
+      return toolError(
+        withHint(`${name} failed (${e.code}): ${e.message}`, hintFor(e.code, 'agent', {remote: ctx.remote})) + candidatesText(e),
+      )
     }
     return toolError(
       `${name} failed unexpectedly: ${(e as Error).message}; retry, and if it persists look at the daemon log (\`kb daemon logs\`)`,
