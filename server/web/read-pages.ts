@@ -117,14 +117,22 @@ export function readPages(scope: FastifyInstance, s: WebServices, signedIn: Sign
     '/search',
     signedIn(async ({req, ctx, session}) => {
       const form = searchForm(queryOf(req))
-      const projects: Project[] = (await s.projects.list(session.caller, LIMIT_MAX)).items
+      // The filter's project list and the search are independent: asked for together.
+      const [listed, found] = await Promise.allSettled([
+        s.projects.list(session.caller, LIMIT_MAX),
+        runSearch(s, session.caller, form, ctx.root),
+      ])
+      if (listed.status === 'rejected') throw listed.reason
+      const projects: Project[] = listed.value.items
       try {
-        const r = await runSearch(s, session.caller, form, ctx.root)
+        if (found.status === 'rejected') throw found.reason
+        const r = found.value
         return searchPage(ctx, {form, projects, ...r})
       } catch (e) {
-        // A filter the caller may not use (a project they left) is said in words on the same page.
-        const message = e instanceof Error ? e.message : String(e)
-        return searchPage(ctx, {form, projects, items: [], next: null, prev: null, error: message})
+        // A filter the caller may not use (a project they left) is said in words on the same page; anything else is
+        // the error page, which never shows an unexpected error's details.
+        if (!(e instanceof KbError) || e.status >= 500) throw e
+        return searchPage(ctx, {form, projects, items: [], next: null, prev: null, error: e.message})
       }
     }),
   )

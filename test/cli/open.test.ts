@@ -70,6 +70,15 @@ describe('kb open', () => {
     const page = await fetch(`${root}/e/${id}`, {headers: {cookie}})
     expect(await page.text()).toContain('<h1>Open me</h1>')
     expect((await fetch(out.link, {redirect: 'manual'})).status).toBe(400)
+
+    // The session is listed with the grants, and `kb auth revoke-grant` signs that browser out.
+    const grants = await kb(user, ['auth', 'grants', '--json'])
+    expect(grants.code, grants.stderr).toBe(0)
+    const session = JSON.parse(grants.stdout).items.find((g: any) => g.client_id === 'kb-web')
+    expect(session.client_name).toMatch(/^kb web view/)
+    const revoked = await kb(user, ['auth', 'revoke-grant', session.id])
+    expect(revoked.code, revoked.stderr).toBe(0)
+    expect((await fetch(`${root}/e/${id}`, {headers: {cookie}, redirect: 'manual'})).status).toBe(303)
   })
 
   it('opens the browser at the link: one argument, no shell, the key nowhere', async () => {
