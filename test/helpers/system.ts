@@ -5,6 +5,7 @@
  * part) a missing part fails the run instead. `KB_TEST_HIDE_SYSTEM=chromium,tmux,…` (or `all`) makes parts
  * count as missing, so CI can prove the skips.
  */
+import {execFileSync} from 'node:child_process'
 import {accessSync, constants, readdirSync} from 'node:fs'
 import {delimiter, join} from 'node:path'
 import {describe} from 'vitest'
@@ -71,6 +72,19 @@ function hidden(env: NodeJS.ProcessEnv): Set<string> {
   return new Set(list.includes('all') ? SYSTEM_PARTS : list)
 }
 
+/**
+ * Whether `unshare` may make the user and mount namespace the disk tests use: installed is not enough where the
+ * kernel or a policy (Ubuntu's AppArmor restriction, a container's seccomp) refuses it, and those tests would fail.
+ */
+function namespacesAllowed(unshare: string): boolean {
+  try {
+    execFileSync(unshare, ['--user', '--map-root-user', '--mount', 'true'], {stdio: 'ignore', timeout: 5000})
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Looks for a part on `env.PATH` (PostgreSQL also under /usr/lib/postgresql/<version>/bin). */
 export function findSystem(part: SystemPart, env: NodeJS.ProcessEnv = process.env): SystemFound {
   const spec = PARTS[part]
@@ -81,8 +95,11 @@ export function findSystem(part: SystemPart, env: NodeJS.ProcessEnv = process.en
   const candidates = part === 'postgres' ? [onPath, ...postgresDirs().map((d) => [d])] : [onPath]
   for (const dirs of candidates) {
     const found = spec.programs.map((names) => which(names, dirs))
-    if (found.every((p) => p !== null))
+    if (found.every((p) => p !== null)) {
+      if (part === 'unshare' && !namespacesAllowed(found[0]!))
+        return {part, path: null, missing: `${spec.what} found, but this machine refuses an unprivileged user and mount namespace`}
       return {part, path: part === 'postgres' ? found[0]!.slice(0, found[0]!.lastIndexOf('/')) : found[0]!, missing: null}
+    }
   }
   return {part, path: null, missing}
 }
