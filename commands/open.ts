@@ -15,7 +15,10 @@ export default class Open extends KbCommand<typeof Open> {
     '<%= config.bin %> open 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
     '<%= config.bin %> open --print',
   ]
-  static override args = {id: Args.string({description: 'entry id (default: the search page)', required: false})}
+  static override args = {
+    id: Args.string({description: 'entry id, or a short id: its start or end (default: the search page)', required: false}),
+  }
+  static override entryArgs = ['id']
   static override flags = {
     print: Flags.boolean({description: 'print the one-time link instead of opening a browser'}),
   }

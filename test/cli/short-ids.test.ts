@@ -101,6 +101,15 @@ describe('every command that takes an entry takes its short form', () => {
   }, 120_000)
 })
 
+describe('kb open', () => {
+  it('takes a short id: the link signs in to the entry it names; an ambiguous one is exit 2', async () => {
+    const r = await kb(user, ['open', '--print', shortId(SEEN, 12)])
+    expect(r.code, r.stderr).toBe(0)
+    expect(decodeURIComponent(r.stdout)).toContain(`/e/${SEEN}`)
+    expect((await kb(user, ['open', '--print', '4c5b6a7980'])).code).toBe(2)
+  })
+})
+
 describe('ambiguous, hidden, malformed', () => {
   it('an ambiguous short id is exit 2 listing the candidates (short form and title); --json carries them', async () => {
     const r = await kb(user, ['show', '4c5b6a7980'])
