@@ -36,6 +36,9 @@ import {entryFromRow} from './rows.js'
 import {NO_FLAGS} from './trust.js'
 import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
 
+/** PostgreSQL's SQLSTATE for a foreign key that names a row no longer there. */
+const FOREIGN_KEY_VIOLATION = '23503'
+
 /** Writes the records inside the caller's transaction. */
 export async function writeHistory(q: Queryable, rows: HistoryRow[] | undefined): Promise<void> {
   for (const r of rows ?? []) await q.run(numbered(HISTORY_SQL.insert), historyArgs(r))
@@ -74,10 +77,15 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   async addSimilar(pairs: SimilarPair[], at: string): Promise<void> {
-    if (pairs.length === 0) return
-    await this.db.tx(async (q) => {
-      for (const p of pairs) await q.run(numbered(SIMILAR_SQL.insert), similarArgs(p, at))
-    })
+    // One statement per pair, outside a transaction: the other entry may be deleted between the statement's check
+    // and its foreign key (READ COMMITTED), and that pair is then moot — it must not fail the write that found it.
+    for (const p of pairs) {
+      try {
+        await this.db.run(numbered(SIMILAR_SQL.insert), similarArgs(p, at))
+      } catch (e) {
+        if ((e as {code?: unknown}).code !== FOREIGN_KEY_VIOLATION) throw e
+      }
+    }
   }
 
   async similarOf(viewer: Viewer, ids: string[]): Promise<Map<string, SimilarOther[]>> {
