@@ -6,6 +6,7 @@ import {KbError} from '../errors.js'
 import {SUMMARY_TOKEN_BUDGET} from '../contract.js'
 import {cutToFit} from '../summary.js'
 import {countTokens, tokensWithin} from '../tokens.js'
+import {shortId} from '../short-id.js'
 import type {Anchor, Detail, EntryFull, EntryView, Finding, Freshness, SearchResult} from '../types.js'
 
 /** What a tool returns: structured content and the text an agent reads. */
@@ -123,33 +124,36 @@ export async function searchAnswer(result: SearchResult, query: string, maxToken
 
 /**
  * The best hit alone in its leanest form — id, status and the title cut to what fits, no body — so that a budget
- * down to the tool's minimum still gets an answer (docs/mcp.md, "max_tokens"); null when not even that fits.
+ * down to the tool's minimum still gets an answer (docs/mcp.md, "max_tokens"); null when not even that fits. A whole
+ * id costs 17 to 33 tokens in o200k (its hex digits split unevenly), so where it leaves no room the id's short form
+ * stands in: every tool takes it (docs/api.md, "Short ids").
  */
 async function leanest(result: SearchResult, maxTokens: number): Promise<ToolAnswer | null> {
   const top = result.items[0]
   if (!top) return null
   const chars = Array.from(top.title)
-  const make = (n: number): ToolAnswer => {
+  const make = (n: number, id: string): ToolAnswer => {
     const title = n >= chars.length ? top.title : `${chars.slice(0, n).join('')}…`
-    const item = {id: top.id, title, body: '', status: top.status}
+    const item = {id, title, body: '', status: top.status}
     return {
       structured: {items: [item], total: result.total, truncated: true},
-      text: `1. ${title} (${top.status}) ${top.id}\n(1 of ${result.total}, cut to fit max_tokens; get_knowledge reads it)`,
+      text: `1. ${title} (${top.status}) ${id}\n(1 of ${result.total}, cut to fit max_tokens; get_knowledge reads it)`,
     }
   }
   const fits = (a: ToolAnswer): boolean =>
     tokensWithin(a.text, maxTokens) !== null && tokensWithin(JSON.stringify(a.structured), maxTokens) !== null
-  if (!fits(make(0))) return null
+  const id = fits(make(0, top.id)) ? top.id : shortId(top.id)
+  if (!fits(make(0, id))) return null
   // The longest title that fits, by bisection over its length (each count is bounded by maxTokens).
   let lo = 0
   let hi = chars.length
   while (lo < hi) {
     await new Promise((resolve) => setImmediate(resolve))
     const mid = (lo + hi + 1) >> 1
-    if (fits(make(mid))) lo = mid
+    if (fits(make(mid, id))) lo = mid
     else hi = mid - 1
   }
-  return make(lo)
+  return make(lo, id)
 }
 
 /**
