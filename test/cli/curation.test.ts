@@ -3,10 +3,13 @@
  * entries off a terminal (added, listed on stderr) and on a pseudo-terminal (add anyway, comment on one, cancel,
  * --yes), `kb supersede` with `--include-superseded` and `kb show`'s line, and `kb merge`.
  */
-import {afterAll, beforeAll, describe, expect, it} from 'vitest'
+import {afterAll, beforeAll, describe, expect, it, vi} from 'vitest'
 import type {ChildDaemon} from '../helpers/daemon.js'
 import {ANSI_RE, cleanup, kb, kbTty, type KbEnv, userWithDaemon, UUID_RE} from './helpers.js'
 import {shortId} from '../../src/shared/short-id.js'
+
+// Each test runs kb up to a dozen times: 30 s is too little on a loaded machine (seen in CI-like runs).
+vi.setConfig({testTimeout: 120_000})
 
 let d: ChildDaemon
 let user: KbEnv

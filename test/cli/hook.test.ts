@@ -1,7 +1,7 @@
 /**
  * The git hook end to end: `kb hook install` (core.hooksPath honoured, a foreign hook never
  * overwritten), a commit with a `Resolves-KB:` trailer resolves the entry with the commit, a commit with
- * the daemon down or kb missing still succeeds, and a commit without the trailer costs ≤ 150 ms.
+ * the daemon down or kb missing still succeeds, and a commit without the trailer waits for no kb (its cost: bench/cli.js).
  */
 import {execFileSync, spawnSync} from 'node:child_process'
 import {existsSync, readFileSync, statSync, writeFileSync} from 'node:fs'
@@ -150,18 +150,22 @@ describe('kb hook', () => {
     expect(existsSync(join(repo, '.git', 'hooks', 'kb-post-commit'))).toBe(false)
   })
 
-  it('costs at most 150 ms with nothing to do', async () => {
+  it('with nothing to do, runs no kb in the foreground: the check goes to the background and the hook returns', async () => {
+    // What it costs is measured by bench/cli.js ("post-commit hook, no trailer"); here, that it waits for nothing.
     const repo = gitRepo(user, 'fast', {origin: 'git@github.com:acme/fast.git'})
     expect((await kb(user, ['hook', 'install'], {cwd: repo})).code).toBe(0)
     git(user, repo, 'commit', '-q', '--allow-empty', '-m', 'A commit without a trailer')
     const hook = join(repo, '.git', 'hooks', 'post-commit')
-    const times: number[] = []
-    for (let i = 0; i < 7; i++) {
-      const t = process.hrtime.bigint()
-      execFileSync('sh', [hook], {cwd: repo, env: user.env})
-      times.push(Number(process.hrtime.bigint() - t) / 1e6)
-    }
-    times.sort((a, b) => a - b)
-    expect(times[3]).toBeLessThanOrEqual(150)
+    // A stand-in for node that records what kb was asked to do, then takes 3 s.
+    const calls = join(repo, 'calls.txt')
+    const slow = join(repo, 'slow-node.sh')
+    writeFileSync(slow, `#!/bin/sh\nshift\necho "$*" >>'${calls}'\nsleep 3\n`, {mode: 0o755})
+    writeFileSync(hook, readFileSync(hook, 'utf8').replace(/^KB_NODE=.*$/m, `KB_NODE='${slow}'`))
+    const t = process.hrtime.bigint()
+    execFileSync('sh', [hook], {cwd: repo, env: user.env})
+    const ms = Number(process.hrtime.bigint() - t) / 1e6
+    expect(ms).toBeLessThan(2500) // it did not wait for the 3 s the stand-in takes
+    for (let i = 0; i < 100 && !existsSync(calls); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(readFileSync(calls, 'utf8').trim().split('\n')).toEqual(['check --changed-in HEAD'])
   })
 })
