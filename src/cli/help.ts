@@ -1,7 +1,7 @@
 /**
  * @module kb's help class (package.json `oclif.helpClass`): oclif's, except that a root command which is also a topic
- * is listed once, under TOPICS — `kb autocomplete` (the completion plugin's command) and `kb autocomplete fish` (ours)
- * made it appear twice (docs/cli.md, "Shell completion"). Loaded only to print help.
+ * is listed once, under TOPICS — `kb autocomplete` (the completion plugin's command, run by kb's stand-in) and
+ * `kb autocomplete fish` (ours) made it appear twice (docs/cli.md, "Shell completion"). Loaded only to print help.
  */
 import {Help, type Command} from '@oclif/core'
 

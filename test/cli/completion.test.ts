@@ -48,13 +48,31 @@ printf '%s\\n' "\${COMPREPLY[@]}"`
     expect(await complete(['search', '--ma'])).toEqual(['--max-tokens'])
     expect(await complete(['se'])).toEqual(['search'])
   })
+
+  it("completes a flag's choices, short flags, and flags after arguments (src/cli/completion/bash.ts)", async () => {
+    expect(await complete(['search', '--scope', ''])).toEqual(['global', 'private', 'project'])
+    expect(await complete(['search', '--scope', 'pr'])).toEqual(['private', 'project'])
+    // readline splits `--scope=` at the '='.
+    expect(await complete(['search', '--scope', '=', ''])).toEqual(['global', 'private', 'project'])
+    expect(await complete(['show', '0193a7e2', '--detail', ''])).toEqual(['full', 'standard', 'summary'])
+    expect(await complete(['daemon', 'run', '--log-level', 'd'])).toEqual(['debug'])
+    expect(await complete(['review', '-L', 'no-such-file-'])).toEqual([])
+    const flags = await complete(['search', '-'])
+    for (const f of ['-L', '--limit', '--scope', '--detail']) expect(flags).toContain(f)
+    expect(await complete(['show', '0193a7e2', '--de'])).toEqual(['--detail'])
+    expect(await complete(['agent', 'install', '--no-'])).toEqual(['--no-instructions'])
+    // Not a flag's value: the plugin's completion still answers.
+    expect(await complete(['api-key', 'create', '--json', '-'])).toContain('--json')
+    expect(await complete(['api-key', ''])).toEqual(['create', 'list', 'revoke'])
+  })
 })
 
 zsh.describe('zsh', () => {
-  it("offers a topic's subcommands on Tab in a real zsh", async () => {
+  /** The zsh screen after typing `line` and Tab in a real interactive zsh (tmux) once `want` shows. */
+  async function tabIn(line: string, want: RegExp): Promise<string> {
     const socket = join(user.root, 'tmux.sock')
     const zdot = join(user.root, 'zdot')
-    mkdirSync(zdot)
+    mkdirSync(zdot, {recursive: true})
     const setup = (await kb(user, ['autocomplete', 'script', 'zsh'])).stdout.trim()
     writeFileSync(join(zdot, '.zshrc'), `PS1='%% '\n${setup}\n`)
     const env = {...user.env, ZDOTDIR: zdot, TERM: 'xterm-256color'}
@@ -63,22 +81,36 @@ zsh.describe('zsh', () => {
     try {
       await tmux('new-session', '-d', '-x', '120', '-y', '20', '-s', 'zsh', zsh.paths.zsh!, '-i')
       let screen = ''
-      const waitFor = async (want: RegExp): Promise<void> => {
+      const waitFor = async (pattern: RegExp): Promise<void> => {
         const end = Date.now() + 15_000
-        while (!want.test((screen = await tmux('capture-pane', '-p', '-t', 'zsh')))) {
-          if (Date.now() > end) throw new Error(`expected ${want} on the zsh screen; screen:\n${screen}`)
+        while (!pattern.test((screen = await tmux('capture-pane', '-p', '-t', 'zsh')))) {
+          if (Date.now() > end) throw new Error(`expected ${pattern} on the zsh screen; screen:\n${screen}`)
           await new Promise((r) => setTimeout(r, 100))
         }
       }
       await waitFor(/^%/m)
-      await tmux('send-keys', '-t', 'zsh', '-l', 'kb api-key ')
+      await tmux('send-keys', '-t', 'zsh', '-l', line)
       await tmux('send-keys', '-t', 'zsh', 'Tab')
-      await waitFor(/revoke/)
-      expect(screen).toMatch(/create/)
-      expect(screen).toMatch(/list/)
+      await waitFor(want)
+      return screen
     } finally {
       await tmux('kill-server').catch(() => undefined)
     }
+  }
+
+  it("offers a topic's subcommands on Tab in a real zsh", async () => {
+    const screen = await tabIn('kb api-key ', /revoke/)
+    expect(screen).toMatch(/create/)
+    expect(screen).toMatch(/list/)
+  })
+
+  it("offers a flag's choices and short flags on Tab in a real zsh", async () => {
+    const choices = await tabIn('kb show 0193a7e2 --detail ', /standard/)
+    expect(choices).toMatch(/summary/)
+    expect(choices).toMatch(/full/)
+    expect(await tabIn('kb search --scope pr', /private/)).toMatch(/project/)
+    const flags = await tabIn('kb search -', /--limit/)
+    expect(flags).toMatch(/-L\b/)
   })
 })
 

@@ -10,6 +10,8 @@ interface CompletionFlag {
   char?: string
   type: 'boolean' | 'option'
   options?: readonly string[]
+  /** A boolean that also takes `--no-<name>`. */
+  allowNo?: boolean
   summary?: string
   description?: string
   hidden?: boolean
