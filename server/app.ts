@@ -321,7 +321,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   registerMcpRoute(app, {auth, baseUrl, prefix: API_PREFIX, version})
   if (web)
     registerWebRoutes(app, {
-      services: {knowledge, queries, history, review, projects, trust, curation, publish},
+      services: {knowledge, queries, history, review, projects, trust, curation, publish, ids},
       sessions,
       auth,
       oauth,

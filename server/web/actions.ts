@@ -6,6 +6,7 @@
  */
 import type {TSchema} from '@sinclair/typebox'
 import type {FastifyInstance, FastifyReply} from 'fastify'
+import {UUID_PATTERN} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
 import {CommentBody, FlagBody, ForkBody, PublishBody, ResolveBody, SupersedeBody, VerifyBody} from '../../src/shared/schemas.js'
 import {createValidator} from '../../src/shared/validator.js'
@@ -43,6 +44,8 @@ function body<T>(schema: TSchema, fields: Record<string, unknown>): T {
   return b as T
 }
 
+const UUID = new RegExp(UUID_PATTERN)
+
 type Act = (caller: Caller, id: string, form: URLSearchParams) => Promise<string | void>
 
 export function actionRoutes(scope: FastifyInstance, s: WebServices & ActionServices, signedIn: SignedIn): void {
@@ -55,7 +58,16 @@ export function actionRoutes(scope: FastifyInstance, s: WebServices & ActionServ
   }
   scope.get<{Params: {id: string}}>(
     '/e/:id',
-    signedIn(async (w) => showEntry(w, (w.req.params as {id: string}).id)),
+    signedIn(async (w) => {
+      const id = (w.req.params as {id: string}).id
+      if (UUID.test(id)) return showEntry(w, id)
+      // A short id (the start or end of one, as kb prints it) leads to the permanent link; one naming no entry the
+      // caller may see is the same 404 page, and an ambiguous one the error page listing nothing hidden.
+      const found = await s.ids.resolve(w.session.caller, id).catch((e: unknown) => {
+        throw e instanceof KbError && e.status === 400 ? new KbError('not_found', 'no such entry') : e
+      })
+      return w.reply.code(303).header('Location', `${w.ctx.root}/e/${found.id}`).send()
+    }),
   )
 
   const post = (name: string, act: Act): void => {

@@ -2,6 +2,7 @@
  * @module The pages that read (docs/web.md): search, an entry, the review queue, the projects. Each calls the service
  * its API route calls, with the session's caller, under the same rules (visibility, validation, limits).
  */
+import type {IdService} from '../services/ids.js'
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 import {FRESHNESS_STATES, LIMIT_MAX, REVIEW_KINDS, SCOPES, STATUSES, UUID_PATTERN} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
@@ -20,6 +21,8 @@ import type {WebRequest} from './routes.js'
 
 /** The services the pages that read call: the ones the API routes call. */
 export interface WebServices {
+  /** Reads a short id (docs/api.md, "Short ids"): `/e/<short id>` leads to the entry's permanent link. */
+  ids: IdService
   knowledge: KnowledgeService
   queries: EntryQueries
   history: HistoryService

@@ -9,6 +9,7 @@ import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {longestHold} from '../../helpers/loop-hold.js'
 import {formToken, HOSTILE, signIn, webClient, webRoot} from './support.js'
+import {shortId} from '../../../src/shared/short-id.js'
 
 let d: TestDaemon
 let entryId: string
@@ -143,6 +144,17 @@ describe('signed in by key', () => {
     const [a, b] = [await hidden.text(), await missing.text()]
     expect(a).not.toContain('Alice only')
     expect(a).toBe(b)
+  })
+
+  it('leads a short id, as kb prints it, to the permanent link; one naming a hidden entry is the 404 page', async () => {
+    const c = webClient(d)
+    await signIn(c, d.ownerKey)
+    for (const ref of [shortId(entryId), shortId(entryId, 12).toUpperCase()]) {
+      const res = await c.get(`/e/${ref}`)
+      expect(res.status, ref).toBe(303)
+      expect(new URL(res.headers.get('location')!, 'http://x').pathname).toMatch(new RegExp(`/e/${entryId}$`))
+    }
+    for (const ref of [shortId(alicePrivate, 12), 'fffffffffffff', 'zz']) expect((await c.get(`/e/${ref}`)).status, ref).toBe(404)
   })
 
   it('ends with sign-out (which needs its token), and with the key that made it', async () => {
