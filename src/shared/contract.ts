@@ -16,6 +16,11 @@ export const COMMENT_TYPE_DEFAULT = 'note'
 export const THOUGHT_KIND_DEFAULT = 'observation'
 
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+/**
+ * A UUID of version 7 (RFC 9562: a millisecond timestamp, then random bits), the only id a client may choose for a new
+ * entry (docs/api.md, "Knowledge entries"): its order is its time, as the server's own ids.
+ */
+export const UUID_V7_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$'
 /** The short form of an entry id (docs/api.md, "Short ids"): at least this many characters of the id's end. */
 export const SHORT_ID_MIN = 7
 /** A short form typed by someone (a prefix or a suffix of an id) has at least this many hex digits. */

@@ -54,6 +54,7 @@ import {
   TITLE_MAX,
   URL_MAX,
   UUID_PATTERN,
+  UUID_V7_PATTERN,
 } from './contract.js'
 
 /** One of a contract enum's values (JSON Schema `anyOf` of `const`s). */
@@ -141,7 +142,7 @@ export const CreateEntryBody = Type.Object(
   {
     id: Type.Optional(
       Type.String({
-        pattern: UUID_PATTERN,
+        pattern: UUID_V7_PATTERN,
         description:
           'The id the entry is to have, chosen by the client (a UUIDv7 made offline, so the id is known before the entry is sent); 409 id_taken if an entry has it. Default: one the server makes',
       }),

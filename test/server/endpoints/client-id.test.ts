@@ -5,6 +5,7 @@
  * not in UUID form is 422.
  */
 import {randomUUID} from 'node:crypto'
+import {uuidv7} from '../../../src/shared/uuidv7.js'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {newPrincipal, startInProcessDaemon, type HttpResult, type TestDaemon} from '../../helpers/daemon.js'
 import {expectProblem} from './support.js'
@@ -35,7 +36,7 @@ function idTaken(r: HttpResult): void {
 
 describe('POST /knowledge with an id', () => {
   it('gives the entry that id, lower-cased; the same id again is 409 id_taken, hidden or not', async () => {
-    const id = randomUUID()
+    const id = uuidv7()
     const made = await create({id: id.toUpperCase()})
     expect(made.status, made.text).toBe(201)
     expect(made.body.id).toBe(id)
@@ -49,7 +50,7 @@ describe('POST /knowledge with an id', () => {
   })
 
   it('a repeat under the same Idempotency-Key is answered with the first answer', async () => {
-    const id = randomUUID()
+    const id = uuidv7()
     const headers = {'idempotency-key': randomUUID()}
     const first = await create({id}, {headers})
     const second = await create({id}, {headers})
@@ -60,13 +61,14 @@ describe('POST /knowledge with an id', () => {
   })
 
   it('two creates racing for one id: one is made, the others are 409 (never a 5xx)', async () => {
-    const id = randomUUID()
+    const id = uuidv7()
     const all = await Promise.all(Array.from({length: 8}, (_, i) => create({id, title: `Racer ${i}`})))
     expect(all.filter((r) => r.status === 201)).toHaveLength(1)
     for (const r of all.filter((x) => x.status !== 201)) idTaken(r)
   })
 
-  it('an id not in UUID form is 422', async () => {
+  it('an id not in UUID form, or a UUID of another version than 7, is 422', async () => {
     expectProblem(await create({id: 'not-a-uuid'}), 422, ['id'])
+    expectProblem(await create({id: randomUUID()}), 422, ['id'])
   })
 })

@@ -131,10 +131,13 @@ describe('GET /knowledge/:id', () => {
   it('defaults to standard: exactly the standard fields, whole body, ETag', async () => {
     const res = await d.request('GET', `/knowledge/${e.id}`)
     expect(res.status).toBe(200)
-    expect(keysOf(res.body)).toEqual(STANDARD_FIELDS)
+    // GET by id adds the entry's web page (docs/api.md, "Web view") to the standard fields.
+    const {web_url, ...body} = res.body
+    expect(web_url).toBe(`${d.url.replace(/\/api\/v1$/, '')}/e/${e.id}`)
+    expect(keysOf(body)).toEqual(STANDARD_FIELDS)
     expect(res.headers.get('etag')).toBe('"1"')
     const {comments, comments_truncated, branches, thought_chain, resolution, ...standard} = e
-    expect(res.body).toEqual(standard)
+    expect(body).toEqual(standard)
     expect(comments).toEqual([])
     expect(comments_truncated).toBe(false)
     expect(branches).toEqual([])
@@ -152,8 +155,10 @@ describe('GET /knowledge/:id', () => {
 
   it('full adds comments, thought_chain, branches and resolution', async () => {
     const res = await d.request('GET', `/knowledge/${e.id}`, {query: {detail: 'full'}})
-    expect(keysOf(res.body)).toEqual(FULL_FIELDS)
-    expect(res.body).toEqual(e)
+    const {web_url, ...body} = res.body
+    expect(web_url).toMatch(new RegExp(`/e/${e.id}$`))
+    expect(keysOf(body)).toEqual(FULL_FIELDS)
+    expect(body).toEqual(e)
   })
 
   it('accepts an upper-case id', async () => {
