@@ -98,7 +98,7 @@ describe('kb mcp over stdio', () => {
       // Bad arguments are tool errors; the server keeps running.
       const bad = (await client.callTool({name: 'resolve_knowledge', arguments: {id: 'nope'}})) as CallToolResult
       expect(bad.isError).toBe(true)
-      expect(textOf(bad)).toMatch(/id must match pattern/)
+      expect(textOf(bad)).toMatch(/"nope" is not an entry id: an id, or its start or end, is hexadecimal digits/)
       const missing = (await client.callTool({
         name: 'get_knowledge',
         arguments: {id: '0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980'},
