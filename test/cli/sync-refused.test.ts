@@ -4,6 +4,7 @@
  * has that id once sent; a write the server refuses is listed by `kb sync --refused` (80 columns on a terminal)
  * and, once what was wrong is fixed, sent by `kb sync --retry <n>`.
  */
+import {shortId} from '../../src/shared/short-id.js'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startChildDaemon, type ChildDaemon} from '../helpers/daemon.js'
 import {fakeCorpus} from '../server/scan/fake-corpus.js'
@@ -55,7 +56,7 @@ describe('kb add while the server is out of reach', () => {
 
     const sync = await kb(user, ['sync'], {env: OFF})
     expect(sync.code, sync.stdout + sync.stderr).toBe(0)
-    expect(sync.stdout).toContain(`sent     add Written on the train → ${id}`)
+    expect(sync.stdout).toContain(`sent     add Written on the train → ${shortId(id)}`)
     expect((await d.request('GET', `/knowledge/${id}`)).body).toMatchObject({id, title: 'Written on the train'})
     expect((await d.request('GET', `/knowledge/${queued.id}`)).body.title).toBe('Also on the train')
     // The id is the entry's for good: another create asking for it is refused.
@@ -93,7 +94,7 @@ describe('kb sync --refused and --retry', () => {
     const retry = await kb(user, ['sync', '--retry', '1'])
     expect(retry.code, retry.stdout + retry.stderr).toBe(0)
     expect(retry.stdout).toContain(`Queued again: publish ${e.id}`)
-    expect(retry.stdout).toContain(`sent     publish ${e.id}`)
+    expect(retry.stdout).toContain(`sent     publish ${shortId(e.id)}`)
     expect((await d.request('GET', `/knowledge/${e.id}`)).body.scope).toBe('global')
     expect(JSON.parse((await kb(user, ['sync', '--refused', '--json'])).stdout).items).toEqual([])
   }, 120_000)

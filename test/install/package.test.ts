@@ -75,7 +75,13 @@ describe('the packed tarball', () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
     const shipped = files
       .filter((f) => f.startsWith('dist/commands/'))
-      .map((f) => f.slice('dist/commands/'.length, -'.js'.length).replace(/\//g, ':'))
+      // oclif names a folder's index.js after the folder (commands/autocomplete/index.ts is `kb autocomplete`).
+      .map((f) =>
+        f
+          .slice('dist/commands/'.length, -'.js'.length)
+          .replace(/\//g, ':')
+          .replace(/:index$/, ''),
+      )
     expect(Object.keys(manifest.commands).sort()).toEqual(shipped.sort())
   })
 

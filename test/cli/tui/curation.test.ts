@@ -3,6 +3,7 @@
  * and shows the entry's history in its place (h or Esc back to the entry), and `!` in the results loads the review
  * queue instead of the entries (and back).
  */
+import {shortId} from '../../../src/shared/short-id.js'
 import {describe, expect, it} from 'vitest'
 import type {HistoryItem} from '../../../src/shared/curation-schemas.js'
 import {frame} from '../../../src/cli/tui/frame.js'
@@ -89,6 +90,6 @@ describe('review mode in the results', () => {
     const other = items[0]!
     const paired = {...items[1]!, similar_to: [{id: other.id, title: other.title}]}
     const queued = answer(r.state, page([paired])).state
-    expect(screen(queued)).toContain(`similar to "${other.title}" (…${other.id.slice(-8)})`)
+    expect(screen(queued)).toContain(`similar to "${other.title}" (${shortId(other.id)})`)
   })
 })
