@@ -3,6 +3,7 @@
  * the authorization endpoint's pages, token and revocation. They live in their own fastify scope because
  * they speak OAuth, not problem+json: form bodies in, `{error, error_description}` or HTML out.
  */
+import {parseCookies} from '../http/cookies.js'
 import type {FastifyInstance, FastifyReply, FastifyRequest} from 'fastify'
 import {toKbError} from '../http/problem.js'
 import {PAGE_HEADERS, renderConsentPage, renderErrorPage} from '../oauth/consent-page.js'
@@ -169,16 +170,4 @@ function cookieAttributes(base: string): string {
   const url = new URL(base)
   const path = `${url.pathname.replace(/\/+$/, '')}/oauth/authorize`
   return `Path=${path}; HttpOnly; SameSite=Strict${url.protocol === 'https:' ? '; Secure' : ''}`
-}
-
-function parseCookies(header: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {}
-  if (!header) return out
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=')
-    if (eq === -1) continue
-    const name = part.slice(0, eq).trim()
-    if (name && !(name in out)) out[name] = part.slice(eq + 1).trim()
-  }
-  return out
 }

@@ -2,6 +2,7 @@
  * @module What the web routes read from a request and write on an answer (docs/web.md, "Sessions"): cookies, the
  * web root on the public origin, the session cookie's attributes, the form token checks, and local `next` paths.
  */
+import {parseCookies} from '../http/cookies.js'
 import {randomBytes} from 'node:crypto'
 import type {FastifyReply, FastifyRequest} from 'fastify'
 import {KbError} from '../../src/shared/errors.js'
@@ -27,18 +28,6 @@ export function webOrigin(req: FastifyRequest, publicBaseUrl: string | undefined
     return {origin: u.origin, root, secure: u.protocol === 'https:'}
   }
   return {origin: `${req.protocol}://${req.host}`, root: '', secure: req.protocol === 'https'}
-}
-
-function parseCookies(header: string | undefined): Record<string, string> {
-  const out: Record<string, string> = {}
-  if (!header) return out
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=')
-    if (eq === -1) continue
-    const name = part.slice(0, eq).trim()
-    if (name && !(name in out)) out[name] = part.slice(eq + 1).trim()
-  }
-  return out
 }
 
 export function cookie(req: FastifyRequest, name: string): string | undefined {
