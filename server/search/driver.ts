@@ -13,8 +13,8 @@
  * - candidates for one caller: counting and fetching visible entries that match any term, in the
  *   driver's own first-stage order or newest first, with visibility and filters applied in its SQL;
  * - the texts of candidates (to re-rank and explain) and their entries (to return).
- * SQLite implements it over FTS5 (`sqlite-index.ts`), PostgreSQL over a GIN index of tsvectors written from
- * the same tokenizer (`postgres-index.ts`); both get the same parsing, expansion and ranking. Entries are named by the driver's
+ * SQLite implements it over FTS5 (`server/store/sqlite-search-index.ts`), PostgreSQL over a GIN index of tsvectors written from
+ * the same tokenizer (`server/store/postgres-search-index.ts`); both get the same parsing, expansion and ranking. Entries are named by the driver's
  * integer key (`seq`), stable while a search runs.
  */
 import type {EntryFilter, EntryRow, Viewer} from '../store/store.js'

@@ -8,7 +8,7 @@
 import {shortIdsMigration} from './short-ids.js'
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
-  // 1: the whole initial schema, with search (server/search/postgres-index.ts): each entry's index terms as a
+  // 1: the whole initial schema, with search (postgres-search-index.ts): each entry's index terms as a
   // tsvector (title weight A, tags B, body D) built from the shared tokenizer's output, so PostgreSQL matches
   // exactly the terms SQLite's FTS5 holds. search_terms counts the entries holding each term (BM25's document
   // frequency) and is the vocabulary typo tolerance and completion read; search_stats holds the collection's

@@ -3,13 +3,13 @@
  * daemons over one database. Nothing that must be shared lives in this process: every check that guards a
  * write (a version for If-Match, "no principal yet" for the owner bootstrap, "not used yet" for OAuth codes
  * and refresh tokens) is made by the database inside the write's transaction, with row locks or conditional
- * updates. Search is the shared engine over server/search/postgres-index.ts. A little over our ~350 lines for
+ * updates. Search is the shared engine over postgres-search-index.ts. A little over our ~350 lines for
  * the reason sqlite.ts gives: one object behind the `Store` interface, its separable groups in postgres-*.ts.
  */
 import {randomBytes} from 'node:crypto'
 import type {Branch, Comment} from '../../src/shared/types.js'
 import {SearchEngine} from '../search/engine.js'
-import {PostgresSearchIndex} from '../search/postgres-index.js'
+import {PostgresSearchIndex} from './postgres-search-index.js'
 import {LOCKS, PostgresDb, type PostgresOptions, type Queryable, type Row} from './postgres-db.js'
 import {IndexDelta, PostgresEntryWriter} from './postgres-entries.js'
 import {PostgresIdempotencyStore} from './postgres-idempotency.js'

@@ -158,7 +158,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   CREATE INDEX oauth_tokens_expires ON oauth_tokens(expires_at);
   CREATE INDEX oauth_tokens_client ON oauth_tokens(client_id);
   `,
-  // 3: search (server/search/sqlite-index.ts). Two indexes tell with a few seeks whether a caller may see every
+  // 3: search (sqlite-search-index.ts). Two indexes tell with a few seeks whether a caller may see every
   // entry; search_vocab holds the index's terms by first character and length, where typo tolerance looks
   // for near spellings (scanning FTS5's own vocabulary reads every doclist on the way: 100 ms at 100k).
   `

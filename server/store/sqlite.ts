@@ -11,7 +11,7 @@ import {chmodSync, closeSync, openSync} from 'node:fs'
 import Database from 'better-sqlite3'
 import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import {SearchEngine} from '../search/engine.js'
-import {SqliteSearchIndex} from '../search/sqlite-index.js'
+import {SqliteSearchIndex} from './sqlite-search-index.js'
 import {indexText, tagsText} from '../search/tokenizer.js'
 import {inVocabulary, reversed} from '../search/vocabulary.js'
 import {summarize} from '../../src/shared/summary.js'
@@ -464,7 +464,7 @@ export class SqliteStore implements Store {
     return rows.map(entryFromRow)
   }
 
-  /** The shared search engine (server/search/engine.ts) over FTS5 (server/search/sqlite-index.ts). */
+  /** The shared search engine (server/search/engine.ts) over FTS5 (sqlite-search-index.ts). */
   async searchEntries(viewer: Viewer, filter: EntryFilter, options: SearchOptions): Promise<SearchOutcome> {
     return this.search.search(viewer, filter, options)
   }

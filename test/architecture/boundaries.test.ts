@@ -3,6 +3,8 @@
  * - `src/shared/` is imported by both the CLI and the daemon, so it imports neither.
  * - `server/` (the daemon) never imports CLI-only code (`src/cli/`, `commands/`).
  * - the CLI (`src/cli/`, `commands/`) never imports the daemon, except `kb daemon run`, which is it.
+ * - `server/search/` is a leaf: of the rest of the daemon it imports `server/lib/` and the store's types only
+ *   (type-only imports, erased at build); each store driver builds its index and hands it to the engine.
  * Imports are read from the sources (static `from`, `import()` and `export … from`), resolved to files.
  */
 import {readdirSync, readFileSync, statSync} from 'node:fs'
@@ -26,6 +28,33 @@ function sources(dir: string): string[] {
 function importsOf(file: string): string[] {
   const text = readFileSync(join(ROOT, file), 'utf8')
   return [...text.matchAll(SPEC)].map((m) => relative(ROOT, resolve(ROOT, dirname(file), m[1]!)))
+}
+
+/** A static import or re-export with what it names, so a type-only one can be told apart. */
+const STATEMENT = /\b(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"](\.{1,2}\/[^'"]+)['"]/g
+
+/** Type-only: `import type …`, `export type …`, or braces whose every name is marked `type`. */
+function typeOnly(keyword: string | undefined, names: string): boolean {
+  if (keyword) return true
+  const braces = /^\{([^}]*)\}$/.exec(names.trim())
+  if (!braces) return false
+  const parts = braces[1]!
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)
+  return parts.length > 0 && parts.every((p) => p.startsWith('type '))
+}
+
+/** The relative imports of `file` that load code at run time (every import that is not type-only). */
+function valueImportsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8')
+  const typeTargets = [...text.matchAll(STATEMENT)]
+    .filter((m) => typeOnly(m[2], m[3]!))
+    .map((m) => relative(ROOT, resolve(ROOT, dirname(file), m[4]!)))
+  const all = importsOf(file)
+  // A module imported both ways still loads: drop one type-only occurrence per type-only statement.
+  for (const t of typeTargets) all.splice(all.indexOf(t), 1)
+  return all
 }
 
 function violations(from: string[], forbidden: (target: string) => boolean, allow: (file: string) => boolean = () => false): string[] {
@@ -63,6 +92,34 @@ describe('architecture boundaries', () => {
 
   it('the CLI never imports the daemon, except `kb daemon run`', () => {
     expect(violations(cli, under('server/'), (f) => f === 'commands/daemon/run.ts')).toEqual([])
+  })
+
+  it("server/search is a leaf: of the daemon it imports itself, server/lib and the store's types only", () => {
+    const search = server.filter(under('server/search/'))
+    const outside = (t: string) => t.startsWith('server/') && !t.startsWith('server/search/') && !t.startsWith('server/lib/')
+    const typeOf = (t: string) => t.startsWith('server/store/')
+    const leaks = search.flatMap((f) => [
+      ...valueImportsOf(f)
+        .filter(outside)
+        .map((t) => `${f} → ${t} (loads code)`),
+      ...importsOf(f)
+        .filter((t) => outside(t) && !typeOf(t))
+        .map((t) => `${f} → ${t}`),
+    ])
+    expect(leaks).toEqual([])
+  })
+
+  it('tells a type-only import from one that loads code (positive control)', () => {
+    // The engine names the store's types and loads the time slicer; a store driver loads the engine.
+    expect(importsOf('server/search/engine.ts')).toContain('server/store/store.js')
+    expect(valueImportsOf('server/search/engine.ts')).not.toContain('server/store/store.js')
+    expect(valueImportsOf('server/search/engine.ts')).toContain('server/lib/time-slice.js')
+    expect(valueImportsOf('server/store/sqlite.ts')).toContain('server/search/engine.js')
+    expect(typeOnly(undefined, '{type A, type B}')).toBe(true)
+    expect(typeOnly(undefined, '{type A, B}')).toBe(false)
+    expect(typeOnly('type ', '{A}')).toBe(true)
+    // sqlite-search-index.ts mixes both on one line: `{ENTRY_COLUMNS, filterSql, type StatementCache}` loads code.
+    expect(valueImportsOf('server/store/sqlite-search-index.ts')).toContain('server/store/sqlite-rows.js')
   })
 
   it('nothing outside src/shared, src/cli, commands and server holds product code', () => {

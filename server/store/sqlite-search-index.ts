@@ -5,12 +5,12 @@
  * filters are the SQL of sqlite-rows.ts, as `GET /knowledge` uses.
  */
 import type Database from 'better-sqlite3'
-import {ENTRY_COLUMNS, filterSql, type StatementCache} from '../store/sqlite-rows.js'
-import {entryFromRow, type Row} from '../store/rows.js'
-import type {EntryFilter, EntryRow, Viewer} from '../store/store.js'
-import type {CollectionStats} from './bm25f.js'
-import type {CandidateSource, CandidateText, IndexTerm, SearchIndex} from './driver.js'
-import type {VocabularyProbe} from './vocabulary.js'
+import {ENTRY_COLUMNS, filterSql, type StatementCache} from './sqlite-rows.js'
+import {entryFromRow, type Row} from './rows.js'
+import type {EntryFilter, EntryRow, Viewer} from './store.js'
+import type {CollectionStats} from '../search/bm25f.js'
+import type {CandidateSource, CandidateText, IndexTerm, SearchIndex} from '../search/driver.js'
+import type {VocabularyProbe} from '../search/vocabulary.js'
 
 /** FTS5 bm25() column weights (title, tags, body) that order candidates before re-ranking (docs/search.md). */
 const BM25_WEIGHTS = {title: 4, tags: 2, body: 1}

@@ -6,18 +6,18 @@
  * SQLite's `search_vocab`, so both drivers expand a query alike); `search_stats` holds the collection's size.
  * The shared engine then re-ranks with BM25F. Visibility and filters are the SQL of postgres-rows.ts.
  */
-import type {PostgresDb, Queryable} from '../store/postgres-db.js'
-import {ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params} from '../store/postgres-rows.js'
-import {entryFromRow} from '../store/rows.js'
-import type {EntryFilter, EntryRow, Viewer} from '../store/store.js'
-import type {CollectionStats} from './bm25f.js'
-import type {CandidateSource, CandidateText, SearchIndex} from './driver.js'
-import {anyTermQuery, indexable} from './tsvector.js'
-import type {VocabularyProbe} from './vocabulary.js'
+import type {PostgresDb, Queryable} from './postgres-db.js'
+import {ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params} from './postgres-rows.js'
+import {entryFromRow} from './rows.js'
+import type {EntryFilter, EntryRow, Viewer} from './store.js'
+import type {CollectionStats} from '../search/bm25f.js'
+import type {CandidateSource, CandidateText, SearchIndex} from '../search/driver.js'
+import {anyTermQuery, indexable} from '../search/tsvector.js'
+import type {VocabularyProbe} from '../search/vocabulary.js'
 
 /**
  * ts_rank's weights for body (D), unused (C), tags (B) and title (A): the 1 : 2 : 4 of SQLite's first stage
- * (sqlite-index.ts BM25_WEIGHTS), scaled into ts_rank's 0–1.
+ * (sqlite-search-index.ts BM25_WEIGHTS), scaled into ts_rank's 0–1.
  */
 const RANK_WEIGHTS = '{0.1, 0, 0.2, 0.4}'
 /** Phrase counts of at least this many are remembered a while: counting reads every entry holding the words. */
