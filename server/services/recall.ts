@@ -144,6 +144,9 @@ export class RecallService {
       items.push({id: h.id, title: h.title, detail: 'summary', score: h.score ?? null, freshness: 'fresh', why})
     }
     const row = await this.record(caller, {source: 'hook', client: body.client, session: body.session, query, items})
+    // What a recall puts in the agent's context is a retrieval, as a read at standard is (docs/api.md, "Usage"):
+    // the review queue then sees the entries agents are given, not only those they asked for by hand.
+    for (const i of items) this.knowledge.usage?.note(i.id, row.at)
     return {id: row.id, at: row.at, context, tokens_used: used, items}
   }
 

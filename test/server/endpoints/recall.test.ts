@@ -1,10 +1,11 @@
 /**
  * @module POST /recalls and GET /recalls against a real daemon: a relevant prompt gets the matching entry within the
  * budget with why; an unrelated one gets nothing; secrets in entries and prompts are masked; the record lists what
- * was given, only to its principal, in pages; validation (docs/api.md, "Recall").
+ * was given, only to its principal, in pages, with what was verified or flagged since; records past the retention go;
+ * what a recall gives counts as a retrieval; validation (docs/api.md, "Recall", "Usage").
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {newPrincipal, queryStore, startInProcessDaemon, tempDir, type TestDaemon} from '../../helpers/daemon.js'
 import {createEntry, expectProblem, joinProject, UUID_RE} from './support.js'
 
 let d: TestDaemon
@@ -113,5 +114,78 @@ describe('GET /recalls', () => {
     // Nobody else's: the owner's own list does not hold dave's.
     const mine = await d.request('GET', '/recalls', {query: {limit: 100}})
     expect(mine.body.items.every((r: any) => r.session !== 'dave-s')).toBe(true)
+  })
+})
+
+describe('what became of a recall', () => {
+  it('shows which given entries were verified or flagged after the recall, and only after it', async () => {
+    const erin = await newPrincipal(d, 'erin-recall')
+    const works = await createEntry(d, {
+      title: 'Flux capacitor overheats on boot',
+      body: 'Lower the flux capacitor clock.',
+      scope: 'global',
+    })
+    const fails = await createEntry(d, {title: 'Flux capacitor overheats in CI', body: 'Pin the flux capacitor driver.', scope: 'global'})
+    const ask = async (): Promise<void> => {
+      const r = await d.request('POST', '/recalls', {key: erin, body: {prompt: 'the flux capacitor overheats', session: 'erin-s'}})
+      expect(r.status, r.text).toBe(201)
+      expect(r.body.items.map((i: any) => i.id).sort()).toEqual([works.id, fails.id].sort())
+    }
+    await ask()
+    // The agent applied one fix and it worked; the other did not.
+    expect((await d.request('POST', `/knowledge/${works.id}/verify`, {key: erin, body: {}})).status).toBe(200)
+    expect((await d.request('POST', `/knowledge/${fails.id}/flags`, {key: erin, body: {reason: 'incorrect'}})).status).toBeLessThan(300)
+    const outcome = async (): Promise<Array<Record<string, [boolean, boolean]>>> =>
+      (await d.request('GET', '/recalls', {key: erin})).body.items.map((r: any) =>
+        Object.fromEntries(r.items.map((i: any) => [i.id === works.id ? 'works' : 'fails', [i.verified_since, i.flagged_since]])),
+      )
+    expect(await outcome()).toEqual([{works: [true, false], fails: [false, true]}])
+    // A recall after the verification: nothing happened since. The flagged entry is stale now, so it is not given.
+    const later = await d.request('POST', '/recalls', {key: erin, body: {prompt: 'the flux capacitor overheats', session: 'erin-s'}})
+    expect(later.body.items.map((i: any) => i.id)).toEqual([works.id])
+    expect(await outcome()).toEqual([{works: [false, false]}, {works: [true, false], fails: [false, true]}])
+  })
+
+  it('keeps records 30 days: a recall deletes those older than that, not younger ones', async () => {
+    const frank = await newPrincipal(d, 'frank-recall')
+    const recall = async (prompt: string): Promise<string> =>
+      (await d.request('POST', '/recalls', {key: frank, body: {prompt}})).body.id as string
+    const old = await recall('pool timed out, the oldest question')
+    const young = await recall('pool timed out, a younger question')
+    const daysAgo = (n: number): string => new Date(Date.now() - n * 86_400_000).toISOString()
+    await queryStore(d, 'UPDATE recalls SET at = ? WHERE id = ?', [daysAgo(31), old])
+    await queryStore(d, 'UPDATE recalls SET at = ? WHERE id = ?', [daysAgo(29), young])
+    const listed = async (): Promise<string[]> => (await d.request('GET', '/recalls', {key: frank})).body.items.map((r: any) => r.id)
+    expect(await listed()).toEqual([young, old]) // nothing deletes on a read
+    const now = await recall('pool timed out, today')
+    expect(await listed()).toEqual([now, young])
+  })
+})
+
+describe('usage', () => {
+  it('counts each entry a recall gives as a retrieval, as a read at standard is', async () => {
+    const dataDir = tempDir()
+    let own = await startInProcessDaemon({dataDir})
+    const storeUrl = own.storeUrl
+    try {
+      const given = await createEntry(own, {
+        title: 'Flaky websocket reconnect storm',
+        body: 'Back off with jitter on reconnect.',
+        scope: 'global',
+      })
+      const other = await createEntry(own, {title: 'Cron job timezone drift', body: 'Schedule in UTC.', scope: 'global'})
+      for (let i = 0; i < 2; i++) {
+        const r = await own.request('POST', '/recalls', {body: {prompt: 'websocket reconnect storm after deploy'}})
+        expect(r.body.items.map((x: any) => x.id)).toEqual([given.id])
+      }
+      await own.stop() // writes the counts held in memory
+      own = await startInProcessDaemon({dataDir, ...(storeUrl ? {storeUrl} : {})})
+      const usage = async (id: string): Promise<unknown> =>
+        (await own.request('GET', `/knowledge/${id}`, {query: {detail: 'full'}})).body.usage.retrieved
+      expect(await usage(given.id)).toBe(2)
+      expect(await usage(other.id)).toBe(0)
+    } finally {
+      await own.stop()
+    }
   })
 })
