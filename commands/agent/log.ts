@@ -9,7 +9,7 @@ import {KbCommand} from '../../src/cli/base.js'
 import {renderTable, time, type OutputMode} from '../../src/cli/output/format.js'
 import {safeText} from '../../src/cli/output/safe-text.js'
 
-/** One entry of a recall in a cell: its title's start would not fit, so its outcome and id. */
+/** A recall's GIVEN cell: how many entries it gave, and how many of them were verified or flagged since. */
 function given(r: RecallRecord): string {
   if (r.items.length === 0) return 'none'
   const verified = r.items.filter((i) => i.verified_since).length

@@ -2,8 +2,8 @@
  * `kb agent install claude-code --recall`, then a prompt: the hook lands in .claude/settings.json beside the
  * person's own hooks (byte for byte, and the file comes back as it was on uninstall), a second install changes
  * nothing, other tools are refused, and the installed command — run through a shell as Claude Code runs it, with
- * the hook JSON Claude Code sends — gives the agent kb's entry and leaves a record in `kb agent log`
- * (docs/agents.md, "Recall on every prompt").
+ * the hook JSON Claude Code sends — gives the agent kb's entry and leaves a record in `kb agent log`, which then
+ * shows the entry verified after it (docs/agents.md, "Recall on every prompt", "The recall record").
  */
 import {spawnSync} from 'node:child_process'
 import {existsSync, mkdirSync, readFileSync, writeFileSync} from 'node:fs'
@@ -15,6 +15,7 @@ import {cleanup, gitRepo, kb, type KbEnv, userWithDaemon} from './helpers.js'
 let user: KbEnv
 let d: ChildDaemon
 let n = 0
+let entryId: string
 const repo = (): string => gitRepo(user, `r${++n}`, {origin: `git@github.com:acme/r${n}.git`})
 const COMMAND = `${process.execPath} ${KB_BIN}`
 
@@ -28,6 +29,7 @@ beforeAll(async () => {
     },
   })
   expect(res.status).toBe(201)
+  entryId = res.body.id as string
 })
 
 afterAll(async () => {
@@ -88,5 +90,10 @@ describe('kb agent install claude-code --recall', () => {
     expect(log.items).toHaveLength(1)
     expect(log.items[0]!.client).toBe('claude-code')
     expect(existsSync(join(cwd, '.mcp.json'))).toBe(true)
+    // The fix worked: a verification after the recall shows in the record, as the agent's feedback would.
+    expect((await kb(user, ['agent', 'log', '--session', 'cc-7'])).stdout).toMatch(/\tclaude-code\t1\t/)
+    const verified = await kb(user, ['verify', entryId, '--note', 'froze the clock, the test passes'], {cwd})
+    expect(verified.code, verified.stderr).toBe(0)
+    expect((await kb(user, ['agent', 'log', '--session', 'cc-7'])).stdout).toMatch(/\tclaude-code\t1 \(1 verified\)\t/)
   })
 })
