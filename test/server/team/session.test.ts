@@ -1,7 +1,8 @@
 /**
  * @module A team server: two `kb daemon run` processes on one PostgreSQL database, behind one public URL, and a
  * client that alternates every request between them through a whole session — create, If-Match edits,
- * comments, resolve, publish, fork, search, an OAuth code issued by one daemon and exchanged at the other,
+ * comments, resolve, publish, fork, search, freshness and confidence after an anchor check, flags and a verification
+ * (docs/search.md, "Freshness and confidence"), an OAuth code issued by one daemon and exchanged at the other,
  * refresh rotation on both — and the races only shared state decides: one code or refresh token presented
  * to both daemons at once, one If-Match version written through both.
  */
@@ -78,6 +79,47 @@ requireSystem('postgres').describe('two daemons on one PostgreSQL database', () 
     expect(typo.body.items[0].id).toBe(fork.body.id)
     const list = await call('GET', '/knowledge', {query: {tag: 'postgres'}})
     expect(list.body.items.map((x: {id: string}) => x.id).sort()).toEqual([id, fork.body.id].sort())
+  })
+
+  it('gives the same freshness, confidence and ranking on both: an anchor check, flags and a verification through either', async () => {
+    const bob = await mint('bob')
+    const twin = {title: 'Zebrafish cache stampede at noon', body: 'Stagger the zebrafish cache expiry.', scope: 'global'}
+    const fresh = (await call('POST', '/knowledge', {body: twin})).body
+    // The newer twin: on a tie it would rank first, so only its confidence can put it second.
+    const anchored = (
+      await call('POST', '/knowledge', {
+        body: {...twin, anchors: [{path: 'src/cache.ts', lines: '3-9', commit: 'a1b2c3d', hash: 'c'.repeat(64)}]},
+      })
+    ).body
+    const checked = await call('POST', `/knowledge/${anchored.id}/anchors/check`, {
+      body: {commit: 'e5f6a7b', results: [{path: 'src/cache.ts', lines: '3-9', state: 'changed', hash: 'd'.repeat(64)}]},
+    })
+    expect(checked.status, checked.text).toBe(200)
+    expect((await call('POST', `/knowledge/${anchored.id}/flags`, {key: bob, body: {reason: 'incorrect'}})).status).toBe(201)
+    /** What each daemon says of the twins, asked directly (not in turn). */
+    const seen = async (x: ChildDaemon): Promise<unknown> => {
+      const search = await x.request('GET', '/search', {key: owner, query: {q: 'zebrafish stampede', explain: true, detail: 'standard'}})
+      const full = await x.request('GET', `/knowledge/${anchored.id}`, {key: owner, query: {detail: 'full'}})
+      return {
+        hits: search.body.items.map((h: any) => [h.id, h.freshness.state, h.factors.confidence]),
+        freshness: full.body.freshness,
+        flags: full.body.flags,
+        anchors: full.body.anchors.map((a: any) => [a.path, a.state, a.checked_commit]),
+      }
+    }
+    const onA = (await seen(a)) as {hits: Array<[string, string, number]>; freshness: {reasons: Array<{kind: string}>}}
+    expect(onA.hits.map((h) => [h[0], h[1]])).toEqual([
+      [fresh.id, 'fresh'],
+      [anchored.id, 'stale'],
+    ])
+    expect(onA.freshness.reasons.map((r) => r.kind)).toEqual(['anchor_changed', 'flagged'])
+    expect(await seen(b)).toEqual(onA)
+    // Bob's verification through one daemon (it withdraws his own flag; the changed anchor is re-based only by a
+    // checkout, so the entry stays stale for it) is what the other says too.
+    expect((await call('POST', `/knowledge/${anchored.id}/verify`, {key: bob, body: {}})).status).toBe(200)
+    const afterA = (await seen(a)) as {freshness: {reasons: Array<{kind: string}>}}
+    expect(afterA.freshness.reasons.map((r) => r.kind)).toEqual(['anchor_changed'])
+    expect(await seen(b)).toEqual(afterA)
   })
 
   it('exchanges a code issued by one daemon at the other, and rotates refresh tokens on both', async () => {
