@@ -37,7 +37,7 @@ export default defineConfig({
       ...(findSystem('postgres').missing === null
         ? [
             {
-              extends: true,
+              extends: true as const,
               test: {
                 name: 'postgres',
                 include: API_TESTS,

@@ -83,8 +83,9 @@ export function run(
     })
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    // Both are pipes (stdio above); the type cannot tell, as stdin's mode varies.
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()))
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()))
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`${cmd} ${args.join(' ')} did not finish in time\nstdout: ${stdout}\nstderr: ${stderr}`))

@@ -276,7 +276,7 @@ describe('MCP over Streamable HTTP on the daemon', () => {
         }),
       })
       expect(res.status).toBe(200)
-      const body = await res.json()
+      const body = (await res.json()) as {result: {protocolVersion: string; capabilities: {tools?: object}}}
       expect(body.result.protocolVersion).toBe(v)
       expect(body.result.capabilities.tools).toBeDefined()
       expect(res.headers.get('access-control-allow-origin')).toBe('*')
@@ -291,7 +291,7 @@ describe('MCP over Streamable HTTP on the daemon', () => {
         },
         body: JSON.stringify({jsonrpc: '2.0', id: 2, method: 'tools/list'}),
       })
-      expect((await list.json()).result.tools).toHaveLength(TOOL_NAMES.length)
+      expect(((await list.json()) as {result: {tools: unknown[]}}).result.tools).toHaveLength(TOOL_NAMES.length)
     }
   })
 
@@ -318,7 +318,7 @@ describe('MCP over Streamable HTTP on the daemon', () => {
       const challenge = res.headers.get('www-authenticate')!
       expect(challenge).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource/api/v1/mcp"`)
       expect(challenge.includes('error="invalid_token"')).toBe(auth !== undefined)
-      expect((await res.json()).code).toBe('unauthenticated')
+      expect(await res.json()).toMatchObject({code: 'unauthenticated'})
     }
     // The metadata it points at names the MCP endpoint as the resource.
     const prm = await (await fetch(`${new URL(d.url).origin}/.well-known/oauth-protected-resource/api/v1/mcp`)).json()
@@ -369,7 +369,7 @@ describe('MCP over Streamable HTTP on the daemon', () => {
     })
     expect(notJson.status).toBe(415)
     expect(notJson.headers.get('content-type')).toMatch(/^application\/problem\+json/)
-    expect((await notJson.json()).code).toBe('unsupported_media_type')
+    expect(await notJson.json()).toMatchObject({code: 'unsupported_media_type'})
   })
 
   it('an OAuth access token from the OAuth flow works, for the resource {base}/mcp and for {base}', async () => {

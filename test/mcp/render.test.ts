@@ -59,6 +59,8 @@ const standard = (extra: Partial<EntryStandard> = {}): EntryStandard => ({
   ],
   flags: {stale: 0, incorrect: 1, duplicate: 0, obsolete: 0},
   confidence: 0.3,
+  superseded_by: null,
+  usage: {retrieved: 0, last_retrieved_at: null},
   ...extra,
 })
 

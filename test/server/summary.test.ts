@@ -298,7 +298,7 @@ describe('summary items served over HTTP', () => {
     )
     // PostgreSQL text cannot hold U+0000 (a 422 there, docs/api.md): the budget is what is tested here.
     const noNul = (text: string): string => text.replaceAll('\u0000', ' ')
-    const inputs = [
+    const inputs: Array<{title: string; body: string; doc?: (typeof generated)[number][1] | undefined}> = [
       ...fixed.map((f) => ({title: f.title, body: f.body})),
       ...generated.map(([t, doc]) => {
         const body = noNul(doc.md)
@@ -313,7 +313,7 @@ describe('summary items served over HTTP', () => {
       expect(got.status).toBe(200)
       expect(Object.keys(got.body).sort()).toEqual(['body', 'freshness', 'id', 'status', 'title'])
       expect(tokens(got.text)).toBeLessThanOrEqual(BUDGET)
-      if ('doc' in input && input.doc) {
+      if (input.doc) {
         const {plain} = input.doc
         if (got.body.body !== plain) {
           expect(got.body.body.endsWith(ELLIPSIS)).toBe(true)

@@ -28,12 +28,18 @@ export function entry(title: string, extra: Partial<EntryStandard> = {}): EntryS
     updated_at: '2026-11-20T10:00:00.000Z',
     version: 1,
     comment_count: 0,
+    freshness: {state: 'fresh', reasons: [], verified_at: null, verified_by: null},
+    anchors: [],
+    flags: {stale: 0, incorrect: 0, duplicate: 0, obsolete: 0},
+    confidence: 0.5,
+    superseded_by: null,
+    usage: {retrieved: 0, last_retrieved_at: null},
     ...extra,
   }
 }
 
 export function full(e: EntryStandard, extra: Partial<EntryFull> = {}): EntryFull {
-  return {...e, comments: [], thought_chain: [], branches: [], resolution: null, ...extra}
+  return {...e, comments: [], comments_truncated: false, thought_chain: [], branches: [], resolution: null, ...extra}
 }
 
 export const page = (items: EntryStandard[], more = false): ResultsPage => ({

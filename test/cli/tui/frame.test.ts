@@ -143,7 +143,7 @@ describe('what the screen says', () => {
     const inProject = answer(browsing([], {projectId: 'proj-1'}), page([])).state
     const named = apply(inProject, {
       type: 'projects',
-      projects: [{id: 'proj-1', name: 'acme/api', remote: 'github.com/acme/api', created_at: '', role: 'member'}],
+      projects: [{id: 'proj-1', name: 'acme/api', remote: 'github.com/acme/api', created_at: '', role: 'member', verify_after_days: 0}],
     }).state
     expect(frame(named, NOW).map(lineText).join(' ')).toContain('No entries with project acme/api')
     const searched = answer(press(press(browsing([]), '/').state, 'zzz').state, page([])).state
@@ -174,7 +174,9 @@ describe('what the screen says', () => {
 
   it('the detail pane: "updated just now", the project with its remote, the entry it is a fork of', () => {
     const ctx = {
-      projects: {p1: {id: 'p1', name: 'acme/api', remote: 'github.com/acme/api', created_at: '', role: 'member' as const}},
+      projects: {
+        p1: {id: 'p1', name: 'acme/api', remote: 'github.com/acme/api', created_at: '', role: 'member' as const, verify_after_days: 0},
+      },
       titleOf: () => 'Parent title',
     }
     const e = entry('Fresh', {updated_at: '2026-11-20T10:00:00Z', project_id: 'p1', forked_from: '0199aaaa-0000-7000-8000-000000000001'})

@@ -21,10 +21,7 @@ afterAll(async () => {
   await d?.stop()
 })
 
-const create = (
-  body: Record<string, unknown>,
-  o: {key?: string; headers?: Record<string, string>} = {},
-): ReturnType<TestDaemon['request']> =>
+const create = (body: Record<string, unknown>, o: {key?: string; headers?: Record<string, string>} = {}): Promise<HttpResult> =>
   d.request('POST', '/knowledge', {body: {title: 'Chosen id', body: 'b', scope: 'private', ...body}, ...o})
 
 /** A 409 problem with the code of its own (expectProblem knows only each status's general code). */

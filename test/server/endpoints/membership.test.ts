@@ -6,7 +6,7 @@
  */
 import {createHash} from 'node:crypto'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {newPrincipal, queryStore, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {newPrincipal, queryStore, startInProcessDaemon, type HttpResult, type TestDaemon} from '../../helpers/daemon.js'
 import {createEntry, expectProblem, ISO_RE, keysOf, MISSING_ID, UUID_RE} from './support.js'
 
 const REMOTE = 'git@github.com:acme/members.git'
@@ -15,7 +15,7 @@ let alice: string // the project's creator: its maintainer, not the owner
 let projectId: string
 let secretId: string // a project entry of alice's
 
-const join = (key: string, body: Record<string, unknown> = {remote: REMOTE}): ReturnType<TestDaemon['request']> =>
+const join = (key: string, body: Record<string, unknown> = {remote: REMOTE}): Promise<HttpResult> =>
   d.request('POST', '/projects/join', {key, body})
 const myProjects = async (key: string): Promise<string[]> =>
   ((await d.request('GET', '/projects', {key})).body.items as Array<{id: string}>).map((p) => p.id)

@@ -6,7 +6,7 @@
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
-import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {newPrincipal, startInProcessDaemon, type HttpResult, type TestDaemon} from '../../helpers/daemon.js'
 import {importText, toNdjson} from '../transfer/support.js'
 import {createEntry, expectProblem} from './support.js'
 
@@ -138,7 +138,7 @@ describe('POST /import reports similar entries', () => {
   })
 })
 
-function expectProblem409(res: Awaited<ReturnType<TestDaemon['request']>>): Record<string, any> {
+function expectProblem409(res: HttpResult): Record<string, any> {
   expect(res.status, res.text).toBe(409)
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/)
   expect(res.body.code).toBe('possible_duplicate')

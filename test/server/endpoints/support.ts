@@ -3,6 +3,7 @@
  * RFC 9457 problem assertion, and small request helpers over a real daemon.
  */
 import {expect} from 'vitest'
+import type {EntryStandard} from '../../../src/shared/types.js'
 import {joinApproved, type HttpResult, type TestDaemon} from '../../helpers/daemon.js'
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -116,12 +117,8 @@ export async function joinProject(d: TestDaemon, remote: string, key?: string): 
 }
 
 /** Walks a list through its cursors and returns every item. */
-export async function listAll(
-  d: TestDaemon,
-  query: Record<string, string | number | undefined>,
-  key?: string,
-): Promise<Array<Record<string, any>>> {
-  const items: Array<Record<string, any>> = []
+export async function listAll(d: TestDaemon, query: Record<string, string | number | undefined>, key?: string): Promise<EntryStandard[]> {
+  const items: EntryStandard[] = []
   let cursor: string | undefined
   for (let page = 0; page < 1000; page++) {
     const res = await d.request('GET', '/knowledge', {query: {limit: 100, ...query, cursor}, ...(key ? {key} : {})})

@@ -80,7 +80,7 @@ describe('discovery', () => {
 
   it('uses the configured public base URL when there is one, else the Host of the request', async () => {
     const viaLocalhost = root.replace('127.0.0.1', 'localhost')
-    const m = await (await fetch(`${viaLocalhost}/.well-known/oauth-authorization-server`)).json()
+    const m = (await (await fetch(`${viaLocalhost}/.well-known/oauth-authorization-server`)).json()) as {issuer: string}
     expect(m.issuer).toBe(`${viaLocalhost}/api/v1`)
   })
 
@@ -310,19 +310,19 @@ describe('a configured public base URL', () => {
         '/.well-known/oauth-authorization-server/api/v1',
         '/api/v1/.well-known/oauth-authorization-server',
       ]) {
-        const m = await (await fetch(local + p)).json()
+        const m = (await (await fetch(local + p)).json()) as {issuer: string; token_endpoint: string}
         expect(m.issuer).toBe(publicUrl)
         expect(m.token_endpoint).toBe(`${publicUrl}/oauth/token`)
       }
       const prm = await (await fetch(`${local}/.well-known/oauth-protected-resource/api/v1/mcp`)).json()
       expect(prm).toMatchObject({resource: `${publicUrl}/mcp`, authorization_servers: [publicUrl]})
-      const c = await (
+      const c = (await (
         await fetch(`${daemon.url}/oauth/register`, {
           method: 'POST',
           headers: {'content-type': 'application/json'},
           body: JSON.stringify({redirect_uris: ['https://app.example/cb']}),
         })
-      ).json()
+      ).json()) as {client_id: string}
       const res = await fetch(
         `${daemon.url}/oauth/authorize?response_type=code&client_id=${c.client_id}&code_challenge=${'A'.repeat(43)}&code_challenge_method=S256`,
       )

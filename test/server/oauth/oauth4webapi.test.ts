@@ -136,7 +136,7 @@ describe('oauth4webapi', () => {
         const e = err as oauth.WWWAuthenticateChallengeError
         expect(e.status).toBe(401)
         expect(e.cause[0]!.scheme).toBe('basic')
-        expect((await e.response.json()).error).toBe('invalid_client')
+        expect(await e.response.json()).toMatchObject({error: 'invalid_client'})
       } else {
         expect(err).toBeInstanceOf(oauth.ResponseBodyError)
         expect((err as oauth.ResponseBodyError).error).toBe('invalid_client')

@@ -392,7 +392,7 @@ describe('revocation (RFC 7009)', () => {
       body: 'token=x',
     })
     expect(missing.status).toBe(401)
-    expect((await missing.json()).error).toBe('invalid_client')
+    expect(await missing.json()).toMatchObject({error: 'invalid_client'})
   })
 })
 

@@ -193,6 +193,9 @@ system.describe('PostgreSQL driver', () => {
             verified_by: null,
             verifications: [],
             corrections: 0,
+            superseded_by: null,
+            retrieved: 0,
+            last_retrieved_at: null,
           }
         }
         const rows = Array.from({length: 40}, (_, i) => entry(i))

@@ -49,6 +49,9 @@ function entry(title: string, extra: Partial<EntryRow> = {}): EntryRow {
     verified_by: null,
     verifications: [],
     corrections: 0,
+    superseded_by: null,
+    retrieved: 0,
+    last_retrieved_at: null,
     ...extra,
   }
 }

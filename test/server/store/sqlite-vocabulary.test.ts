@@ -49,6 +49,9 @@ const UNTRUSTED = {
   verified_by: null,
   verifications: [],
   corrections: 0,
+  superseded_by: null,
+  retrieved: 0,
+  last_retrieved_at: null,
 }
 
 describe('search vocabulary', () => {

@@ -3,7 +3,7 @@
  * global entries, comments by several principals, thought chains, a resolution, a fork) and NDJSON helpers.
  */
 import {expect} from 'vitest'
-import {newPrincipal, type TestDaemon} from '../../helpers/daemon.js'
+import {newPrincipal, type HttpResult, type TestDaemon} from '../../helpers/daemon.js'
 
 export interface Populated {
   projectId: string
@@ -88,9 +88,9 @@ export async function importText(
   text: string | Buffer,
   query: Record<string, string | boolean> = {},
   key?: string,
-): Promise<{status: number; body: any}> {
+): Promise<Pick<HttpResult, 'status' | 'body' | 'text'>> {
   const r = await d.request('POST', '/import', {raw: text, contentType: 'application/x-ndjson', query, ...(key ? {key} : {})})
-  return {status: r.status, body: r.body}
+  return {status: r.status, body: r.body, text: r.text}
 }
 
 /**

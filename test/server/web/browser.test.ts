@@ -12,6 +12,17 @@ import {HOSTILE, webRoot} from './support.js'
 
 const system = requireSystem('chromium')
 
+// The functions given to page.evaluate run in the page: the few browser globals they use, declared for this module
+// only (the tests are type-checked with Node's globals, which is where everything else here runs).
+declare const document: {
+  activeElement: {id: string; textContent: string | null} | null
+  querySelector(selector: string): {textContent: string | null} | null
+  querySelectorAll(selector: string): ArrayLike<{value: string}>
+  documentElement: {scrollWidth: number}
+  body: object
+}
+declare function getComputedStyle(element: object): {backgroundColor: string}
+
 let d: TestDaemon
 let browser: Browser
 let root: string
@@ -217,7 +228,7 @@ system.describe('the web view in chromium', () => {
       await signInByKey(w, key.key, `/e/${entryId}`)
       // The DevTools protocol is not bound by the page's CSP: it plays a page that forged the form's token.
       await page.evaluate(() => {
-        for (const i of Array.from(document.querySelectorAll<HTMLInputElement>('input[name=csrf_token]'))) i.value = 'forged'
+        for (const i of Array.from(document.querySelectorAll('input[name=csrf_token]'))) i.value = 'forged'
       })
       await page.fill('#comment-body', 'should not land')
       const [res] = await Promise.all([page.waitForNavigation(), page.click('form[action$="/comment"] button')])
