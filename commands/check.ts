@@ -5,7 +5,7 @@
  */
 import {Flags} from '@oclif/core'
 import {writeRequests} from '../src/shared/client.js'
-import {KbError} from '../src/shared/errors.js'
+import {ERROR_CODES, KbError} from '../src/shared/errors.js'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {checkAnchors} from '../src/cli/anchors/check.js'
@@ -147,7 +147,7 @@ export default class Check extends KbCommand<typeof Check> {
           report.reported++
           if (!isQueued(answer)) answered(e.id, answer)
         } catch (err) {
-          if (err instanceof KbError && err.exitCode === 6) throw err
+          if (err instanceof KbError && err.exitCode === ERROR_CODES.unreachable.exit) throw err
           report.failed.push({id: e.id, error: err instanceof Error ? err.message : String(err)})
         }
       }

@@ -4,7 +4,7 @@
  * writes the server refused and `--retry <n>` queues one of them again and sends.
  */
 import {Flags} from '@oclif/core'
-import {KbError} from '../src/shared/errors.js'
+import {ERROR_CODES, KbError} from '../src/shared/errors.js'
 import {KbCommand} from '../src/cli/base.js'
 import {dim, oneLine, renderTable, time} from '../src/cli/output/format.js'
 import type {Outbox} from '../src/cli/outbox/queue.js'
@@ -103,7 +103,7 @@ export default class Sync extends KbCommand<typeof Sync> {
       for (const url of new Set(items.map((i) => i.base_url)))
         this.out(`${items.filter((i) => i.base_url === url).length} write(s) wait for ${url}: \`kb sync --base-url ${url}\``)
     }
-    process.exitCode = report.remaining > 0 ? 6 : refused > 0 ? 1 : 0
+    process.exitCode = report.remaining > 0 ? ERROR_CODES.unreachable.exit : refused > 0 ? 1 : 0
     return report
   }
 

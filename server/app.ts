@@ -8,7 +8,7 @@ import {pino} from 'pino'
 import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {CLIENT_VIAS, RECALL_RETENTION_DAYS_DEFAULT, USAGE_FLUSH_MS} from '../src/shared/contract.js'
 import {KbError} from '../src/shared/errors.js'
-import {API_PATH, type DaemonInfo} from '../src/shared/paths.js'
+import {API_PATH, DEFAULT_BASE_URL, type DaemonInfo} from '../src/shared/paths.js'
 import {createValidator} from '../src/shared/validator.js'
 import {Authenticator, bearerChallenge} from './auth/authenticate.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
@@ -341,7 +341,7 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
 
   openapiDoc = buildOpenApi(
     routes,
-    {version, serverUrl: options.publicBaseUrl ?? `http://127.0.0.1:7411${API_PREFIX}`},
+    {version, serverUrl: options.publicBaseUrl ?? DEFAULT_BASE_URL},
     {...oauthOpenApiPaths(), ...mcpOpenApiPaths()},
   )
   return {app, services: {knowledge, projects, apiKeys, auth, oauth}, routes}

@@ -4,6 +4,7 @@
  * Either way the credential goes to the OS keychain, or a 0600 file when no keychain answers.
  */
 import {Flags} from '@oclif/core'
+import {KEY_PREFIX_CHARS} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
 import {dataDir, dataFiles} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
@@ -83,7 +84,7 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
       store: stored.store,
       location: stored.location,
       principal,
-      key_prefix: key.slice(0, 11),
+      key_prefix: key.slice(0, KEY_PREFIX_CHARS),
     }
     if (this.mode.tty)
       this.out(
@@ -158,7 +159,7 @@ export default class AuthLogin extends KbCommand<typeof AuthLogin> {
       store: stored.store,
       location: stored.location,
       principal,
-      key_prefix: r.oauth.access_token.slice(0, 11),
+      key_prefix: r.oauth.access_token.slice(0, KEY_PREFIX_CHARS),
       expires_at: r.oauth.expires_at,
       client_id: r.client_id,
     }

@@ -2,7 +2,8 @@
  * @module `kb auth status`: which credential is used for the base URL (API key or OAuth sign-in), where
  * it is stored, when an OAuth access token expires, and whether the server accepts it.
  */
-import {KbError} from '../../src/shared/errors.js'
+import {KEY_PREFIX_CHARS} from '../../src/shared/contract.js'
+import {ERROR_CODES, KbError} from '../../src/shared/errors.js'
 import {safeText} from '../../src/cli/output/safe-text.js'
 import {KbCommand} from '../../src/cli/base.js'
 import type {CredentialKind, CredentialSource, ResolvedCredential} from '../../src/cli/credentials/credentials.js'
@@ -68,7 +69,7 @@ export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
       kind: cred.kind,
       location: cred.location,
       stored_in: storedLocation(this.baseUrl),
-      key_prefix: cred.key ? cred.key.slice(0, 11) : null,
+      key_prefix: cred.key ? cred.key.slice(0, KEY_PREFIX_CHARS) : null,
       expires_at: cred.oauth?.expires_at ?? null,
       authenticated: false,
       principal: null,
@@ -86,7 +87,7 @@ export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
       // A refresh during the call changed the token in use.
       const now = this.credentialRead()
       if (now?.oauth) {
-        status.key_prefix = now.oauth.access_token.slice(0, 11)
+        status.key_prefix = now.oauth.access_token.slice(0, KEY_PREFIX_CHARS)
         status.expires_at = now.oauth.expires_at
       }
     }
@@ -121,7 +122,7 @@ export default class AuthStatusCmd extends KbCommand<typeof AuthStatusCmd> {
       )
     }
     if (!status.authenticated) {
-      process.exitCode = 4
+      process.exitCode = ERROR_CODES.unauthenticated.exit
       // Exit 4 says why on stderr, as every failure does (docs/cli.md, "Exit codes"); a terminal has read it above.
       const why = status.error ? `: ${oneLine(status.error)}` : ' (no credential)'
       if (!this.mode.tty || this.jsonEnabled())

@@ -3,7 +3,7 @@
  */
 import {Flags} from '@oclif/core'
 import {KbError} from '../../src/shared/errors.js'
-import {dataDir, dataFiles} from '../../src/shared/paths.js'
+import {DEFAULT_HOST, DEFAULT_PORT, dataDir, dataFiles} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {isLoopbackUrl, readDaemonInfo, spawnDaemon, stopDaemon} from '../../src/cli/daemon/manager.js'
 import {impostorError, probeDaemonIfUp} from '../../src/cli/daemon/proof.js'
@@ -20,8 +20,7 @@ export interface DaemonStartResult {
 
 export default class DaemonStart extends KbCommand<typeof DaemonStart> {
   static override summary = 'Start the local kb daemon in the background'
-  static override description =
-    'Listens on the port of the base URL (default 127.0.0.1:7411) with the default data directory ($KB_DATA_DIR, $XDG_DATA_HOME/kb or ~/.local/share/kb); logs go to daemon.log there. A daemon of another kb version started from this data directory is replaced. Commands do this by themselves unless KB_NO_AUTOSTART is set.'
+  static override description = `Listens on the port of the base URL (default ${DEFAULT_HOST}:${DEFAULT_PORT}) with the default data directory ($KB_DATA_DIR, $XDG_DATA_HOME/kb or ~/.local/share/kb); logs go to daemon.log there. A daemon of another kb version started from this data directory is replaced. Commands do this by themselves unless KB_NO_AUTOSTART is set.`
   static override examples = [
     '<%= config.bin %> daemon start',
     '<%= config.bin %> daemon start --port 7500',

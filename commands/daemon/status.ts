@@ -1,6 +1,7 @@
 /**
  * @module `kb daemon status`: is the daemon of the base URL up, which version, which process.
  */
+import {ERROR_CODES} from '../../src/shared/errors.js'
 import {dataDir, dataFiles} from '../../src/shared/paths.js'
 import {KbCommand} from '../../src/cli/base.js'
 import {isAlive, isLoopbackUrl, probeHealth, readDaemonInfo} from '../../src/cli/daemon/manager.js'
@@ -57,7 +58,7 @@ export default class DaemonStatusCmd extends KbCommand<typeof DaemonStatusCmd> {
       this.out([h ? 'running' : 'stopped', url, h?.version ?? '', status.pid ?? ''].map(cell).join('\t'))
     }
     if (!h) {
-      process.exitCode = 6
+      process.exitCode = ERROR_CODES.unreachable.exit
       // Exit 6 says why on stderr, as every failure does (docs/cli.md, "Exit codes"); a terminal has read it above.
       if (!this.mode.tty || this.jsonEnabled())
         process.stderr.write(

@@ -2,6 +2,7 @@
  * @module Bearer authentication: API keys (and, with the OAuth issue, access tokens) to a Caller,
  * and the 401 challenge of docs/api.md, "Errors" that tells clients where to discover how to sign in.
  */
+import {API_KEY_PREFIX} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
 import {sha256Hex, nowIso} from '../lib/ids.js'
 import type {Caller} from '../services/context.js'
@@ -50,7 +51,7 @@ export class Authenticator {
   }
 
   private async verify(token: string, context: VerifyContext): Promise<Caller | null> {
-    if (token.startsWith('kb_')) return this.verifyApiKey(token)
+    if (token.startsWith(API_KEY_PREFIX)) return this.verifyApiKey(token)
     for (const v of this.verifiers) {
       const caller = await v(token, context)
       if (caller) return caller

@@ -5,6 +5,7 @@
 import {Type} from '@sinclair/typebox'
 import {InvitationBody, MemberParams, RequestParams} from '../../src/shared/membership-schemas.js'
 import {IdParams, ProjectRoleSchema} from '../../src/shared/schemas.js'
+import type {ProjectRole} from '../../src/shared/types.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {MembershipService} from '../services/membership.js'
 import {errorResponses} from './common.js'
@@ -90,7 +91,7 @@ export function membershipRoutes(membership: MembershipService): RouteDef[] {
         return null
       },
     }),
-    route<MemberParams, unknown, {role: 'maintainer' | 'member'}>({
+    route<MemberParams, unknown, {role: ProjectRole}>({
       method: 'PATCH',
       path: '/projects/:id/members/:principal_id',
       operationId: 'setMemberRole',

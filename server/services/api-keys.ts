@@ -2,14 +2,15 @@
  * @module API keys: minted as `kb_` + 43 base62 characters, stored only as SHA-256, shown once.
  * Also the owner bootstrap: the first principal and its key, made when a store is initialised.
  */
+import {API_KEY_PREFIX, KEY_PREFIX_CHARS} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
 import type {CreateApiKeyBody} from '../../src/shared/schemas.js'
 import type {ApiKeyRecord} from '../../src/shared/types.js'
 import {nowIso, randomBase62, sha256Hex, uuidv7} from '../lib/ids.js'
 import type {ApiKeyRow, PrincipalRecord, Store} from '../store/store.js'
 import {type Caller, isOwner} from './context.js'
+import {projectNotFound} from './not-found.js'
 
-const API_KEY_PREFIX = 'kb_'
 const DAY_MS = 86_400_000
 
 function newApiKeySecret(): string {
@@ -61,9 +62,7 @@ export class ApiKeyService {
       projectId = input.project_id.toLowerCase()
       const callerRole = await this.store.getMemberRole(projectId, caller.principal.id)
       if (callerRole === null) {
-        throw new KbError('not_found', `project ${projectId} does not exist or you are not a member`, {
-          errors: [{path: 'project_id', message: 'unknown project'}],
-        })
+        throw projectNotFound(projectId, 'project_id')
       }
       // A key bound to a project is useless without membership: the owner's grant makes the principal a member.
       await this.store.addMember(projectId, principal.id, 'member', nowIso())
@@ -114,7 +113,7 @@ function keyFor(principal: PrincipalRecord, o: KeyOptions): {key: string; row: A
     id: uuidv7(now),
     principal_id: principal.id,
     name: o.name?.trim() || 'default',
-    prefix: key.slice(0, 11),
+    prefix: key.slice(0, KEY_PREFIX_CHARS),
     hash: sha256Hex(key),
     project_id: o.projectId ?? null,
     created_at: new Date(now).toISOString(),

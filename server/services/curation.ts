@@ -17,6 +17,7 @@ import {type Caller, isOwner} from './context.js'
 import {actorOf, describeChanges, record} from './history.js'
 import type {KnowledgeService} from './knowledge.js'
 import {lowerUuid} from './validate.js'
+import {entryNotFound} from './not-found.js'
 
 /** Links followed when looking for a cycle: a chain longer than this is refused as if it were one. */
 const CHAIN_MAX = 100
@@ -67,7 +68,7 @@ export class CurationService {
     if (e.superseded_by === by && note === undefined) return this.knowledge.full(caller, e)
     const step = await this.supersedeStep(caller, e, by, note, nowIso())
     const outcome = await this.store.updateEntry(step.id, step.changes, step.options)
-    if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${e.id} does not exist`)
+    if (!outcome.ok) throw entryNotFound(e.id)
     return this.knowledge.full(caller, outcome.entry)
   }
 
@@ -138,7 +139,7 @@ export class CurationService {
       await this.curatable(caller, b.id, 'merge into')
       const outcome = await this.store.updateEntries(await this.mergeSteps(caller, a, b, input.note))
       if (outcome.ok) return this.knowledge.full(caller, outcome.entries[0]!)
-      if (outcome.reason === 'missing') throw new KbError('not_found', `knowledge entry ${outcome.id} does not exist`)
+      if (outcome.reason === 'missing') throw entryNotFound(outcome.id)
       // One of the two changed between the reads above and the write (both versions are expected): read them again.
       if (attempt >= MERGE_ATTEMPTS)
         throw new KbError('conflict', `entry ${outcome.id} kept changing during the merge; nothing was merged, try again`)

@@ -33,6 +33,7 @@ import type {UsageCounter} from './usage.js'
 import {type OnSimilar, SimilarFinder} from './similar.js'
 import {ackSigner} from './ack-signature.js'
 import type {Hit} from './sensitive.js'
+import {entryNotFound, projectNotFound} from './not-found.js'
 
 /** Reads and writes an edit without If-Match tries before it gives up on a busy entry (412). */
 const UNGUARDED_ATTEMPTS = 10
@@ -56,7 +57,7 @@ export class KnowledgeService {
   /** The entry if it exists and the caller may see it; else 404. */
   async visible(caller: Caller, id: string): Promise<EntryRow> {
     const e = await this.store.getEntry(lowerUuid(id))
-    if (!e || !(await this.canSee(caller, e))) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
+    if (!e || !(await this.canSee(caller, e))) throw entryNotFound(id)
     return e
   }
 
@@ -102,9 +103,7 @@ export class KnowledgeService {
     if (id === null) return null
     const projectId = lowerUuid(id)
     if ((await this.store.getMemberRole(projectId, caller.principal.id)) === null) {
-      throw new KbError('not_found', `project ${projectId} does not exist or you are not a member`, {
-        errors: [{path, message: 'unknown project'}],
-      })
+      throw projectNotFound(projectId, path)
     }
     return projectId
   }
@@ -188,7 +187,7 @@ export class KnowledgeService {
     }
     if (notes.length === 0) return fullView(entry, (await trustContexts(this.store, [entry]))(entry), [], [])
     const stored = await this.store.getEntry(entry.id)
-    if (!stored) throw new KbError('not_found', `knowledge entry ${entry.id} does not exist`)
+    if (!stored) throw entryNotFound(entry.id)
     return this.full(caller, stored)
   }
 
@@ -235,7 +234,7 @@ export class KnowledgeService {
       await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)))
       return this.patch(caller, id, input, ifMatch, attempt + 1)
     }
-    if (!outcome.ok) throw outcome.reason === 'stale' ? stale(current) : new KbError('not_found', `knowledge entry ${id} does not exist`)
+    if (!outcome.ok) throw outcome.reason === 'stale' ? stale(current) : entryNotFound(id)
     return this.full(caller, outcome.entry)
   }
 
@@ -333,7 +332,7 @@ export class KnowledgeService {
       {status: 'resolved', resolution: {note, url, resolved_by: ref(caller), resolved_at: at}},
       {at, comments: notes, history},
     )
-    if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
+    if (!outcome.ok) throw entryNotFound(id)
     return this.full(caller, outcome.entry)
   }
 
@@ -343,12 +342,12 @@ export class KnowledgeService {
     if (rows.length > 1) {
       // The comment and the record of what it let through, in one transaction.
       const outcome = await this.store.updateEntry(e.id, {}, {at: comment.created_at, comments: rows, history})
-      if (!outcome.ok) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
+      if (!outcome.ok) throw entryNotFound(id)
       const {entry_id: _entry, author_id: _author, ...rest} = comment
       return {...rest, author: ref(caller)}
     }
     const added = await this.store.addComment(comment, history)
-    if (!added) throw new KbError('not_found', `knowledge entry ${id} does not exist`)
+    if (!added) throw entryNotFound(id)
     return added.comment
   }
 

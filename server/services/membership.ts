@@ -12,6 +12,7 @@ import type {JoinRequestRow, MemberRow, RemoveOutcome} from '../store/membership
 import type {ProjectRow, Store} from '../store/store.js'
 import {type Caller, isOwner} from './context.js'
 import {lowerUuid} from './validate.js'
+import {projectNotFound} from './not-found.js'
 
 const DAY_MS = 86_400_000
 const TOKEN_PREFIX = 'kbinv_'
@@ -135,7 +136,7 @@ export class MembershipService {
   private async reachable(caller: Caller, id: string): Promise<ProjectRow> {
     const projectId = lowerUuid(id)
     const [project, role] = await Promise.all([this.store.getProject(projectId), this.store.getMemberRole(projectId, caller.principal.id)])
-    if (!project || (role === null && !isOwner(caller))) throw notFound(projectId)
+    if (!project || (role === null && !isOwner(caller))) throw projectNotFound(projectId)
     return project
   }
 
@@ -173,8 +174,4 @@ function toRequest(r: JoinRequestRow): JoinRequest {
     created_at: r.created_at,
     decided_at: r.decided_at,
   }
-}
-
-function notFound(id: string): KbError {
-  return new KbError('not_found', `project ${id} does not exist or you are not a member`)
 }

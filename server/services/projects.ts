@@ -13,6 +13,7 @@ import type {JoinPending} from '../../src/shared/membership-schemas.js'
 import {type Caller, isOwner} from './context.js'
 import type {MembershipService} from './membership.js'
 import {lowerUuid} from './validate.js'
+import {projectNotFound} from './not-found.js'
 
 export class ProjectService {
   constructor(
@@ -64,7 +65,7 @@ export class ProjectService {
     const changed = await this.store.updateProject(project.id, {
       ...(input.verify_after_days === undefined ? {} : {verify_after_days: input.verify_after_days}),
     })
-    if (!changed) throw notFound(project.id)
+    if (!changed) throw projectNotFound(project.id)
     return toProject(changed, role)
   }
 
@@ -74,7 +75,7 @@ export class ProjectService {
       this.store.getProject(projectId),
       this.store.getMemberRole(projectId, caller.principal.id),
     ])
-    if (!project || (member === null && !isOwner(caller))) throw notFound(projectId)
+    if (!project || (member === null && !isOwner(caller))) throw projectNotFound(projectId)
     return {project, role: member ?? 'maintainer', member}
   }
 
@@ -87,8 +88,4 @@ export class ProjectService {
 
 function toProject(p: ProjectRow, role: ProjectRole): Project {
   return {id: p.id, name: p.name, remote: p.remote, created_at: p.created_at, role, verify_after_days: p.verify_after_days}
-}
-
-function notFound(id: string): KbError {
-  return new KbError('not_found', `project ${id} does not exist or you are not a member`)
 }

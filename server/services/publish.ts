@@ -15,6 +15,7 @@ import {type KnowledgeService, stale} from './knowledge.js'
 import {type Clearance, findingsOf, gate} from './safe-publish.js'
 import {redactFields, report} from './sensitive.js'
 import {actorOf, clearanceRecords, record} from './history.js'
+import {entryNotFound} from './not-found.js'
 
 /** Comments read per page while gathering all of an entry's. */
 const COMMENT_PAGE = 500
@@ -96,7 +97,7 @@ export class PublishService {
       },
     )
     if (!outcome.ok && outcome.reason === 'stale' && attempt < 3) return this.publish(caller, id, input, attempt + 1)
-    if (!outcome.ok) throw outcome.reason === 'stale' ? stale(e) : new KbError('not_found', `knowledge entry ${id} does not exist`)
+    if (!outcome.ok) throw outcome.reason === 'stale' ? stale(e) : entryNotFound(id)
     return this.knowledge.full(caller, outcome.entry)
   }
 }

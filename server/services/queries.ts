@@ -2,7 +2,6 @@
  * @module Reading many entries: `GET /knowledge` (a filtered list in keyset pages) and `GET /search` (ranked,
  * optionally packed into a token budget), each under the caller's visibility (docs/api.md).
  */
-import {KbError} from '../../src/shared/errors.js'
 import {UUID_PATTERN} from '../../src/shared/contract.js'
 import type {Detail, EntryView, FreshnessState, Scope, SearchResult} from '../../src/shared/types.js'
 import type {EntryFilter, EntryRow, Store} from '../store/store.js'
@@ -13,6 +12,7 @@ import {confidence} from './freshness.js'
 import {packIntoTokens} from './token-budget.js'
 import {type ContextOf, trustContexts} from './trust-context.js'
 import {lowerUuid} from './validate.js'
+import {projectNotFound} from './not-found.js'
 
 const UUID = new RegExp(UUID_PATTERN)
 
@@ -53,9 +53,7 @@ export class EntryQueries {
   private async filter(caller: Caller, q: FilterQuery, now: number): Promise<EntryFilter | null> {
     // A project you are not a member of is 404, as if it did not exist (docs/api.md, "Errors").
     if (q.project_id && (await this.store.getMemberRole(lowerUuid(q.project_id), caller.principal.id)) === null) {
-      throw new KbError('not_found', `project ${lowerUuid(q.project_id)} does not exist or you are not a member`, {
-        errors: [{path: 'project_id', message: 'unknown project'}],
-      })
+      throw projectNotFound(lowerUuid(q.project_id), 'project_id')
     }
     const authorId = await this.resolveAuthor(caller, q.author)
     if (authorId === null) return null // an unknown author has written nothing

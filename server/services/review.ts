@@ -5,7 +5,6 @@
  */
 import {LIMIT_DEFAULT, REVIEW_KINDS, REVIEW_UNRETRIEVED_DAYS} from '../../src/shared/contract.js'
 import type {ReviewPage, ReviewQuery, ReviewReason} from '../../src/shared/curation-schemas.js'
-import {KbError} from '../../src/shared/errors.js'
 import type {ReviewCounts, SimilarOther} from '../store/history-store.js'
 import type {EntryRow, Store} from '../store/store.js'
 import {type Caller, viewerOf} from './context.js'
@@ -15,6 +14,7 @@ import type {KnowledgeService} from './knowledge.js'
 import {trustContexts} from './trust-context.js'
 import {lowerUuid} from './validate.js'
 import {standardView} from './views.js'
+import {projectNotFound} from './not-found.js'
 
 const DAY_MS = 86_400_000
 /**
@@ -42,7 +42,7 @@ export class ReviewService {
     const now = Date.now()
     const projectId = q.project_id === undefined ? undefined : lowerUuid(q.project_id)
     if (projectId !== undefined && (await this.store.getMemberRole(projectId, caller.principal.id)) === null)
-      throw new KbError('not_found', `project ${projectId} does not exist or you are not a member`)
+      throw projectNotFound(projectId)
     const limit = q.limit ?? LIMIT_DEFAULT.entries
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
     const cutoff = new Date(now - REVIEW_UNRETRIEVED_DAYS * DAY_MS).toISOString()

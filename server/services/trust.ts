@@ -3,7 +3,6 @@
  * sets them, verify, flags and anchor checks. Any principal that can see an entry may verify, flag or report a
  * check; none of these is a content edit, so neither `version` nor `updated_at` moves (Store.updateTrust).
  */
-import {KbError} from '../../src/shared/errors.js'
 import type {AnchorCheckBody, AnchorIn, FlagBody, VerifyBody} from '../../src/shared/schemas.js'
 import type {Anchor, EntryFull} from '../../src/shared/types.js'
 import {nowIso, uuidv7} from '../lib/ids.js'
@@ -13,6 +12,7 @@ import type {KnowledgeService} from './knowledge.js'
 import {clearFields} from './safe-publish.js'
 import {actorOf, record} from './history.js'
 import {FieldErrors, lowerUuid} from './validate.js'
+import {entryNotFound} from './not-found.js'
 
 /** An anchor's identity: path, lines and symbol (docs/api.md, "Anchors"). */
 const keyOf = (a: {path: string; lines?: string | null; symbol?: string | null}): string =>
@@ -73,7 +73,7 @@ export class TrustService {
 
   private async apply(caller: Caller, e: EntryRow, decide: (e: EntryRow) => TrustChange): Promise<{entry: EntryRow; replaced: boolean}> {
     const outcome = await this.store.updateTrust(e.id, decide)
-    if (!outcome) throw new KbError('not_found', `knowledge entry ${e.id} does not exist`)
+    if (!outcome) throw entryNotFound(e.id)
     return outcome
   }
 

@@ -7,7 +7,7 @@
  * the reason sqlite.ts gives: one object behind the `Store` interface, its separable groups in postgres-*.ts.
  */
 import {randomBytes} from 'node:crypto'
-import type {Branch, Comment} from '../../src/shared/types.js'
+import type {Branch, Comment, ProjectRole} from '../../src/shared/types.js'
 import {SearchEngine} from '../search/engine.js'
 import {PostgresSearchIndex} from './postgres-search-index.js'
 import {LOCKS, PostgresDb, type PostgresOptions, type Queryable, type Row} from './postgres-db.js'
@@ -71,7 +71,6 @@ const keyValues = (k: ApiKeyRow): unknown[] => [
   k.last_used_at,
   k.revoked_at,
 ]
-type Role = 'maintainer' | 'member'
 
 /** Connects, applies the migrations the database lacks (once, under an advisory lock), indexes stale entries again and returns the store. */
 export async function openPostgresStore(options: PostgresOptions, onError?: (e: Error) => void): Promise<PostgresStore> {
@@ -248,17 +247,17 @@ export class PostgresStore implements Store {
     return this.getProject(id)
   }
 
-  async addMember(projectId: string, principalId: string, role: Role, at: string): Promise<void> {
+  async addMember(projectId: string, principalId: string, role: ProjectRole, at: string): Promise<void> {
     await this.db.run(
       'INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
       [projectId, principalId, role, at],
     )
   }
 
-  async getMemberRole(projectId: string, principalId: string): Promise<Role | null> {
+  async getMemberRole(projectId: string, principalId: string): Promise<ProjectRole | null> {
     return (
       (
-        await this.db.query<{role: Role}>('SELECT role FROM memberships WHERE project_id = $1 AND principal_id = $2', [
+        await this.db.query<{role: ProjectRole}>('SELECT role FROM memberships WHERE project_id = $1 AND principal_id = $2', [
           projectId,
           principalId,
         ])
@@ -266,7 +265,7 @@ export class PostgresStore implements Store {
     )
   }
 
-  async listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: Role}>> {
+  async listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: ProjectRole}>> {
     return this.db.query(
       `SELECT p.*, m.role FROM memberships m JOIN projects p ON p.id = m.project_id
       WHERE m.principal_id = $1 AND p.id > $2 ORDER BY p.id LIMIT $3`,

@@ -9,7 +9,7 @@
 import {randomBytes} from 'node:crypto'
 import {chmodSync, closeSync, openSync} from 'node:fs'
 import Database from 'better-sqlite3'
-import type {Branch, Comment, Resolution, ThoughtStep} from '../../src/shared/types.js'
+import type {Branch, Comment, ProjectRole, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import {SearchEngine} from '../search/engine.js'
 import {SqliteSearchIndex} from './sqlite-search-index.js'
 import {indexText, tagsText} from '../search/tokenizer.js'
@@ -323,7 +323,7 @@ export class SqliteStore implements Store {
     return this.getProject(id)
   }
 
-  async addMember(projectId: string, principalId: string, role: 'maintainer' | 'member', at: string): Promise<void> {
+  async addMember(projectId: string, principalId: string, role: ProjectRole, at: string): Promise<void> {
     await this.gate.wait()
     this.stmt('INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, ?, ?)').run(
       projectId,
@@ -333,20 +333,17 @@ export class SqliteStore implements Store {
     )
   }
 
-  async getMemberRole(projectId: string, principalId: string): Promise<'maintainer' | 'member' | null> {
+  async getMemberRole(projectId: string, principalId: string): Promise<ProjectRole | null> {
     const row = this.stmt('SELECT role FROM memberships WHERE project_id = ? AND principal_id = ?').get(projectId, principalId) as
-      {role: 'maintainer' | 'member'} | undefined
+      {role: ProjectRole} | undefined
     return row?.role ?? null
   }
 
-  async listProjects(
-    principalId: string,
-    page: {limit: number; after?: string},
-  ): Promise<Array<ProjectRow & {role: 'maintainer' | 'member'}>> {
+  async listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: ProjectRole}>> {
     return this.stmt(
       `SELECT p.*, m.role FROM memberships m JOIN projects p ON p.id = m.project_id
       WHERE m.principal_id = ? AND p.id > ? ORDER BY p.id LIMIT ?`,
-    ).all(principalId, page.after ?? '', page.limit) as Array<ProjectRow & {role: 'maintainer' | 'member'}>
+    ).all(principalId, page.after ?? '', page.limit) as Array<ProjectRow & {role: ProjectRole}>
   }
 
   // ---- entries ----

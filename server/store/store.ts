@@ -14,6 +14,7 @@ import type {
   FlagCounts,
   FlagReason,
   FreshnessState,
+  ProjectRole,
   Resolution,
   Scope,
   Status,
@@ -246,9 +247,9 @@ export interface Store {
   /** Changes a project's settings; null if there is no such project. */
   updateProject(id: string, settings: ProjectSettings): Promise<ProjectRow | null>
   /** Adds a membership if there is none; never downgrades a maintainer. */
-  addMember(projectId: string, principalId: string, role: 'maintainer' | 'member', at: string): Promise<void>
-  getMemberRole(projectId: string, principalId: string): Promise<'maintainer' | 'member' | null>
-  listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: 'maintainer' | 'member'}>>
+  addMember(projectId: string, principalId: string, role: ProjectRole, at: string): Promise<void>
+  getMemberRole(projectId: string, principalId: string): Promise<ProjectRole | null>
+  listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: ProjectRole}>>
 
   /** Inserts the entry, with `comments` (an acknowledgement record: docs/api.md, "Safe publish") in the same transaction. */
   insertEntry(entry: EntryRow, comments?: CommentRow[], history?: HistoryRow[]): Promise<void>

@@ -3,7 +3,7 @@
  * driver implements for server/services/transfer/, apart from the rest of the Store.
  */
 import type {OnConflict} from '../../src/shared/contract.js'
-import type {AuthorRef, Comment, FlagReason, Scope} from '../../src/shared/types.js'
+import type {AuthorRef, Comment, FlagReason, ProjectRole, Scope} from '../../src/shared/types.js'
 import type {HistoryExport} from './history-store.js'
 import type {EntryRow, Viewer} from './store.js'
 
@@ -14,7 +14,7 @@ export interface ProjectExport {
   remote: string
   created_at: string
   created_by: AuthorRef
-  members?: Array<AuthorRef & {role: 'maintainer' | 'member'}>
+  members?: Array<AuthorRef & {role: ProjectRole}>
   /** Absent in files of a kb before trust (docs/api.md, "Export, import and backup"): the default then. */
   verify_after_days?: number
 }

@@ -41,6 +41,7 @@ import type {
   JoinResult,
   Page,
   Project,
+  ProjectRole,
   PublishPreview,
   Scope,
   SearchResult,
@@ -389,7 +390,7 @@ export class ApiClient {
     await this.request('DELETE', `${projectPath(projectId)}/members/${encodeURIComponent(principalId)}`)
   }
 
-  async setMemberRole(projectId: string, principalId: string, role: 'maintainer' | 'member'): Promise<Member> {
+  async setMemberRole(projectId: string, principalId: string, role: ProjectRole): Promise<Member> {
     return (await this.request<Member>('PATCH', `${projectPath(projectId)}/members/${encodeURIComponent(principalId)}`, {body: {role}}))
       .body
   }

@@ -53,6 +53,10 @@ export const REMOTE_MAX = 2048
 export const NAME_MAX = 100
 export const CURSOR_MAX = 512
 export const API_KEY_DAYS_MAX = 3650
+/** An API key starts with this (docs/api.md, "API keys"); no other secret of kb does. */
+export const API_KEY_PREFIX = 'kb_'
+/** The characters of a key or an access token shown to tell it apart, as an API key's `prefix` (docs/api.md, "API keys"). */
+export const KEY_PREFIX_CHARS = 11
 /** An Idempotency-Key's characters, without the quotes of its sf-string form (docs/api.md, "Idempotency"). */
 export const IDEMPOTENCY_KEY_MAX = 255
 export const MAX_TOKENS_MAX = 1_000_000

@@ -2,7 +2,6 @@
  * @module An export: the header line, then projects, then entries with their comments, thought chains,
  * resolutions and fork lineage, read from the store in keyset pages (docs/api.md "Export, import and backup").
  */
-import {KbError} from '../../../src/shared/errors.js'
 import type {Scope} from '../../../src/shared/types.js'
 import {nowIso} from '../../lib/ids.js'
 import {TimeSlice} from '../../lib/time-slice.js'
@@ -11,6 +10,7 @@ import type {ExportFilter} from '../../store/transfer-store.js'
 import {type Caller, isOwner} from '../context.js'
 import {lowerUuid} from '../validate.js'
 import {EXPORT_KIND, EXPORT_VERSION, type HeaderLine} from './format.js'
+import {projectNotFound} from '../not-found.js'
 
 /** Projects or entries read from the store at a time. */
 const PAGE = 200
@@ -31,7 +31,7 @@ export async function* exportLines(
   if (q.project_id) {
     filter.projectId = lowerUuid(q.project_id)
     const known = owner ? await store.getProject(filter.projectId) : await store.getMemberRole(filter.projectId, caller.principal.id)
-    if (!known) throw new KbError('not_found', `project ${filter.projectId} does not exist or you are not a member`)
+    if (!known) throw projectNotFound(filter.projectId)
   }
   const header: HeaderLine = {
     kind: EXPORT_KIND,
