@@ -3,7 +3,8 @@
  * anchoring from a subdirectory (root-relative path, HEAD, the hash), suggestions never taken silently,
  * a missing file refused; edit the anchored lines and commit → `changed`, the entry stale naming the
  * commit; `git mv` → `moved`, the path follows, still fresh; a deleted file → stale; `--changed-in` and
- * the anchor index; `--fail-on stale`; the git hook's background check reporting by itself.
+ * the anchor index; `--commit` (a revision, not the work tree); `--fail-on stale`; the git hook's background
+ * check reporting by itself.
  */
 import {createHash} from 'node:crypto'
 import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
@@ -227,6 +228,29 @@ describe('kb check', {timeout: 120_000}, () => {
     expect(r.entries.find((e: any) => e.id === id).anchors[0]).toMatchObject({state: 'current', reported: false})
     expect(r.reported).toBe(0)
     expect((await entry(id)).anchors[0].state).toBe('current')
+  })
+
+  it('--commit checks the files at that revision, not the work tree; an anchor made after it is skipped', async () => {
+    write('src/c.ts', numbered(10, 'c'))
+    const base = commitAll('c')
+    const id = await add('About c', ['--anchor', 'src/c.ts:4-5'])
+    const lines = numbered(10, 'c')
+    lines[3] = 'c line 4, edited but not committed'
+    write('src/c.ts', lines)
+    const anchorOf = (r: any): any => r.entries.find((e: any) => e.id === id)?.anchors[0]
+    // The work tree has the edit; HEAD has not: checked at HEAD, the anchor is current and nothing is sent.
+    const atHead = await check(['--commit', 'HEAD'])
+    expect(anchorOf(atHead)).toMatchObject({state: 'current', reported: false})
+    expect((await entry(id)).anchors[0].state).toBe('current')
+    const sha = commitAll('edit c')
+    // Now the revision has it: changed, reported, and the entry names that commit.
+    const atCommit = await check(['--commit', sha.slice(0, 10)])
+    expect(atCommit.commit).toBe(sha)
+    expect(anchorOf(atCommit)).toMatchObject({state: 'changed', reported: true})
+    expect((await entry(id)).anchors[0]).toMatchObject({state: 'changed', checked_commit: sha})
+    // The anchor was made after `base`: an older revision says nothing about it.
+    expect(anchorOf(await check(['--commit', `${base}~1`]))).toMatchObject({skipped: true, reported: false})
+    expect((await entry(id)).anchors[0]).toMatchObject({state: 'changed', checked_commit: sha})
   })
 
   it('outside a checkout exits 2; an unknown revision exits 2', async () => {
