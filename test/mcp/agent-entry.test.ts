@@ -2,7 +2,8 @@
  * The entry `kb agent install` writes actually starts kb's MCP server: for each tool, the command and
  * arguments read back from the installed file (.mcp.json, .cursor/mcp.json, .vscode/mcp.json,
  * .codex/config.toml) are spawned by the SDK client over stdio, as the agent would, in the checkout, against a child daemon; the tools are listed and a search
- * finds an entry of the checkout's project. Needs `npm run build` first.
+ * finds an entry of the checkout's project; the server's instructions are the section written into CLAUDE.md. Needs
+ * `npm run build` first.
  */
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -77,4 +78,21 @@ describe('the installed MCP entry', () => {
     },
     30_000,
   )
+
+  it('the instructions written into CLAUDE.md are what the started server tells the agent: when to search, record, verify and flag', async () => {
+    const r = await kb(user, ['agent', 'install', 'claude-code', '--command', `${process.execPath} ${KB_BIN}`], {cwd: repo})
+    expect(r.code, r.stderr).toBe(0)
+    const section = /<!-- kb:begin -->\n## [^\n]+\n\n([\s\S]*?)<!-- kb:end -->/.exec(readFileSync(join(repo, 'CLAUDE.md'), 'utf8'))
+    expect(section).not.toBeNull()
+    const entry = await installed('claude-code')
+    const client = new Client({name: 'kb-agent-entry-test', version: '1.0.0'})
+    await client.connect(new StdioClientTransport({command: entry.command, args: entry.args, cwd: repo, env: user.env}))
+    try {
+      const told = client.getInstructions() ?? ''
+      expect(told.trim()).toBe(section![1]!.trim())
+      for (const tool of ['search_knowledge', 'add_knowledge', 'verify_knowledge', 'flag_knowledge']) expect(told).toContain(tool)
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
 })
