@@ -48,6 +48,24 @@ describe('POST /recalls', () => {
     expect(res.body.tokens_used).toBeLessThanOrEqual(300)
   })
 
+  it('finds an entry by the error text pasted in a prompt: its code-shaped tokens match as code search reads them', async () => {
+    const refused = await createEntry(d, {
+      title: 'Database not up yet at startup',
+      body: 'connect ECONNREFUSED 127.0.0.1:5432: the database container starts after the app; run docker compose up -d db first.',
+      scope: 'global',
+    })
+    const prompt = [
+      'npm start fails with this:',
+      'Error: connect ECONNREFUSED 127.0.0.1:5432',
+      '    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1555:16)',
+      'any idea?',
+    ].join('\n')
+    const res = await d.request('POST', '/recalls', {body: {prompt}})
+    expect(res.status, res.text).toBe(201)
+    expect(res.body.items.map((i: any) => i.id)).toEqual([refused.id])
+    expect(res.body.items[0].why).toEqual(expect.arrayContaining(['econnrefused', '127.0.0.1:5432']))
+  })
+
   it('gives nothing for a prompt that shares no meaningful word with any entry', async () => {
     const res = await d.request('POST', '/recalls', {body: {prompt: 'What is the weather like today?'}})
     expect(res.status).toBe(201)
