@@ -137,7 +137,17 @@ export async function bareServer(body: string): Promise<{url: string; stop: () =
   }
 }
 
-export function machine(): Record<string, string> {
+/** What a benchmark's result names of the machine it ran on (docs/performance.md). */
+export interface Machine {
+  date: string
+  cpu: string
+  memory: string
+  node: string
+  /** The load averages over 1, 5 and 15 minutes. */
+  load: string
+}
+
+export function machine(): Machine {
   return {
     date: new Date().toISOString().slice(0, 16).replace('T', ' ') + ' UTC',
     cpu: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}`,

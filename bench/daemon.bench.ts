@@ -17,7 +17,18 @@ import {dataFiles} from '../src/shared/paths.js'
 import {loadEntries, prepareDataDir} from './bulk-load.js'
 import {corpus} from './corpus.js'
 import {quantile} from './cranfield.js'
-import {bareServer, call, type Latency, latency, machine, memoryOf, type RunningDaemon, spawnDaemon, withTypo} from './daemon-harness.js'
+import {
+  bareServer,
+  call,
+  type Latency,
+  latency,
+  machine,
+  type Machine,
+  memoryOf,
+  type RunningDaemon,
+  spawnDaemon,
+  withTypo,
+} from './daemon-harness.js'
 import {type PostgresCluster, startCluster} from './postgres-cluster.js'
 
 const args = process.argv.slice(2)
@@ -266,12 +277,12 @@ async function main(): Promise<void> {
 
 function report(
   result: {
-    machine: Record<string, string>
+    machine: Machine & {loadAfter: string}
     sizes: SizeResult[]
     throughput: Throughput[]
     start: Array<{kind: string; medianMs: number; runs: number[]}>
   },
-  before: Record<string, string>,
+  before: Machine,
 ): void {
   const f = (x: number): string => (x >= 100 ? x.toFixed(0) : x.toFixed(2))
   const pair = (l: Latency): string => `${f(l.p50)} / ${f(l.p99)}`

@@ -44,7 +44,7 @@ function tokenRule(ctx: ScanContext, rule: TokenRule, out: Match[]): void {
       if (!m) continue
       const end = start + m[0].length
       if (rule.wordEnd && isWord(codeAt(text, end))) continue
-      const span = rule.group === undefined ? [start, end] : m.indices?.[rule.group]
+      const span: readonly [number, number] | undefined = rule.group === undefined ? [start, end] : m.indices?.[rule.group]
       if (!span) continue
       const secret = text.slice(span[0], span[1])
       if (rule.entropy !== undefined && shannonEntropy(secret) < rule.entropy) continue

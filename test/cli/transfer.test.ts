@@ -25,7 +25,7 @@ beforeAll(async () => {
   for (const [title, scope] of [
     ['Daemon port clash', 'global'],
     ['My private note', 'private'],
-  ]) {
+  ] as const) {
     const r = await kb(user, ['add', title, '--body', `about ${title}`, '--scope', scope, '--thought', 'hypothesis: a stale daemon'], {
       env: toSrc,
     })

@@ -15,6 +15,9 @@ const K = new Uint32Array([
 
 const rotr = (x: number, n: number): number => (x >>> n) | (x << (32 - n))
 
+// Every index below stays within its fixed-size array (64 schedule words, 64 constants, 8 state words, a 64-byte
+// key block): the `!` after each read is that bound, which the loops keep and the type cannot see.
+
 export function sha256(data: Uint8Array): Uint8Array {
   const blocks = new Uint8Array(((data.length + 9 + 63) >>> 6) << 6)
   blocks.set(data)
@@ -27,13 +30,13 @@ export function sha256(data: Uint8Array): Uint8Array {
   for (let off = 0; off < blocks.length; off += 64) {
     for (let i = 0; i < 16; i++) w[i] = view.getUint32(off + 4 * i)
     for (let i = 16; i < 64; i++) {
-      const a = w[i - 15]
-      const b = w[i - 2]
-      w[i] = w[i - 16] + (rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3)) + w[i - 7] + (rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10))
+      const a = w[i - 15]!
+      const b = w[i - 2]!
+      w[i] = w[i - 16]! + (rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3)) + w[i - 7]! + (rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10))
     }
-    let [a, b, c, d, e, f, g, hh] = h
+    let [a, b, c, d, e, f, g, hh] = [h[0]!, h[1]!, h[2]!, h[3]!, h[4]!, h[5]!, h[6]!, h[7]!]
     for (let i = 0; i < 64; i++) {
-      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]) | 0
+      const t1 = (hh + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i]! + w[i]!) | 0
       const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0
       hh = g
       g = f
@@ -45,18 +48,18 @@ export function sha256(data: Uint8Array): Uint8Array {
       a = (t1 + t2) | 0
     }
     // Uint32Array stores modulo 2^32.
-    h[0] += a
-    h[1] += b
-    h[2] += c
-    h[3] += d
-    h[4] += e
-    h[5] += f
-    h[6] += g
-    h[7] += hh
+    h[0]! += a
+    h[1]! += b
+    h[2]! += c
+    h[3]! += d
+    h[4]! += e
+    h[5]! += f
+    h[6]! += g
+    h[7]! += hh
   }
   const out = new Uint8Array(32)
   const outView = new DataView(out.buffer)
-  for (let i = 0; i < 8; i++) outView.setUint32(4 * i, h[i])
+  for (let i = 0; i < 8; i++) outView.setUint32(4 * i, h[i]!)
   return out
 }
 
@@ -68,8 +71,8 @@ export function hmacSha256Hex(key: Uint8Array, message: string): string {
   const inner = new Uint8Array(64 + msg.length)
   const outer = new Uint8Array(64 + 32)
   for (let i = 0; i < 64; i++) {
-    inner[i] = k[i] ^ 0x36
-    outer[i] = k[i] ^ 0x5c
+    inner[i] = k[i]! ^ 0x36
+    outer[i] = k[i]! ^ 0x5c
   }
   inner.set(msg, 64)
   outer.set(sha256(inner), 64)

@@ -21,13 +21,14 @@ export function runMembersContract(name: string, makeStore: () => Promise<Store>
     let project: ProjectRow
     beforeEach(async () => {
       s = await makeStore()
-      ;[ann, ben, cy] = ['ann', 'ben', 'cy'].map((n) => ({id: randomUUID(), name: n, role: 'member' as const, created_at: at(0)}))
-      for (const p of [ann!, ben!, cy!]) await s.insertPrincipal(p)
+      const principal = (n: string): PrincipalRecord => ({id: randomUUID(), name: n, role: 'member', created_at: at(0)})
+      ;[ann, ben, cy] = [principal('ann'), principal('ben'), principal('cy')]
+      for (const p of [ann, ben, cy]) await s.insertPrincipal(p)
       project = {
         id: randomUUID(),
         name: 'api',
         remote: 'github.com/acme/api',
-        created_by: ann!.id,
+        created_by: ann.id,
         created_at: at(1),
         verify_after_days: 180,
       }
