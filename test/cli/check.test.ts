@@ -253,6 +253,22 @@ describe('kb check', {timeout: 120_000}, () => {
     expect((await entry(id)).anchors[0]).toMatchObject({state: 'changed', checked_commit: sha})
   })
 
+  it('a path#symbol anchor follows its definition: lines added above it are no news, a change to its body is', async () => {
+    const conn = ['import x from "y"', '', 'export function connect(url: string): void {', '  open(url)', '  retry(3)', '}', '']
+    write('src/conn.ts', [...conn, 'export function other(): void {', '  noop()', '}'])
+    commitAll('conn')
+    const id = await add('Connect retries three times', ['--anchor', 'src/conn.ts#connect'])
+    const stateOf = async (): Promise<unknown> => (await check()).entries.find((e: any) => e.id === id).anchors[0].state
+    write('src/conn.ts', ['// a header', '', ...conn, 'export function other(): void {', '  noop2()', '}'])
+    commitAll('a header, and another function changed')
+    expect(await stateOf()).toBe('current')
+    expect((await entry(id)).freshness.state).toBe('fresh')
+    write('src/conn.ts', ['// a header', '', ...conn.map((l) => l.replace('retry(3)', 'retry(5)'))])
+    const sha = commitAll('five retries')
+    expect(await stateOf()).toBe('changed')
+    expect((await entry(id)).freshness.reasons[0].detail).toBe(`anchor src/conn.ts#connect changed in ${sha.slice(0, 7)}`)
+  })
+
   it('outside a checkout exits 2; an unknown revision exits 2', async () => {
     const out = await kb(user, ['check'], {cwd: user.home})
     expect(out.code).toBe(2)
