@@ -22,8 +22,11 @@ import {PostgresHistoryStore, writeHistory} from './postgres-history.js'
 import type {HistoryRow} from './history-store.js'
 import {POSTGRES_MIGRATIONS} from './postgres-migrations.js'
 import {PostgresOAuthStore} from './postgres-oauth.js'
-import {COMMENT_COLUMNS, COMMENT_ORDER, ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params} from './postgres-rows.js'
-import {commentFromRow, entryFromRow} from './rows.js'
+import {bindPostgres as bind} from './sql/bind.js'
+import {POSTGRES} from './sql/dialect.js'
+import {GET_ENTRY, listBranchesSql, listCommentsSql, listEntriesSql} from './sql/entries.js'
+import {API_KEY_SQL, MEMBERSHIP_SQL, PRINCIPAL_SQL, PROJECT_SQL, SECRET_SQL} from './sql/principals.js'
+import {branchFromRow, commentFromRow, entryFromRow} from './rows.js'
 import {PostgresTransferStore} from './postgres-transfer.js'
 import {PostgresTrustWriter} from './postgres-trust.js'
 import type {OAuthStore} from './oauth-store.js'
@@ -52,25 +55,7 @@ import type {
 import {StepFailed} from './store.js'
 import type {TransferStore} from './transfer-store.js'
 
-const INSERT_PRINCIPAL = 'INSERT INTO principals (id, name, role, created_at) VALUES ($1, $2, $3, $4)'
-const INSERT_API_KEY = `INSERT INTO api_keys (id, principal_id, name, prefix, hash, project_id, created_at, expires_at, last_used_at, revoked_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
 const PRINCIPALS_REMEMBERED = 1_000
-const GET_ENTRY = `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE e.id = $1`
-
-const principalValues = (p: PrincipalRecord): unknown[] => [p.id, p.name, p.role, p.created_at]
-const keyValues = (k: ApiKeyRow): unknown[] => [
-  k.id,
-  k.principal_id,
-  k.name,
-  k.prefix,
-  k.hash,
-  k.project_id,
-  k.created_at,
-  k.expires_at,
-  k.last_used_at,
-  k.revoked_at,
-]
 
 /** Connects, applies the migrations the database lacks (once, under an advisory lock), indexes stale entries again and returns the store. */
 export async function openPostgresStore(options: PostgresOptions, onError?: (e: Error) => void): Promise<PostgresStore> {
@@ -133,11 +118,11 @@ export class PostgresStore implements Store {
   // ---- principals ----
 
   async countPrincipals(): Promise<number> {
-    return (await this.db.query<{n: number}>('SELECT count(*) AS n FROM principals'))[0]!.n
+    return (await this.db.query<{n: number}>(PRINCIPAL_SQL.count))[0]!.n
   }
 
   async insertPrincipal(p: PrincipalRecord): Promise<void> {
-    await this.db.run(INSERT_PRINCIPAL, principalValues(p))
+    await this.db.run(...bind(PRINCIPAL_SQL.insert, {...p}))
   }
 
   /** Under a transaction-scoped advisory lock, so two daemons starting on an empty database cannot both see it empty. */
@@ -145,8 +130,8 @@ export class PostgresStore implements Store {
     return this.db.tx(async (q) => {
       await q.run('SELECT pg_advisory_xact_lock($1)', [LOCKS.bootstrap])
       if ((await q.query('SELECT 1 FROM principals LIMIT 1')).length > 0) return false
-      await q.run(INSERT_PRINCIPAL, principalValues(owner))
-      await q.run(INSERT_API_KEY, keyValues(key))
+      await q.run(...bind(PRINCIPAL_SQL.insert, {...owner}))
+      await q.run(...bind(API_KEY_SQL.insert, {...key}))
       return true
     })
   }
@@ -157,17 +142,14 @@ export class PostgresStore implements Store {
    * can only be a principal this one has not read yet.
    */
   async serverSecret(name: string): Promise<string> {
-    await this.db.query('INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
-      name,
-      randomBytes(32).toString('hex'),
-    ])
-    return (await this.db.query<{value: string}>('SELECT value FROM server_secrets WHERE name = $1', [name]))[0]!.value
+    await this.db.run(...bind(SECRET_SQL.insert, {name, value: randomBytes(32).toString('hex')}))
+    return (await this.db.query<{value: string}>(...bind(SECRET_SQL.get, {name})))[0]!.value
   }
 
   async getPrincipal(id: string): Promise<PrincipalRecord | null> {
     const known = this.principals.get(id)
     if (known) return {...known}
-    const row = (await this.db.query<PrincipalRecord>('SELECT id, name, role, created_at FROM principals WHERE id = $1', [id]))[0] ?? null
+    const row = (await this.db.query<PrincipalRecord>(...bind(PRINCIPAL_SQL.byId, {id})))[0] ?? null
     if (row) {
       if (this.principals.size >= PRINCIPALS_REMEMBERED) this.principals.clear()
       this.principals.set(id, row)
@@ -176,33 +158,25 @@ export class PostgresStore implements Store {
   }
 
   async getPrincipalByName(name: string): Promise<PrincipalRecord | null> {
-    return (await this.db.query<PrincipalRecord>('SELECT id, name, role, created_at FROM principals WHERE name = $1', [name]))[0] ?? null
+    return (await this.db.query<PrincipalRecord>(...bind(PRINCIPAL_SQL.byName, {name})))[0] ?? null
   }
 
   // ---- API keys ----
 
   async insertApiKey(k: ApiKeyRow): Promise<void> {
-    await this.db.run(INSERT_API_KEY, keyValues(k))
+    await this.db.run(...bind(API_KEY_SQL.insert, {...k}))
   }
 
   async findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {
-    return (await this.db.query<ApiKeyRow>('SELECT * FROM api_keys WHERE hash = $1', [hash]))[0] ?? null
+    return (await this.db.query<ApiKeyRow>(...bind(API_KEY_SQL.byHash, {hash})))[0] ?? null
   }
 
   async listApiKeys(principalId: string): Promise<ApiKeyRow[]> {
-    return this.db.query<ApiKeyRow>('SELECT * FROM api_keys WHERE principal_id = $1 AND revoked_at IS NULL ORDER BY created_at, id', [
-      principalId,
-    ])
+    return this.db.query<ApiKeyRow>(...bind(API_KEY_SQL.live, {principal_id: principalId}))
   }
 
   async revokeApiKey(id: string, principalId: string, at: string): Promise<boolean> {
-    return (
-      (await this.db.run('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND principal_id = $3 AND revoked_at IS NULL', [
-        at,
-        id,
-        principalId,
-      ])) === 1
-    )
+    return (await this.db.run(...bind(API_KEY_SQL.revoke, {at, id, principal_id: principalId}))) === 1
   }
 
   /** Only ever moves last_used_at forward: daemons touching the same key at once leave the latest time, whatever order they commit in. */
@@ -213,64 +187,45 @@ export class PostgresStore implements Store {
   // ---- projects ----
 
   async getProject(id: string): Promise<ProjectRow | null> {
-    return (await this.db.query<ProjectRow>('SELECT * FROM projects WHERE id = $1', [id]))[0] ?? null
+    return (await this.db.query<ProjectRow>(...bind(PROJECT_SQL.byId, {id})))[0] ?? null
   }
 
   async getProjectByRemote(remote: string): Promise<ProjectRow | null> {
-    return (await this.db.query<ProjectRow>('SELECT * FROM projects WHERE remote = $1', [remote]))[0] ?? null
+    return (await this.db.query<ProjectRow>(...bind(PROJECT_SQL.byRemote, {remote})))[0] ?? null
   }
 
   /** The remote's uniqueness decides between two daemons creating the same project: one inserts, the other finds it. */
   async createProject(project: ProjectRow): Promise<{project: ProjectRow; created: boolean}> {
     return this.db.tx(async (q) => {
-      const inserted = await q.run(
-        `INSERT INTO projects (id, name, remote, created_by, created_at, verify_after_days) VALUES ($1, $2, $3, $4, $5, $6)
-        ON CONFLICT (remote) DO NOTHING`,
-        [project.id, project.name, project.remote, project.created_by, project.created_at, project.verify_after_days],
-      )
+      const inserted = await q.run(...bind(`${PROJECT_SQL.insert} ON CONFLICT (remote) DO NOTHING`, {...project}))
       if (inserted === 0) {
-        const [existing] = await q.query<ProjectRow>('SELECT * FROM projects WHERE remote = $1', [project.remote])
+        const [existing] = await q.query<ProjectRow>(...bind(PROJECT_SQL.byRemote, {...project}))
         return {project: existing!, created: false}
       }
-      await q.run(`INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES ($1, $2, 'maintainer', $3)`, [
-        project.id,
-        project.created_by,
-        project.created_at,
-      ])
+      await q.run(...bind(PROJECT_SQL.addCreator, {...project}))
       return {project, created: true}
     })
   }
 
   async updateProject(id: string, settings: ProjectSettings): Promise<ProjectRow | null> {
     if (settings.verify_after_days !== undefined)
-      await this.db.run('UPDATE projects SET verify_after_days = $1 WHERE id = $2', [settings.verify_after_days, id])
+      await this.db.run(...bind(PROJECT_SQL.setVerifyAfterDays, {verify_after_days: settings.verify_after_days, id}))
     return this.getProject(id)
   }
 
   async addMember(projectId: string, principalId: string, role: ProjectRole, at: string): Promise<void> {
-    await this.db.run(
-      'INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING',
-      [projectId, principalId, role, at],
-    )
+    await this.db.run(...bind(MEMBERSHIP_SQL.add, {project_id: projectId, principal_id: principalId, role, created_at: at}))
   }
 
   async getMemberRole(projectId: string, principalId: string): Promise<ProjectRole | null> {
     return (
-      (
-        await this.db.query<{role: ProjectRole}>('SELECT role FROM memberships WHERE project_id = $1 AND principal_id = $2', [
-          projectId,
-          principalId,
-        ])
-      )[0]?.role ?? null
+      (await this.db.query<{role: ProjectRole}>(...bind(MEMBERSHIP_SQL.role, {project_id: projectId, principal_id: principalId})))[0]
+        ?.role ?? null
     )
   }
 
   async listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: ProjectRole}>> {
-    return this.db.query(
-      `SELECT p.*, m.role FROM memberships m JOIN projects p ON p.id = m.project_id
-      WHERE m.principal_id = $1 AND p.id > $2 ORDER BY p.id LIMIT $3`,
-      [principalId, page.after ?? '', page.limit],
-    )
+    return this.db.query(...bind(PROJECT_SQL.listMine, {principal_id: principalId, after: page.after ?? '', limit: page.limit}))
   }
 
   // ---- entries ----
@@ -364,17 +319,8 @@ export class PostgresStore implements Store {
   }
 
   async listEntries(viewer: Viewer, filter: EntryFilter, page: ListPage): Promise<EntryRow[]> {
-    const p = new Params()
-    const where = filterSql(viewer, filter, p)
-    if (page.after) {
-      const u = p.add(page.after.updated_at)
-      where.push(`(e.updated_at < ${u} OR (e.updated_at = ${u} AND e.id < ${p.add(page.after.id)}))`)
-    }
-    const rows = await this.db.query(
-      `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM}
-      WHERE ${where.join(' AND ')} ORDER BY e.updated_at DESC, e.id DESC LIMIT ${p.add(page.limit)}`,
-      p.values,
-    )
+    const {sql, params} = listEntriesSql(POSTGRES, viewer, filter, page)
+    const rows = await this.db.query(...bind(sql, params))
     return rows.map(entryFromRow)
   }
 
@@ -383,20 +329,9 @@ export class PostgresStore implements Store {
   }
 
   async listBranches(parentId: string, viewer: Viewer): Promise<Branch[]> {
-    const p = new Params()
-    const where = filterSql(viewer, {includeSuperseded: true}, p)
-    const rows = await this.db.query(
-      `SELECT e.id, e.title, e.scope, e.author_id, p.name AS author_name, e.created_at FROM ${ENTRY_FROM}
-      WHERE e.forked_from = ${p.add(parentId)} AND ${where.join(' AND ')} ORDER BY e.created_at, e.id`,
-      p.values,
-    )
-    return rows.map((r) => ({
-      id: r.id as string,
-      title: r.title as string,
-      scope: r.scope as Branch['scope'],
-      author: {id: r.author_id as string, name: r.author_name as string},
-      created_at: r.created_at as string,
-    }))
+    const {sql, params} = listBranchesSql(POSTGRES, viewer, parentId)
+    const rows = await this.db.query(...bind(sql, params))
+    return rows.map(branchFromRow)
   }
 
   // ---- comments ----
@@ -413,36 +348,20 @@ export class PostgresStore implements Store {
       await this.trust.countCorrections(q, entry.seq, [c])
       await writeHistory(q, history)
       const [author] = await q.query<{name: string}>('SELECT name FROM principals WHERE id = $1', [c.author_id])
-      const comment: Comment = {
-        id: c.id,
-        body: c.body,
-        type: c.type,
-        author: {id: c.author_id, name: author!.name},
-        created_at: c.created_at,
-      }
-      return {comment, entry: (await getEntry(q, c.entry_id))!}
+      return {comment: commentFromRow({...c, author_name: author!.name}), entry: (await getEntry(q, c.entry_id))!}
     })
   }
 
   /** Ties in created_at (one millisecond) keep the order of writing: `n`, found again from the position's id. */
   async listComments(entryId: string, page: CommentPage): Promise<Comment[]> {
-    const select = `SELECT ${COMMENT_COLUMNS} FROM comments c JOIN entries e ON e.seq = c.entry_seq JOIN principals p ON p.id = c.author_id WHERE e.id = $1`
-    let rows: Row[]
-    if (page.newest) {
-      rows = (await this.db.query<Row>(`${select} ORDER BY c.created_at DESC, c.n DESC LIMIT $2`, [entryId, page.limit])).reverse()
-    } else if (page.after) {
-      rows = await this.db.query<Row>(
-        `${select} AND (c.created_at, c.n) > ($3, (SELECT n FROM comments WHERE id = $4)) ORDER BY ${COMMENT_ORDER} LIMIT $2`,
-        [entryId, page.limit, page.after.created_at, page.after.id],
-      )
-    } else {
-      rows = await this.db.query<Row>(`${select} ORDER BY ${COMMENT_ORDER} LIMIT $2`, [entryId, page.limit])
-    }
+    const {sql, params} = listCommentsSql(POSTGRES, entryId, page)
+    const rows = await this.db.query<Row>(...bind(sql, params))
+    if (page.newest) rows.reverse()
     return rows.map(commentFromRow)
   }
 }
 
 async function getEntry(q: Queryable, id: string): Promise<EntryRow | null> {
-  const [row] = await q.query(GET_ENTRY, [id])
+  const [row] = await q.query(...bind(GET_ENTRY, {id}))
   return row ? entryFromRow(row) : null
 }

@@ -3,7 +3,7 @@
  * as exported and imported (the same shape on both drivers), from a row of either driver (the
  * columns are named alike in SQLite and PostgreSQL; JSON columns arrive as text from both).
  */
-import type {Anchor, AuthorRef, Comment, FlagCounts, Resolution, ThoughtStep} from '../../src/shared/types.js'
+import type {Anchor, AuthorRef, Branch, Comment, FlagCounts, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import type {IdempotencyRecord} from './idempotency.js'
 import type {EntryRow} from './store.js'
 import type {EntryExport, FlagExport} from './transfer-store.js'
@@ -75,6 +75,12 @@ export function commentFromRow(c: Row): Comment {
     author: {id: c.author_id as string, name: c.author_name as string},
     created_at: c.created_at as string,
   }
+}
+
+/** A row of sql/entries.ts `listBranchesSql` (columns id, title, scope, author_id, author_name, created_at). */
+export function branchFromRow(r: Row): Branch {
+  const {id, title, scope, created_at} = r as Pick<Branch, 'id' | 'title' | 'scope' | 'created_at'>
+  return {id, title, scope, author: {id: r.author_id as string, name: r.author_name as string}, created_at}
 }
 
 export function idempotencyRecordFromRow(r: Row): IdempotencyRecord {

@@ -18,8 +18,11 @@ import {summarize} from '../../src/shared/summary.js'
 import {SqliteEntryWriter} from './sqlite-entries.js'
 import {SqliteTrustWriter} from './sqlite-trust.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
-import {ENTRY_COLUMNS, filterSql, StatementCache} from './sqlite-rows.js'
-import {commentFromRow, entryFromRow, trustFromRow, type Row} from './rows.js'
+import {StatementCache} from './sqlite-rows.js'
+import {SQLITE} from './sql/dialect.js'
+import {GET_ENTRY, listBranchesSql, listCommentsSql, listEntriesSql} from './sql/entries.js'
+import {API_KEY_SQL, MEMBERSHIP_SQL, PRINCIPAL_SQL, PROJECT_SQL, SECRET_SQL} from './sql/principals.js'
+import {branchFromRow, commentFromRow, entryFromRow, trustFromRow, type Row} from './rows.js'
 import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
 import {SqliteRecallStore} from './sqlite-recalls.js'
 import {SqliteWebSessionStore} from './sqlite-web-sessions.js'
@@ -56,11 +59,7 @@ import type {
 import {StepFailed} from './store.js'
 import type {TransferStore} from './transfer-store.js'
 
-const GET_ENTRY_SQL = `SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?`
 const REMEMBERED_MAX = 1_000
-const INSERT_PRINCIPAL = 'INSERT INTO principals (id, name, role, created_at) VALUES (@id, @name, @role, @created_at)'
-const INSERT_API_KEY = `INSERT INTO api_keys (id, principal_id, name, prefix, hash, project_id, created_at, expires_at, last_used_at, revoked_at)
-  VALUES (@id, @principal_id, @name, @prefix, @hash, @project_id, @created_at, @expires_at, @last_used_at, @revoked_at)`
 
 export interface SqliteOptions {
   /** Path of the database file, or ':memory:'. */
@@ -184,57 +183,48 @@ export class SqliteStore implements Store {
   // ---- principals ----
 
   async countPrincipals(): Promise<number> {
-    return (this.stmt('SELECT count(*) AS n FROM principals').get() as {n: number}).n
+    return (this.stmt(PRINCIPAL_SQL.count).get() as {n: number}).n
   }
 
   async insertPrincipal(p: PrincipalRecord): Promise<void> {
     await this.gate.wait()
-    this.stmt(INSERT_PRINCIPAL).run(p)
+    this.stmt(PRINCIPAL_SQL.insert).run(p)
   }
 
   async bootstrapOwner(owner: PrincipalRecord, key: ApiKeyRow): Promise<boolean> {
     await this.gate.wait()
     return this.db
       .transaction(() => {
-        if ((this.stmt('SELECT count(*) AS n FROM principals').get() as {n: number}).n > 0) return false
-        this.stmt(INSERT_PRINCIPAL).run(owner)
-        this.stmt(INSERT_API_KEY).run(key)
+        if ((this.stmt(PRINCIPAL_SQL.count).get() as {n: number}).n > 0) return false
+        this.stmt(PRINCIPAL_SQL.insert).run(owner)
+        this.stmt(API_KEY_SQL.insert).run(key)
         return true
       })
       .immediate()
   }
 
   async serverSecret(name: string): Promise<string> {
-    this.stmt('INSERT INTO server_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING').run(
-      name,
-      randomBytes(32).toString('hex'),
-    )
-    return (this.stmt('SELECT value FROM server_secrets WHERE name = ?').get(name) as {value: string}).value
+    this.stmt(SECRET_SQL.insert).run({name, value: randomBytes(32).toString('hex')})
+    return (this.stmt(SECRET_SQL.get).get({name}) as {value: string}).value
   }
 
   async getPrincipal(id: string): Promise<PrincipalRecord | null> {
-    return this.remembered(
-      `principal:${id}`,
-      () => (this.stmt('SELECT id, name, role, created_at FROM principals WHERE id = ?').get(id) as PrincipalRecord | undefined) ?? null,
-    )
+    return this.remembered(`principal:${id}`, () => (this.stmt(PRINCIPAL_SQL.byId).get({id}) as PrincipalRecord | undefined) ?? null)
   }
 
   async getPrincipalByName(name: string): Promise<PrincipalRecord | null> {
-    return (this.stmt('SELECT id, name, role, created_at FROM principals WHERE name = ?').get(name) as PrincipalRecord | undefined) ?? null
+    return (this.stmt(PRINCIPAL_SQL.byName).get({name}) as PrincipalRecord | undefined) ?? null
   }
 
   // ---- API keys ----
 
   async insertApiKey(k: ApiKeyRow): Promise<void> {
     await this.gate.wait()
-    this.stmt(INSERT_API_KEY).run(k)
+    this.stmt(API_KEY_SQL.insert).run(k)
   }
 
   async findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {
-    return this.remembered(
-      `key:${hash}`,
-      () => (this.stmt('SELECT * FROM api_keys WHERE hash = ?').get(hash) as ApiKeyRow | undefined) ?? null,
-    )
+    return this.remembered(`key:${hash}`, () => (this.stmt(API_KEY_SQL.byHash).get({hash}) as ApiKeyRow | undefined) ?? null)
   }
 
   /**
@@ -267,17 +257,12 @@ export class SqliteStore implements Store {
   }
 
   async listApiKeys(principalId: string): Promise<ApiKeyRow[]> {
-    return this.stmt('SELECT * FROM api_keys WHERE principal_id = ? AND revoked_at IS NULL ORDER BY created_at, id').all(
-      principalId,
-    ) as ApiKeyRow[]
+    return this.stmt(API_KEY_SQL.live).all({principal_id: principalId}) as ApiKeyRow[]
   }
 
   async revokeApiKey(id: string, principalId: string, at: string): Promise<boolean> {
     await this.gate.wait()
-    return (
-      this.stmt('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND principal_id = ? AND revoked_at IS NULL').run(at, id, principalId)
-        .changes === 1
-    )
+    return this.stmt(API_KEY_SQL.revoke).run({at, id, principal_id: principalId}).changes === 1
   }
 
   async touchApiKey(id: string, at: string): Promise<void> {
@@ -289,28 +274,21 @@ export class SqliteStore implements Store {
   // ---- projects ----
 
   async getProject(id: string): Promise<ProjectRow | null> {
-    return (this.stmt('SELECT * FROM projects WHERE id = ?').get(id) as ProjectRow | undefined) ?? null
+    return (this.stmt(PROJECT_SQL.byId).get({id}) as ProjectRow | undefined) ?? null
   }
 
   async getProjectByRemote(remote: string): Promise<ProjectRow | null> {
-    return (this.stmt('SELECT * FROM projects WHERE remote = ?').get(remote) as ProjectRow | undefined) ?? null
+    return (this.stmt(PROJECT_SQL.byRemote).get({remote}) as ProjectRow | undefined) ?? null
   }
 
   async createProject(project: ProjectRow): Promise<{project: ProjectRow; created: boolean}> {
     await this.gate.wait()
     return this.db
       .transaction(() => {
-        const existing = this.stmt('SELECT * FROM projects WHERE remote = ?').get(project.remote) as ProjectRow | undefined
+        const existing = this.stmt(PROJECT_SQL.byRemote).get(project) as ProjectRow | undefined
         if (existing) return {project: existing, created: false}
-        this.stmt(
-          `INSERT INTO projects (id, name, remote, created_by, created_at, verify_after_days)
-          VALUES (@id, @name, @remote, @created_by, @created_at, @verify_after_days)`,
-        ).run(project)
-        this.stmt(`INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, 'maintainer', ?)`).run(
-          project.id,
-          project.created_by,
-          project.created_at,
-        )
+        this.stmt(PROJECT_SQL.insert).run(project)
+        this.stmt(PROJECT_SQL.addCreator).run(project)
         return {project, created: true}
       })
       .immediate()
@@ -319,31 +297,24 @@ export class SqliteStore implements Store {
   async updateProject(id: string, settings: ProjectSettings): Promise<ProjectRow | null> {
     await this.gate.wait()
     if (settings.verify_after_days !== undefined)
-      this.stmt('UPDATE projects SET verify_after_days = ? WHERE id = ?').run(settings.verify_after_days, id)
+      this.stmt(PROJECT_SQL.setVerifyAfterDays).run({verify_after_days: settings.verify_after_days, id})
     return this.getProject(id)
   }
 
   async addMember(projectId: string, principalId: string, role: ProjectRole, at: string): Promise<void> {
     await this.gate.wait()
-    this.stmt('INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, ?, ?)').run(
-      projectId,
-      principalId,
-      role,
-      at,
-    )
+    this.stmt(MEMBERSHIP_SQL.add).run({project_id: projectId, principal_id: principalId, role, created_at: at})
   }
 
   async getMemberRole(projectId: string, principalId: string): Promise<ProjectRole | null> {
-    const row = this.stmt('SELECT role FROM memberships WHERE project_id = ? AND principal_id = ?').get(projectId, principalId) as
-      {role: ProjectRole} | undefined
+    const row = this.stmt(MEMBERSHIP_SQL.role).get({project_id: projectId, principal_id: principalId}) as {role: ProjectRole} | undefined
     return row?.role ?? null
   }
 
   async listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: ProjectRole}>> {
-    return this.stmt(
-      `SELECT p.*, m.role FROM memberships m JOIN projects p ON p.id = m.project_id
-      WHERE m.principal_id = ? AND p.id > ? ORDER BY p.id LIMIT ?`,
-    ).all(principalId, page.after ?? '', page.limit) as Array<ProjectRow & {role: ProjectRole}>
+    return this.stmt(PROJECT_SQL.listMine).all({principal_id: principalId, after: page.after ?? '', limit: page.limit}) as Array<
+      ProjectRow & {role: ProjectRole}
+    >
   }
 
   // ---- entries ----
@@ -418,7 +389,7 @@ export class SqliteStore implements Store {
 
   /** One entry by id. Rows come as arrays (`raw()`): better-sqlite3 builds a 20-key object per row ~4 µs slower. */
   private getEntrySync(id: string): EntryRow | null {
-    const row = this.statements.raw(GET_ENTRY_SQL).get(id) as unknown[] | undefined
+    const row = this.statements.raw(GET_ENTRY).get({id}) as unknown[] | undefined
     return row ? fromRaw(row) : null
   }
 
@@ -447,17 +418,8 @@ export class SqliteStore implements Store {
   }
 
   async listEntries(viewer: Viewer, filter: EntryFilter, page: ListPage): Promise<EntryRow[]> {
-    const {where, params} = filterSql(viewer, filter)
-    if (page.after) {
-      where.push('(e.updated_at < @after_u OR (e.updated_at = @after_u AND e.id < @after_id))')
-      params.after_u = page.after.updated_at
-      params.after_id = page.after.id
-    }
-    params.limit = page.limit
-    const rows = this.stmt(
-      `SELECT ${ENTRY_COLUMNS} FROM entries e JOIN principals p ON p.id = e.author_id
-      WHERE ${where.join(' AND ')} ORDER BY e.updated_at DESC, e.id DESC LIMIT @limit`,
-    ).all(params) as Row[]
+    const {sql, params} = listEntriesSql(SQLITE, viewer, filter, page)
+    const rows = this.stmt(sql).all(params) as Row[]
     return rows.map(entryFromRow)
   }
 
@@ -467,20 +429,9 @@ export class SqliteStore implements Store {
   }
 
   async listBranches(parentId: string, viewer: Viewer): Promise<Branch[]> {
-    const {where, params} = filterSql(viewer, {includeSuperseded: true})
-    params.parent = parentId
-    const rows = this.stmt(
-      `SELECT e.id, e.title, e.scope, e.author_id, p.name AS author_name, e.created_at
-      FROM entries e JOIN principals p ON p.id = e.author_id
-      WHERE e.forked_from = @parent AND ${where.join(' AND ')} ORDER BY e.created_at, e.id`,
-    ).all(params) as Row[]
-    return rows.map((r) => ({
-      id: r.id as string,
-      title: r.title as string,
-      scope: r.scope as Branch['scope'],
-      author: {id: r.author_id as string, name: r.author_name as string},
-      created_at: r.created_at as string,
-    }))
+    const {sql, params} = listBranchesSql(SQLITE, viewer, parentId)
+    const rows = this.stmt(sql).all(params) as Row[]
+    return rows.map(branchFromRow)
   }
 
   // ---- comments ----
@@ -497,34 +448,15 @@ export class SqliteStore implements Store {
         this.trust.countCorrections(entry.seq, [c])
         this.history.write(history)
         const author = this.stmt('SELECT name FROM principals WHERE id = ?').get(c.author_id) as {name: string}
-        const comment: Comment = {
-          id: c.id,
-          body: c.body,
-          type: c.type,
-          author: {id: c.author_id, name: author.name},
-          created_at: c.created_at,
-        }
-        return {comment, entry: this.getEntrySync(c.entry_id)!}
+        return {comment: commentFromRow({...c, author_name: author.name}), entry: this.getEntrySync(c.entry_id)!}
       })
       .immediate()
   }
 
   async listComments(entryId: string, page: CommentPage): Promise<Comment[]> {
-    const select = `SELECT c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at
-      FROM comments c JOIN entries e ON e.seq = c.entry_seq JOIN principals p ON p.id = c.author_id WHERE e.id = @entry`
-    let rows: Row[]
-    // Ties in created_at (one millisecond) keep the order of writing: rowid, found again from the position's id.
-    if (page.newest) {
-      rows = (
-        this.stmt(`${select} ORDER BY c.created_at DESC, c.rowid DESC LIMIT @limit`).all({entry: entryId, limit: page.limit}) as Row[]
-      ).reverse()
-    } else if (page.after) {
-      rows = this.stmt(
-        `${select} AND (c.created_at, c.rowid) > (@at, (SELECT rowid FROM comments WHERE id = @id)) ORDER BY c.created_at, c.rowid LIMIT @limit`,
-      ).all({entry: entryId, at: page.after.created_at, id: page.after.id, limit: page.limit}) as Row[]
-    } else {
-      rows = this.stmt(`${select} ORDER BY c.created_at, c.rowid LIMIT @limit`).all({entry: entryId, limit: page.limit}) as Row[]
-    }
+    const {sql, params} = listCommentsSql(SQLITE, entryId, page)
+    const rows = this.stmt(sql).all(params) as Row[]
+    if (page.newest) rows.reverse()
     return rows.map(commentFromRow)
   }
 }
