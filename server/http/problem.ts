@@ -6,6 +6,7 @@ import type {Duplex} from 'node:stream'
 import type {FastifyError, FastifyReply, FastifyRequest} from 'fastify'
 import {codeForStatus, type FieldError, KbError} from '../../src/shared/errors.js'
 import {UUID_PATTERN} from '../../src/shared/contract.js'
+import {notJsonBody} from './body-parsers.js'
 import {DISK_FULL_RETRY_AFTER_S} from './disk-state.js'
 
 interface AjvError {
@@ -60,8 +61,7 @@ export function toKbError(error: unknown): KbError {
       return new KbError('payload_too_large', 'request body is larger than 1 MiB')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
-        return new KbError('unsupported_media_type', 'send the body as JSON with Content-Type: application/json')
+      if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return notJsonBody()
       return new KbError('bad_request', 'Content-Length does not match the body')
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
