@@ -36,12 +36,20 @@ export function redactedStoreUrl(url: string): string {
   return url.slice(0, authority) + hidden + tail.replace(/([?&]password=)[^&#]*/gi, '$1***')
 }
 
+/** Where a daemon's store is: the store URL read once, into the kind it names and what that kind opens. */
+export type StoreTarget = {kind: 'sqlite'; path: string} | {kind: 'postgres'; url: string}
+
+/** The PostgreSQL database `url` names, else SQLite at `sqlitePath`; throws as `storeKindOf` does. */
+export function storeTarget(url: string | undefined, sqlitePath: string): StoreTarget {
+  return url !== undefined && storeKindOf(url) === 'postgres' ? {kind: 'postgres', url} : {kind: 'sqlite', path: sqlitePath}
+}
+
 /**
- * Opens (and migrates) the store: the PostgreSQL database at `url`, else SQLite at `sqlitePath`. `onError`
- * hears of connections that broke while idle (the pool drops them and reconnects when next needed).
+ * Opens (and migrates) the store. `onError` hears of PostgreSQL connections that broke while idle (the pool drops
+ * them and reconnects when next needed).
  */
-export async function openStore(url: string | undefined, sqlitePath: string, onError?: (e: Error) => void): Promise<Store> {
-  if (storeKindOf(url) === 'sqlite') return openSqliteStore({path: sqlitePath})
+export async function openStore(target: StoreTarget, onError?: (e: Error) => void): Promise<Store> {
+  if (target.kind === 'sqlite') return openSqliteStore({path: target.path})
   const {openPostgresStore} = await import('./postgres.js')
-  return openPostgresStore({url: url!}, onError)
+  return openPostgresStore({url: target.url}, onError)
 }

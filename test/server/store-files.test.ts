@@ -1,7 +1,7 @@
 import {chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync} from 'node:fs'
 import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-import {acquireLock} from '../../server/daemon.js'
+import {acquireLock} from '../../server/daemon-files.js'
 import {startInProcessDaemon, tempDir} from '../helpers/daemon.js'
 
 describe('files of the data directory', () => {
