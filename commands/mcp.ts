@@ -11,7 +11,7 @@ import {KbError} from '../src/shared/errors.js'
 export default class Mcp extends KbCommand<typeof Mcp> {
   static override summary = 'Serve the kb tools to a coding agent over MCP (stdio)'
   static override description =
-    'Speaks the Model Context Protocol on stdin/stdout: search_knowledge, get_knowledge, add_knowledge, update_knowledge, comment_on_knowledge, resolve_knowledge, publish_knowledge, fork_knowledge and join_project. ' +
+    "Speaks the Model Context Protocol on stdin/stdout: kb's tools to search, read, add, update, comment on, resolve, publish, fork, verify, flag and curate entries and to join a project. `kb agent install <tool>` writes this command into a coding agent's configuration. " +
     'Run it from the agent\'s configuration, in the repository the agent works in: the project is the checkout\'s, found as every kb command finds it (docs/cli.md, "The project of a checkout"). See docs/mcp.md.'
   static override examples = ['claude mcp add kb -- kb mcp', '<%= config.bin %> mcp --base-url https://kb.example.com/api/v1']
   static override enableJsonFlag = false
