@@ -11,15 +11,20 @@ import {historyOfEntries, importHistory} from './postgres-history.js'
 import type {AuthorRef, Comment} from '../../src/shared/types.js'
 import {LOCKS, type PostgresDb, type Queryable, type Row} from './postgres-db.js'
 import {IndexDelta, type PostgresEntryWriter} from './postgres-entries.js'
-import {COMMENT_COLUMNS, COMMENT_ORDER, Params, visibleTo} from './postgres-rows.js'
+import {COMMENT_COLUMNS, COMMENT_ORDER, visibleTo} from './postgres-rows.js'
+import {bindPostgres as bind} from './sql/bind.js'
+import {POSTGRES} from './sql/dialect.js'
+import {countExportSql, EXPORT_MEMBERS, exportCommentsSql, exportEntriesSql, exportFlagsSql, exportProjectsSql} from './sql/transfer.js'
 import {
   commentFromRow,
-  exportedEntry,
+  cutAtChars,
+  exportPage,
   FLAG_COLUMNS,
   FLAG_ORDER,
   flagFromRow,
   type ImportedEntry,
   importedRow,
+  projectExportFromRow,
   sameAsStored,
 } from './rows.js'
 import type {Viewer} from './store.js'
@@ -58,93 +63,38 @@ export class PostgresTransferStore implements TransferStore {
   private readonly trust = new PostgresTrustWriter()
 
   async exportProjects(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: string}): Promise<ProjectExport[]> {
-    const p = new Params()
-    const where = [`p.id > ${p.add(page.after ?? '')}`]
-    if (viewer) where.push(`p.id IN (SELECT project_id FROM memberships WHERE principal_id = ${p.add(viewer.principalId)})`)
-    if (filter.projectId !== undefined) where.push(`p.id = ${p.add(filter.projectId)}`)
-    const rows = await this.db.query(
-      `SELECT p.id, p.name, p.remote, p.created_at, p.created_by, c.name AS creator_name, p.verify_after_days
-      FROM projects p JOIN principals c ON c.id = p.created_by WHERE ${where.join(' AND ')} ORDER BY p.id LIMIT ${p.add(page.limit)}`,
-      p.values,
-    )
+    const {sql, params} = exportProjectsSql(viewer, filter, page)
     const out: ProjectExport[] = []
-    for (const r of rows) {
-      const project: ProjectExport = {
-        id: r.id as string,
-        name: r.name as string,
-        remote: r.remote as string,
-        created_at: r.created_at as string,
-        created_by: {id: r.created_by as string, name: r.creator_name as string},
-        verify_after_days: r.verify_after_days as number,
-      }
+    for (const r of await this.db.query(...bind(sql, params))) {
+      const project = projectExportFromRow(r)
       // Who else is a member is the owner's to know; another principal's export names only the creator.
-      if (!viewer) {
-        project.members = await this.db.query(
-          `SELECT m.principal_id AS id, p.name, m.role FROM memberships m JOIN principals p ON p.id = m.principal_id
-          WHERE m.project_id = $1 ORDER BY m.created_at, m.principal_id`,
-          [project.id],
-        )
-      }
+      if (!viewer) project.members = await this.db.query(...bind(EXPORT_MEMBERS, {project_id: project.id}))
       out.push(project)
     }
     return out
   }
 
-  /** The conditions selecting the entries of an export. */
-  private exportWhere(viewer: Viewer | null, filter: ExportFilter, p: Params): string[] {
-    const where = ['true']
-    if (viewer) where.push(visibleTo(p.add(viewer.principalId)))
-    if (filter.scope !== undefined) where.push(`e.scope = ${p.add(filter.scope)}`)
-    if (filter.projectId !== undefined) where.push(`e.project_id = ${p.add(filter.projectId)}`)
-    return where
-  }
-
   async countExportEntries(viewer: Viewer | null, filter: ExportFilter): Promise<number> {
-    const p = new Params()
-    const where = this.exportWhere(viewer, filter, p)
-    return (await this.db.query<{n: number}>(`SELECT count(*) AS n FROM entries e WHERE ${where.join(' AND ')}`, p.values))[0]!.n
+    const {sql, params} = countExportSql(viewer, filter)
+    return (await this.db.query<{n: number}>(...bind(sql, params)))[0]!.n
   }
 
   async exportEntries(
     viewer: Viewer | null,
     filter: ExportFilter,
-    page: {limit: number; after?: number},
+    page: {limit: number; after?: number; maxChars?: number},
   ): Promise<{entries: EntryExport[]; next?: number}> {
-    const p = new Params()
-    const where = [`e.seq > ${p.add(page.after ?? 0)}`, ...this.exportWhere(viewer, filter, p)]
-    const rows = await this.db.query(
-      `SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id
-      WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT ${p.add(page.limit)}`,
-      p.values,
-    )
-    const comments = new Map<number, Comment[]>()
-    const commentRows = await this.db.query(
-      `SELECT c.entry_seq, ${COMMENT_COLUMNS} FROM comments c JOIN principals p ON p.id = c.author_id
-      WHERE c.entry_seq = ANY($1::int8[]) ORDER BY c.entry_seq, ${COMMENT_ORDER}`,
-      [rows.map((r) => r.seq)],
-    )
-    for (const c of commentRows) {
-      const list = comments.get(c.entry_seq as number) ?? []
-      list.push(commentFromRow(c))
-      comments.set(c.entry_seq as number, list)
-    }
-    const flags = new Map<string, FlagExport[]>()
-    const flagRows = await this.db.query(
-      `SELECT ${FLAG_COLUMNS} FROM flags f JOIN principals p ON p.id = f.principal_id
-      WHERE f.entry_id = ANY($1::text[]) ORDER BY ${FLAG_ORDER}`,
-      [rows.map((r) => r.id)],
-    )
-    for (const f of flagRows) flags.set(f.entry_id as string, [...(flags.get(f.entry_id as string) ?? []), flagFromRow(f)])
-    const history = await historyOfEntries(
-      this.db,
-      rows.map((r) => r.id as string),
-    )
-    const entries = rows.map((r) => ({
-      ...exportedEntry(r, comments.get(r.seq as number) ?? [], flags.get(r.id as string) ?? []),
-      history: history.get(r.id as string) ?? [],
-    }))
-    const last = rows.at(-1)
-    return rows.length === page.limit && last ? {entries, next: last.seq as number} : {entries}
+    const {sql, params} = exportEntriesSql(viewer, filter, page)
+    const cut = cutAtChars(await this.db.query(...bind(sql, params)), page)
+    const [comments, flags, history] = [
+      await this.db.query(...bind(exportCommentsSql(POSTGRES), {seqs: POSTGRES.list(cut.rows.map((r) => r.seq))})),
+      await this.db.query(...bind(exportFlagsSql(POSTGRES), {ids: POSTGRES.list(cut.rows.map((r) => r.id))})),
+      await historyOfEntries(
+        this.db,
+        cut.rows.map((r) => r.id as string),
+      ),
+    ]
+    return exportPage(cut, {comments, flags, history})
   }
 
   /**

@@ -6,7 +6,8 @@
 import type {Anchor, AuthorRef, Branch, Comment, FlagCounts, Resolution, ThoughtStep} from '../../src/shared/types.js'
 import type {IdempotencyRecord} from './idempotency.js'
 import type {EntryRow} from './store.js'
-import type {EntryExport, FlagExport} from './transfer-store.js'
+import type {HistoryExport} from './history-store.js'
+import type {EntryExport, FlagExport, ProjectExport} from './transfer-store.js'
 import {flagSummaryOf} from './trust.js'
 
 export type Row = Record<string, unknown>
@@ -99,7 +100,7 @@ export function idempotencyRecordFromRow(r: Row): IdempotencyRecord {
 }
 
 /** An entry as exported: everything stored but what the server derives again on import (summary) or counts (comments, flags). */
-export function exportedEntry(r: Row, comments: Comment[], flags: FlagExport[]): EntryExport {
+function exportedEntry(r: Row, comments: Comment[], flags: FlagExport[]): EntryExport {
   const {summary: _summary, summary_title: _title, comment_count: _count, flags: _flags, flagged_at: _at, ...entry} = entryFromRow(r)
   return {...entry, comments, open_flags: flags}
 }
@@ -168,4 +169,48 @@ function asRow(e: EntryRow): Row {
     author_id: e.author.id,
     author_name: e.author.name,
   }
+}
+
+/** A row of sql/transfer.ts `exportProjectsSql` as exported (members are added for the owner's export). */
+export function projectExportFromRow(r: Row): ProjectExport {
+  return {
+    id: r.id as string,
+    name: r.name as string,
+    remote: r.remote as string,
+    created_at: r.created_at as string,
+    created_by: {id: r.created_by as string, name: r.creator_name as string},
+    verify_after_days: r.verify_after_days as number,
+  }
+}
+
+/**
+ * The rows of an export page (read up to `limit`): they end early once their bodies, thought chains and resolutions
+ * reach `maxChars` (one row at least), so that large entries come a few at a time. Reads `rows` no further than that.
+ */
+export function cutAtChars(rows: Iterable<Row>, page: {limit: number; maxChars?: number}): {rows: Row[]; full: boolean} {
+  const kept: Row[] = []
+  let chars = 0
+  for (const r of rows) {
+    kept.push(r)
+    chars += String(r.body).length + String(r.thought_chain).length + String(r.resolution ?? '').length
+    if (page.maxChars !== undefined && chars >= page.maxChars) return {rows: kept, full: true}
+  }
+  return {rows: kept, full: kept.length === page.limit}
+}
+
+/** An export page's entries from its rows, the comments and open flags of those rows and their history; the position after it when full. */
+export function exportPage(
+  cut: {rows: Row[]; full: boolean},
+  related: {comments: Row[]; flags: Row[]; history: Map<string, HistoryExport[]>},
+): {entries: EntryExport[]; next?: number} {
+  const comments = new Map<number, Comment[]>()
+  for (const c of related.comments) comments.set(c.entry_seq as number, [...(comments.get(c.entry_seq as number) ?? []), commentFromRow(c)])
+  const flags = new Map<string, FlagExport[]>()
+  for (const f of related.flags) flags.set(f.entry_id as string, [...(flags.get(f.entry_id as string) ?? []), flagFromRow(f)])
+  const entries = cut.rows.map((r) => ({
+    ...exportedEntry(r, comments.get(r.seq as number) ?? [], flags.get(r.id as string) ?? []),
+    history: related.history.get(r.id as string) ?? [],
+  }))
+  const last = cut.rows.at(-1)
+  return cut.full && last ? {entries, next: last.seq as number} : {entries}
 }
