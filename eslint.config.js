@@ -53,6 +53,12 @@ export default tseslint.config(
     rules: {'@typescript-eslint/no-explicit-any': 'off'},
   },
   {
+    // The bin is CommonJS (bin/package.json), so that `kb --version` never starts the ES module loader.
+    files: ['bin/run.js'],
+    languageOptions: {sourceType: 'commonjs', globals: {require: 'readonly', __dirname: 'readonly', __filename: 'readonly'}},
+    rules: {'@typescript-eslint/no-require-imports': 'off'},
+  },
+  {
     // oclif loads each command and hook through its module's default export; type shims mirror a default export.
     files: ['commands/**/*.ts', 'eslint.config.js', 'vitest.config.ts', 'src/cli/not-found.ts', 'bench/*.d.ts'],
     rules: {'no-restricted-syntax': 'off'},

@@ -57,6 +57,11 @@ describe('start-up guard', () => {
     const search = await modulesOf(['search', 'port'])
     expect(search.filter((m) => HEAVY.test(m) || LAZY.test(m))).toEqual([])
     expect(search.some((m) => m.endsWith('/dist/commands/search.js'))).toBe(true)
+    // From the CLI bundle (scripts/bundle-cli.js), which the recorder names module by module: oclif's core is in it,
+    // and a command that git hooks and agents run loads neither the help nor the completion plugin.
+    expect(search.some((m) => m.endsWith('/dist/bundle/commands/search.js'))).toBe(true)
+    expect(search.some((m) => m.includes('/node_modules/@oclif/core/lib/'))).toBe(true)
+    expect(search.filter((m) => m.includes('/node_modules/@oclif/plugin-'))).toEqual([])
     // node:crypto costs 5–15 ms: the daemon's proof is checked without it (src/cli/daemon/hmac-sha256.ts).
     expect(search).not.toContain('node:crypto')
     const add = await modulesOf(['add', 'Guarded', '--body', 'nothing heavy'])

@@ -60,25 +60,35 @@ describe('the packed tarball', () => {
   it('holds the bin, the built commands, CLI and daemon, the manifest and the README: nothing else', () => {
     expect(pkg.name).toMatch(/^@[a-z0-9-]+\/kb$/)
     const top = [...new Set(files.map((f) => (f.startsWith('dist/') ? f.split('/').slice(0, 2).join('/') : f)))].sort()
-    expect(top).toEqual(['README.md', 'bin/run.js', 'dist/commands', 'dist/server', 'dist/src', 'oclif.manifest.json', 'package.json'])
+    expect(top).toEqual([
+      'README.md',
+      'bin/package.json',
+      'bin/run.js',
+      'dist/bundle',
+      'dist/server',
+      'dist/src',
+      'oclif.manifest.json',
+      'package.json',
+    ])
     expect(files.filter((f) => /bench|test|\.map$|\.d\.ts$|\.tsbuildinfo$/.test(f))).toEqual([])
   })
 
   it('is built from a clean dist/: every file has its source, and the manifest names only shipped commands', () => {
+    // The bundle's entry points mirror their sources; its shared chunks have none (the bundle is rebuilt whole).
     const stale = files
-      .filter((f) => f.startsWith('dist/'))
+      .filter((f) => f.startsWith('dist/') && !f.startsWith('dist/bundle/chunks/'))
       .filter((f) => {
-        const src = join(ROOT, f.slice('dist/'.length).replace(/\.js$/, ''))
+        const src = join(ROOT, f.slice(f.startsWith('dist/bundle/') ? 'dist/bundle/'.length : 'dist/'.length).replace(/\.js$/, ''))
         return !existsSync(`${src}.ts`) && !existsSync(`${src}.tsx`)
       })
     expect(stale).toEqual([])
     const manifest = JSON.parse(readFileSync(join(ROOT, 'oclif.manifest.json'), 'utf8')) as {commands: Record<string, unknown>}
     const shipped = files
-      .filter((f) => f.startsWith('dist/commands/'))
+      .filter((f) => f.startsWith('dist/bundle/commands/'))
       // oclif names a folder's index.js after the folder (commands/autocomplete/index.ts is `kb autocomplete`).
       .map((f) =>
         f
-          .slice('dist/commands/'.length, -'.js'.length)
+          .slice('dist/bundle/commands/'.length, -'.js'.length)
           .replace(/\//g, ':')
           .replace(/:index$/, ''),
       )

@@ -2,4 +2,4 @@
 // Development entry: same as run.js but with oclif's development flag (no manifest cache, verbose errors).
 import {execute} from '@oclif/core'
 
-await execute({development: true, dir: import.meta.url})
+await execute({development: true, loadOptions: {root: new URL('..', import.meta.url).pathname}})
