@@ -4,8 +4,7 @@
  * transaction, or none (docs/api.md "Export, import and backup"). Both steps run in slices between other requests
  * (docs/api.md, "Import").
  */
-import {closeSync, mkdtempSync, openSync, readSync, rmSync} from 'node:fs'
-import {open} from 'node:fs/promises'
+import {mkdtempSync, rmSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Readable} from 'node:stream'
@@ -20,8 +19,9 @@ import {clearImported} from '../safe-publish.js'
 import {SimilarFinder} from '../similar.js'
 import type {SensitiveChoice} from '../sensitive.js'
 import {lowerUuid} from '../validate.js'
-import {EXPORT_KIND, EXPORT_VERSION, IMPORT_BODY_LIMIT, IMPORT_LINE_MAX, tooLarge} from './format.js'
+import {EXPORT_KIND, EXPORT_VERSION, IMPORT_LINE_MAX} from './format.js'
 import {type ImportContext, LineError, validateLine} from './import-lines.js'
+import {type CutLine, LineCutter, readSpool, SpoolWriter} from './spool.js'
 
 /** Rejections listed in one report. */
 const REJECTIONS_MAX = 1000
@@ -93,106 +93,113 @@ async function validateAndSpool(
   spool: string,
   sensitive: SensitiveChoice,
   checked: Checked[],
-): Promise<Array<{line: number; reason: string}>> {
-  const out = await open(spool, 'wx', 0o600)
-  const rejected: Array<{line: number; reason: string}> = []
-  const reject = (line: number, reason: string): void => {
-    if (rejected.length < REJECTIONS_MAX) rejected.push({line, reason})
-  }
-  const ctx: ImportContext = {caller, headerSeen: false, seen: new Set(), alias: null}
-  // A body that arrived whole is validated line after line without waiting on I/O: let other requests in between.
-  const slice = new TimeSlice()
-  const decoder = new TextDecoder('utf-8', {fatal: true})
-  let pending: string[] = []
-  let pendingBytes = 0
-  const flush = async (): Promise<void> => {
-    if (pending.length === 0) return
-    await out.write(pending.join(''))
-    pending = []
-    pendingBytes = 0
-  }
-  let lineNo = 0
-  let total = 0
-  let parts: Buffer[] = []
-  let partBytes = 0
-  let oversized = false
-  const finishLine = async (): Promise<void> => {
-    await slice.pause()
-    lineNo++
-    const bytes = partBytes
-    const buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts)
-    parts = []
-    partBytes = 0
-    if (oversized) {
-      oversized = false
-      return reject(lineNo, `line is longer than ${IMPORT_LINE_MAX / 1024 / 1024} MiB (${bytes} bytes)`)
-    }
-    let text: string
-    try {
-      text = decoder.decode(buf)
-    } catch {
-      return reject(lineNo, 'line is not valid UTF-8')
-    }
-    if (text.trim() === '') return
-    try {
-      const record = validateLine(ctx, lineNo, text)
-      if (record.kind === EXPORT_KIND) {
-        ctx.headerSeen = true
-        const from = record.exported_by ? lowerUuid(record.exported_by.id) : null
-        if (from && from !== caller.principal.id && !(await store.getPrincipal(from))) ctx.alias = from
-      } else {
-        // An entry stored here as the file has it (a second import, a backup put back) is skipped unscanned: what is
-        // stored was scanned, or acknowledged for this audience, when it was written (docs/api.md, "Import").
-        if (record.kind === 'entry' && (await store.transfer.storedAsIs(record.entry, importerOf(caller)))) record.unscanned = true
-        else if (record.kind === 'entry') {
-          const cleared = await clearImported(record.entry, sensitive, caller, store)
-          if (typeof cleared === 'string') throw new LineError(cleared)
-          record.entry = cleared
-          const e = cleared
-          if (checked.length < SIMILAR_CHECKED)
-            checked.push({line: lineNo, id: e.id, title: e.title, body: e.body.slice(0, SIMILAR_BODY), anchors: e.anchors})
-        }
-        pending.push(`${JSON.stringify(record)}\n`)
-        pendingBytes += text.length
-        if (pendingBytes > 1024 * 1024) await flush()
-      }
-    } catch (e) {
-      if (!(e instanceof LineError)) throw e
-      // The first line with content is the header's place, right or wrong: later lines are records.
-      ctx.headerSeen = true
-      reject(lineNo, e.message)
-    }
-  }
+): Promise<Rejection[]> {
+  const out = await SpoolWriter.create(spool)
+  const lines = new LineValidator(store, caller, sensitive, out, checked)
+  const cutter = new LineCutter()
   try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      total += chunk.length
-      if (total > IMPORT_BODY_LIMIT) throw tooLarge()
-      let start = 0
-      for (let nl = chunk.indexOf(10, start); ; nl = chunk.indexOf(10, start)) {
-        const end = nl === -1 ? chunk.length : nl
-        if (!oversized && partBytes + (end - start) > IMPORT_LINE_MAX) {
-          oversized = true
-          parts = []
-        }
-        if (!oversized) parts.push(chunk.subarray(start, end))
-        partBytes += end - start
-        if (nl === -1) break
-        await finishLine()
-        start = nl + 1
-      }
-    }
-    if (partBytes > 0 || oversized) await finishLine()
-    await flush()
+    for await (const chunk of body as AsyncIterable<Buffer>) for (const line of cutter.push(chunk)) await lines.take(line)
+    const last = cutter.end()
+    if (last) await lines.take(last)
+    await out.flush()
   } finally {
     await out.close()
   }
-  if (lineNo === 0 || (!ctx.headerSeen && rejected.length === 0)) {
-    reject(
-      1,
-      `the body is empty; an import is a kb export: a first line {"kind":"${EXPORT_KIND}","version":${EXPORT_VERSION}}, then project and entry lines`,
-    )
+  return lines.finish()
+}
+
+type Rejection = {line: number; reason: string}
+
+/** The validation of one import's lines, in order: the rejections so far, what the lines said of the file, the spool they go to. */
+class LineValidator {
+  private readonly rejected: Rejection[] = []
+  private readonly ctx: ImportContext
+  // A body that arrived whole is validated line after line without waiting on I/O: let other requests in between.
+  private readonly slice = new TimeSlice()
+  private readonly decoder = new TextDecoder('utf-8', {fatal: true})
+  private lineNo = 0
+
+  constructor(
+    private readonly store: Store,
+    private readonly caller: Caller,
+    private readonly sensitive: SensitiveChoice,
+    private readonly out: SpoolWriter,
+    /** The entry lines kept for the similar check (the first SIMILAR_CHECKED). */
+    private readonly checked: Checked[],
+  ) {
+    this.ctx = {caller, headerSeen: false, seen: new Set(), alias: null}
   }
-  return rejected
+
+  /** The next line: decoded, validated and spooled, or rejected with its reason. */
+  async take(cut: CutLine): Promise<void> {
+    await this.slice.pause()
+    const lineNo = ++this.lineNo
+    if (cut.bytes === null) return this.reject(lineNo, `line is longer than ${IMPORT_LINE_MAX / 1024 / 1024} MiB (${cut.size} bytes)`)
+    let text: string
+    try {
+      text = this.decoder.decode(cut.bytes)
+    } catch {
+      return this.reject(lineNo, 'line is not valid UTF-8')
+    }
+    if (text.trim() === '') return
+    try {
+      await this.record(lineNo, text)
+    } catch (e) {
+      if (!(e instanceof LineError)) throw e
+      // The first line with content is the header's place, right or wrong: later lines are records.
+      this.ctx.headerSeen = true
+      this.reject(lineNo, e.message)
+    }
+  }
+
+  /** The rejections, with the one of a body that held no header (an empty body, or no line at all). */
+  finish(): Rejection[] {
+    if (this.lineNo === 0 || (!this.ctx.headerSeen && this.rejected.length === 0)) {
+      this.reject(
+        1,
+        `the body is empty; an import is a kb export: a first line {"kind":"${EXPORT_KIND}","version":${EXPORT_VERSION}}, then project and entry lines`,
+      )
+    }
+    return this.rejected
+  }
+
+  private reject(line: number, reason: string): void {
+    if (this.rejected.length < REJECTIONS_MAX) this.rejected.push({line, reason})
+  }
+
+  private async record(lineNo: number, text: string): Promise<void> {
+    const record = validateLine(this.ctx, lineNo, text)
+    if (record.kind === EXPORT_KIND) {
+      this.ctx.headerSeen = true
+      const from = record.exported_by ? lowerUuid(record.exported_by.id) : null
+      if (from && from !== this.caller.principal.id && !(await this.store.getPrincipal(from))) this.ctx.alias = from
+      return
+    }
+    if (record.kind === 'entry') await this.clearEntry(lineNo, record)
+    await this.out.add(record, text.length)
+  }
+
+  /**
+   * An entry stored here as the file has it (a second import, a backup put back) is skipped unscanned: what is stored
+   * was scanned, or acknowledged for this audience, when it was written (docs/api.md, "Import"). Any other is scanned.
+   */
+  private async clearEntry(lineNo: number, record: Extract<ImportRecord, {kind: 'entry'}>): Promise<void> {
+    if (await this.store.transfer.storedAsIs(record.entry, importerOf(this.caller))) {
+      record.unscanned = true
+      return
+    }
+    const cleared = await clearImported(record.entry, this.sensitive, this.caller, this.store)
+    if (typeof cleared === 'string') throw new LineError(cleared)
+    record.entry = cleared
+    if (this.checked.length < SIMILAR_CHECKED)
+      this.checked.push({
+        line: lineNo,
+        id: cleared.id,
+        title: cleared.title,
+        body: cleared.body.slice(0, SIMILAR_BODY),
+        anchors: cleared.anchors,
+      })
+  }
 }
 
 /** For each checked entry line, the entries the importer can see that look like it, other than the import's own. */
@@ -209,25 +216,4 @@ async function similarOf(store: Store, caller: Caller, checked: Checked[]): Prom
     if (similar.length > 0) out.push({line: c.line, similar})
   }
   return out
-}
-
-/** The spooled records, read back synchronously: the store applies them inside one transaction. */
-function* readSpool(path: string): Generator<ImportRecord> {
-  const fd = openSync(path, 'r')
-  try {
-    const chunk = Buffer.alloc(1024 * 1024)
-    let rest: Buffer = Buffer.alloc(0)
-    for (;;) {
-      const n = readSync(fd, chunk, 0, chunk.length, null)
-      if (n === 0) break
-      let data = Buffer.concat([rest, chunk.subarray(0, n)])
-      for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10)) {
-        yield JSON.parse(data.subarray(0, nl).toString('utf8')) as ImportRecord
-        data = data.subarray(nl + 1)
-      }
-      rest = Buffer.from(data)
-    }
-  } finally {
-    closeSync(fd)
-  }
 }
