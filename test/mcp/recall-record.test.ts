@@ -1,12 +1,14 @@
 /**
  * The recall record of the MCP tools (docs/api.md, "Recall"): search_knowledge and get_knowledge, called by a real
  * SDK client over Streamable HTTP, are recorded as `mcp_search` / `mcp_get` recalls under the caller, with the entries
- * given; an ordinary REST read is not a recall.
+ * given; an ordinary REST read is not a recall. Over stdio they are recorded under the name the agent gave in
+ * initialize, also when it sent its messages without waiting for the answers.
  */
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StdioClientTransport} from '@modelcontextprotocol/sdk/client/stdio.js'
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type {CallToolResult} from '@modelcontextprotocol/sdk/types.js'
+import {spawn} from 'node:child_process'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {KB_BIN, startChildDaemon, startInProcessDaemon, type TestDaemon} from '../helpers/daemon.js'
 import {cleanup, makeUser} from '../cli/helpers.js'
@@ -73,4 +75,34 @@ describe('the recall record of MCP reads', () => {
       await cleanup(user)
     }
   })
+
+  it("keeps the agent's name when it sends initialize, initialized and a call at once, before kb mcp has started", async () => {
+    const user = makeUser()
+    const child = await startChildDaemon({dataDir: user.dataDir})
+    const mcp = spawn(process.execPath, [KB_BIN, 'mcp'], {cwd: user.home, env: {...user.env, KB_BASE_URL: child.url}})
+    try {
+      let out = ''
+      mcp.stdout.on('data', (b: Buffer) => (out += b.toString()))
+      const lines = [
+        {
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: {protocolVersion: '2025-06-18', capabilities: {}, clientInfo: {name: 'eager-agent', version: '1'}},
+        },
+        {jsonrpc: '2.0', method: 'notifications/initialized'},
+        {jsonrpc: '2.0', id: 1, method: 'tools/call', params: {name: 'search_knowledge', arguments: {query: 'all at once'}}},
+      ]
+      // All three in the pipe before the process reads any: the SDK then handles the notification first.
+      mcp.stdin.write(lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
+      for (let i = 0; i < 300 && !out.includes('"id":1'); i++) await new Promise((r) => setTimeout(r, 100))
+      expect(out).toContain('"id":1')
+      const log = await child.request('GET', '/recalls')
+      expect(log.body.items[0]).toMatchObject({source: 'mcp_search', client: 'eager-agent', query: 'all at once'})
+    } finally {
+      mcp.kill()
+      await child.stop()
+      await cleanup(user)
+    }
+  }, 60_000)
 })

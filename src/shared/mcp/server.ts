@@ -97,14 +97,16 @@ export function createMcpServer(ctx: ToolContext, version: string): Server {
     })),
   }))
   // Its searches and reads are recalls, recorded under the agent's name (docs/api.md, "Recall"): the client's own
-  // once it says it, else `mcp` (a stateless HTTP call carries no initialize).
+  // once it said it in initialize, else `mcp` (a stateless HTTP call carries no initialize).
   ctx.api.recallTag ??= {client: 'mcp'}
   // What the tools change is recorded as through MCP (docs/api.md, "History").
   ctx.api.via = 'mcp'
-  server.oninitialized = () => {
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    // Read at each call, not on `notifications/initialized`: the SDK may run that notification's handler before
+    // a still-pending initialize (a client that sends both at once), which would leave the name unknown.
     const name = server.getClientVersion()?.name
     if (name) ctx.api.recallTag = {client: name}
-  }
-  server.setRequestHandler(CallToolRequestSchema, async (request) => callTool(request.params.name, request.params.arguments, ctx))
+    return callTool(request.params.name, request.params.arguments, ctx)
+  })
   return server
 }
