@@ -6,11 +6,10 @@
 import type {EntryFilter, Viewer} from './store.js'
 import {renamePlaceholders, type Params as Named} from './sql/bind.js'
 import {POSTGRES} from './sql/dialect.js'
-import {commentOrder, filterSql as neutralFilterSql, VISIBLE_TO_ME} from './sql/entries.js'
+import {filterSql as neutralFilterSql, VISIBLE_TO_ME} from './sql/entries.js'
 
 export {numbered} from './sql/bind.js'
-export {COMMENT_COLUMNS, ENTRY_COLUMNS, ENTRY_FROM} from './sql/entries.js'
-export const COMMENT_ORDER = commentOrder(POSTGRES)
+export {ENTRY_COLUMNS, ENTRY_FROM} from './sql/entries.js'
 
 /** The values of a statement's `$n` placeholders, added as the SQL text is put together. */
 export class Params {

@@ -12,18 +12,16 @@ import Database from 'better-sqlite3'
 import type {AuthorRef, Comment} from '../../src/shared/types.js'
 import {TimeSlice} from '../lib/time-slice.js'
 import {SqliteEntryWriter} from './sqlite-entries.js'
-import {StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
-import {commentFromRow, FLAG_COLUMNS, FLAG_ORDER, flagFromRow, type ImportedEntry, importedRow, type Row, sameAsStored} from './rows.js'
+import {StatementCache} from './sqlite-rows.js'
+import {commentFromRow, flagFromRow, type ImportedEntry, type Row} from './rows.js'
 import {SqliteTrustWriter} from './sqlite-trust.js'
-import {HISTORY_SQL, historyArgs} from './history-store.js'
-import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
-import type {FlagExport, ImportOptions, ImportOutcome, ImportRecord, ProjectExport} from './transfer-store.js'
-
-/** Rejections listed in one outcome; an import with more is wrong throughout and the first ones tell why. */
-const REJECTIONS_MAX = 1000
-
-/** A line the import refuses; the message is the reason the report gives. */
-class Rejection extends Error {}
+import {HISTORY_SQL, historyArgs, type HistoryExport} from './history-store.js'
+import {ImportTally, type ImportTx, runSync, storedAsIs as storedAsIsRule} from './import-rules.js'
+import {SQLITE} from './sql/dialect.js'
+import {commentsOfSql, entryWholeSql, IMPORT_SQL as SQL} from './sql/import.js'
+import {MEMBERSHIP_SQL, PROJECT_SQL} from './sql/principals.js'
+import type {CommentRow, EntryRow, FlagRow, ProjectRow} from './store.js'
+import type {FlagExport, ImportOptions, ImportOutcome, ImportRecord} from './transfer-store.js'
 
 /** What the driver's own connection writes with: used as is by a store with one connection (in memory). */
 interface Writers {
@@ -136,204 +134,91 @@ async function checkpointAside(path: string): Promise<void> {
   })
 }
 
-class Importer {
-  readonly outcome: ImportOutcome = {created: 0, updated: 0, skipped: 0, unchanged: 0, principals_created: 0, rejected: []}
+/** `ImportTx` on a SQLite connection: every answer at once. */
+class SqliteImportTx implements ImportTx {
+  private readonly trust: SqliteTrustWriter
 
   constructor(
     private readonly statements: StatementCache,
-    private readonly entries: SqliteEntryWriter,
-    private readonly options: ImportOptions,
+    private readonly entries: SqliteEntryWriter | null,
   ) {
     this.trust = new SqliteTrustWriter(statements)
   }
 
-  private readonly trust: SqliteTrustWriter
+  private get(sql: string, params: Row): Row | undefined {
+    return this.statements.get(sql).get(params) as Row | undefined
+  }
 
-  private stmt(sql: string): Database.Statement {
-    return this.statements.get(sql)
+  private run(sql: string, params: Row): number {
+    return this.statements.get(sql).run(params).changes
+  }
+
+  private get writer(): SqliteEntryWriter {
+    if (!this.entries) throw new Error('a read-only import transaction writes no entries')
+    return this.entries
+  }
+
+  principalExists = (id: string): boolean => this.get(SQL.principalExists, {id}) !== undefined
+  principalNamed = (name: string): string | undefined => this.get(SQL.principalNamed, {name})?.id as string | undefined
+  insertPrincipal = (ref: AuthorRef, at: string): number => this.run(SQL.insertPrincipal, {...ref, created_at: at})
+  projectIdByRemote = (remote: string): string | undefined => this.get(SQL.projectIdByRemote, {remote})?.id as string | undefined
+  project = (id: string): {name: string; verify_after_days: number} | undefined =>
+    this.get(SQL.project, {id}) as {name: string; verify_after_days: number} | undefined
+  memberRole = (projectId: string, principalId: string): string | undefined =>
+    this.get(MEMBERSHIP_SQL.role, {project_id: projectId, principal_id: principalId})?.role as string | undefined
+  renameProject = (id: string, name: string): number => this.run(PROJECT_SQL.rename, {id, name})
+  setVerifyAfterDays = (id: string, days: number): number => this.run(PROJECT_SQL.setVerifyAfterDays, {id, verify_after_days: days})
+  insertProject = (p: ProjectRow): number => this.run(PROJECT_SQL.insert, {...p})
+  addMember = (projectId: string, principalId: string, role: string, at: string): boolean =>
+    this.run(MEMBERSHIP_SQL.add, {project_id: projectId, principal_id: principalId, role, created_at: at}) > 0
+  entry = (id: string): Row | undefined => this.get(entryWholeSql(SQLITE), {id})
+  visible = (id: string, me: string): boolean => this.get(SQL.entryVisible, {id, me}) !== undefined
+  commentsOf = (seq: number): Comment[] => (this.statements.get(commentsOfSql(SQLITE)).all({seq}) as Row[]).map(commentFromRow)
+  flagsOf = (id: string): FlagExport[] => (this.statements.get(SQL.flagsOf).all({id}) as Row[]).map(flagFromRow)
+  overwriteEntry = (seq: number, row: EntryRow): void => {
+    this.writer.overwrite(seq, row)
+    this.run(SQL.deleteComments, {seq})
+    this.run(SQL.deleteFlags, {id: row.id})
+  }
+  insertEntry = (row: EntryRow): number => this.writer.insert(row)
+  insertFlag = (f: FlagRow): void => this.trust.insertFlag(f)
+  commentEntry = (id: string): string | undefined => this.get(SQL.commentEntry, {id})?.id as string | undefined
+  insertComment = (seq: number, c: Omit<CommentRow, 'entry_id'>): boolean => this.run(SQL.insertComment, {...c, entry_seq: seq}) === 1
+  importHistory = (entryId: string, rows: HistoryExport[]): void => {
+    // History records are kept by id: those already here (an earlier import of the same file) are not written twice.
+    const insert = this.statements.get(HISTORY_SQL.insert.replace('INSERT INTO', 'INSERT OR IGNORE INTO'))
+    for (const h of rows) insert.run(...historyArgs({...h, entry_id: entryId}))
+  }
+}
+
+/** Applies records through the shared rules (import-rules.ts) on the SQLite transaction. */
+class Importer {
+  private readonly tally = new ImportTally()
+  private readonly tx: SqliteImportTx
+
+  constructor(
+    statements: StatementCache,
+    entries: SqliteEntryWriter,
+    private readonly options: ImportOptions,
+  ) {
+    this.tx = new SqliteImportTx(statements, entries)
+  }
+
+  get outcome(): ImportOutcome {
+    return this.tally.outcome
   }
 
   /** Applies one record, or adds its rejection to the outcome. */
   apply(record: ImportRecord): void {
     try {
-      const result = record.kind === 'project' ? this.importProject(record.project) : this.importEntry(record.entry, record.unscanned)
-      if (result === 'unchanged') this.outcome.skipped++
-      this.outcome[result]++
+      runSync(this.tally.apply(this.tx, record, this.options))
     } catch (e) {
-      const constraint = (e as {code?: string}).code?.startsWith('SQLITE_CONSTRAINT')
-      if (!(e instanceof Rejection) && !constraint) throw e
-      if (this.outcome.rejected.length < REJECTIONS_MAX) this.outcome.rejected.push({line: record.line, reason: (e as Error).message})
+      this.tally.reject(record.line, e, (e as {code?: string}).code?.startsWith('SQLITE_CONSTRAINT') === true)
     }
   }
-
-  /** The principal by id, created (owner imports only) when missing; its name must not belong to another. */
-  private principal(ref: AuthorRef, what: string): void {
-    if (this.stmt('SELECT 1 FROM principals WHERE id = ?').get(ref.id)) return
-    if (!this.options.importer.owner)
-      throw new Rejection(`${what} ${ref.name} (${ref.id}) is not a principal of this server; only the owner may import other principals`)
-    const other = this.stmt('SELECT id FROM principals WHERE name = ?').pluck().get(ref.name) as string | undefined
-    if (other) throw new Rejection(`${what} ${ref.id} is named ${ref.name}, but that name belongs to principal ${other} here`)
-    this.stmt(`INSERT INTO principals (id, name, role, created_at) VALUES (?, ?, 'member', ?)`).run(ref.id, ref.name, this.options.at)
-    this.outcome.principals_created++
-  }
-
-  private importProject(p: ProjectExport): 'created' | 'updated' | 'skipped' {
-    const {importer: me, onConflict, at} = this.options
-    const byRemote = this.stmt('SELECT id FROM projects WHERE remote = ?').pluck().get(p.remote) as string | undefined
-    if (byRemote !== undefined && byRemote !== p.id) throw new Rejection(`remote ${p.remote} already belongs to another project here`)
-    const existing = this.stmt('SELECT name, verify_after_days FROM projects WHERE id = ?').get(p.id) as
-      {name: string; verify_after_days: number} | undefined
-    const role = this.stmt('SELECT role FROM memberships WHERE project_id = ? AND principal_id = ?').pluck()
-    const addMember = this.stmt('INSERT OR IGNORE INTO memberships (project_id, principal_id, role, created_at) VALUES (?, ?, ?, ?)')
-    if (existing) {
-      const myRole = role.get(p.id, me.id) as string | undefined
-      if (!me.owner && myRole === undefined) throw new Rejection(`project ${p.id} exists and you are not a member of it`)
-      if (onConflict === 'skip') return 'skipped'
-      let changed = false
-      if (existing.name !== p.name) {
-        if (!me.owner && myRole !== 'maintainer') throw new Rejection(`only a maintainer of project ${p.id} or the owner may rename it`)
-        this.stmt('UPDATE projects SET name = ? WHERE id = ?').run(p.name, p.id)
-        changed = true
-      }
-      if (p.verify_after_days !== undefined && existing.verify_after_days !== p.verify_after_days) {
-        if (!me.owner && myRole !== 'maintainer')
-          throw new Rejection(`only a maintainer of project ${p.id} or the owner may change its verify_after_days`)
-        this.stmt('UPDATE projects SET verify_after_days = ? WHERE id = ?').run(p.verify_after_days, p.id)
-        changed = true
-      }
-      if (me.owner) {
-        for (const m of p.members ?? []) {
-          this.principal(m, 'member')
-          changed = addMember.run(p.id, m.id, m.role, at).changes > 0 || changed
-        }
-      }
-      return changed ? 'updated' : 'skipped'
-    }
-    const creator = me.owner ? p.created_by : {id: me.id, name: me.name}
-    if (me.owner) this.principal(creator, 'creator')
-    this.stmt('INSERT INTO projects (id, name, remote, created_by, created_at, verify_after_days) VALUES (?, ?, ?, ?, ?, ?)').run(
-      p.id,
-      p.name,
-      p.remote,
-      creator.id,
-      p.created_at,
-      p.verify_after_days ?? VERIFY_AFTER_DAYS_DEFAULT,
-    )
-    addMember.run(p.id, creator.id, 'maintainer', p.created_at)
-    if (me.owner) {
-      for (const m of p.members ?? []) {
-        this.principal(m, 'member')
-        addMember.run(p.id, m.id, m.role, p.created_at)
-      }
-    }
-    return 'created'
-  }
-
-  private importEntry(e: ImportedEntry, unscanned = false): 'created' | 'updated' | 'skipped' | 'unchanged' {
-    const me = this.options.importer
-    if (!me.owner && e.author.id !== me.id)
-      throw new Rejection(`entry ${e.id} is by ${e.author.name} (${e.author.id}); only the owner may import entries of other authors`)
-    this.principal(e.author, 'author')
-    for (const c of e.comments) this.principal(c.author, `comment ${c.id}: author`)
-    for (const f of e.open_flags) this.principal(f.by, 'flag: by')
-    if (e.project_id !== null) {
-      if (!this.stmt('SELECT 1 FROM projects WHERE id = ?').get(e.project_id)) {
-        throw new Rejection(`project ${e.project_id} is neither on this server nor on an earlier line of the file`)
-      }
-      if (!me.owner && !this.stmt('SELECT 1 FROM memberships WHERE project_id = ? AND principal_id = ?').get(e.project_id, me.id)) {
-        throw new Rejection(`you are not a member of project ${e.project_id}`)
-      }
-    }
-    const existing = this.stmt(
-      'SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?',
-    ).get(e.id) as Row | undefined
-    if (existing && !me.owner && !this.visible(e.id, me.id)) {
-      // A hidden entry stays indistinguishable from a missing one (docs/security.md): a dry run reports the
-      // creation this line would be without it. Only the import itself must refuse to reuse the id.
-      if (this.options.dryRun) return 'created'
-      throw new Rejection(`entry ${e.id} cannot be created here: the id is taken`)
-    }
-    const same = (): boolean =>
-      sameAsStored(existing!, commentsOf(this.statements, existing!.seq as number), flagsOf(this.statements, e.id), e)
-    if (unscanned) {
-      if (existing && same()) return 'unchanged'
-      throw new Rejection(`entry ${e.id} changed here while the file was read; import it again`)
-    }
-    let seq: number
-    if (existing) {
-      if (this.options.onConflict === 'skip') return 'skipped'
-      if (!me.owner && existing.author_id !== me.id)
-        throw new Rejection(`entry ${e.id} exists here and is not yours; only its author or the owner may overwrite it`)
-      const comments = commentsOf(this.statements, existing.seq as number)
-      if (same()) return 'unchanged'
-      // Overwriting replaces the comments whole: a member may not erase what others wrote.
-      if (!me.owner && comments.some((c) => c.author.id !== me.id))
-        throw new Rejection(`entry ${e.id} has comments by others here; only the owner may overwrite it`)
-      seq = existing.seq as number
-      this.entries.overwrite(seq, importedRow(e))
-      this.stmt('DELETE FROM comments WHERE entry_seq = ?').run(seq)
-      this.stmt('DELETE FROM flags WHERE entry_id = ?').run(e.id)
-    } else {
-      seq = this.entries.insert(importedRow(e))
-    }
-    for (const f of e.open_flags) {
-      this.trust.insertFlag({
-        entry_id: e.id,
-        principal_id: f.by.id,
-        reason: f.reason,
-        note: f.note,
-        duplicate_of: f.duplicate_of,
-        created_at: f.created_at,
-      })
-    }
-    const elsewhere = this.stmt('SELECT e.id FROM comments c JOIN entries e ON e.seq = c.entry_seq WHERE c.id = ?').pluck()
-    for (const c of e.comments) {
-      const owner = elsewhere.get(c.id) as string | undefined
-      if (owner !== undefined && !me.owner && !this.visible(owner, me.id)) {
-        if (this.options.dryRun) continue
-        throw new Rejection(`comment ${c.id} cannot be created here: the id is taken`)
-      }
-      if (owner !== undefined) throw new Rejection(`comment ${c.id} already exists here on entry ${owner}`)
-      this.entries.insertComment(seq, {id: c.id, body: c.body, type: c.type, author_id: c.author.id, created_at: c.created_at})
-    }
-    // History records are kept by id: those already here (an earlier import of the same file) are not written twice.
-    const insertHistory = this.stmt(HISTORY_SQL.insert.replace('INSERT INTO', 'INSERT OR IGNORE INTO'))
-    for (const h of e.history ?? []) insertHistory.run(...historyArgs({...h, entry_id: e.id}))
-    return existing ? 'updated' : 'created'
-  }
-
-  /** Whether principal `me` may see entry `id` (the rule of every read). */
-  private visible(id: string, me: string): boolean {
-    return this.stmt(`SELECT 1 FROM entries e WHERE e.id = @id AND ${VISIBLE_TO_ME}`).get({id, me}) !== undefined
-  }
-}
-
-function flagsOf(statements: StatementCache, entryId: string): FlagExport[] {
-  return (
-    statements
-      .get(`SELECT ${FLAG_COLUMNS} FROM flags f JOIN principals p ON p.id = f.principal_id WHERE f.entry_id = ? ORDER BY ${FLAG_ORDER}`)
-      .all(entryId) as Row[]
-  ).map(flagFromRow)
-}
-
-function commentsOf(statements: StatementCache, seq: number): Comment[] {
-  return (
-    statements
-      .get(
-        `SELECT c.id, c.body, c.type, c.author_id, p.name AS author_name, c.created_at FROM comments c
-      JOIN principals p ON p.id = c.author_id WHERE c.entry_seq = ? ORDER BY c.created_at, c.rowid`,
-      )
-      .all(seq) as Row[]
-  ).map(commentFromRow)
 }
 
 /** TransferStore.storedAsIs on the driver's own connection (a read: no gate, no transaction). */
 export function storedAsIs(statements: StatementCache, e: ImportedEntry, importer: ImportOptions['importer']): boolean {
-  const existing = statements
-    .get('SELECT e.*, p.name AS author_name FROM entries e JOIN principals p ON p.id = e.author_id WHERE e.id = ?')
-    .get(e.id) as Row | undefined
-  if (!existing) return false
-  if (!importer.owner && !statements.get(`SELECT 1 FROM entries e WHERE e.id = @id AND ${VISIBLE_TO_ME}`).get({id: e.id, me: importer.id}))
-    return false
-  return sameAsStored(existing, commentsOf(statements, existing.seq as number), flagsOf(statements, e.id), e)
+  return runSync(storedAsIsRule(new SqliteImportTx(statements, null), e, importer))
 }

@@ -16,6 +16,7 @@ import {runStoreContract} from './contract.js'
 import {runIdempotencyContract} from './idempotency-contract.js'
 import {runTrustContract} from './trust-contract.js'
 import {runMembersContract} from './members-contract.js'
+import {runImportContract} from './import-contract.js'
 
 const system = requireSystem('postgres')
 
@@ -25,6 +26,7 @@ system.describe('PostgreSQL driver', () => {
   runStoreContract('postgres', async () => openPostgresStore({url: await cluster().createDatabase()}))
   runTrustContract('postgres', async () => openPostgresStore({url: await cluster().createDatabase()}))
   runMembersContract('postgres', async () => openPostgresStore({url: await cluster().createDatabase()}))
+  runImportContract('postgres', async () => openPostgresStore({url: await cluster().createDatabase()}))
 
   // Idempotency-Key records live in the shared database, so every daemon of a team server sees the same ones.
   let lastUrl = ''

@@ -12,6 +12,7 @@ import {tempDir} from '../../helpers/daemon.js'
 import {runStoreContract} from './contract.js'
 import {runTrustContract} from './trust-contract.js'
 import {runMembersContract} from './members-contract.js'
+import {runImportContract} from './import-contract.js'
 
 const dir = tempDir('kb-store-')
 let n = 0
@@ -22,6 +23,7 @@ afterAll(() => {
 runStoreContract('sqlite', async () => openSqliteStore({path: join(dir, `contract-${n++}.sqlite`)}))
 runTrustContract('sqlite', async () => openSqliteStore({path: join(dir, `contract-${n++}.sqlite`)}))
 runMembersContract('sqlite', async () => openSqliteStore({path: join(dir, `contract-${n++}.sqlite`)}))
+runImportContract('sqlite', async () => openSqliteStore({path: join(dir, `contract-${n++}.sqlite`)}))
 
 describe('SQLite migrations and pragmas', () => {
   const open: SqliteStore[] = []
