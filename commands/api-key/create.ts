@@ -35,7 +35,7 @@ export default class ApiKeyCreate extends KbCommand<typeof ApiKeyCreate> {
       ...(projectId ? {project_id: projectId} : {}),
       ...(this.flags.principal ? {principal: this.flags.principal} : {}),
     }
-    const rec = (await client.request<ApiKeyRecord>('POST', '/api-keys', {body})).body
+    const rec = await client.createApiKey(body)
     if (this.mode.tty) {
       this.out(`${bold(this.mode, rec.key ?? '')}`)
       this.out(

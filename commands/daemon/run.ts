@@ -4,7 +4,7 @@
 import {Command, Flags} from '@oclif/core'
 import {RECALL_RETENTION_DAYS_DEFAULT} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
-import {DEFAULT_BASE_URL, DEFAULT_HOST, DEFAULT_PORT, dataDir} from '../../src/shared/paths.js'
+import {API_PATH, DEFAULT_BASE_URL, DEFAULT_HOST, DEFAULT_PORT, dataDir} from '../../src/shared/paths.js'
 import {usageLine} from '../../src/cli/output/usage-error.js'
 
 /** The host and port a `--base-url` names (docs/cli.md, "The daemon"): an http URL ending in /api/v1. */
@@ -15,8 +15,8 @@ function listenAddress(baseUrl: string): {host: string; port: number} {
   } catch {
     throw new KbError('usage', `--base-url "${baseUrl}" is not a URL (like ${DEFAULT_BASE_URL})`)
   }
-  if (u.protocol !== 'http:' || u.pathname.replace(/\/+$/, '') !== '/api/v1')
-    throw new KbError('usage', `--base-url "${baseUrl}": the daemon serves plain http at /api/v1 (like ${DEFAULT_BASE_URL})`)
+  if (u.protocol !== 'http:' || u.pathname.replace(/\/+$/, '') !== API_PATH)
+    throw new KbError('usage', `--base-url "${baseUrl}": the daemon serves plain http at ${API_PATH} (like ${DEFAULT_BASE_URL})`)
   const host = u.hostname === 'localhost' ? '127.0.0.1' : u.hostname.replace(/^\[|\]$/g, '')
   return {host, port: Number(u.port || 80)}
 }

@@ -3,15 +3,13 @@
  * invitations, removing a member, leaving, a member's role.
  */
 import {Type} from '@sinclair/typebox'
-import {InvitationBody, MemberParams, RequestParams} from '../../src/shared/membership-schemas.js'
-import {IdParams, ProjectRoleSchema} from '../../src/shared/schemas.js'
+import {EmptyBody, InvitationBody, MemberParams, RequestParams, RoleBody} from '../../src/shared/membership-schemas.js'
+import {IdParams} from '../../src/shared/schemas.js'
 import type {ProjectRole} from '../../src/shared/types.js'
 import {route, type RouteDef} from '../http/route.js'
 import type {MembershipService} from '../services/membership.js'
 import {errorResponses} from './common.js'
 
-const EmptyBody = Type.Object({}, {additionalProperties: false})
-const RoleBody = Type.Object({role: ProjectRoleSchema}, {additionalProperties: false})
 const page = (ref: string): ReturnType<typeof Type.Object> =>
   Type.Object({items: Type.Array(Type.Ref(ref)), next_cursor: Type.Null({description: 'Always null: the whole list in one answer'})})
 

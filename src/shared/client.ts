@@ -6,47 +6,10 @@
  */
 import {codeForStatus, ERROR_CODES, isErrorCode, KbError, type FieldError} from './errors.js'
 import {noteShortIdLength, readIdRef} from './short-id.js'
-import type {IdResolved} from './id-schemas.js'
-// The inputs are the request schemas' own types: type-only, so the CLI does not load TypeBox to use them.
-import type {RecallBody, RecallRecord, RecallResult, RecallsQuery} from './recall-schemas.js'
-import type {Invitation, InvitationBody, JoinPending, JoinRequest, Member} from './membership-schemas.js'
-import type {DismissSimilarBody, HistoryPage, ReviewPage, ReviewQuery, SimilarDismissed} from './curation-schemas.js'
-import type {
-  AnchorCheckBody,
-  CommentBody,
-  CreateApiKeyBody,
-  CreateEntryBody,
-  FlagBody,
-  ForkBody,
-  MergeBody,
-  SupersedeBody,
-  JoinProjectBody,
-  ListQuery,
-  PatchEntryBody,
-  ProjectSettingsBody,
-  PublishBody,
-  ResolveBody,
-  SearchQuery,
-  VerifyBody,
-} from './schemas.js'
-import type {
-  ApiKeyRecord,
-  Comment,
-  Detail,
-  EntryCreated,
-  EntryFull,
-  EntryView,
-  Grant,
-  Health,
-  JoinResult,
-  Page,
-  Project,
-  ProjectRole,
-  PublishPreview,
-  Scope,
-  SearchResult,
-  WebLink,
-} from './types.js'
+// The operations table is plain data; its request types are the schemas' own, read as types only, so the CLI does not
+// load TypeBox to use them.
+import {OPERATIONS, operationPath, type BodyOf, type OperationId, type PathParamsOf, type QueryOf, type ResponseOf} from './operations.js'
+import type {Detail, EntryCreated, EntryFull, EntryView, Page, Project, ProjectRole, Scope} from './types.js'
 
 /** Response headers as node:http and fastify's `inject` both give them (lower-case names). */
 export type Headers = Record<string, string | string[] | number | undefined>
@@ -106,40 +69,54 @@ export interface WriteRequest {
   ifMatch?: string
 }
 
-const entryPath = (id: string, tail = ''): string => `/knowledge/${encodeURIComponent(id)}${tail}`
+/** The operations a `WriteRequest` may carry: the entry's creating and changing ones. */
+type EntryWrite =
+  | 'updateEntry'
+  | 'resolveEntry'
+  | 'addComment'
+  | 'publishEntry'
+  | 'forkEntry'
+  | 'verifyEntry'
+  | 'flagEntry'
+  | 'supersedeEntry'
+  | 'mergeEntry'
+  | 'dismissSimilar'
+  | 'checkAnchors'
+
+/** A write to one entry, its method and path from the operations table. */
+function entryWrite<Id extends EntryWrite>(op: Id, id: string, body: BodyOf<Id>): WriteRequest {
+  return {method: OPERATIONS[op].method, path: operationPath<EntryWrite>(op, {id}), body}
+}
 
 export const writeRequests = {
   /** With `refuse`, similar entries answer 409 possible_duplicate instead of a new entry (docs/api.md, "Similar entries on write"). */
-  createEntry: (input: CreateEntryBody, onSimilar?: 'refuse'): WriteRequest => ({
-    method: 'POST',
-    path: onSimilar ? `/knowledge?on_similar=${onSimilar}` : '/knowledge',
-    body: input,
-  }),
-  patchEntry: (id: string, input: PatchEntryBody, ifMatch?: string): WriteRequest => ({
-    method: 'PATCH',
-    path: entryPath(id),
-    body: input,
+  createEntry: (input: BodyOf<'createEntry'>, onSimilar?: 'refuse'): WriteRequest => {
+    const path = operationPath('createEntry', {})
+    return {method: OPERATIONS.createEntry.method, path: onSimilar ? `${path}?on_similar=${onSimilar}` : path, body: input}
+  },
+  patchEntry: (id: string, input: BodyOf<'updateEntry'>, ifMatch?: string): WriteRequest => ({
+    ...entryWrite('updateEntry', id, input),
     ...(ifMatch ? {ifMatch} : {}),
   }),
-  resolve: (id: string, input: ResolveBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/resolve'), body: input}),
-  comment: (id: string, input: CommentBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/comments'), body: input}),
-  publish: (id: string, input: PublishBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/publish'), body: input}),
-  fork: (id: string, input: ForkBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/fork'), body: input}),
-  verify: (id: string, input: VerifyBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/verify'), body: input}),
-  flag: (id: string, input: FlagBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/flags'), body: input}),
-  supersede: (id: string, input: SupersedeBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/supersede'), body: input}),
-  merge: (id: string, input: MergeBody): WriteRequest => ({method: 'POST', path: entryPath(id, '/merge'), body: input}),
-  dismissSimilar: (id: string, input: DismissSimilarBody): WriteRequest => ({
-    method: 'POST',
-    path: entryPath(id, '/similar/dismiss'),
-    body: input,
-  }),
-  checkAnchors: (id: string, input: AnchorCheckBody): WriteRequest => ({
-    method: 'POST',
-    path: entryPath(id, '/anchors/check'),
-    body: input,
-  }),
+  resolve: (id: string, input: BodyOf<'resolveEntry'>): WriteRequest => entryWrite('resolveEntry', id, input),
+  comment: (id: string, input: BodyOf<'addComment'>): WriteRequest => entryWrite('addComment', id, input),
+  publish: (id: string, input: BodyOf<'publishEntry'>): WriteRequest => entryWrite('publishEntry', id, input),
+  fork: (id: string, input: BodyOf<'forkEntry'>): WriteRequest => entryWrite('forkEntry', id, input),
+  verify: (id: string, input: BodyOf<'verifyEntry'>): WriteRequest => entryWrite('verifyEntry', id, input),
+  flag: (id: string, input: BodyOf<'flagEntry'>): WriteRequest => entryWrite('flagEntry', id, input),
+  supersede: (id: string, input: BodyOf<'supersedeEntry'>): WriteRequest => entryWrite('supersedeEntry', id, input),
+  merge: (id: string, input: BodyOf<'mergeEntry'>): WriteRequest => entryWrite('mergeEntry', id, input),
+  dismissSimilar: (id: string, input: BodyOf<'dismissSimilar'>): WriteRequest => entryWrite('dismissSimilar', id, input),
+  checkAnchors: (id: string, input: BodyOf<'checkAnchors'>): WriteRequest => entryWrite('checkAnchors', id, input),
 }
+
+/** What a call of one operation sends besides its method and path: path parameters when its path has some. */
+type CallInit<Id extends OperationId> = {
+  query?: QueryOf<Id>
+  body?: BodyOf<Id>
+  headers?: Record<string, string>
+  timeoutMs?: number
+} & (keyof PathParamsOf<Id> extends never ? {params?: undefined} : {params: PathParamsOf<Id>})
 
 export class ApiClient {
   readonly baseUrl: string
@@ -238,8 +215,15 @@ export class ApiClient {
     return this.request<T>(w.method, w.path, {body: w.body, headers, ...(o.timeoutMs ? {timeoutMs: o.timeoutMs} : {})})
   }
 
-  async health(timeoutMs = 2000): Promise<Health> {
-    return (await this.request<Health>('GET', '/health', {timeoutMs})).body
+  /** One operation of the table (operations.ts): its method and path from there, its answer as the table types it. */
+  private async call<Id extends OperationId>(op: Id, init: CallInit<Id>): Promise<ApiResponse<ResponseOf<Id>>> {
+    const {params, query, ...rest} = init
+    const path = operationPath<OperationId>(op, params ?? {})
+    return this.request<ResponseOf<Id>>(OPERATIONS[op].method, path, {...rest, ...(query ? {query: query as RequestInit['query']} : {})})
+  }
+
+  async health(timeoutMs = 2000): Promise<ResponseOf<'health'>> {
+    return (await this.call('health', {timeoutMs})).body
   }
 
   /**
@@ -249,11 +233,11 @@ export class ApiClient {
   async entryId(typed: string): Promise<string> {
     const ref = readIdRef(typed)
     if ('id' in ref) return ref.id
-    return (await this.request<IdResolved>('GET', `/ids/${encodeURIComponent(ref.hex)}`)).body.id
+    return (await this.call('resolveId', {params: {ref: ref.hex}})).body.id
   }
 
-  async createEntry(input: CreateEntryBody, onSimilar?: 'refuse'): Promise<EntryCreated> {
-    return (await this.write<EntryCreated>(writeRequests.createEntry(input, onSimilar))).body
+  async createEntry(input: BodyOf<'createEntry'>, onSimilar?: 'refuse'): Promise<EntryCreated> {
+    return (await this.write<ResponseOf<'createEntry'>>(writeRequests.createEntry(input, onSimilar))).body
   }
 
   /** The headers that mark a read as a recall, when this client serves an agent. */
@@ -265,148 +249,145 @@ export class ApiClient {
   }
 
   async getEntry(id: string, detail?: Detail): Promise<{entry: EntryView; etag: string | null}> {
-    const res = await this.request<EntryView>('GET', `/knowledge/${encodeURIComponent(id)}`, {
-      query: {detail},
-      headers: this.recallHeaders(),
-    })
+    const res = await this.call('getEntry', {params: {id}, query: {detail}, headers: this.recallHeaders()})
     return {entry: res.body, etag: typeof res.headers.etag === 'string' ? res.headers.etag : null}
   }
 
-  async listEntries(query: ListQuery): Promise<Page<EntryView>> {
-    return (await this.request<Page<EntryView>>('GET', '/knowledge', {query: {...query}})).body
+  async listEntries(query: QueryOf<'listEntries'>): Promise<ResponseOf<'listEntries'>> {
+    return (await this.call('listEntries', {query})).body
   }
 
-  async patchEntry(id: string, input: PatchEntryBody, ifMatch?: string): Promise<EntryFull> {
-    return (await this.write<EntryFull>(writeRequests.patchEntry(id, input, ifMatch))).body
+  async patchEntry(id: string, input: BodyOf<'updateEntry'>, ifMatch?: string): Promise<EntryFull> {
+    return (await this.write<ResponseOf<'updateEntry'>>(writeRequests.patchEntry(id, input, ifMatch))).body
   }
 
   async deleteEntry(id: string): Promise<void> {
-    await this.request('DELETE', `/knowledge/${encodeURIComponent(id)}`)
+    await this.call('deleteEntry', {params: {id}})
   }
 
-  async search(query: SearchQuery): Promise<SearchResult> {
-    return (await this.request<SearchResult>('GET', '/search', {query: {...query}, headers: this.recallHeaders()})).body
+  async search(query: QueryOf<'search'>): Promise<ResponseOf<'search'>> {
+    return (await this.call('search', {query, headers: this.recallHeaders()})).body
   }
 
-  async resolve(id: string, input: ResolveBody): Promise<EntryFull> {
-    return (await this.write<EntryFull>(writeRequests.resolve(id, input))).body
+  async resolve(id: string, input: BodyOf<'resolveEntry'>): Promise<EntryFull> {
+    return (await this.write<ResponseOf<'resolveEntry'>>(writeRequests.resolve(id, input))).body
   }
 
   /** One page of an entry's comments, oldest first (docs/api.md). */
-  async listComments(id: string, query: {limit?: number; cursor?: string} = {}): Promise<Page<Comment>> {
-    return (await this.request<Page<Comment>>('GET', `/knowledge/${encodeURIComponent(id)}/comments`, {query})).body
+  async listComments(id: string, query: QueryOf<'listComments'> = {}): Promise<ResponseOf<'listComments'>> {
+    return (await this.call('listComments', {params: {id}, query})).body
   }
 
-  async comment(id: string, input: CommentBody): Promise<Comment> {
-    return (await this.write<Comment>(writeRequests.comment(id, input))).body
+  async comment(id: string, input: BodyOf<'addComment'>): Promise<ResponseOf<'addComment'>> {
+    return (await this.write<ResponseOf<'addComment'>>(writeRequests.comment(id, input))).body
   }
 
-  async publish(id: string, input: PublishBody): Promise<EntryFull> {
-    return (await this.write<EntryFull>(writeRequests.publish(id, input))).body
+  async publish(id: string, input: BodyOf<'publishEntry'>): Promise<EntryFull> {
+    return (await this.write<ResponseOf<'publishEntry'>>(writeRequests.publish(id, input))).body
   }
 
   /** What publishing would expose and what redaction would make of it (docs/api.md, "Safe publish"); changes nothing. */
-  async publishPreview(id: string, scope?: Scope): Promise<PublishPreview> {
-    return (await this.request<PublishPreview>('GET', `/knowledge/${encodeURIComponent(id)}/publish-preview`, {query: {scope}})).body
+  async publishPreview(id: string, scope?: Scope): Promise<ResponseOf<'previewPublish'>> {
+    return (await this.call('previewPublish', {params: {id}, query: {scope}})).body
   }
 
-  async fork(id: string, input: ForkBody): Promise<EntryCreated> {
-    return (await this.write<EntryCreated>(writeRequests.fork(id, input))).body
+  async fork(id: string, input: BodyOf<'forkEntry'>): Promise<EntryCreated> {
+    return (await this.write<ResponseOf<'forkEntry'>>(writeRequests.fork(id, input))).body
   }
 
   /** Says the entry still holds (docs/api.md, "Verify"); re-bases the anchors sent and withdraws the caller's own flag. */
-  async supersede(id: string, input: SupersedeBody): Promise<EntryFull> {
-    return (await this.write<EntryFull>(writeRequests.supersede(id, input))).body
+  async supersede(id: string, input: BodyOf<'supersedeEntry'>): Promise<EntryFull> {
+    return (await this.write<ResponseOf<'supersedeEntry'>>(writeRequests.supersede(id, input))).body
   }
 
-  async merge(id: string, input: MergeBody): Promise<EntryFull> {
-    return (await this.write<EntryFull>(writeRequests.merge(id, input))).body
+  async merge(id: string, input: BodyOf<'mergeEntry'>): Promise<EntryFull> {
+    return (await this.write<ResponseOf<'mergeEntry'>>(writeRequests.merge(id, input))).body
   }
 
   /** A similar pair of the review queue is not the same knowledge (docs/api.md, "Review queue"). */
-  async dismissSimilar(id: string, input: DismissSimilarBody): Promise<SimilarDismissed> {
-    return (await this.write<SimilarDismissed>(writeRequests.dismissSimilar(id, input))).body
+  async dismissSimilar(id: string, input: BodyOf<'dismissSimilar'>): Promise<ResponseOf<'dismissSimilar'>> {
+    return (await this.write<ResponseOf<'dismissSimilar'>>(writeRequests.dismissSimilar(id, input))).body
   }
 
-  async verify(id: string, input: VerifyBody): Promise<EntryFull> {
-    return (await this.write<EntryFull>(writeRequests.verify(id, input))).body
+  async verify(id: string, input: BodyOf<'verifyEntry'>): Promise<EntryFull> {
+    return (await this.write<ResponseOf<'verifyEntry'>>(writeRequests.verify(id, input))).body
   }
 
   /** Opens (or replaces) the caller's flag on the entry (docs/api.md, "Flags"). */
-  async flag(id: string, input: FlagBody): Promise<EntryFull> {
-    return (await this.write<EntryFull>(writeRequests.flag(id, input))).body
+  async flag(id: string, input: BodyOf<'flagEntry'>): Promise<EntryFull> {
+    return (await this.write<ResponseOf<'flagEntry'>>(writeRequests.flag(id, input))).body
   }
 
   /** Withdraws the caller's open flag; an entry without one is answered as it is. */
   async withdrawFlag(id: string): Promise<EntryFull> {
-    return (await this.request<EntryFull>('DELETE', entryPath(id, '/flags/mine'))).body
+    return (await this.call('withdrawFlag', {params: {id}})).body
   }
 
   /** Reports what a checkout found of the entry's anchors (docs/api.md, "Anchors"). */
-  async checkAnchors(id: string, input: AnchorCheckBody): Promise<EntryFull> {
-    return (await this.write<EntryFull>(writeRequests.checkAnchors(id, input))).body
+  async checkAnchors(id: string, input: BodyOf<'checkAnchors'>): Promise<EntryFull> {
+    return (await this.write<ResponseOf<'checkAnchors'>>(writeRequests.checkAnchors(id, input))).body
   }
 
   async getProject(id: string): Promise<Project> {
-    return (await this.request<Project>('GET', `/projects/${encodeURIComponent(id)}`)).body
+    return (await this.call('getProject', {params: {id}})).body
   }
 
   /** Changes a project's settings (its maintainers or the owner). */
-  async patchProject(id: string, input: ProjectSettingsBody): Promise<Project> {
-    return (await this.request<Project>('PATCH', `/projects/${encodeURIComponent(id)}`, {body: input})).body
+  async patchProject(id: string, input: BodyOf<'updateProject'>): Promise<Project> {
+    return (await this.call('updateProject', {params: {id}, body: input})).body
   }
 
   /** The knowledge for a prompt, within a budget; recorded (docs/api.md, "Recall"). */
-  async recall(input: RecallBody): Promise<RecallResult> {
-    return (await this.request<RecallResult>('POST', '/recalls', {body: input})).body
+  async recall(input: BodyOf<'recall'>): Promise<ResponseOf<'recall'>> {
+    return (await this.call('recall', {body: input})).body
   }
 
-  async listRecalls(query: RecallsQuery): Promise<Page<RecallRecord>> {
-    return (await this.request<Page<RecallRecord>>('GET', '/recalls', {query: {...query}})).body
+  async listRecalls(query: QueryOf<'listRecalls'>): Promise<ResponseOf<'listRecalls'>> {
+    return (await this.call('listRecalls', {query})).body
   }
 
   /** Joins or creates; a JoinPending (202) when a maintainer must approve first (docs/api.md, "Membership"). */
-  async joinProject(input: JoinProjectBody): Promise<JoinResult | JoinPending> {
-    return (await this.request<JoinResult | JoinPending>('POST', '/projects/join', {body: input})).body
+  async joinProject(input: BodyOf<'joinProject'>): Promise<ResponseOf<'joinProject'>> {
+    return (await this.call('joinProject', {body: input})).body
   }
 
-  async listMembers(projectId: string): Promise<Member[]> {
-    return (await this.request<Page<Member>>('GET', `${projectPath(projectId)}/members`)).body.items
+  async listMembers(projectId: string): Promise<ResponseOf<'listMembers'>['items']> {
+    return (await this.call('listMembers', {params: {id: projectId}})).body.items
   }
 
-  async listJoinRequests(projectId: string): Promise<JoinRequest[]> {
-    return (await this.request<Page<JoinRequest>>('GET', `${projectPath(projectId)}/requests`)).body.items
+  async listJoinRequests(projectId: string): Promise<ResponseOf<'listJoinRequests'>['items']> {
+    return (await this.call('listJoinRequests', {params: {id: projectId}})).body.items
   }
 
-  async decideJoinRequest(projectId: string, requestId: string, verb: 'approve' | 'deny'): Promise<JoinRequest> {
-    return (await this.request<JoinRequest>('POST', `${projectPath(projectId)}/requests/${encodeURIComponent(requestId)}/${verb}`)).body
+  async decideJoinRequest(projectId: string, requestId: string, verb: 'approve' | 'deny'): Promise<ResponseOf<'approveJoinRequest'>> {
+    const op = verb === 'approve' ? 'approveJoinRequest' : 'denyJoinRequest'
+    return (await this.call(op, {params: {id: projectId, request_id: requestId}})).body
   }
 
-  async invite(projectId: string, input: InvitationBody): Promise<Invitation> {
-    return (await this.request<Invitation>('POST', `${projectPath(projectId)}/invitations`, {body: input})).body
+  async invite(projectId: string, input: BodyOf<'invite'>): Promise<ResponseOf<'invite'>> {
+    return (await this.call('invite', {params: {id: projectId}, body: input})).body
   }
 
   async removeMember(projectId: string, principalId: string): Promise<void> {
-    await this.request('DELETE', `${projectPath(projectId)}/members/${encodeURIComponent(principalId)}`)
+    await this.call('removeMember', {params: {id: projectId, principal_id: principalId}})
   }
 
-  async setMemberRole(projectId: string, principalId: string, role: ProjectRole): Promise<Member> {
-    return (await this.request<Member>('PATCH', `${projectPath(projectId)}/members/${encodeURIComponent(principalId)}`, {body: {role}}))
-      .body
+  async setMemberRole(projectId: string, principalId: string, role: ProjectRole): Promise<ResponseOf<'setMemberRole'>> {
+    return (await this.call('setMemberRole', {params: {id: projectId, principal_id: principalId}, body: {role}})).body
   }
 
   async leaveProject(projectId: string): Promise<void> {
-    await this.request('POST', `${projectPath(projectId)}/leave`)
+    await this.call('leaveProject', {params: {id: projectId}})
   }
 
   /** An entry's history, oldest first, a page at a time (docs/api.md, "History"). */
-  async history(id: string, cursor?: string | null): Promise<HistoryPage> {
-    return (await this.request<HistoryPage>('GET', `/knowledge/${encodeURIComponent(id)}/history`, {query: {cursor, limit: 100}})).body
+  async history(id: string, cursor?: string | null): Promise<ResponseOf<'entryHistory'>> {
+    return (await this.call('entryHistory', {params: {id}, query: {cursor: cursor ?? undefined, limit: 100}})).body
   }
 
   /** The review queue (docs/api.md, "Review queue"). */
-  async review(query: ReviewQuery): Promise<ReviewPage> {
-    return (await this.request<ReviewPage>('GET', '/review', {query: {...query}})).body
+  async review(query: QueryOf<'reviewQueue'>): Promise<ResponseOf<'reviewQueue'>> {
+    return (await this.call('reviewQueue', {query})).body
   }
 
   /** Every project of the caller, following cursors. */
@@ -414,36 +395,36 @@ export class ApiClient {
     const all: Project[] = []
     let cursor: string | null = null
     do {
-      const page: Page<Project> = (await this.request<Page<Project>>('GET', '/projects', {query: {limit: 100, cursor}})).body
+      const page: Page<Project> = (await this.call('listProjects', {query: {limit: 100, cursor: cursor ?? undefined}})).body
       all.push(...page.items)
       cursor = page.next_cursor
     } while (cursor)
     return all
   }
 
-  async createApiKey(input: CreateApiKeyBody): Promise<ApiKeyRecord> {
-    return (await this.request<ApiKeyRecord>('POST', '/api-keys', {body: input})).body
+  async createApiKey(input: BodyOf<'createApiKey'>): Promise<ResponseOf<'createApiKey'>> {
+    return (await this.call('createApiKey', {body: input})).body
   }
 
-  async listApiKeys(): Promise<ApiKeyRecord[]> {
-    return (await this.request<Page<ApiKeyRecord>>('GET', '/api-keys')).body.items
+  async listApiKeys(): Promise<ResponseOf<'listApiKeys'>['items']> {
+    return (await this.call('listApiKeys', {})).body.items
   }
 
   async revokeApiKey(id: string): Promise<void> {
-    await this.request('DELETE', '/api-keys', {body: {id}})
+    await this.call('revokeApiKey', {body: {id}})
   }
 
   /** A one-time link that opens the web view signed in as this client's API key (docs/web.md, "Sessions"). */
-  async webLink(next?: string): Promise<WebLink> {
-    return (await this.request<WebLink>('POST', '/web/links', {body: next ? {next} : {}})).body
+  async webLink(next?: string): Promise<ResponseOf<'createWebLink'>> {
+    return (await this.call('createWebLink', {body: next ? {next} : {}})).body
   }
 
-  async listGrants(): Promise<Grant[]> {
-    return (await this.request<Page<Grant>>('GET', '/oauth/grants')).body.items
+  async listGrants(): Promise<ResponseOf<'listGrants'>['items']> {
+    return (await this.call('listGrants', {})).body.items
   }
 
   async revokeGrant(id: string): Promise<void> {
-    await this.request('DELETE', `/oauth/grants/${encodeURIComponent(id)}`)
+    await this.call('revokeGrant', {params: {id}})
   }
 }
 
@@ -480,8 +461,4 @@ export function problemToError(status: number, body: unknown, headers: Headers, 
   })
   fromServer.add(err)
   return err
-}
-
-function projectPath(id: string): string {
-  return `/projects/${encodeURIComponent(id)}`
 }

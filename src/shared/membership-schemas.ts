@@ -4,7 +4,7 @@
  */
 import {Type, type Static} from '@sinclair/typebox'
 import {JOIN_REQUEST_STATUSES, PRINCIPAL_NAME_PATTERN, PROJECT_ROLES, UUID_PATTERN} from './contract.js'
-import {oneOf} from './schemas.js'
+import {oneOf, ProjectRoleSchema} from './schemas.js'
 
 const Uuid = Type.String({pattern: UUID_PATTERN})
 const Time = Type.String({format: 'date-time'})
@@ -65,3 +65,7 @@ export const MemberParams = Type.Object({id: Uuid, principal_id: Uuid})
 export type MemberParams = Static<typeof MemberParams>
 export const RequestParams = Type.Object({id: Uuid, request_id: Uuid})
 export type RequestParams = Static<typeof RequestParams>
+/** `POST` of a decision or of leaving: nothing to send, and nothing else is accepted. */
+export const EmptyBody = Type.Object({}, {additionalProperties: false})
+export const RoleBody = Type.Object({role: ProjectRoleSchema}, {additionalProperties: false})
+export type RoleBody = Static<typeof RoleBody>
