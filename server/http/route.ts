@@ -1,6 +1,7 @@
 /**
  * @module The shape of a route: one definition gives fastify its validation schemas and handler, and
- * gives `/openapi.json` its operation, so the document and the behaviour cannot drift apart.
+ * gives `/openapi.json` its operation, so the document and the behaviour cannot drift apart. Route modules declare
+ * theirs from the operations table (`operation.ts`).
  */
 import type {TSchema} from '@sinclair/typebox'
 import type {FastifyReply, FastifyRequest} from 'fastify'
@@ -48,11 +49,4 @@ export interface RouteDef {
   responses: Record<number, ResponseDoc>
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   handler: (ctx: RouteContext<any, any, any>) => Promise<unknown>
-}
-
-/** Declares a route with typed params, query and body. */
-export function route<P = unknown, Q = unknown, B = unknown>(
-  def: Omit<RouteDef, 'handler'> & {handler: (ctx: RouteContext<P, Q, B>) => Promise<unknown>},
-): RouteDef {
-  return def as RouteDef
 }

@@ -2,22 +2,18 @@
  * @module /api-keys routes: mint (secret shown once), list, revoke (including the key in use).
  */
 import {Type} from '@sinclair/typebox'
-import {CreateApiKeyBody, RevokeApiKeyBody} from '../../src/shared/schemas.js'
-import {route, type RouteDef} from '../http/route.js'
+import {operation} from '../http/operation.js'
+import type {RouteDef} from '../http/route.js'
 import type {ApiKeyService} from '../services/api-keys.js'
 import {errorResponses} from './common.js'
 
 export function apiKeyRoutes(keys: ApiKeyService): RouteDef[] {
   const tags = ['api-keys']
   return [
-    route<unknown, unknown, CreateApiKeyBody>({
-      method: 'POST',
-      path: '/api-keys',
-      operationId: 'createApiKey',
+    operation('createApiKey', {
       summary: 'Create an API key; the secret `key` is in this response only',
       tags,
       auth: true,
-      body: CreateApiKeyBody,
       bodyOptional: true,
       // Its answer holds the new secret, which must never be stored to be repeated.
       idempotencyKey: false,
@@ -30,10 +26,7 @@ export function apiKeyRoutes(keys: ApiKeyService): RouteDef[] {
         return keys.create(caller, body)
       },
     }),
-    route({
-      method: 'GET',
-      path: '/api-keys',
-      operationId: 'listApiKeys',
+    operation('listApiKeys', {
       summary: "The caller's live keys, without secrets",
       tags,
       auth: true,
@@ -43,14 +36,10 @@ export function apiKeyRoutes(keys: ApiKeyService): RouteDef[] {
       },
       handler: async ({caller}) => ({items: await keys.list(caller), next_cursor: null}),
     }),
-    route<unknown, unknown, RevokeApiKeyBody>({
-      method: 'DELETE',
-      path: '/api-keys',
-      operationId: 'revokeApiKey',
+    operation('revokeApiKey', {
       summary: "Revoke one of the caller's keys; with no id, the key making the request",
       tags,
       auth: true,
-      body: RevokeApiKeyBody,
       bodyOptional: true,
       responses: {204: {description: 'Revoked'}, ...errorResponses(400, 401, 404, 413, 415, 422)},
       handler: async ({caller, body, reply}) => {

@@ -2,8 +2,8 @@
  * @module /oauth/grants routes: the caller's OAuth grants (which applications may act as them), and revoking one.
  */
 import {Type} from '@sinclair/typebox'
-import {GrantIdParams} from '../../src/shared/schemas.js'
-import {route, type RouteDef} from '../http/route.js'
+import {operation} from '../http/operation.js'
+import type {RouteDef} from '../http/route.js'
 import {KbError} from '../../src/shared/errors.js'
 import type {GrantService} from '../oauth/grants.js'
 import type {WebSessions} from '../web/sessions.js'
@@ -13,10 +13,7 @@ import {errorResponses} from './common.js'
 export function grantRoutes(grants: GrantService, sessions: WebSessions): RouteDef[] {
   const tags = ['oauth']
   return [
-    route({
-      method: 'GET',
-      path: '/oauth/grants',
-      operationId: 'listGrants',
+    operation('listGrants', {
       summary: "The caller's standing OAuth grants, then web-view sessions (client_id kb-web), newest first",
       tags,
       auth: true,
@@ -26,14 +23,10 @@ export function grantRoutes(grants: GrantService, sessions: WebSessions): RouteD
       },
       handler: async ({caller}) => ({items: [...(await grants.list(caller)), ...(await sessions.listAsGrants(caller))], next_cursor: null}),
     }),
-    route<GrantIdParams>({
-      method: 'DELETE',
-      path: '/oauth/grants/:id',
-      operationId: 'revokeGrant',
+    operation('revokeGrant', {
       summary: "Revoke one of the caller's grants with all its tokens, or end one of its web-view sessions",
       tags,
       auth: true,
-      params: GrantIdParams,
       responses: {204: {description: 'Revoked'}, ...errorResponses(400, 401, 404)},
       handler: async ({caller, params, reply}) => {
         try {

@@ -3,24 +3,11 @@
  */
 import {Type} from '@sinclair/typebox'
 import type {FastifyRequest} from 'fastify'
-import {
-  CommentBody,
-  CommentsQuery,
-  CreateEntryBody,
-  CreateEntryQuery,
-  ForkBody,
-  GetEntryQuery,
-  IdParams,
-  ListQuery,
-  PatchEntryBody,
-  PublishBody,
-  PublishPreviewQuery,
-  ResolveBody,
-} from '../../src/shared/schemas.js'
 import {trimTrailingSlashes} from '../../src/shared/chars.js'
 import {DETAIL_DEFAULT, LIMIT_DEFAULT} from '../../src/shared/contract.js'
-import type {Detail, EntryFull} from '../../src/shared/types.js'
-import {route, type RouteDef} from '../http/route.js'
+import type {EntryFull} from '../../src/shared/types.js'
+import {operation} from '../http/operation.js'
+import type {RouteDef} from '../http/route.js'
 import type {KnowledgeService} from '../services/knowledge.js'
 import type {EntryQueries} from '../services/queries.js'
 import type {PublishService} from '../services/publish.js'
@@ -48,16 +35,11 @@ export function knowledgeRoutes(
     reply.header('ETag', `"${e.version}"`)
   }
   return [
-    route<unknown, CreateEntryQuery, CreateEntryBody>({
-      method: 'POST',
-      path: '/knowledge',
-      operationId: 'createEntry',
+    operation('createEntry', {
       summary: 'Create a knowledge entry',
       tags,
       auth: true,
       description: `In project or global scope: ${SAFE} The answer is then 422. ${SIMILAR}`,
-      query: CreateEntryQuery,
-      body: CreateEntryBody,
       responses: {
         201: {description: 'The new entry at full detail, plus `similar`', schema: ENTRY, headers: ['Location', 'ETag']},
         ...errorResponses(400, 401, 404, 409, 413, 415, 422),
@@ -71,14 +53,10 @@ export function knowledgeRoutes(
         return e
       },
     }),
-    route<unknown, ListQuery>({
-      method: 'GET',
-      path: '/knowledge',
-      operationId: 'listEntries',
+    operation('listEntries', {
       summary: 'List the entries the caller may see, newest first',
       tags,
       auth: true,
-      query: ListQuery,
       responses: {
         200: {
           description: '{items, next_cursor}',
@@ -89,15 +67,10 @@ export function knowledgeRoutes(
       handler: async ({caller, query}) =>
         queries.list(caller, {...query, limit: query.limit ?? LIMIT_DEFAULT.entries, detail: query.detail ?? DETAIL_DEFAULT.entry}),
     }),
-    route<IdParams, {detail?: Detail}>({
-      method: 'GET',
-      path: '/knowledge/:id',
-      operationId: 'getEntry',
+    operation('getEntry', {
       summary: 'Get an entry at a detail level (default standard)',
       tags,
       auth: true,
-      params: IdParams,
-      query: GetEntryQuery,
       responses: {200: {description: 'The entry', schema: ENTRY, headers: ['ETag']}, ...errorResponses(400, 401, 404)},
       handler: async ({caller, params, query, reply, req}) => {
         const e = await knowledge.visible(caller, params.id)
@@ -109,16 +82,11 @@ export function knowledgeRoutes(
         return webUrl && detail !== 'summary' ? {...view, web_url: webUrl(req, e.id)} : view
       },
     }),
-    route<IdParams, unknown, PatchEntryBody>({
-      method: 'PATCH',
-      path: '/knowledge/:id',
-      operationId: 'updateEntry',
+    operation('updateEntry', {
       summary: 'Change an entry (author or owner); If-Match guards against lost updates',
       tags,
       auth: true,
       description: `Of an entry in project or global scope: ${SAFE} Only findings the change brings count; the answer is then 422.`,
-      params: IdParams,
-      body: PatchEntryBody,
       bodyOptional: true,
       responses: {
         200: {description: 'The entry at full detail', schema: ENTRY, headers: ['ETag']},
@@ -130,14 +98,10 @@ export function knowledgeRoutes(
         return e
       },
     }),
-    route<IdParams>({
-      method: 'DELETE',
-      path: '/knowledge/:id',
-      operationId: 'deleteEntry',
+    operation('deleteEntry', {
       summary: 'Delete an entry and its comments (author or owner); forks stay',
       tags,
       auth: true,
-      params: IdParams,
       responses: {204: {description: 'Deleted'}, ...errorResponses(400, 401, 403, 404, 412)},
       handler: async ({caller, params, req, reply}) => {
         await knowledge.remove(caller, params.id, parseIfMatch(req.headers['if-match']))
@@ -145,28 +109,18 @@ export function knowledgeRoutes(
         return null
       },
     }),
-    route<IdParams, unknown, ResolveBody>({
-      method: 'POST',
-      path: '/knowledge/:id/resolve',
-      operationId: 'resolveEntry',
+    operation('resolveEntry', {
       summary: 'Resolve an entry (idempotent)',
       tags,
       auth: true,
-      params: IdParams,
-      body: ResolveBody,
       bodyOptional: true,
       responses: {200: {description: 'The entry at full detail', schema: ENTRY}, ...errorResponses(400, 401, 403, 404, 413, 415, 422)},
       handler: async ({caller, params, body, reply}) => sendEntry(reply, await knowledge.resolve(caller, params.id, body)),
     }),
-    route<IdParams, CommentsQuery>({
-      method: 'GET',
-      path: '/knowledge/:id/comments',
-      operationId: 'listComments',
+    operation('listComments', {
       summary: 'All comments of an entry the caller can see, oldest first, a page at a time',
       tags,
       auth: true,
-      params: IdParams,
-      query: CommentsQuery,
       responses: {
         200: {
           description: '{items, next_cursor}',
@@ -180,43 +134,28 @@ export function knowledgeRoutes(
           ...(query.cursor ? {cursor: query.cursor} : {}),
         }),
     }),
-    route<IdParams, unknown, CommentBody>({
-      method: 'POST',
-      path: '/knowledge/:id/comments',
-      operationId: 'addComment',
+    operation('addComment', {
       summary: 'Comment on an entry the caller can see',
       tags,
       auth: true,
-      params: IdParams,
-      body: CommentBody,
       responses: {201: {description: 'The comment', schema: 'Comment'}, ...errorResponses(400, 401, 404, 413, 415, 422)},
       handler: async ({caller, params, body, reply}) => {
         reply.code(201)
         return knowledge.comment(caller, params.id, body)
       },
     }),
-    route<IdParams, PublishPreviewQuery>({
-      method: 'GET',
-      path: '/knowledge/:id/publish-preview',
-      operationId: 'previewPublish',
+    operation('previewPublish', {
       tags,
       auth: true,
       summary: 'What publishing would expose: the findings, the redaction diff and the redacted text; changes nothing',
-      params: IdParams,
-      query: PublishPreviewQuery,
       responses: {200: {description: 'The preview', schema: 'PublishPreview'}, ...errorResponses(400, 401, 403, 404, 409)},
       handler: async ({caller, params, query}) => publish.preview(caller, params.id, query.scope),
     }),
-    route<IdParams, unknown, PublishBody>({
-      method: 'POST',
-      path: '/knowledge/:id/publish',
-      operationId: 'publishEntry',
+    operation('publishEntry', {
       summary: 'Widen the scope of an entry (default: the next wider one)',
       tags,
       auth: true,
       description: `${SAFE} The answer is then 409; the redaction, if asked, is stored with the new scope as one new version.`,
-      params: IdParams,
-      body: PublishBody,
       bodyOptional: true,
       responses: {
         200: {description: 'The entry at full detail', schema: ENTRY},
@@ -224,17 +163,11 @@ export function knowledgeRoutes(
       },
       handler: async ({caller, params, body, reply}) => sendEntry(reply, await publish.publish(caller, params.id, body)),
     }),
-    route<IdParams, CreateEntryQuery, ForkBody>({
-      method: 'POST',
-      path: '/knowledge/:id/fork',
-      operationId: 'forkEntry',
+    operation('forkEntry', {
       summary: 'Fork an entry into a new private branch',
       tags,
       auth: true,
       description: `Into a scope that reaches readers the parent did not: ${SAFE} The answer is then 422. There too: ${SIMILAR}`,
-      params: IdParams,
-      query: CreateEntryQuery,
-      body: ForkBody,
       bodyOptional: true,
       responses: {
         201: {description: 'The fork at full detail', schema: ENTRY, headers: ['Location', 'ETag']},

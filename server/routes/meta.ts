@@ -7,7 +7,8 @@ import {ERROR_CODES, KbError} from '../../src/shared/errors.js'
 import {CHALLENGE_HEADER, CHALLENGE_PATTERN, proofMessage} from '../../src/shared/daemon-proof.js'
 import type {DaemonInfo} from '../../src/shared/paths.js'
 import {HealthSchema} from '../../src/shared/schemas.js'
-import {route, type RouteDef} from '../http/route.js'
+import {operation} from '../http/operation.js'
+import type {RouteDef} from '../http/route.js'
 import type {DiskState} from '../http/disk-state.js'
 import type {Store} from '../store/store.js'
 import {errorResponses} from './common.js'
@@ -34,10 +35,7 @@ export function metaRoutes(
 ): RouteDef[] {
   const tags = ['meta']
   return [
-    route({
-      method: 'GET',
-      path: '/health',
-      operationId: 'health',
+    operation('health', {
       summary: 'Liveness, version and the store (no auth)',
       tags,
       auth: false,
@@ -69,16 +67,13 @@ export function metaRoutes(
           return {type: 'about:blank', title, status, code: 'unavailable', detail, instance: req.url.split('?')[0], ...health}
         }
         // Reads are still served on a full disk: 200, with a status word that says writes are refused.
-        const status = writable ? 'ok' : 'disk_full'
+        const status = writable ? ('ok' as const) : ('disk_full' as const)
         if (challenge === undefined || !proofSecret) return {status, ...health}
         const message = proofMessage(challenge as string, req.socket.localAddress ?? '', req.socket.localPort ?? 0)
         return {status, ...health, proof: createHmac('sha256', proofSecret).update(message).digest('hex')}
       },
     }),
-    route({
-      method: 'GET',
-      path: '/openapi.json',
-      operationId: 'openapi',
+    operation('openapi', {
       summary: 'This API as an OpenAPI 3.1 document (no auth)',
       tags,
       auth: false,

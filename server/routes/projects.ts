@@ -3,8 +3,9 @@
  */
 import {Type} from '@sinclair/typebox'
 import {LIMIT_DEFAULT} from '../../src/shared/contract.js'
-import {IdParams, JoinProjectBody, JoinResultSchema, ProjectSettingsBody, ProjectsQuery} from '../../src/shared/schemas.js'
-import {route, type RouteDef} from '../http/route.js'
+import {JoinResultSchema} from '../../src/shared/schemas.js'
+import {operation} from '../http/operation.js'
+import type {RouteDef} from '../http/route.js'
 import type {ProjectService} from '../services/projects.js'
 import type {MembershipService} from '../services/membership.js'
 import {JoinPendingSchema} from '../../src/shared/membership-schemas.js'
@@ -14,16 +15,12 @@ import {membershipRoutes} from './membership.js'
 export function projectRoutes(projects: ProjectService, membership: MembershipService): RouteDef[] {
   const tags = ['projects']
   return [
-    route<unknown, unknown, JoinProjectBody>({
-      method: 'POST',
-      path: '/projects/join',
-      operationId: 'joinProject',
+    operation('joinProject', {
       summary: 'Join the project of a git remote, creating it if new; an existing one may need approval (202)',
       description:
         "A new remote: created, the caller its maintainer (201). An existing project: a member, the owner, the holder of an invitation (by name, or `invitation`: a link's token) and anyone on a daemon run with `--open-projects` enter it (200); anyone else gets a pending join request (202) a maintainer approves or denies.",
       tags,
       auth: true,
-      body: JoinProjectBody,
       responses: {
         201: {description: 'Created and joined', schema: JoinResultSchema},
         200: {description: 'Joined an existing project', schema: JoinResultSchema},
@@ -36,14 +33,10 @@ export function projectRoutes(projects: ProjectService, membership: MembershipSe
         return result
       },
     }),
-    route<unknown, ProjectsQuery>({
-      method: 'GET',
-      path: '/projects',
-      operationId: 'listProjects',
+    operation('listProjects', {
       summary: "The caller's projects",
       tags,
       auth: true,
-      query: ProjectsQuery,
       responses: {
         200: {
           description: '{items, next_cursor}',
@@ -53,27 +46,18 @@ export function projectRoutes(projects: ProjectService, membership: MembershipSe
       },
       handler: async ({caller, query}) => projects.list(caller, query.limit ?? LIMIT_DEFAULT.projects, query.cursor),
     }),
-    route<IdParams>({
-      method: 'GET',
-      path: '/projects/:id',
-      operationId: 'getProject',
+    operation('getProject', {
       summary: 'One project with its settings (its members and the owner)',
       tags,
       auth: true,
-      params: IdParams,
       responses: {200: {description: 'The project', schema: 'Project'}, ...errorResponses(400, 401, 404)},
       handler: async ({caller, params}) => projects.get(caller, params.id),
     }),
-    route<IdParams, unknown, ProjectSettingsBody>({
-      method: 'PATCH',
-      path: '/projects/:id',
-      operationId: 'updateProject',
+    operation('updateProject', {
       summary: "Change a project's settings (its maintainers or the owner)",
       tags,
       auth: true,
       description: '`verify_after_days`: entries not verified (nor edited) for longer are stale as `unverified`; 0 = never.',
-      params: IdParams,
-      body: ProjectSettingsBody,
       responses: {200: {description: 'The project', schema: 'Project'}, ...errorResponses(400, 401, 403, 404, 413, 415, 422)},
       handler: async ({caller, params, body}) => projects.patch(caller, params.id, body),
     }),

@@ -3,22 +3,19 @@
  * (docs/api.md, "Recall").
  */
 import {LIMIT_DEFAULT} from '../../src/shared/contract.js'
-import {RecallBody, RecallResultSchema, RecallsQuery} from '../../src/shared/recall-schemas.js'
+import {RecallResultSchema} from '../../src/shared/recall-schemas.js'
 import {Type} from '@sinclair/typebox'
-import {route, type RouteDef} from '../http/route.js'
+import {operation} from '../http/operation.js'
+import type {RouteDef} from '../http/route.js'
 import type {RecallService} from '../services/recall.js'
 import {errorResponses} from './common.js'
 
 export function recallRoutes(recalls: RecallService): RouteDef[] {
   return [
-    route<unknown, unknown, RecallBody>({
-      method: 'POST',
-      path: '/recalls',
-      operationId: 'recall',
+    operation('recall', {
       tags: ['recall'],
       auth: true,
       summary: "The best fresh entries for a person's prompt, packed into a token budget with why each was chosen; recorded",
-      body: RecallBody,
       responses: {
         201: {description: 'The context (empty when nothing is relevant) and the entries in it', schema: RecallResultSchema},
         ...errorResponses(400, 401, 404, 413, 415, 422),
@@ -28,14 +25,10 @@ export function recallRoutes(recalls: RecallService): RouteDef[] {
         return recalls.recall(caller, body)
       },
     }),
-    route<unknown, RecallsQuery>({
-      method: 'GET',
-      path: '/recalls',
-      operationId: 'listRecalls',
+    operation('listRecalls', {
       tags: ['recall'],
       auth: true,
       summary: "The caller's own recalls, newest first, each entry with whether it was verified or flagged since",
-      query: RecallsQuery,
       responses: {
         200: {
           description: '{items, next_cursor}',

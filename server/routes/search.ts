@@ -4,22 +4,18 @@
 import {Type} from '@sinclair/typebox'
 import {DETAIL_DEFAULT, LIMIT_DEFAULT} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
-import {SearchQuery} from '../../src/shared/schemas.js'
-import {route, type RouteDef} from '../http/route.js'
+import {operation} from '../http/operation.js'
+import type {RouteDef} from '../http/route.js'
 import type {EntryQueries} from '../services/queries.js'
 import type {RecallService} from '../services/recall.js'
 import {errorResponses} from './common.js'
 
 export function searchRoutes(queries: EntryQueries, recalls: RecallService): RouteDef[] {
   return [
-    route<unknown, SearchQuery>({
-      method: 'GET',
-      path: '/search',
-      operationId: 'search',
+    operation('search', {
       tags: ['knowledge'],
       auth: true,
       summary: 'Search entries by text (title above tags above body), best match first; detail defaults to summary',
-      query: SearchQuery,
       responses: {
         200: {
           description: '{items, next_cursor: null, total}; every item has score',

@@ -4,29 +4,23 @@
  */
 import {createReadStream} from 'node:fs'
 import {Readable} from 'node:stream'
-import {Type, type Static} from '@sinclair/typebox'
+import {Type} from '@sinclair/typebox'
 import {KbError} from '../../src/shared/errors.js'
-import {ExportQuery, ImportQuery, ImportReportSchema} from '../../src/shared/transfer-schemas.js'
-import {route, type RouteDef} from '../http/route.js'
+import {ImportReportSchema} from '../../src/shared/transfer-schemas.js'
+import {operation} from '../http/operation.js'
+import type {RouteDef} from '../http/route.js'
 import {IMPORT_BODY_LIMIT, tooLarge} from '../services/transfer/format.js'
 import type {TransferService} from '../services/transfer/service.js'
 import {errorResponses} from './common.js'
-
-type ExportQuery = Static<typeof ExportQuery>
-type ImportQuery = Static<typeof ImportQuery>
 
 const NDJSON = 'application/x-ndjson'
 
 export function transferRoutes(transfer: TransferService): RouteDef[] {
   const tags = ['transfer']
   return [
-    route<unknown, ExportQuery>({
-      method: 'GET',
-      path: '/export',
-      operationId: 'exportAll',
+    operation('exportAll', {
       tags,
       auth: true,
-      query: ExportQuery,
       summary: 'Export what the caller may see (the owner: everything) as JSON Lines',
       description:
         'A header line {"kind":"kb-export","version":1,…}, then one line per project, then one per entry with its comments, thought chain, resolution and lineage.',
@@ -45,13 +39,9 @@ export function transferRoutes(transfer: TransferService): RouteDef[] {
         return reply.type(NDJSON).header('Content-Disposition', `attachment; filename="kb-export-${day}.jsonl"`).send(stream)
       },
     }),
-    route<unknown, ImportQuery, unknown>({
-      method: 'POST',
-      path: '/import',
-      operationId: 'importAll',
+    operation('importAll', {
       tags,
       auth: true,
-      query: ImportQuery,
       summary: 'Import an export: every line validated, then all applied in one transaction or none',
       description: `Body: ${NDJSON}, up to 512 MiB, streamed. Ids are kept, so importing a file twice changes nothing. Any rejected line means nothing is applied; the report lists each with its line number.`,
       responses: {200: {description: 'The report', schema: ImportReportSchema}, ...errorResponses(400, 401, 413, 415)},
@@ -65,10 +55,7 @@ export function transferRoutes(transfer: TransferService): RouteDef[] {
         return transfer.import(caller, body, {onConflict: query.on_conflict ?? 'skip', dryRun: query.dry_run ?? false, sensitive})
       },
     }),
-    route({
-      method: 'GET',
-      path: '/backup',
-      operationId: 'backupStore',
+    operation('backupStore', {
       tags,
       auth: true,
       summary: "A consistent copy of the whole live store (owner only), taken with SQLite's online backup",

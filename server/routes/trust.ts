@@ -2,9 +2,9 @@
  * @module /knowledge/:id trust routes (docs/api.md, "Anchors, freshness, verify and flags"): verify, flags and
  * anchor checks. Any principal that can see the entry may use them; none bumps `version`.
  */
-import {AnchorCheckBody, FlagBody, IdParams, VerifyBody} from '../../src/shared/schemas.js'
 import type {EntryFull} from '../../src/shared/types.js'
-import {route, type RouteDef} from '../http/route.js'
+import {operation} from '../http/operation.js'
+import type {RouteDef} from '../http/route.js'
 import type {TrustService} from '../services/trust.js'
 import {errorResponses} from './common.js'
 
@@ -20,30 +20,20 @@ export function trustRoutes(trust: TrustService): RouteDef[] {
     return e
   }
   return [
-    route<IdParams, unknown, VerifyBody>({
-      method: 'POST',
-      path: '/knowledge/:id/verify',
-      operationId: 'verifyEntry',
+    operation('verifyEntry', {
       summary: 'Say the entry still holds: sets verified_at/by, re-bases the anchors sent, withdraws your own flag',
       tags,
       auth: true,
       description: `Does not bump \`version\`; a note is added as a comment ("Verified: …"). ${NOTE}`,
-      params: IdParams,
-      body: VerifyBody,
       bodyOptional: true,
       responses: {200: {description: 'The entry at full detail', schema: ENTRY}, ...errorResponses(400, 401, 404, 413, 415, 422)},
       handler: async ({caller, params, body, reply}) => withEtag(reply, await trust.verify(caller, params.id, body ?? {})),
     }),
-    route<IdParams, unknown, FlagBody>({
-      method: 'POST',
-      path: '/knowledge/:id/flags',
-      operationId: 'flagEntry',
+    operation('flagEntry', {
       summary: 'Flag the entry (one open flag per principal; a repeat replaces it)',
       tags,
       auth: true,
       description: `\`duplicate_of\` only with reason \`duplicate\`, naming an entry you can see. ${NOTE}`,
-      params: IdParams,
-      body: FlagBody,
       responses: {
         201: {description: 'Flagged: the entry at full detail', schema: ENTRY},
         200: {description: 'Your open flag replaced: the entry at full detail', schema: ENTRY},
@@ -55,27 +45,18 @@ export function trustRoutes(trust: TrustService): RouteDef[] {
         return withEtag(reply, entry)
       },
     }),
-    route<IdParams>({
-      method: 'DELETE',
-      path: '/knowledge/:id/flags/mine',
-      operationId: 'withdrawFlag',
+    operation('withdrawFlag', {
       summary: 'Withdraw your open flag (idempotent: none open answers the entry as it is)',
       tags,
       auth: true,
-      params: IdParams,
       responses: {200: {description: 'The entry at full detail', schema: ENTRY}, ...errorResponses(400, 401, 404)},
       handler: async ({caller, params, reply}) => withEtag(reply, await trust.withdrawFlag(caller, params.id)),
     }),
-    route<IdParams, unknown, AnchorCheckBody>({
-      method: 'POST',
-      path: '/knowledge/:id/anchors/check',
-      operationId: 'checkAnchors',
+    operation('checkAnchors', {
       summary: 'Report what a checkout found of the entry\u2019s anchors (changed, moved, deleted, current)',
       tags,
       auth: true,
       description: 'Results are matched to anchors by path, lines and symbol; unmatched ones are ignored. Does not bump `version`.',
-      params: IdParams,
-      body: AnchorCheckBody,
       responses: {200: {description: 'The entry at full detail', schema: ENTRY}, ...errorResponses(400, 401, 404, 413, 415, 422)},
       handler: async ({caller, params, body, reply}) => withEtag(reply, await trust.checkAnchors(caller, params.id, body)),
     }),

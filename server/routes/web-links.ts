@@ -2,24 +2,20 @@
  * @module POST /web/links (docs/web.md, "Sessions"): a one-time link that opens the web view signed in as the API key
  * that asked for it — how `kb open` signs the browser in without putting the key in a URL.
  */
-import {WebLinkBody} from '../../src/shared/schemas.js'
 import type {FastifyRequest} from 'fastify'
-import {route, type RouteDef} from '../http/route.js'
+import {operation} from '../http/operation.js'
+import type {RouteDef} from '../http/route.js'
 import type {WebOrigin} from '../web/request.js'
 import {LINK_TTL_MS, type WebSessions} from '../web/sessions.js'
 import {errorResponses} from './common.js'
 
 export function webLinkRoutes(sessions: WebSessions, where: (req: FastifyRequest) => WebOrigin): RouteDef[] {
   return [
-    route<unknown, unknown, WebLinkBody>({
-      method: 'POST',
-      path: '/web/links',
-      operationId: 'createWebLink',
+    operation('createWebLink', {
       summary: 'A one-time link that opens the web view signed in as this API key',
       description: `Single use, valid ${LINK_TTL_MS / 1000} s, made with an API key only (403 for an OAuth token). The session it opens ends with the key.`,
       tags: ['web'],
       auth: true,
-      body: WebLinkBody,
       bodyOptional: true,
       // The answer holds a secret: never stored for a replay.
       idempotencyKey: false,
