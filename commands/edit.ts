@@ -62,12 +62,7 @@ export default class Edit extends KbCommand<typeof Edit> {
     const {flags, args} = this
     const choice = choiceFrom(flags)
     const intent = await intentFrom(args.id, flags)
-    const fromFlags =
-      Object.keys(intent.set).length > 0 ||
-      intent.add_tags !== undefined ||
-      intent.remove_tags !== undefined ||
-      intent.add_anchors !== undefined ||
-      intent.remove_anchors !== undefined
+    const fromFlags = changesSomething(intent)
     if (!fromFlags && !interactive())
       throw new KbError(
         'usage',
@@ -81,12 +76,7 @@ export default class Edit extends KbCommand<typeof Edit> {
       if (!fromFlags || !this.queues(e, flags['no-queue'])) throw e
       return this.enqueue({command: 'edit', label: args.id, edit: intent}, e)
     }
-    for (const r of intent.remove_anchors ?? [])
-      if (!current.anchors.some((a) => removes(r, a)))
-        throw new KbError(
-          'usage',
-          `--remove-anchor ${anchorLabel(r)}: entry ${shortId(args.id)} has no such anchor (it has ${current.anchors.map(anchorLabel).join(', ') || 'none'})`,
-        )
+    refuseUnknownRemovals(args.id, current, intent)
     let patch: PatchEntryBody
     let drafted = false
     if (fromFlags) patch = patchFor(current, intent)
@@ -132,16 +122,19 @@ export default class Edit extends KbCommand<typeof Edit> {
         this.out(`No changes: version ${outcome.entry.version} already says this.`)
         return outcome.entry
       }
-      const updated = outcome.result
-      if (isQueued(updated)) return updated
-      const merged = outcome.merged_with === null ? '' : `, merged with changes made meanwhile (version ${outcome.merged_with})`
-      if (this.mode.tty)
-        this.out(`${green(this.mode, 'Updated')} ${shortId(updated.id)}  ${oneLine(updated.title)} (version ${updated.version}${merged})`)
-      else {
-        this.out(`${updated.id}\t${updated.version}`)
-        if (merged) this.note(`merged with changes made meanwhile (version ${outcome.merged_with})`)
-      }
-      return updated
+      if (!isQueued(outcome.result)) this.reportUpdated(outcome.result, outcome.merged_with)
+      return outcome.result
+    }
+  }
+
+  /** The line that says the entry was updated, and whether changes made meanwhile were merged in. */
+  private reportUpdated(updated: EntryFull, mergedWith: number | null): void {
+    const merged = mergedWith === null ? '' : `, merged with changes made meanwhile (version ${mergedWith})`
+    if (this.mode.tty)
+      this.out(`${green(this.mode, 'Updated')} ${shortId(updated.id)}  ${oneLine(updated.title)} (version ${updated.version}${merged})`)
+    else {
+      this.out(`${updated.id}\t${updated.version}`)
+      if (merged) this.note(`merged with changes made meanwhile (version ${mergedWith})`)
     }
   }
 
@@ -238,4 +231,25 @@ async function readBodyFile(path: string): Promise<string> {
   } catch (e) {
     throw new KbError('usage', `cannot read --body-file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
   }
+}
+
+/** Whether the flags say what to change (else the editor opens). */
+function changesSomething(intent: EditIntent): boolean {
+  return (
+    Object.keys(intent.set).length > 0 ||
+    intent.add_tags !== undefined ||
+    intent.remove_tags !== undefined ||
+    intent.add_anchors !== undefined ||
+    intent.remove_anchors !== undefined
+  )
+}
+
+/** An anchor to remove that the entry does not have is a usage error that lists the ones it has. */
+function refuseUnknownRemovals(id: string, current: EntryFull, intent: EditIntent): void {
+  for (const r of intent.remove_anchors ?? [])
+    if (!current.anchors.some((a) => removes(r, a)))
+      throw new KbError(
+        'usage',
+        `--remove-anchor ${anchorLabel(r)}: entry ${shortId(id)} has no such anchor (it has ${current.anchors.map(anchorLabel).join(', ') || 'none'})`,
+      )
 }

@@ -56,24 +56,10 @@ export class AuthorizationEndpoint {
         `No application is registered as "${clientId}". It may have been removed; the application should register again.`,
       )
 
-    const registered = client.metadata.redirect_uris
     const requested = q.get('redirect_uri')
     if (repeated === 'redirect_uri') return errorPage(400, 'Invalid redirect', 'redirect_uri was given more than once.')
-    let redirectUri: string
-    if (requested === null) {
-      if (registered.length !== 1)
-        return errorPage(400, 'Invalid redirect', 'redirect_uri is required: the application registered more than one.')
-      redirectUri = registered[0]!
-    } else {
-      if (matchRedirectUri(requested, registered) === null) {
-        return errorPage(
-          400,
-          'Invalid redirect',
-          `The redirect URI ${requested} is not registered for this application, so kb will not send you there.`,
-        )
-      }
-      redirectUri = requested
-    }
+    const redirectUri = redirectUriOf(requested, client.metadata.redirect_uris)
+    if (typeof redirectUri !== 'string') return redirectUri
 
     const state = q.get('state')
     const fail = (error: string, description: string): AuthorizeOutcome => ({
@@ -251,4 +237,20 @@ function redirectWith(uri: string, params: Record<string, string | null>): strin
   for (const [k, v] of Object.entries(params))
     if (v !== null) url.searchParams.append(k, k === 'error_description' ? errorDescription(v) : v)
   return url.toString()
+}
+
+/** The redirect URI the request names, or the one the client registered; an error page when it cannot be trusted. */
+function redirectUriOf(requested: string | null, registered: string[]): string | AuthorizeOutcome {
+  if (requested === null) {
+    if (registered.length !== 1)
+      return errorPage(400, 'Invalid redirect', 'redirect_uri is required: the application registered more than one.')
+    return registered[0]!
+  }
+  if (matchRedirectUri(requested, registered) === null)
+    return errorPage(
+      400,
+      'Invalid redirect',
+      `The redirect URI ${requested} is not registered for this application, so kb will not send you there.`,
+    )
+  return requested
 }

@@ -30,35 +30,7 @@ export function registerOAuthRoutes(app: FastifyInstance, o: OAuthRouteOptions):
     scope.addContentTypeParser('application/x-www-form-urlencoded', {parseAs: 'string'}, (_req, body, done) => {
       done(null, new URLSearchParams(String(body)))
     })
-    scope.setErrorHandler((error, req, reply) => {
-      const kb = toKbError(error)
-      if (kb.code === 'internal') req.log.error({err: error, reqId: req.id}, 'unexpected error')
-      const path = req.url.split('?')[0]!
-      if (path.startsWith(`${o.prefix}/oauth/authorize`)) {
-        return reply
-          .code(kb.status >= 500 ? 500 : 400)
-          .headers(PAGE_HEADERS)
-          .type('text/html; charset=utf-8')
-          .send(
-            renderErrorPage('Bad request', kb.status >= 500 ? 'Something went wrong in kb; the daemon log has the details.' : kb.message),
-          )
-      }
-      if (kb.status >= 500)
-        return reply
-          .code(500)
-          .headers(NO_STORE)
-          .send({error: 'server_error', error_description: 'internal error; the daemon log has the details'})
-      const code = path.endsWith('/oauth/register') ? 'invalid_client_metadata' : 'invalid_request'
-      let hint = kb.message
-      if (kb.code === 'unsupported_media_type')
-        hint =
-          code === 'invalid_request' ? 'send the parameters as application/x-www-form-urlencoded' : 'send the metadata as application/json'
-      return reply
-        .code(400)
-        .headers(NO_STORE)
-        .type('application/json')
-        .send({error: code, error_description: errorDescription(hint)})
-    })
+    scope.setErrorHandler(oauthErrors(o.prefix))
 
     const served = new Map<string, Set<string>>()
     const add = (method: 'GET' | 'POST', url: string, handler: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>): void => {
@@ -170,4 +142,38 @@ function cookieAttributes(base: string): string {
   const url = new URL(base)
   const path = `${url.pathname.replace(/\/+$/, '')}/oauth/authorize`
   return `Path=${path}; HttpOnly; SameSite=Strict${url.protocol === 'https:' ? '; Secure' : ''}`
+}
+
+/**
+ * The OAuth scope's errors: the authorization endpoint's as an HTML page (a browser is there), the others in
+ * OAuth's JSON error shape (RFC 6749 §5.2), a 5xx without its details.
+ */
+function oauthErrors(prefix: string): (error: unknown, req: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  return (error, req, reply) => {
+    const kb = toKbError(error)
+    if (kb.code === 'internal') req.log.error({err: error, reqId: req.id}, 'unexpected error')
+    const path = req.url.split('?')[0]!
+    if (path.startsWith(`${prefix}/oauth/authorize`)) {
+      return reply
+        .code(kb.status >= 500 ? 500 : 400)
+        .headers(PAGE_HEADERS)
+        .type('text/html; charset=utf-8')
+        .send(renderErrorPage('Bad request', kb.status >= 500 ? 'Something went wrong in kb; the daemon log has the details.' : kb.message))
+    }
+    if (kb.status >= 500)
+      return reply
+        .code(500)
+        .headers(NO_STORE)
+        .send({error: 'server_error', error_description: 'internal error; the daemon log has the details'})
+    const code = path.endsWith('/oauth/register') ? 'invalid_client_metadata' : 'invalid_request'
+    let hint = kb.message
+    if (kb.code === 'unsupported_media_type')
+      hint =
+        code === 'invalid_request' ? 'send the parameters as application/x-www-form-urlencoded' : 'send the metadata as application/json'
+    return reply
+      .code(400)
+      .headers(NO_STORE)
+      .type('application/json')
+      .send({error: code, error_description: errorDescription(hint)})
+  }
 }

@@ -17,7 +17,6 @@
  * - A run of Chinese, Japanese or Korean characters is indexed as overlapping bigrams (`文字化け` → 文字
  *   字化 化け; one character alone is itself), normalised with NFKC (half-width kana become full-width).
  * Terms never contain whitespace; besides letters, digits and marks they hold only joiners.
- * One file past ~350 lines on purpose: it is one contract (what every driver indexes and every query reads).
  */
 import {stemOf} from './stem.js'
 

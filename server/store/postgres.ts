@@ -3,8 +3,8 @@
  * daemons over one database. Nothing that must be shared lives in this process: every check that guards a
  * write (a version for If-Match, "no principal yet" for the owner bootstrap, "not used yet" for OAuth codes
  * and refresh tokens) is made by the database inside the write's transaction, with row locks or conditional
- * updates. Search is the shared engine over postgres-search-index.ts. A little over our ~350 lines for
- * the reason sqlite.ts gives: one object behind the `Store` interface, its separable groups in postgres-*.ts.
+ * updates. Search is the shared engine over postgres-search-index.ts. One object behind the `Store`
+ * interface, as sqlite.ts is; its separable groups are in postgres-*.ts.
  */
 import {randomBytes} from 'node:crypto'
 import type {Branch, Comment, ProjectRole} from '../../src/shared/types.js'

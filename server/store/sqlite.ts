@@ -1,8 +1,8 @@
 /**
  * @module The embedded Store driver: SQLite through better-sqlite3, WAL with synchronous=FULL (a write
  * that returned is on disk), FTS5 for search (the engine in server/search/), versioned migrations.
- * Longer than our ~350 lines on purpose: the `Store` interface is one object the services hold, and what
- * stands alone already has its own module (the entry writer `sqlite-entries.ts`, `sqlite-oauth.ts`,
+ * The `Store` interface is one object the services hold; what stands alone has its own module (the entry
+ * writer `sqlite-entries.ts`, `sqlite-oauth.ts`,
  * `sqlite-transfer.ts`, `sqlite-import.ts`, `sqlite-idempotency.ts`, `sqlite-migrations.ts`, `sqlite-rows.ts`);
  * what is left is the connection's life and one short method per Store call.
  */

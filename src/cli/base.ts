@@ -4,7 +4,6 @@
  * queue in the outbox when the server cannot be reached (and a queue sent behind the next command that
  * reaches it), and one mapping of `KbError` to an exit code plus one stderr line that names the fix.
  * The error report is output/command-error.ts, the outbox's side outbox/enqueue.ts and outbox/background.ts.
- * A little over ~350 lines on purpose: oclif's one Command subclass is where every command's life cycle meets.
  */
 import {Command, Flags, ux, type Interfaces} from '@oclif/core'
 import type {KbError} from '../shared/errors.js'

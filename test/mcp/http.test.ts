@@ -2,7 +2,6 @@
  * The daemon's MCP endpoint with the real SDK client (`Client` + `StreamableHTTPClientTransport`) against
  * a real in-process daemon: tools/list, every tool called and its effect checked through the REST API,
  * bad arguments to every tool as tool errors, the 401 challenge, an OAuth access token, token budgets.
- * Longer than ~350 lines on purpose: every tool and every protocol rule of the endpoint against one shared daemon.
  */
 import {Client} from '@modelcontextprotocol/sdk/client/index.js'
 import {StreamableHTTPClientTransport} from '@modelcontextprotocol/sdk/client/streamableHttp.js'

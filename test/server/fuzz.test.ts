@@ -4,7 +4,6 @@
  * encodings), path ids, headers and methods against every endpoint the OpenAPI document lists, with and
  * without credentials. Whatever comes in, the answer is never a 5xx, every error is problem+json with a
  * `code`, and the daemon keeps answering.
- * Longer than ~350 lines on purpose: one generator per route over one shared harness, so every route meets the same hostile inputs.
  */
 import {request as httpRequest, Agent} from 'node:http'
 import {connect} from 'node:net'

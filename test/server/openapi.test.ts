@@ -3,7 +3,6 @@
  * request schemas are the very ones the daemon validates with — checked both structurally (the document's
  * schema equals the route's) and by behaviour (a sample the document rejects is rejected by the daemon,
  * and one it accepts is not).
- * Longer than ~350 lines on purpose: the document is checked against every route in one pass.
  */
 import {oauthOpenApiPaths} from '../../server/oauth/openapi-paths.js'
 import {mcpOpenApiPaths} from '../../server/routes/mcp.js'

@@ -334,38 +334,7 @@ export function renderEntry(
 ): string {
   const md = mode.tty ? markdown : undefined
   const s = e as Partial<EntryFull>
-  const meta: [string, string][] = [
-    ['id', mode.tty ? `${shortId(e.id)}  (${e.id})` : e.id],
-    ['status', e.status],
-  ]
-  // docs/cli.md, "Supersede and merge": the entry that replaced this one, with its title when the caller could read it.
-  if (s.superseded_by) {
-    const by = idCell(s.superseded_by, mode)
-    meta.push(['superseded by', replacement ? `${by} ${replacement.title}` : by])
-  }
-  if (s.scope) meta.push(['scope', s.scope])
-  if (s.tags && s.tags.length > 0) meta.push(['tags', s.tags.join(', ')])
-  if (s.url) meta.push(['url', s.url])
-  if (s.author) meta.push(['author', s.author.name])
-  // The project by name when the caller may read it (`kb show`); piped, the id stays where scripts read it.
-  if (s.project_id && mode.tty) meta.push(['project', context.project ?? s.project_id])
-  else if (s.project_id)
-    meta.push(['project', s.project_id], ...(context.project ? [['project name', context.project] as [string, string]] : []))
-  if (s.forked_from) meta.push(['forked from', idCell(s.forked_from, mode)])
-  if (s.created_at) meta.push(['created', time(s.created_at, mode)])
-  if (s.updated_at) meta.push(['updated', time(s.updated_at, mode)])
-  if (s.version !== undefined) meta.push(['version', String(s.version)])
-  if (s.comment_count !== undefined && !s.comments) meta.push(['comments', String(s.comment_count)])
-  meta.push(...trustRows(e))
-  if (s.usage) {
-    const last = s.usage.last_retrieved_at ? `, last ${time(s.usage.last_retrieved_at, mode)}` : ''
-    meta.push(['retrieved', `${s.usage.retrieved} time${s.usage.retrieved === 1 ? '' : 's'}${last}`])
-  }
-  if (s.resolution) {
-    meta.push(['resolved', `${time(s.resolution.resolved_at, mode)} by ${s.resolution.resolved_by.name}`])
-    if (s.resolution.note && !md) meta.push(['resolution', s.resolution.note])
-    if (s.resolution.url) meta.push(['resolution url', s.resolution.url])
-  }
+  const meta = metaRows(e, mode, Boolean(md), replacement, context)
   const out: string[] = []
   if (mode.tty) {
     out.push(bold(mode, oneLine(e.title)))
@@ -413,6 +382,50 @@ export function renderEntry(
     }
   }
   return out.join('\n') + '\n'
+}
+
+/** The metadata rows of `renderEntry`, in order; `rendered`: the resolution note is rendered below, not a row. */
+function metaRows(
+  e: EntryView,
+  mode: OutputMode,
+  rendered: boolean,
+  replacement: {title: string} | undefined,
+  context: {project?: string},
+): [string, string][] {
+  const s = e as Partial<EntryFull>
+  const meta: [string, string][] = [
+    ['id', mode.tty ? `${shortId(e.id)}  (${e.id})` : e.id],
+    ['status', e.status],
+  ]
+  // docs/cli.md, "Supersede and merge": the entry that replaced this one, with its title when the caller could read it.
+  if (s.superseded_by) {
+    const by = idCell(s.superseded_by, mode)
+    meta.push(['superseded by', replacement ? `${by} ${replacement.title}` : by])
+  }
+  if (s.scope) meta.push(['scope', s.scope])
+  if (s.tags && s.tags.length > 0) meta.push(['tags', s.tags.join(', ')])
+  if (s.url) meta.push(['url', s.url])
+  if (s.author) meta.push(['author', s.author.name])
+  // The project by name when the caller may read it (`kb show`); piped, the id stays where scripts read it.
+  if (s.project_id && mode.tty) meta.push(['project', context.project ?? s.project_id])
+  else if (s.project_id)
+    meta.push(['project', s.project_id], ...(context.project ? [['project name', context.project] as [string, string]] : []))
+  if (s.forked_from) meta.push(['forked from', idCell(s.forked_from, mode)])
+  if (s.created_at) meta.push(['created', time(s.created_at, mode)])
+  if (s.updated_at) meta.push(['updated', time(s.updated_at, mode)])
+  if (s.version !== undefined) meta.push(['version', String(s.version)])
+  if (s.comment_count !== undefined && !s.comments) meta.push(['comments', String(s.comment_count)])
+  meta.push(...trustRows(e))
+  if (s.usage) {
+    const last = s.usage.last_retrieved_at ? `, last ${time(s.usage.last_retrieved_at, mode)}` : ''
+    meta.push(['retrieved', `${s.usage.retrieved} time${s.usage.retrieved === 1 ? '' : 's'}${last}`])
+  }
+  if (s.resolution) {
+    meta.push(['resolved', `${time(s.resolution.resolved_at, mode)} by ${s.resolution.resolved_by.name}`])
+    if (s.resolution.note && !rendered) meta.push(['resolution', s.resolution.note])
+    if (s.resolution.url) meta.push(['resolution url', s.resolution.url])
+  }
+  return meta
 }
 
 /** Every line of `text` after `n` spaces. */

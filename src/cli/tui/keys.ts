@@ -87,6 +87,28 @@ function csiEnd(s: string, i: number): number {
   return -1
 }
 
+/** The key of a complete CSI sequence (its parameters and final character), 'paste' for the start of a paste, or null. */
+function csiKey(params: string, fin: string): Key | 'paste' | null {
+  if (fin === '~' && params === '200') return 'paste'
+  if (fin === '~') {
+    const k = CSI_TILDE[params.split(';')[0]!]
+    return k ? key.special(k) : null
+  }
+  const k = CSI_FINAL[fin]
+  // Modified arrows (`ESC[1;5A`) move like plain ones; a parameter on I/O/Z is something else.
+  return k && (params === '' || (params.startsWith('1;') && !'IOZ'.includes(fin))) ? key.special(k) : null
+}
+
+/** The key of one character that starts no sequence (a C1 control character is none). */
+function plainKey(c: string, code: number): Key | null {
+  if (c === '\r' || c === '\n') return key.special('enter')
+  if (c === '\t') return key.special('tab')
+  if (c === '\u007F' || c === '\b') return key.special('backspace')
+  if (code < 0x20) return key.ctrl(String.fromCharCode(code + 0x60))
+  if (code < 0x80 || code > 0x9f) return key.char(String.fromCodePoint(code))
+  return null
+}
+
 export function createKeyDecoder(): KeyDecoder {
   let held = ''
   let paste: string | null = null
@@ -128,17 +150,9 @@ export function createKeyDecoder(): KeyDecoder {
             i++
             continue
           }
-          const params = s.slice(i + 2, end)
-          const fin = s[end]!
-          if (fin === '~' && params === '200') paste = ''
-          else if (fin === '~') {
-            const k = CSI_TILDE[params.split(';')[0]!]
-            if (k) out.push(key.special(k))
-          } else {
-            const k = CSI_FINAL[fin]
-            // Modified arrows (`ESC[1;5A`) move like plain ones; a parameter on I/O/Z is something else.
-            if (k && (params === '' || (params.startsWith('1;') && !'IOZ'.includes(fin)))) out.push(key.special(k))
-          }
+          const k = csiKey(s.slice(i + 2, end), s[end]!)
+          if (k === 'paste') paste = ''
+          else if (k) out.push(k)
           i = end + 1
           continue
         }
@@ -157,16 +171,10 @@ export function createKeyDecoder(): KeyDecoder {
         i++
         continue
       }
-      if (c === '\r' || c === '\n') {
-        out.push(key.special('enter'))
-        i += c === '\r' && s[i + 1] === '\n' ? 2 : 1
-        continue
-      }
-      if (c === '\t') out.push(key.special('tab'))
-      else if (c === '\u007F' || c === '\b') out.push(key.special('backspace'))
-      else if (code < 0x20) out.push(key.ctrl(String.fromCharCode(code + 0x60)))
-      else if (code < 0x80 || code > 0x9f) out.push(key.char(String.fromCodePoint(code)))
-      i += code > 0xffff ? 2 : 1
+      const k = plainKey(c, code)
+      if (k) out.push(k)
+      // CR LF is one Enter; a code point past U+FFFF is two UTF-16 units.
+      i += (c === '\r' && s[i + 1] === '\n') || code > 0xffff ? 2 : 1
     }
     return ''
   }

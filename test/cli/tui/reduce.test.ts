@@ -2,7 +2,6 @@
  * The `kb browse` reducer without Ink or a terminal: every key of docs/tui.md in the search box, the
  * results (with the detail pane), the full view and the prompts. (Leaving, Esc and help in every place:
  * places.test.ts; the results as they load: results.test.ts.)
- * Longer than ~350 lines on purpose: every key of docs/tui.md in every state, one table after another, read best in one place.
  */
 import {describe, expect, it} from 'vitest'
 import {frame} from '../../../src/cli/tui/frame.js'

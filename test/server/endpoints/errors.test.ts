@@ -2,7 +2,6 @@
  * @module The error rows of docs/api.md, "Errors", endpoint by endpoint: 400, 403, 404 (missing and hidden alike),
  * 413, 415 and 422 with every field rule of §3.1/§3.4 listed in `errors`. Every body is checked as a
  * complete RFC 9457 problem by `expectProblem`.
- * Longer than ~350 lines on purpose: the error paths of every route side by side, so their codes and shapes are compared in one place.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {newPrincipal, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'

@@ -1,7 +1,6 @@
 /**
  * @module Success paths of the /knowledge endpoints (docs/api.md) against a real daemon: exact shapes per
  * detail level, headers, defaults, version bumps, If-Match, reopen, delete and fork semantics.
- * Longer than ~350 lines on purpose: the endpoints of one resource share one daemon and its fixtures.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {newPrincipal, queryStore, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'

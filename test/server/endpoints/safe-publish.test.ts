@@ -3,7 +3,6 @@
  * redacted or acknowledged; the preview changes nothing; creating, editing and forking into a shared scope
  * refuse with 422 on the same terms; no answer ever carries a secret; and the daemon keeps answering while
  * hostile 100,000-character bodies are scanned.
- * Longer than ~350 lines on purpose: every write path that scans shares one daemon and one corpus of fakes.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {scanText} from '../../../server/scan/scanner.js'

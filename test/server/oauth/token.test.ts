@@ -2,7 +2,6 @@
  * The token endpoint's rules and the API's side of OAuth, over real HTTP: PKCE, single-use codes whose
  * replay revokes their tokens, refresh rotation with family revocation, client authentication, audience
  * binding, the 401 challenge for bad tokens, revocation, and the sweep of expired records.
- * Longer than ~350 lines on purpose: the grants and refusals of one endpoint share the fixtures of one authorization flow.
  */
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {alterLast, newPrincipal, queryStore, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'

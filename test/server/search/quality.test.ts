@@ -2,7 +2,6 @@
  * @module Search quality: stemming, typo tolerance, accent folding and field weighting through the HTTP
  * API; the TypeScript re-ranker's agreement with FTS5's tokenizer; the large-store paths (common terms);
  * and a reduced Cranfield run (the collection lives outside the project; that part skips without it).
- * Longer than ~350 lines on purpose: a table of questions and the order their answers must come in.
  */
 import Database from 'better-sqlite3'
 import {rmSync} from 'node:fs'

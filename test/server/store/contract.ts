@@ -2,7 +2,6 @@
  * @module The Store contract: what every driver (SQLite, PostgreSQL) must do, exercised through the `Store`
  * interface alone so every driver runs it unchanged: `runStoreContract('postgres', make)`.
  * `makeStore` returns a fresh, empty, migrated store; the suite closes it after each test.
- * Longer than ~350 lines on purpose: the one suite every store driver must pass, unchanged; split, a driver could pass half of it.
  */
 import {randomUUID} from 'node:crypto'
 import {afterEach, beforeEach, describe, expect, it} from 'vitest'
