@@ -112,6 +112,23 @@ export function memoryOf(pid: number | undefined): {rssMB: number; peakRssMB: nu
   }
 }
 
+/**
+ * The CPU time a process has used so far, in ms, from /proc (user + system; 0 where there is none): what a request
+ * costs a daemon whatever else the machine runs, as a mean over many requests (the clock ticks every 10 ms).
+ */
+export function cpuMsOf(pid: number | undefined): number {
+  try {
+    // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th of them.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+  } catch {
+    return 0
+  }
+}
+
+/** Linux's USER_HZ: the unit of /proc's CPU times. */
+const CLOCK_TICKS = 100
+
 /** A bare node:http server answering every request with the given JSON body, in its own process. */
 export async function bareServer(body: string): Promise<{url: string; stop: () => Promise<void>}> {
   const code = `

@@ -99,10 +99,6 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   addHostCheck(app, [...(options.allowedHosts ?? []), ...(options.publicBaseUrl ? [new URL(options.publicBaseUrl).hostname] : [])])
   const disk = addRequestHooks(app, options.storeDir)
   const s = composeServices(store, options, app.log)
-  // The review queue's kept counts go with any write answered (before the answer leaves, so a client's next read sees it).
-  app.addHook('onSend', async (req, reply) => {
-    if (reply.statusCode < 400 && WRITE_METHODS.has(req.method)) s.review.forget()
-  })
 
   const baseUrl = (req: FastifyRequest): string => options.publicBaseUrl ?? `${req.protocol}://${req.host}${API_PREFIX}`
   let openapiDoc: Record<string, unknown> | null = null

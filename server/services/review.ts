@@ -1,7 +1,8 @@
 /**
  * @module The review queue (docs/api.md, "Review queue"): what a curator should look at — stale, flagged, similar
  * pairs, unverified, superseded, never retrieved in 90 days — counted, then the entries most used first, each with why it is there.
- * Decided in the driver's SQL (Store.history.review) so that it stays fast at 100k entries (docs/performance.md).
+ * Decided in the driver's SQL (Store.history.review), the counts from a tally the writes keep (server/store/review-tally.ts),
+ * so that every answer is current and fast at 100k entries (docs/performance.md, "Review queue").
  */
 import {LIMIT_DEFAULT, REVIEW_KINDS, REVIEW_UNRETRIEVED_DAYS} from '../../src/shared/contract.js'
 import type {ReviewPage, ReviewQuery, ReviewReason} from '../../src/shared/curation-schemas.js'
@@ -17,26 +18,12 @@ import {standardView} from './views.js'
 import {projectNotFound} from './not-found.js'
 
 const DAY_MS = 86_400_000
-/**
- * The counts of one principal's queue (per project) are kept this long, or until the daemon answers a write: counting
- * every kind reads every visible entry (tens of ms at 100k, docs/performance.md "Review queue"), while the page itself
- * comes from the retrieval index in about a millisecond. Another daemon's writes (PostgreSQL) show within this time.
- */
-const COUNTS_TTL_MS = 5000
-const COUNTS_KEPT = 1000
 
 export class ReviewService {
-  private readonly counted = new Map<string, {at: number; counts: ReviewCounts}>()
-
   constructor(
     private readonly store: Store,
     private readonly knowledge: KnowledgeService,
   ) {}
-
-  /** Forgets every kept count: called for each write this daemon answers (server/app.ts), so an action shows at once. */
-  forget(): void {
-    this.counted.clear()
-  }
 
   async queue(caller: Caller, q: ReviewQuery): Promise<ReviewPage> {
     const now = Date.now()
@@ -46,12 +33,8 @@ export class ReviewService {
     const limit = q.limit ?? LIMIT_DEFAULT.entries
     const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor)
     const cutoff = new Date(now - REVIEW_UNRETRIEVED_DAYS * DAY_MS).toISOString()
-    const key = `${caller.principal.id}/${projectId ?? ''}`
-    const kept = this.counted.get(key)
-    const fresh = kept && now - kept.at < COUNTS_TTL_MS ? kept.counts : null
     const outcome = await this.store.history.review(
       {
-        count: fresh === null,
         viewer: viewerOf(caller),
         ...(projectId === undefined ? {} : {projectId}),
         ...(q.kind === undefined ? {} : {kind: q.kind}),
@@ -60,11 +43,7 @@ export class ReviewService {
       },
       {limit: limit + 1, ...(after ? {after: {retrieved: Number(after.at), id: after.id}} : {})},
     )
-    const counts = fresh ?? outcome.counts!
-    if (!fresh) {
-      if (this.counted.size >= COUNTS_KEPT) this.counted.delete(this.counted.keys().next().value!)
-      this.counted.set(key, {at: now, counts})
-    }
+    const counts = outcome.counts
     const page = outcome.entries.slice(0, limit)
     const ctxOf = await trustContexts(this.store, page, now)
     const similar = await this.store.history.similarOf(

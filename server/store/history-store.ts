@@ -36,8 +36,6 @@ export interface ReviewFilter {
   now: string
   /** Entries created before this and not retrieved since are `never_retrieved`. */
   unretrievedBefore: string
-  /** Whether to count every kind too (the service keeps counts a few seconds: server/services/review.ts). */
-  count: boolean
 }
 
 export type ReviewCounts = {
@@ -74,7 +72,7 @@ export function reviewKinds(standing: Omit<Record<keyof ReviewCounts, string>, '
 }
 
 export interface ReviewOutcome {
-  counts: ReviewCounts | null
+  counts: ReviewCounts
   entries: EntryRow[]
 }
 
@@ -98,8 +96,7 @@ export interface HistoryStore {
 
 /**
  * The visibility rule (and a project's filter, docs/api.md "Review queue") as three disjoint conditions over `entries
- * e`, one per scope, each a range of the review index's leading columns: counted apart and added up, every branch is
- * read from the index alone, where the rule's OR made the planner fetch each row (docs/performance.md, "Review queue").
+ * e`, one per scope; over the review tally's rows too, whose bucket columns bear the same names (review-tally.ts).
  */
 export function visibleBranches(me: string, project: string | undefined): string[] {
   const member = `e.project_id IN (SELECT project_id FROM memberships WHERE principal_id = ${me})`
@@ -110,31 +107,27 @@ export function visibleBranches(me: string, project: string | undefined): string
   ]
 }
 
-/** The kinds counted by reading the review index, and `similar`, counted from the pairs. */
-export function scannedKinds(kinds: Record<keyof ReviewCounts, string>): Array<[keyof ReviewCounts, string]> {
-  return (Object.entries(kinds) as Array<[keyof ReviewCounts, string]>).filter(([k]) => k !== 'similar')
-}
-
-/** Adds up the rows of the branches' counts. */
-export function addCounts(rows: Array<Record<string, unknown>>, similar: number): ReviewCounts {
-  const total = (k: string): number => rows.reduce((n, r) => n + Number(r[k] ?? 0), 0)
+/** A row of review-tally.ts `tallyCountsSql` as counts. */
+export function countsFromRow(r: Record<string, unknown>): ReviewCounts {
   return {
-    stale: total('stale'),
-    flagged: total('flagged'),
-    similar,
-    unverified: total('unverified'),
-    superseded: total('superseded'),
-    never_retrieved: total('never_retrieved'),
+    stale: Number(r.stale),
+    flagged: Number(r.flagged),
+    similar: Number(r.similar),
+    unverified: Number(r.unverified),
+    superseded: Number(r.superseded),
+    never_retrieved: Number(r.never_retrieved),
   }
 }
 
 /**
  * The entries with an open pair whose two sides stand and the viewer can see, `where` (visibility and the project's
  * filter over `e`) and `visibleO` (visibility over `o`) given: a few rows of the pairs, not a pass over the entries.
+ * CROSS JOIN holds SQLite to that order (the pairs first); PostgreSQL plans it as any inner join.
  */
 export const countSimilarSql = (where: string, visibleO: string): string =>
-  `SELECT count(DISTINCT sp.entry_id) AS n FROM similar_pairs sp JOIN entries e ON e.id = sp.entry_id JOIN entries o ON o.id = sp.other_id
-  WHERE sp.dismissed_at IS NULL AND e.superseded_by IS NULL AND o.superseded_by IS NULL AND ${where} AND ${visibleO}`
+  `SELECT count(DISTINCT sp.entry_id) AS n FROM similar_pairs sp CROSS JOIN entries e CROSS JOIN entries o
+  WHERE e.id = sp.entry_id AND o.id = sp.other_id AND sp.dismissed_at IS NULL AND e.superseded_by IS NULL
+  AND o.superseded_by IS NULL AND ${where} AND ${visibleO}`
 
 /** `sql` (conditions over `entries e`) over another alias of entries. */
 export function overAlias(sql: string, alias: string): string {

@@ -9,13 +9,12 @@ import {
   historyArgs,
   historyByEntry,
   historyFromRow,
-  addCounts,
   countSimilarSql,
+  countsFromRow,
   hasSimilarSql,
   listArgs,
   overAlias,
   reviewKinds,
-  scannedKinds,
   SIMILAR_SQL,
   similarArgs,
   similarByEntry,
@@ -34,6 +33,7 @@ import {ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params, numbered, visibleTo} from 
 import type {Viewer} from './store.js'
 import {entryFromRow} from './rows.js'
 import {NO_FLAGS} from './trust.js'
+import {POSTGRES_TALLY, tallyCountsSql} from './review-tally.js'
 import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
 
 /** PostgreSQL's SQLSTATE for a foreign key that names a row no longer there. */
@@ -124,7 +124,7 @@ export class PostgresHistoryStore implements HistoryStore {
       unverified: 'e.verified_at IS NULL',
       never_retrieved: `(e.last_retrieved_at IS NULL OR e.last_retrieved_at < ${cutoff}) AND e.created_at < ${cutoff}`,
     })
-    const counts = filter.count ? await this.counts(filter) : null
+    const counts = await this.counts(filter)
     // Every kind's condition stays in the text (its parameters must be used); a kind asked for narrows it.
     const any = `(${Object.values(kinds).join(' OR ')})`
     const items = [...where, filter.kind ? `(${kinds[filter.kind]}) AND ${any}` : any]
@@ -145,43 +145,25 @@ export class PostgresHistoryStore implements HistoryStore {
   }
 
   /**
-   * Every kind counted in one pass over the review index (an index-only scan), a pass per scope (history-store.ts
-   * visibleBranches); staleness by age compared with each project's cutoff, computed once per project (a join);
-   * `similar` from the pairs (docs/performance.md, "Review queue").
+   * Every kind from the tally the writes keep (review-tally.ts): a sum over the caller's buckets, the entries of the
+   * cutoffs' days, and the open pairs (docs/performance.md, "Review queue").
    */
   private async counts(filter: ReviewFilter): Promise<ReviewCounts> {
     const p = new Params()
     const me = p.add(filter.viewer.principalId)
-    const project = filter.projectId === undefined ? undefined : p.add(filter.projectId)
+    const branches = visibleBranches(me, filter.projectId === undefined ? undefined : p.add(filter.projectId))
     const now = p.add(filter.now)
-    const fallback = p.add(new Date(Date.parse(filter.now) - VERIFY_AFTER_DAYS_DEFAULT * 86_400_000).toISOString())
-    const cutoff = p.add(filter.unretrievedBefore)
-    const kinds = reviewKinds({
-      // anchors_stale is the column (migration 11) of staleSql's two LIKEs, which the index holds.
-      stale: `(e.anchors_stale OR e.flagged_at IS NOT NULL
-        OR (coalesce(pc.d, ${p.add(VERIFY_AFTER_DAYS_DEFAULT)}::int) > 0 AND GREATEST(e.updated_at, e.verified_at) < coalesce(pc.cutoff, ${fallback})))`,
-      flagged: `e.flags <> ${p.add(JSON.stringify(NO_FLAGS))}`,
-      similar: '',
-      unverified: 'e.verified_at IS NULL',
-      never_retrieved: `(e.last_retrieved_at IS NULL OR e.last_retrieved_at < ${cutoff}) AND e.created_at < ${cutoff}`,
-    })
-    const sums = scannedKinds(kinds).map(([k, sql]) => `count(*) FILTER (WHERE ${sql})::int AS ${k}`)
-    const branches = visibleBranches(me, project).map(
-      (b) => `SELECT ${sums.join(', ')} FROM entries e LEFT JOIN pc ON pc.id = e.project_id WHERE ${b}`,
-    )
-    const rows = await this.db.query<Row>(
-      `WITH pc AS (SELECT id, verify_after_days AS d,
+    const sql = tallyCountsSql(POSTGRES_TALLY, {
+      branches,
+      projectCutoffs: `SELECT id, verify_after_days AS d,
         to_char((${now}::timestamptz - make_interval(days => verify_after_days)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS cutoff
-        FROM projects)
-      ${branches.join(' UNION ALL ')}`,
-      p.values,
-    )
-    const q = new Params()
-    const where = filterSql(filter.viewer, {...(filter.projectId ? {projectId: filter.projectId} : {}), includeSuperseded: true}, q)
-    const [similar] = await this.db.query<Row>(
-      countSimilarSql(where.join(' AND '), overAlias(visibleTo(q.add(filter.viewer.principalId)), 'o')),
-      q.values,
-    )
-    return addCounts(rows, Number(similar!.n))
+        FROM projects`,
+      verifyDefault: `${p.add(VERIFY_AFTER_DAYS_DEFAULT)}::int`,
+      defaultCutoff: `${p.add(new Date(Date.parse(filter.now) - VERIFY_AFTER_DAYS_DEFAULT * 86_400_000).toISOString())}::text`,
+      unusedCutoff: `${p.add(filter.unretrievedBefore)}::text`,
+      similar: countSimilarSql(`(${branches.join(' OR ')})`, overAlias(visibleTo(me), 'o')),
+    })
+    const [row] = await this.db.query<Row>(sql, p.values)
+    return countsFromRow(row!)
   }
 }

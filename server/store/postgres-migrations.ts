@@ -5,6 +5,7 @@
  * COLLATE "C": byte order, as SQLite compares, whatever locale the database was created with.
  */
 
+import {postgresTallyMigration} from './review-tally.js'
 import {shortIdsMigration} from './short-ids.js'
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -366,4 +367,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `,
   // 13: short ids, as SQLite's step 16 (the reversed id is stored: PostgreSQL computes no virtual columns).
   shortIdsMigration('STORED', 'COLLATE "C"'),
+  // 14: the review queue's counts kept by the writes, as SQLite's step 17 (statement triggers over transition tables).
+  postgresTallyMigration(),
 ]

@@ -9,13 +9,12 @@ import {
   historyArgs,
   historyByEntry,
   historyFromRow,
-  addCounts,
   countSimilarSql,
+  countsFromRow,
   hasSimilarSql,
   listArgs,
   overAlias,
   reviewKinds,
-  scannedKinds,
   SIMILAR_SQL,
   similarArgs,
   similarByEntry,
@@ -34,6 +33,7 @@ import {entryFromRow, type Row} from './rows.js'
 import {ENTRY_COLUMNS, filterSql, StatementCache, VISIBLE_TO_ME} from './sqlite-rows.js'
 import type {Viewer} from './store.js'
 import {NO_FLAGS} from './trust.js'
+import {SQLITE_TALLY, tallyCountsSql} from './review-tally.js'
 import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
 import type {WriteGate} from './write-gate.js'
 
@@ -144,30 +144,25 @@ export class SqliteHistoryStore implements HistoryStore {
         WHERE ${items.join(' AND ')} ORDER BY e.retrieved DESC, e.id LIMIT @limit`,
       )
       .all(params) as Row[]
-    return {counts: filter.count ? this.counts(filter, where, params) : null, entries: rows.map(entryFromRow)}
+    return {counts: this.counts(filter, params), entries: rows.map(entryFromRow)}
   }
 
   /**
-   * Every kind counted in one pass over the review index (not the rows), a pass per scope (history-store.ts
-   * visibleBranches); staleness by age compared with each project's cutoff, computed once per project (a join);
-   * `similar` from the pairs. 210 → 90 → ≈ 20 ms at 100k (docs/performance.md, "Review queue").
+   * Every kind from the tally the writes keep (review-tally.ts): a sum over the caller's buckets, the entries of the
+   * cutoffs' days, and the open pairs (docs/performance.md, "Review queue").
    */
-  private counts(filter: ReviewFilter, where: string[], params: Row): ReviewCounts {
+  private counts(filter: ReviewFilter, params: Row): ReviewCounts {
     params.default_cutoff = new Date(Date.parse(filter.now) - VERIFY_AFTER_DAYS_DEFAULT * 86_400_000).toISOString()
-    // anchors_stale is the column (migration 14) of STALE_SQL's two LIKEs, which the index holds.
-    const stale = `(e.anchors_stale OR e.flagged_at IS NOT NULL
-      OR (coalesce(pc.d, @verify_default) > 0 AND max(e.updated_at, coalesce(e.verified_at, '')) < coalesce(pc.cutoff, @default_cutoff)))`
-    const sums = scannedKinds(reviewKinds({stale, ...REVIEW_SQL})).map(([k, sql]) => `count(*) FILTER (WHERE ${sql}) AS ${k}`)
-    const branches = visibleBranches('@me', filter.projectId === undefined ? undefined : '@project').map(
-      (b) => `SELECT ${sums.join(', ')} FROM entries e INDEXED BY entries_review LEFT JOIN pc ON pc.id = e.project_id WHERE ${b}`,
-    )
-    const rows = this.statements
-      .get(
-        `WITH pc AS (SELECT id, verify_after_days AS d, strftime('%Y-%m-%dT%H:%M:%fZ', @now, '-' || verify_after_days || ' days') AS cutoff FROM projects)
-        ${branches.join(' UNION ALL ')}`,
-      )
-      .all(params) as Row[]
-    const similar = this.statements.get(countSimilarSql(where.join(' AND '), overAlias(VISIBLE_TO_ME, 'o'))).get(params) as Row
-    return addCounts(rows, Number(similar.n))
+    const branches = visibleBranches('@me', filter.projectId === undefined ? undefined : '@project')
+    const sql = tallyCountsSql(SQLITE_TALLY, {
+      branches,
+      projectCutoffs: `SELECT id, verify_after_days AS d, strftime('%Y-%m-%dT%H:%M:%fZ', @now, '-' || verify_after_days || ' days') AS cutoff
+        FROM projects`,
+      verifyDefault: '@verify_default',
+      defaultCutoff: '@default_cutoff',
+      unusedCutoff: '@cutoff',
+      similar: countSimilarSql(`(${branches.join(' OR ')})`, overAlias(VISIBLE_TO_ME, 'o')),
+    })
+    return countsFromRow(this.statements.get(sql).get(params) as Row)
   }
 }

@@ -3,6 +3,7 @@
  * Append new steps, never edit a released one.
  */
 
+import {sqliteTallyMigration} from './review-tally.js'
 import {shortIdsMigration} from './short-ids.js'
 
 export const SQLITE_MIGRATIONS: readonly string[] = [
@@ -402,4 +403,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   // 16: short ids (docs/api.md, "Short ids"): each id's digits reversed as a column with an index, so a suffix is looked
   // up as a range; and the length short forms need, kept by the entry writer (server/store/short-ids.ts).
   shortIdsMigration('VIRTUAL', ''),
+  // 17: the review queue's counts kept by the writes (server/store/review-tally.ts; docs/performance.md, "Review
+  // queue"): the tally, its triggers, the indexes of the two timestamps that age; the wide review index goes.
+  sqliteTallyMigration(),
 ]

@@ -30,7 +30,12 @@ describe('membership migration of an existing store', () => {
     const postgres = old.storeUrl !== undefined
     const step = (postgres ? POSTGRES_MIGRATIONS : SQLITE_MIGRATIONS).findIndex((m) => m.includes('CREATE TABLE project_requests'))
     expect(step).toBeGreaterThan(0)
-    // What came after membership goes too (supersede, the server's secrets, history, the claims' lease, similar pairs, web sessions, short ids), so every step from it runs again.
+    // What came after membership goes too (supersede, the server's secrets, history, the claims' lease, similar pairs, web sessions, short ids, the review tally), so every step from it runs again.
+    if (postgres) for (const f of ['insert', 'update', 'delete']) await queryStore(old, `DROP FUNCTION review_tally_${f} CASCADE`)
+    else for (const f of ['insert', 'update', 'delete']) await queryStore(old, `DROP TRIGGER entries_tally_${f}`)
+    await queryStore(old, 'DROP TABLE review_tally')
+    await queryStore(old, 'DROP INDEX entries_fresh_at')
+    await queryStore(old, 'DROP INDEX entries_used_at')
     await queryStore(old, 'DROP TABLE short_ids')
     await queryStore(old, 'DROP INDEX entries_id_tail')
     await queryStore(old, 'ALTER TABLE entries DROP COLUMN id_tail')
@@ -40,7 +45,7 @@ describe('membership migration of an existing store', () => {
       await queryStore(old, 'ALTER TABLE idempotency_keys DROP COLUMN holder_started')
     }
     await queryStore(old, 'DROP TABLE similar_pairs')
-    await queryStore(old, 'DROP INDEX entries_review')
+    await queryStore(old, 'DROP INDEX IF EXISTS entries_review')
     await queryStore(old, 'ALTER TABLE entries DROP COLUMN anchors_stale')
     await queryStore(old, 'DROP TABLE history')
     await queryStore(old, 'DROP INDEX entries_retrieved')

@@ -82,7 +82,14 @@ async function expectFound(d: TestDaemon, ids: string[]): Promise<void> {
 }
 
 /** What the trust, recall, membership, supersede, server secrets and history migrations (SQLite 8–13, PostgreSQL 4–9) added, taken away again: the same SQL in both. */
-const UNDO_TRUST = `DROP TABLE short_ids; DROP INDEX entries_id_tail; ALTER TABLE entries DROP COLUMN id_tail; DROP TABLE web_sessions; DROP TABLE similar_pairs; DROP INDEX entries_review; ALTER TABLE entries DROP COLUMN anchors_stale; DROP TABLE history; DROP INDEX entries_retrieved; ALTER TABLE entries DROP COLUMN retrieved; ALTER TABLE entries DROP COLUMN last_retrieved_at;
+/** The review tally (SQLite 17, PostgreSQL 14): its triggers first, which name the columns dropped after. */
+const undoTally = (postgres: boolean): string =>
+  (postgres
+    ? 'DROP FUNCTION review_tally_insert CASCADE; DROP FUNCTION review_tally_update CASCADE; DROP FUNCTION review_tally_delete CASCADE;'
+    : 'DROP TRIGGER entries_tally_insert; DROP TRIGGER entries_tally_update; DROP TRIGGER entries_tally_delete;') +
+  ' DROP TABLE review_tally; DROP INDEX entries_fresh_at; DROP INDEX entries_used_at;'
+
+const UNDO_TRUST = `DROP TABLE short_ids; DROP INDEX entries_id_tail; ALTER TABLE entries DROP COLUMN id_tail; DROP TABLE web_sessions; DROP TABLE similar_pairs; DROP INDEX IF EXISTS entries_review; ALTER TABLE entries DROP COLUMN anchors_stale; DROP TABLE history; DROP INDEX entries_retrieved; ALTER TABLE entries DROP COLUMN retrieved; ALTER TABLE entries DROP COLUMN last_retrieved_at;
   DROP TABLE server_secrets; DROP INDEX entries_superseded_by; ALTER TABLE entries DROP COLUMN superseded_by; DROP TABLE invitations; DROP TABLE project_requests; DROP TABLE recalls; DROP TABLE flags; ALTER TABLE projects DROP COLUMN verify_after_days;
   ${['anchors', 'flags', 'flagged_at', 'verified_at', 'verified_by', 'verifications', 'corrections']
     .map((c) => `ALTER TABLE entries DROP COLUMN ${c};`)
@@ -102,7 +109,7 @@ describe('migration 7 re-indexes an existing database', () => {
     raw.function('old_reverse', (term) => Array.from(String(term)).reverse().join(''))
     raw.exec('DROP TABLE entries_instances; DROP TABLE entries_vocab; DROP TABLE entries_fts;')
     raw.exec(SCHEMA_6_SEARCH)
-    raw.exec(UNDO_TRUST)
+    raw.exec(undoTally(false) + UNDO_TRUST)
     raw.pragma('user_version = 6')
     const oldMatch = (q: string): number =>
       raw.prepare('SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?').pluck().get(q) as number
@@ -155,7 +162,7 @@ requireSystem('postgres').describe('PostgreSQL migration 3 re-indexes an existin
     // Back to schema 2, the entries indexed with no terms at all (the counters agreeing): nothing is found.
     await sql(
       storeUrl,
-      `${UNDO_TRUST} ALTER TABLE idempotency_keys DROP COLUMN holder_pid; ALTER TABLE idempotency_keys DROP COLUMN holder_started;
+      `${undoTally(true)} ${UNDO_TRUST} ALTER TABLE idempotency_keys DROP COLUMN holder_pid; ALTER TABLE idempotency_keys DROP COLUMN holder_started;
       DROP INDEX entries_summary_stale; ALTER TABLE entries DROP COLUMN summary_version;
       DROP INDEX entries_search_stale; ALTER TABLE entries DROP COLUMN search_version; UPDATE kb_schema SET version = 2;
       UPDATE entries SET search = ''::tsvector, title_len = 0, tags_len = 0, body_len = 0;
