@@ -59,7 +59,8 @@ const staleNow = (a: string): string =>
  * as the queue has it (history-store.ts reviewKinds).
  */
 function contributions(d: TallyDialect, source: string, sign: number): string {
-  const bucket = `r.scope AS scope, CASE WHEN r.scope = 'project' THEN r.project_id ELSE '' END AS project_id,
+  // A project entry without a project (only a store test writes one) is in a bucket nobody's memberships name.
+  const bucket = `r.scope AS scope, CASE WHEN r.scope = 'project' THEN coalesce(r.project_id, '') ELSE '' END AS project_id,
     CASE WHEN r.scope = 'private' THEN r.author_id ELSE '' END AS author_id`
   const row = (kind: string, project: string, day: string, where: string): string =>
     `SELECT ${bucket}, '${kind}' AS kind, ${project} AS verify_project, ${day} AS day, ${d.shard('r')} AS shard, ${sign} AS n
