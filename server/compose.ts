@@ -24,6 +24,7 @@ import {ReviewService} from './services/review.js'
 import {TrustService} from './services/trust.js'
 import {IMPORT_BODY_LIMIT} from './services/transfer/format.js'
 import {TransferService} from './services/transfer/service.js'
+import {SimilarBackfill} from './services/similar-backfill.js'
 import {UsageCounter} from './services/usage.js'
 import type {Store} from './store/store.js'
 import {WebSessions} from './web/sessions.js'
@@ -53,6 +54,8 @@ export interface Services {
   trust: TrustService
   curation: CurationService
   review: ReviewService
+  /** Similar pairs for entries from before kb kept them, found in the background (docs/search.md, "Similar entries"). */
+  backfill: SimilarBackfill
   ids: IdService
   sessions: WebSessions
   grants: GrantService
@@ -82,6 +85,7 @@ export function composeServices(store: Store, options: ServiceOptions, log: Fast
     trust: new TrustService(store, knowledge),
     curation: new CurationService(store, knowledge),
     review: new ReviewService(store, knowledge),
+    backfill: new SimilarBackfill(store, Number(process.env.KB_SIMILAR_BACKFILL_PAUSE_MS ?? '') || undefined, log),
     ids: new IdService(store, knowledge),
     sessions: new WebSessions(store),
     grants: new GrantService(store),
@@ -94,9 +98,11 @@ export function startBackground(s: Services): () => Promise<void> {
   s.oauth.sweeper.start()
   s.idempotency.start()
   s.usage.start()
+  s.backfill.start()
   return async () => {
     s.oauth.sweeper.stop()
     s.idempotency.stop()
+    await s.backfill.stop()
     await s.usage.stop()
   }
 }

@@ -9,7 +9,7 @@ import {KbError} from '../../src/shared/errors.js'
 import type {SimilarItem} from '../../src/shared/types.js'
 import {candidateQuery, fingerprint, similarity, type SimilarityInput} from '../search/similarity.js'
 import {nowIso} from '../lib/ids.js'
-import type {Store} from '../store/store.js'
+import type {Store, Viewer} from '../store/store.js'
 import {type Caller, viewerOf} from './context.js'
 
 /** Candidates scored per check: the search's best few; the measure is cheap, the search is what costs. */
@@ -22,9 +22,14 @@ export class SimilarFinder {
 
   /** The entries the caller can see that look like the same knowledge as `e`, best first; `exclude` are never reported. */
   async find(caller: Caller, e: SimilarityInput, exclude: readonly string[] = []): Promise<SimilarItem[]> {
+    return this.findFor(viewerOf(caller), e, exclude)
+  }
+
+  /** `find` among what `viewer` can see: the backfill checks an old entry as its author would have (similar-backfill.ts). */
+  async findFor(viewer: Viewer, e: SimilarityInput, exclude: readonly string[] = []): Promise<SimilarItem[]> {
     const query = candidateQuery(e)
     if (query.trim() === '') return []
-    const outcome = await this.store.searchEntries(viewerOf(caller), {}, {query, limit: CANDIDATES, explain: false, lookup: true})
+    const outcome = await this.store.searchEntries(viewer, {}, {query, limit: CANDIDATES, explain: false, lookup: true})
     const mine = fingerprint(e)
     return outcome.hits
       .filter((h) => !exclude.includes(h.entry.id))

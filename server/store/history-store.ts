@@ -92,6 +92,20 @@ export interface HistoryStore {
   similarOf(viewer: Viewer, ids: string[]): Promise<Map<string, SimilarOther[]>>
   /** Marks the pair of `a` and `b` (either order) not the same, once; its dismissal time, or null when there is no such pair. */
   dismissSimilar(a: string, b: string, by: string, at: string): Promise<string | null>
+  /** The next standing entries the similar-pairs backfill has yet to look at, oldest first; none once it is done. */
+  backfillPending(limit: number): Promise<BackfillEntry[]>
+  /** Records that the backfill has looked at every entry up to `seq`. */
+  backfillDone(seq: number): Promise<void>
+}
+
+/** An entry written before kb kept similar pairs, as the backfill checks it (server/services/similar-backfill.ts). */
+export interface BackfillEntry {
+  seq: number
+  id: string
+  authorId: string
+  title: string
+  body: string
+  anchors: Array<{path: string; symbol?: string | null}>
 }
 
 /**
@@ -150,6 +164,26 @@ export const SIMILAR_SQL = {
   dismiss: `UPDATE similar_pairs SET dismissed_at = coalesce(dismissed_at, ?), dismissed_by = coalesce(dismissed_by, ?)
     WHERE (entry_id = ? AND other_id = ?) OR (entry_id = ? AND other_id = ?)`,
   dismissedAt: `SELECT dismissed_at FROM similar_pairs WHERE (entry_id = ? AND other_id = ?) OR (entry_id = ? AND other_id = ?)`,
+}
+
+/** The backfill's bounds (migration: every entry there then) and its statements, `?` placeholders. */
+export const BACKFILL_SQL = {
+  table: `CREATE TABLE similar_backfill (next_seq bigint NOT NULL, end_seq bigint NOT NULL);
+  INSERT INTO similar_backfill (next_seq, end_seq) SELECT 0, coalesce(max(seq), 0) FROM entries;`,
+  pending: `SELECT e.seq, e.id, e.author_id, e.title, e.body, e.anchors FROM similar_backfill b CROSS JOIN entries e
+    WHERE e.seq > b.next_seq AND e.seq <= b.end_seq AND e.superseded_by IS NULL ORDER BY e.seq LIMIT ?`,
+  done: 'UPDATE similar_backfill SET next_seq = ? WHERE next_seq < ?',
+}
+
+export function backfillFromRow(r: Record<string, unknown>): BackfillEntry {
+  return {
+    seq: Number(r.seq),
+    id: String(r.id),
+    authorId: String(r.author_id),
+    title: String(r.title),
+    body: String(r.body),
+    anchors: JSON.parse(String(r.anchors)) as BackfillEntry['anchors'],
+  }
 }
 
 export function similarArgs(p: SimilarPair, at: string): unknown[] {

@@ -9,6 +9,8 @@ import {
   historyArgs,
   historyByEntry,
   historyFromRow,
+  BACKFILL_SQL,
+  backfillFromRow,
   countSimilarSql,
   countsFromRow,
   hasSimilarSql,
@@ -19,6 +21,7 @@ import {
   similarArgs,
   similarByEntry,
   visibleBranches,
+  type BackfillEntry,
   type HistoryExport,
   type HistoryRow,
   type HistoryStore,
@@ -104,6 +107,14 @@ export class PostgresHistoryStore implements HistoryStore {
       const [row] = await q.query<Row>(numbered(SIMILAR_SQL.dismissedAt), [a, b, b, a])
       return row ? String(row.dismissed_at) : null
     })
+  }
+
+  async backfillPending(limit: number): Promise<BackfillEntry[]> {
+    return (await this.db.query<Row>(numbered(BACKFILL_SQL.pending), [limit])).map(backfillFromRow)
+  }
+
+  async backfillDone(seq: number): Promise<void> {
+    await this.db.run(numbered(BACKFILL_SQL.done), [seq, seq])
   }
 
   async review(filter: ReviewFilter, page: {limit: number; after?: {retrieved: number; id: string}}): Promise<ReviewOutcome> {

@@ -5,6 +5,7 @@
  * COLLATE "C": byte order, as SQLite compares, whatever locale the database was created with.
  */
 
+import {BACKFILL_SQL} from './history-store.js'
 import {postgresTallyMigration} from './review-tally.js'
 import {shortIdsMigration} from './short-ids.js'
 
@@ -369,4 +370,6 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   shortIdsMigration('STORED', 'COLLATE "C"'),
   // 14: the review queue's counts kept by the writes, as SQLite's step 17 (statement triggers over transition tables).
   postgresTallyMigration(),
+  // 15: the similar-pairs backfill's bounds, as SQLite's step 18.
+  BACKFILL_SQL.table,
 ]

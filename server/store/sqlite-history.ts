@@ -9,6 +9,8 @@ import {
   historyArgs,
   historyByEntry,
   historyFromRow,
+  BACKFILL_SQL,
+  backfillFromRow,
   countSimilarSql,
   countsFromRow,
   hasSimilarSql,
@@ -19,6 +21,7 @@ import {
   similarArgs,
   similarByEntry,
   visibleBranches,
+  type BackfillEntry,
   type HistoryExport,
   type HistoryRow,
   type HistoryStore,
@@ -112,6 +115,15 @@ export class SqliteHistoryStore implements HistoryStore {
         return row ? String(row.dismissed_at) : null
       })
       .immediate()
+  }
+
+  async backfillPending(limit: number): Promise<BackfillEntry[]> {
+    return (this.statements.get(BACKFILL_SQL.pending).all(limit) as Row[]).map(backfillFromRow)
+  }
+
+  async backfillDone(seq: number): Promise<void> {
+    await this.gate.wait()
+    this.statements.get(BACKFILL_SQL.done).run(seq, seq)
   }
 
   async review(filter: ReviewFilter, page: {limit: number; after?: {retrieved: number; id: string}}): Promise<ReviewOutcome> {

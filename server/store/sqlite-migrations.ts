@@ -3,6 +3,7 @@
  * Append new steps, never edit a released one.
  */
 
+import {BACKFILL_SQL} from './history-store.js'
 import {sqliteTallyMigration} from './review-tally.js'
 import {shortIdsMigration} from './short-ids.js'
 
@@ -406,4 +407,7 @@ export const SQLITE_MIGRATIONS: readonly string[] = [
   // 17: the review queue's counts kept by the writes (server/store/review-tally.ts; docs/performance.md, "Review
   // queue"): the tally, its triggers, the indexes of the two timestamps that age; the wide review index goes.
   sqliteTallyMigration(),
+  // 18: the similar-pairs backfill's bounds (docs/search.md, "Similar entries"): the entries there now were written
+  // before kb kept pairs, or may have been; server/services/similar-backfill.ts looks at them after start.
+  BACKFILL_SQL.table,
 ]

@@ -30,7 +30,8 @@ describe('membership migration of an existing store', () => {
     const postgres = old.storeUrl !== undefined
     const step = (postgres ? POSTGRES_MIGRATIONS : SQLITE_MIGRATIONS).findIndex((m) => m.includes('CREATE TABLE project_requests'))
     expect(step).toBeGreaterThan(0)
-    // What came after membership goes too (supersede, the server's secrets, history, the claims' lease, similar pairs, web sessions, short ids, the review tally), so every step from it runs again.
+    // What came after membership goes too (supersede, the server's secrets, history, the claims' lease, similar pairs, web sessions, short ids, the review tally, the similar-pairs backfill), so every step from it runs again.
+    await queryStore(old, 'DROP TABLE similar_backfill')
     if (postgres) for (const f of ['insert', 'update', 'delete']) await queryStore(old, `DROP FUNCTION review_tally_${f} CASCADE`)
     else for (const f of ['insert', 'update', 'delete']) await queryStore(old, `DROP TRIGGER entries_tally_${f}`)
     await queryStore(old, 'DROP TABLE review_tally')

@@ -82,8 +82,9 @@ async function expectFound(d: TestDaemon, ids: string[]): Promise<void> {
 }
 
 /** What the trust, recall, membership, supersede, server secrets and history migrations (SQLite 8–13, PostgreSQL 4–9) added, taken away again: the same SQL in both. */
-/** The review tally (SQLite 17, PostgreSQL 14): its triggers first, which name the columns dropped after. */
+/** The similar-pairs backfill (SQLite 18, PostgreSQL 15) and the review tally (17, 14): its triggers first, which name the columns dropped after. */
 const undoTally = (postgres: boolean): string =>
+  'DROP TABLE similar_backfill; ' +
   (postgres
     ? 'DROP FUNCTION review_tally_insert CASCADE; DROP FUNCTION review_tally_update CASCADE; DROP FUNCTION review_tally_delete CASCADE;'
     : 'DROP TRIGGER entries_tally_insert; DROP TRIGGER entries_tally_update; DROP TRIGGER entries_tally_delete;') +
