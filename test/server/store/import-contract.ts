@@ -8,6 +8,7 @@ import {afterEach, beforeEach, describe, expect, it} from 'vitest'
 import type {EntryRow, PrincipalRecord, Store} from '../../../server/store/store.js'
 import type {ImportOptions, ImportRecord} from '../../../server/store/transfer-store.js'
 import {entryRow} from '../../../bench/entry-row.js'
+import type {Comment} from '../../../src/shared/types.js'
 
 const at = '2026-01-02T03:04:05.000Z'
 
@@ -36,15 +37,15 @@ export function runImportContract(name: string, makeStore: () => Promise<Store>)
       ...o,
     })
 
-    const comment = (id: string, by: PrincipalRecord, body = 'a comment') => ({
+    const comment = (id: string, by: PrincipalRecord, body = 'a comment'): Comment => ({
       id,
       body,
-      type: 'comment' as const,
+      type: 'note',
       author: {id: by.id, name: by.name},
       created_at: at,
     })
 
-    function record(line: number, by: PrincipalRecord, comments: ReturnType<typeof comment>[] = []): ImportRecord {
+    function record(line: number, by: PrincipalRecord, comments: Comment[] = []): ImportRecord {
       const row: EntryRow = entryRow({
         id: randomUUID(),
         title: `line ${line}`,
