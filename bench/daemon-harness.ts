@@ -20,15 +20,15 @@ export interface RunningDaemon {
 
 /**
  * Spawns `kb daemon run` on the directory (port 0, default log level, log to a file), on the PostgreSQL
- * database `storeUrl` if given; resolves once /health answers.
+ * database `storeUrl` if given, from `bin` (another checkout's, for a baseline); resolves once /health answers.
  */
-export async function spawnDaemon(dataDir: string, storeUrl?: string): Promise<RunningDaemon & {startMs: number}> {
+export async function spawnDaemon(dataDir: string, storeUrl?: string, bin = KB_BIN): Promise<RunningDaemon & {startMs: number}> {
   const files = dataFiles(dataDir)
   rmSync(files.daemonJson, {force: true})
   const log = openSync(join(dataDir, 'bench-daemon.log'), 'a')
   const started = performance.now()
   const storeArgs = storeUrl ? ['--store-url', storeUrl] : []
-  const child = spawn(process.execPath, [KB_BIN, 'daemon', 'run', '--port', '0', '--data-dir', dataDir, ...storeArgs], {
+  const child = spawn(process.execPath, [bin, 'daemon', 'run', '--port', '0', '--data-dir', dataDir, ...storeArgs], {
     stdio: ['ignore', 'ignore', log],
   })
   closeSync(log)

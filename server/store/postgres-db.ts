@@ -68,6 +68,14 @@ const NETWORK_MESSAGES = [
   'Client was closed',
 ]
 
+/**
+ * A prepared statement whose result columns changed under it (another daemon migrated the schema): PostgreSQL
+ * refuses to run it on that connection ("cached plan must not change result type").
+ */
+function planChanged(e: unknown): boolean {
+  return (e as {code?: unknown})?.code === '0A000'
+}
+
 /** Whether an error means the database could not serve (so the request may be retried), as opposed to a failed statement. */
 function isUnavailable(e: unknown): boolean {
   const code = (e as {code?: unknown})?.code
@@ -145,7 +153,28 @@ export class PostgresDb implements Queryable {
     // event would end the process.
     this.pool.on('error', onError)
     // Not pool.query: it destroys the connection after any failed statement, a unique violation included.
-    this.direct = queryable((sql, params) => this.withClient((client) => client.query(sql, params)))
+    this.direct = queryable(async (sql, params) => {
+      const name = this.named.get(sql)
+      if (name === undefined) return this.withClient((client) => client.query(sql, params))
+      try {
+        return await this.withClient((client) => client.query({name, text: sql, values: params ?? []}))
+      } catch (e) {
+        // The connection that held the stale plan is gone (withClient); the statement runs once more, unprepared.
+        if (!planChanged(e)) throw e
+        return this.withClient((client) => client.query(sql, params))
+      }
+    })
+  }
+
+  /** PostgreSQL texts run as named statements: each connection parses and plans them once (docs/performance.md). */
+  private readonly named = new Map<string, string>()
+
+  /**
+   * Runs each of `texts` (PostgreSQL's form, as bindPostgres makes it) outside a transaction as a prepared
+   * statement from now on: the reads every request makes. A fixed few, so each connection holds a bounded set.
+   */
+  prepare(texts: readonly string[]): void {
+    for (const text of texts) if (!this.named.has(text)) this.named.set(text, `kb_${this.named.size + 1}`)
   }
 
   query<T = Row>(sql: string, params?: unknown[]): Promise<T[]> {
@@ -173,7 +202,7 @@ export class PostgresDb implements Queryable {
     try {
       return await use(client)
     } catch (e) {
-      if (isUnavailable(e)) broken ??= e as Error
+      if (isUnavailable(e) || planChanged(e)) broken ??= e as Error
       throw mapped(e)
     } finally {
       client.off('error', onError)

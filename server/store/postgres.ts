@@ -22,7 +22,7 @@ import {PostgresHistoryStore, writeHistory} from './postgres-history.js'
 import type {HistoryRow} from './history-store.js'
 import {POSTGRES_MIGRATIONS} from './postgres-migrations.js'
 import {PostgresOAuthStore} from './postgres-oauth.js'
-import {bindPostgres as bind} from './sql/bind.js'
+import {bindPostgres as bind, postgresText} from './sql/bind.js'
 import {POSTGRES} from './sql/dialect.js'
 import {GET_ENTRY, listBranchesSql, listCommentsSql, listEntriesSql} from './sql/entries.js'
 import {API_KEY_SQL, MEMBERSHIP_SQL, PRINCIPAL_SQL, PROJECT_SQL, SECRET_SQL} from './sql/principals.js'
@@ -70,6 +70,8 @@ export async function openPostgresStore(options: PostgresOptions, onError?: (e: 
     await db.close()
     throw e
   }
+  // What every request reads (its key, its principal, an entry and its project's role and settings): prepared.
+  db.prepare([API_KEY_SQL.byHash, PRINCIPAL_SQL.byId, GET_ENTRY, MEMBERSHIP_SQL.role, PROJECT_SQL.byId].map(postgresText))
   return new PostgresStore(db, onError)
 }
 

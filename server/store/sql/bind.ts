@@ -45,6 +45,11 @@ function numberedOf(sql: string): Numbered {
   return n
 }
 
+/** A neutral statement's PostgreSQL text (what bindPostgres sends), for statements prepared by name. */
+export function postgresText(sql: string): string {
+  return numberedOf(sql).text
+}
+
 /**
  * A neutral statement as PostgreSQL's text and values, to spread into `query`/`run`. A placeholder without a
  * value is a mistake of ours, thrown as better-sqlite3 throws it on the other driver.

@@ -9,6 +9,7 @@ import {KbError} from '../../../src/shared/errors.js'
 import {describe, expect, it} from 'vitest'
 import {openPostgresStore, type PostgresStore} from '../../../server/store/postgres.js'
 import {POSTGRES_MIGRATIONS} from '../../../server/store/postgres-migrations.js'
+import {PostgresDb} from '../../../server/store/postgres-db.js'
 import type {ApiKeyRow, EntryRow, PrincipalRecord} from '../../../server/store/store.js'
 import {useCluster} from '../../helpers/postgres.js'
 import {requireSystem} from '../../helpers/system.js'
@@ -45,6 +46,26 @@ system.describe('PostgreSQL driver', () => {
       await client.end()
     }
   }
+
+  it('runs the reads every request makes as prepared statements; a schema changed under one costs a retry, not an error', async () => {
+    const url = await cluster().createDatabase()
+    // One connection: the statements it prepared are the ones pg_prepared_statements lists.
+    const db = new PostgresDb({url, poolSize: 1})
+    try {
+      await db.run('CREATE TABLE t (id integer PRIMARY KEY, a text)')
+      await db.run("INSERT INTO t VALUES (1, 'x')")
+      const text = 'SELECT * FROM t WHERE id = $1'
+      db.prepare([text])
+      expect(await db.query(text, [1])).toEqual([{id: 1, a: 'x'}])
+      expect(await db.query('SELECT statement FROM pg_prepared_statements')).toEqual([{statement: text}])
+      // Another daemon migrates: the prepared plan's columns changed, which PostgreSQL refuses to run (0A000).
+      await sql(url, 'ALTER TABLE t ADD COLUMN b text')
+      expect(await db.query(text, [1])).toEqual([{id: 1, a: 'x', b: null}])
+      expect(await db.query(text, [1])).toEqual([{id: 1, a: 'x', b: null}])
+    } finally {
+      await db.close()
+    }
+  })
 
   describe('migrations', () => {
     it('stores opening together on an empty database migrate it once, to the latest version', async () => {
