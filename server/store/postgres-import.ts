@@ -13,7 +13,7 @@ import {commentFromRow, flagFromRow, type Row} from './rows.js'
 import {bindPostgres as bind, type Params} from './sql/bind.js'
 import {POSTGRES} from './sql/dialect.js'
 import {commentsOfSql, entryWholeSql, IMPORT_SQL as SQL} from './sql/import.js'
-import {MEMBERSHIP_SQL, PROJECT_SQL} from './sql/principals.js'
+import {MEMBER_SQL, PROJECT_SQL} from './sql/principals.js'
 import type {CommentRow, EntryRow, FlagRow, ProjectRow} from './store.js'
 import type {FlagExport} from './transfer-store.js'
 
@@ -48,13 +48,13 @@ export class PostgresImportTx implements ImportTx {
   project = async (id: string): Promise<{name: string; verify_after_days: number} | undefined> =>
     (await this.first(SQL.project, {id})) as {name: string; verify_after_days: number} | undefined
   memberRole = async (projectId: string, principalId: string): Promise<string | undefined> =>
-    (await this.first(MEMBERSHIP_SQL.role, {project_id: projectId, principal_id: principalId}))?.role as string | undefined
+    (await this.first(MEMBER_SQL.role, {project_id: projectId, principal_id: principalId}))?.role as string | undefined
   renameProject = (id: string, name: string): Promise<number> => this.run(PROJECT_SQL.rename, {id, name})
   setVerifyAfterDays = (id: string, days: number): Promise<number> =>
     this.run(PROJECT_SQL.setVerifyAfterDays, {id, verify_after_days: days})
   insertProject = (p: ProjectRow): Promise<number> => this.run(PROJECT_SQL.insert, {...p})
   addMember = async (projectId: string, principalId: string, role: string, at: string): Promise<boolean> =>
-    (await this.run(MEMBERSHIP_SQL.add, {project_id: projectId, principal_id: principalId, role, created_at: at})) > 0
+    (await this.run(MEMBER_SQL.add, {project_id: projectId, principal_id: principalId, role, created_at: at})) > 0
   entry = (id: string): Promise<Row | undefined> =>
     this.first(this.writer ? entryWholeSql(POSTGRES) : entryWholeSql({...POSTGRES, lockEntry: ''}), {id})
   visible = async (id: string, me: string): Promise<boolean> => (await this.first(SQL.entryVisible, {id, me})) !== undefined

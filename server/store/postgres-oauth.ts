@@ -8,31 +8,22 @@ import {LOCKS, type PostgresDb, type Queryable, type Row} from './postgres-db.js
 import {bindPostgres as bind} from './sql/bind.js'
 import {POSTGRES} from './sql/dialect.js'
 import {GRANT_BY_ID, GRANTS_LIVE, grantStateSql, OAUTH_SQL as SQL, OAUTH_SWEEP} from './sql/oauth.js'
-import type {
-  OAuthClientRow,
-  OAuthCodeRow,
-  OAuthGrantRow,
-  OAuthGrantState,
-  OAuthPurgeCutoffs,
-  OAuthRequestRow,
-  OAuthStore,
-  OAuthTokenRow,
-} from './oauth-store.js'
+import type * as O from './oauth-store.js'
 
 const GRANT_STATE = grantStateSql(POSTGRES)
 
-export class PostgresOAuthStore implements OAuthStore {
+export class PostgresOAuthStore implements O.OAuthStore {
   constructor(private readonly db: PostgresDb) {}
 
   // ---- clients ----
 
-  async insertClient(c: OAuthClientRow): Promise<void> {
+  async insertClient(c: O.OAuthClientRow): Promise<void> {
     await this.db.run(...bind(SQL.insertClient, {...c, metadata: JSON.stringify(c.metadata)}))
   }
 
-  async getClient(id: string): Promise<OAuthClientRow | null> {
+  async getClient(id: string): Promise<O.OAuthClientRow | null> {
     const [row] = await this.db.query<Row>(...bind(SQL.client, {id}))
-    return row ? {...(row as unknown as OAuthClientRow), metadata: JSON.parse(row.metadata as string)} : null
+    return row ? {...(row as unknown as O.OAuthClientRow), metadata: JSON.parse(row.metadata as string)} : null
   }
 
   async touchClient(id: string, at: string): Promise<void> {
@@ -41,12 +32,12 @@ export class PostgresOAuthStore implements OAuthStore {
 
   // ---- pending consent requests ----
 
-  async insertRequest(r: OAuthRequestRow): Promise<void> {
+  async insertRequest(r: O.OAuthRequestRow): Promise<void> {
     await this.db.run(...bind(SQL.insertRequest, {...r}))
   }
 
-  async getRequest(id: string): Promise<OAuthRequestRow | null> {
-    return (await this.db.query<OAuthRequestRow>(...bind(SQL.request, {id})))[0] ?? null
+  async getRequest(id: string): Promise<O.OAuthRequestRow | null> {
+    return (await this.db.query<O.OAuthRequestRow>(...bind(SQL.request, {id})))[0] ?? null
   }
 
   async addRequestAttempt(id: string): Promise<number> {
@@ -60,15 +51,15 @@ export class PostgresOAuthStore implements OAuthStore {
 
   // ---- codes ----
 
-  async insertCode(c: OAuthCodeRow): Promise<void> {
+  async insertCode(c: O.OAuthCodeRow): Promise<void> {
     await this.db.run(...bind(SQL.insertCode, {...c}))
   }
 
-  async findCode(hash: string): Promise<OAuthCodeRow | null> {
-    return (await this.db.query<OAuthCodeRow>(...bind(SQL.code, {hash})))[0] ?? null
+  async findCode(hash: string): Promise<O.OAuthCodeRow | null> {
+    return (await this.db.query<O.OAuthCodeRow>(...bind(SQL.code, {hash})))[0] ?? null
   }
 
-  async exchangeCode(hash: string, at: string, tokens: OAuthTokenRow[]): Promise<boolean> {
+  async exchangeCode(hash: string, at: string, tokens: O.OAuthTokenRow[]): Promise<boolean> {
     return this.db.tx(async (q) => {
       if ((await q.run(...bind(SQL.useCode, {at, hash}))) !== 1) return false
       await insertTokens(q, tokens)
@@ -78,11 +69,11 @@ export class PostgresOAuthStore implements OAuthStore {
 
   // ---- tokens ----
 
-  async findToken(hash: string): Promise<OAuthTokenRow | null> {
-    return (await this.db.query<OAuthTokenRow>(...bind(SQL.token, {hash})))[0] ?? null
+  async findToken(hash: string): Promise<O.OAuthTokenRow | null> {
+    return (await this.db.query<O.OAuthTokenRow>(...bind(SQL.token, {hash})))[0] ?? null
   }
 
-  async rotateRefreshToken(hash: string, at: string, tokens: OAuthTokenRow[]): Promise<boolean> {
+  async rotateRefreshToken(hash: string, at: string, tokens: O.OAuthTokenRow[]): Promise<boolean> {
     return this.db.tx(async (q) => {
       if ((await q.run(...bind(SQL.useRefreshToken, {at, hash}))) !== 1) return false
       await insertTokens(q, tokens)
@@ -92,16 +83,16 @@ export class PostgresOAuthStore implements OAuthStore {
 
   // ---- grants ----
 
-  async insertGrant(g: OAuthGrantRow): Promise<void> {
+  async insertGrant(g: O.OAuthGrantRow): Promise<void> {
     await this.db.run(...bind(SQL.insertGrant, {...g}))
   }
 
-  async getGrant(id: string): Promise<OAuthGrantState | null> {
-    return (await this.db.query<OAuthGrantState>(...bind(`${GRANT_STATE} ${GRANT_BY_ID}`, {id})))[0] ?? null
+  async getGrant(id: string): Promise<O.OAuthGrantState | null> {
+    return (await this.db.query<O.OAuthGrantState>(...bind(`${GRANT_STATE} ${GRANT_BY_ID}`, {id})))[0] ?? null
   }
 
-  async listGrants(principalId: string, now: string): Promise<OAuthGrantState[]> {
-    return this.db.query<OAuthGrantState>(...bind(`${GRANT_STATE} ${GRANTS_LIVE}`, {principal_id: principalId, now}))
+  async listGrants(principalId: string, now: string): Promise<O.OAuthGrantState[]> {
+    return this.db.query<O.OAuthGrantState>(...bind(`${GRANT_STATE} ${GRANTS_LIVE}`, {principal_id: principalId, now}))
   }
 
   async touchGrant(id: string, at: string): Promise<void> {
@@ -120,7 +111,7 @@ export class PostgresOAuthStore implements OAuthStore {
   }
 
   /** One daemon sweeps at a time (a try-lock: the others skip, finding it taken), so sweeps never wait on each other. */
-  async purgeExpired(c: OAuthPurgeCutoffs): Promise<number> {
+  async purgeExpired(c: O.OAuthPurgeCutoffs): Promise<number> {
     return this.db.tx(async (q) => {
       const [lock] = await q.query<{got: boolean}>('SELECT pg_try_advisory_xact_lock($1) AS got', [LOCKS.sweep])
       if (!lock?.got) return 0
@@ -131,6 +122,6 @@ export class PostgresOAuthStore implements OAuthStore {
   }
 }
 
-async function insertTokens(q: Queryable, tokens: OAuthTokenRow[]): Promise<void> {
+async function insertTokens(q: Queryable, tokens: O.OAuthTokenRow[]): Promise<void> {
   for (const t of tokens) await q.run(...bind(SQL.insertToken, {...t}))
 }

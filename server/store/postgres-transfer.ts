@@ -15,31 +15,22 @@ import {POSTGRES} from './sql/dialect.js'
 import {countExportSql, EXPORT_MEMBERS, exportCommentsSql, exportEntriesSql, exportFlagsSql, exportProjectsSql} from './sql/transfer.js'
 import {cutAtChars, exportPage, type ImportedEntry, projectExportFromRow} from './rows.js'
 import type {Viewer} from './store.js'
-import type {
-  EntryExport,
-  ExportFilter,
-  ImportOptions,
-  ImportOutcome,
-  ImportRecord,
-  ProjectExport,
-  StoreSnapshot,
-  TransferStore,
-} from './transfer-store.js'
+import type * as T from './transfer-store.js'
 
 /** The statement limit inside an import, whose counter updates cover every entry it writes (docs/team-server.md). */
 const IMPORT_STATEMENT_TIMEOUT = '10min'
 /** Thrown inside the import transaction to roll it back (dry runs, rejected lines). */
 class Rollback extends Error {}
 
-export class PostgresTransferStore implements TransferStore {
+export class PostgresTransferStore implements T.TransferStore {
   constructor(
     private readonly db: PostgresDb,
     private readonly entries: PostgresEntryWriter,
   ) {}
 
-  async exportProjects(viewer: Viewer | null, filter: ExportFilter, page: {limit: number; after?: string}): Promise<ProjectExport[]> {
+  async exportProjects(viewer: Viewer | null, filter: T.ExportFilter, page: {limit: number; after?: string}): Promise<T.ProjectExport[]> {
     const {sql, params} = exportProjectsSql(viewer, filter, page)
-    const out: ProjectExport[] = []
+    const out: T.ProjectExport[] = []
     for (const r of await this.db.query(...bind(sql, params))) {
       const project = projectExportFromRow(r)
       // Who else is a member is the owner's to know; another principal's export names only the creator.
@@ -49,16 +40,16 @@ export class PostgresTransferStore implements TransferStore {
     return out
   }
 
-  async countExportEntries(viewer: Viewer | null, filter: ExportFilter): Promise<number> {
+  async countExportEntries(viewer: Viewer | null, filter: T.ExportFilter): Promise<number> {
     const {sql, params} = countExportSql(viewer, filter)
     return (await this.db.query<{n: number}>(...bind(sql, params)))[0]!.n
   }
 
   async exportEntries(
     viewer: Viewer | null,
-    filter: ExportFilter,
+    filter: T.ExportFilter,
     page: {limit: number; after?: number; maxChars?: number},
-  ): Promise<{entries: EntryExport[]; next?: number}> {
+  ): Promise<{entries: T.EntryExport[]; next?: number}> {
     const {sql, params} = exportEntriesSql(viewer, filter, page)
     const cut = cutAtChars(await this.db.query(...bind(sql, params)), page)
     const [comments, flags, history] = [
@@ -77,7 +68,7 @@ export class PostgresTransferStore implements TransferStore {
    * (SQLSTATE class 23) aborts a PostgreSQL transaction, so it is reported as its line's rejection and ends
    * the reading there; every other rejection is found and listed, as on SQLite.
    */
-  async applyImport(records: Iterable<ImportRecord>, options: ImportOptions): Promise<ImportOutcome> {
+  async applyImport(records: Iterable<T.ImportRecord>, options: T.ImportOptions): Promise<T.ImportOutcome> {
     const tally = new ImportTally()
     try {
       await this.db.tx(async (q) => {
@@ -104,11 +95,11 @@ export class PostgresTransferStore implements TransferStore {
     return tally.outcome
   }
 
-  async storedAsIs(e: ImportedEntry, importer: ImportOptions['importer']): Promise<boolean> {
+  async storedAsIs(e: ImportedEntry, importer: T.ImportOptions['importer']): Promise<boolean> {
     return runAsync(storedAsIs(new PostgresImportTx(this.db, null), e, importer))
   }
 
-  async snapshot(): Promise<StoreSnapshot> {
+  async snapshot(): Promise<T.StoreSnapshot> {
     throw new KbError(
       'conflict',
       'this server keeps its data in PostgreSQL, which `kb backup` does not copy; back it up with pg_dump or a base backup (docs/team-server.md, "Backups")',

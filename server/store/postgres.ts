@@ -24,34 +24,13 @@ import {POSTGRES_MIGRATIONS} from './postgres-migrations.js'
 import {PostgresOAuthStore} from './postgres-oauth.js'
 import {bindPostgres as bind, postgresText} from './sql/bind.js'
 import {POSTGRES} from './sql/dialect.js'
-import {GET_ENTRY, listBranchesSql, listCommentsSql, listEntriesSql} from './sql/entries.js'
-import {API_KEY_SQL, MEMBERSHIP_SQL, PRINCIPAL_SQL, PROJECT_SQL, SECRET_SQL} from './sql/principals.js'
+import {COMMENT_SQL, entryVersionSql, GET_ENTRY, listBranchesSql, listCommentsSql, listEntriesSql} from './sql/entries.js'
+import {API_KEY_SQL, MEMBER_SQL, PRINCIPAL_SQL, PROJECT_SQL, SECRET_SQL} from './sql/principals.js'
 import {branchFromRow, commentFromRow, entryFromRow} from './rows.js'
 import {PostgresTransferStore} from './postgres-transfer.js'
 import {PostgresTrustWriter} from './postgres-trust.js'
 import type {OAuthStore} from './oauth-store.js'
-import type {
-  ApiKeyRow,
-  CommentPage,
-  CommentRow,
-  EntryChanges,
-  EntryFilter,
-  EntryRow,
-  FlagRow,
-  ListPage,
-  PrincipalRecord,
-  ProjectRow,
-  ProjectSettings,
-  SearchOptions,
-  SearchOutcome,
-  Store,
-  TrustChange,
-  UpdateOptions,
-  UpdateOutcome,
-  UpdatesOutcome,
-  UpdateStep,
-  Viewer,
-} from './store.js'
+import type * as S from './store.js'
 import {StepFailed} from './store.js'
 import type {TransferStore} from './transfer-store.js'
 
@@ -75,7 +54,7 @@ export async function openPostgresStore(options: PostgresOptions, onError?: (e: 
   return new PostgresStore(db, onError)
 }
 
-export class PostgresStore implements Store {
+export class PostgresStore implements S.Store {
   readonly driver = 'postgres'
   readonly oauth: OAuthStore
   readonly transfer: TransferStore
@@ -88,7 +67,7 @@ export class PostgresStore implements Store {
   private readonly entries = new PostgresEntryWriter()
   private readonly trust = new PostgresTrustWriter()
   private readonly search: SearchEngine
-  private readonly principals = new Map<string, PrincipalRecord>()
+  private readonly principals = new Map<string, S.PrincipalRecord>()
 
   private readonly lease: PostgresLease
 
@@ -123,12 +102,12 @@ export class PostgresStore implements Store {
     return (await this.db.query<{n: number}>(PRINCIPAL_SQL.count))[0]!.n
   }
 
-  async insertPrincipal(p: PrincipalRecord): Promise<void> {
+  async insertPrincipal(p: S.PrincipalRecord): Promise<void> {
     await this.db.run(...bind(PRINCIPAL_SQL.insert, {...p}))
   }
 
   /** Under a transaction-scoped advisory lock, so two daemons starting on an empty database cannot both see it empty. */
-  async bootstrapOwner(owner: PrincipalRecord, key: ApiKeyRow): Promise<boolean> {
+  async bootstrapOwner(owner: S.PrincipalRecord, key: S.ApiKeyRow): Promise<boolean> {
     return this.db.tx(async (q) => {
       await q.run('SELECT pg_advisory_xact_lock($1)', [LOCKS.bootstrap])
       if ((await q.query('SELECT 1 FROM principals LIMIT 1')).length > 0) return false
@@ -148,10 +127,10 @@ export class PostgresStore implements Store {
     return (await this.db.query<{value: string}>(...bind(SECRET_SQL.get, {name})))[0]!.value
   }
 
-  async getPrincipal(id: string): Promise<PrincipalRecord | null> {
+  async getPrincipal(id: string): Promise<S.PrincipalRecord | null> {
     const known = this.principals.get(id)
     if (known) return {...known}
-    const row = (await this.db.query<PrincipalRecord>(...bind(PRINCIPAL_SQL.byId, {id})))[0] ?? null
+    const row = (await this.db.query<S.PrincipalRecord>(...bind(PRINCIPAL_SQL.byId, {id})))[0] ?? null
     if (row) {
       if (this.principals.size >= PRINCIPALS_REMEMBERED) this.principals.clear()
       this.principals.set(id, row)
@@ -159,22 +138,22 @@ export class PostgresStore implements Store {
     return row && {...row}
   }
 
-  async getPrincipalByName(name: string): Promise<PrincipalRecord | null> {
-    return (await this.db.query<PrincipalRecord>(...bind(PRINCIPAL_SQL.byName, {name})))[0] ?? null
+  async getPrincipalByName(name: string): Promise<S.PrincipalRecord | null> {
+    return (await this.db.query<S.PrincipalRecord>(...bind(PRINCIPAL_SQL.byName, {name})))[0] ?? null
   }
 
   // ---- API keys ----
 
-  async insertApiKey(k: ApiKeyRow): Promise<void> {
+  async insertApiKey(k: S.ApiKeyRow): Promise<void> {
     await this.db.run(...bind(API_KEY_SQL.insert, {...k}))
   }
 
-  async findApiKeyByHash(hash: string): Promise<ApiKeyRow | null> {
-    return (await this.db.query<ApiKeyRow>(...bind(API_KEY_SQL.byHash, {hash})))[0] ?? null
+  async findApiKeyByHash(hash: string): Promise<S.ApiKeyRow | null> {
+    return (await this.db.query<S.ApiKeyRow>(...bind(API_KEY_SQL.byHash, {hash})))[0] ?? null
   }
 
-  async listApiKeys(principalId: string): Promise<ApiKeyRow[]> {
-    return this.db.query<ApiKeyRow>(...bind(API_KEY_SQL.live, {principal_id: principalId}))
+  async listApiKeys(principalId: string): Promise<S.ApiKeyRow[]> {
+    return this.db.query<S.ApiKeyRow>(...bind(API_KEY_SQL.live, {principal_id: principalId}))
   }
 
   async revokeApiKey(id: string, principalId: string, at: string): Promise<boolean> {
@@ -183,25 +162,25 @@ export class PostgresStore implements Store {
 
   /** Only ever moves last_used_at forward: daemons touching the same key at once leave the latest time, whatever order they commit in. */
   async touchApiKey(id: string, at: string): Promise<void> {
-    await this.db.run('UPDATE api_keys SET last_used_at = $1 WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)', [at, id])
+    await this.db.run(...bind(API_KEY_SQL.touch, {at, id}))
   }
 
   // ---- projects ----
 
-  async getProject(id: string): Promise<ProjectRow | null> {
-    return (await this.db.query<ProjectRow>(...bind(PROJECT_SQL.byId, {id})))[0] ?? null
+  async getProject(id: string): Promise<S.ProjectRow | null> {
+    return (await this.db.query<S.ProjectRow>(...bind(PROJECT_SQL.byId, {id})))[0] ?? null
   }
 
-  async getProjectByRemote(remote: string): Promise<ProjectRow | null> {
-    return (await this.db.query<ProjectRow>(...bind(PROJECT_SQL.byRemote, {remote})))[0] ?? null
+  async getProjectByRemote(remote: string): Promise<S.ProjectRow | null> {
+    return (await this.db.query<S.ProjectRow>(...bind(PROJECT_SQL.byRemote, {remote})))[0] ?? null
   }
 
   /** The remote's uniqueness decides between two daemons creating the same project: one inserts, the other finds it. */
-  async createProject(project: ProjectRow): Promise<{project: ProjectRow; created: boolean}> {
+  async createProject(project: S.ProjectRow): Promise<{project: S.ProjectRow; created: boolean}> {
     return this.db.tx(async (q) => {
       const inserted = await q.run(...bind(`${PROJECT_SQL.insert} ON CONFLICT (remote) DO NOTHING`, {...project}))
       if (inserted === 0) {
-        const [existing] = await q.query<ProjectRow>(...bind(PROJECT_SQL.byRemote, {...project}))
+        const [existing] = await q.query<S.ProjectRow>(...bind(PROJECT_SQL.byRemote, {...project}))
         return {project: existing!, created: false}
       }
       await q.run(...bind(PROJECT_SQL.addCreator, {...project}))
@@ -209,24 +188,24 @@ export class PostgresStore implements Store {
     })
   }
 
-  async updateProject(id: string, settings: ProjectSettings): Promise<ProjectRow | null> {
+  async updateProject(id: string, settings: S.ProjectSettings): Promise<S.ProjectRow | null> {
     if (settings.verify_after_days !== undefined)
       await this.db.run(...bind(PROJECT_SQL.setVerifyAfterDays, {verify_after_days: settings.verify_after_days, id}))
     return this.getProject(id)
   }
 
   async addMember(projectId: string, principalId: string, role: ProjectRole, at: string): Promise<void> {
-    await this.db.run(...bind(MEMBERSHIP_SQL.add, {project_id: projectId, principal_id: principalId, role, created_at: at}))
+    await this.db.run(...bind(MEMBER_SQL.add, {project_id: projectId, principal_id: principalId, role, created_at: at}))
   }
 
   async getMemberRole(projectId: string, principalId: string): Promise<ProjectRole | null> {
     return (
-      (await this.db.query<{role: ProjectRole}>(...bind(MEMBERSHIP_SQL.role, {project_id: projectId, principal_id: principalId})))[0]
-        ?.role ?? null
+      (await this.db.query<{role: ProjectRole}>(...bind(MEMBER_SQL.role, {project_id: projectId, principal_id: principalId})))[0]?.role ??
+      null
     )
   }
 
-  async listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<ProjectRow & {role: ProjectRole}>> {
+  async listProjects(principalId: string, page: {limit: number; after?: string}): Promise<Array<S.ProjectRow & {role: ProjectRole}>> {
     return this.db.query(...bind(PROJECT_SQL.listMine, {principal_id: principalId, after: page.after ?? '', limit: page.limit}))
   }
 
@@ -242,7 +221,7 @@ export class PostgresStore implements Store {
     })
   }
 
-  async insertEntry(e: EntryRow, comments: CommentRow[] = [], history?: HistoryRow[]): Promise<void> {
+  async insertEntry(e: S.EntryRow, comments: S.CommentRow[] = [], history?: HistoryRow[]): Promise<void> {
     await this.write(async (q, delta) => {
       const seq = await this.entries.insert(q, {...e, comment_count: e.comment_count + comments.length}, delta)
       for (const c of comments) await this.entries.insertComment(q, seq, c)
@@ -250,19 +229,19 @@ export class PostgresStore implements Store {
     })
   }
 
-  async getEntry(id: string): Promise<EntryRow | null> {
+  async getEntry(id: string): Promise<S.EntryRow | null> {
     return getEntry(this.db, id)
   }
 
   /** The row is locked (FOR UPDATE) before its version is compared, so of two writers expecting one version only the first succeeds. */
-  async updateEntry(id: string, changes: EntryChanges, options: UpdateOptions): Promise<UpdateOutcome> {
+  async updateEntry(id: string, changes: S.EntryChanges, options: S.UpdateOptions): Promise<S.UpdateOutcome> {
     return this.write((q, delta) => this.updateIn(q, delta, id, changes, options))
   }
 
-  async updateEntries(steps: UpdateStep[]): Promise<UpdatesOutcome> {
+  async updateEntries(steps: S.UpdateStep[]): Promise<S.UpdatesOutcome> {
     try {
-      return await this.write(async (q, delta): Promise<UpdatesOutcome> => {
-        const entries: EntryRow[] = []
+      return await this.write(async (q, delta): Promise<S.UpdatesOutcome> => {
+        const entries: S.EntryRow[] = []
         for (const s of steps) {
           const o = await this.updateIn(q, delta, s.id, s.changes, s.options)
           // Thrown to roll back what the steps before wrote; answered below.
@@ -282,27 +261,25 @@ export class PostgresStore implements Store {
     q: Queryable,
     delta: IndexDelta,
     id: string,
-    changes: EntryChanges,
-    options: UpdateOptions,
-  ): Promise<UpdateOutcome> {
-    const [current] = await q.query<{seq: number; version: number}>('SELECT seq, version FROM entries WHERE id = $1 FOR UPDATE', [id])
+    changes: S.EntryChanges,
+    options: S.UpdateOptions,
+  ): Promise<S.UpdateOutcome> {
+    const [current] = await q.query<{seq: number; version: number}>(...bind(entryVersionSql(POSTGRES), {id}))
     if (!current) return {ok: false, reason: 'missing'}
     if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) return {ok: false, reason: 'stale'}
     await this.entries.update(q, current.seq, changes, options.at, delta)
     if (options.closeFlags) await this.trust.closeFlags(q, current.seq, id)
     await this.trust.countCorrections(q, current.seq, options.comments ?? [])
-    for (const c of options.commentBodies ?? [])
-      await q.run('UPDATE comments SET body = $1 WHERE id = $2 AND entry_seq = $3', [c.body, c.id, current.seq])
+    for (const c of options.commentBodies ?? []) await q.run(...bind(COMMENT_SQL.setBody, {body: c.body, id: c.id, seq: current.seq}))
     for (const c of options.comments ?? []) await this.entries.insertComment(q, current.seq, c)
-    if (options.comments?.length)
-      await q.run('UPDATE entries SET comment_count = comment_count + $1 WHERE seq = $2', [options.comments.length, current.seq])
+    if (options.comments?.length) await q.run(...bind(COMMENT_SQL.countMore, {n: options.comments.length, seq: current.seq}))
     await writeHistory(q, options.history)
     return {ok: true, entry: (await getEntry(q, id))!}
   }
 
-  async updateTrust(id: string, decide: (e: EntryRow) => TrustChange): Promise<{entry: EntryRow; replaced: boolean} | null> {
+  async updateTrust(id: string, decide: (e: S.EntryRow) => S.TrustChange): Promise<{entry: S.EntryRow; replaced: boolean} | null> {
     return this.db.tx(async (q) => {
-      const [row] = await q.query<{seq: number}>('SELECT seq FROM entries WHERE id = $1 FOR UPDATE', [id])
+      const [row] = await q.query<{seq: number}>(...bind(entryVersionSql(POSTGRES), {id}))
       if (!row) return null
       const current = (await getEntry(q, id))!
       const change = decide(current)
@@ -312,7 +289,7 @@ export class PostgresStore implements Store {
     })
   }
 
-  async listFlags(entryId: string): Promise<FlagRow[]> {
+  async listFlags(entryId: string): Promise<S.FlagRow[]> {
     return this.trust.list(this.db, entryId)
   }
 
@@ -320,17 +297,17 @@ export class PostgresStore implements Store {
     return this.write((q, delta) => this.entries.delete(q, id, delta))
   }
 
-  async listEntries(viewer: Viewer, filter: EntryFilter, page: ListPage): Promise<EntryRow[]> {
+  async listEntries(viewer: S.Viewer, filter: S.EntryFilter, page: S.ListPage): Promise<S.EntryRow[]> {
     const {sql, params} = listEntriesSql(POSTGRES, viewer, filter, page)
     const rows = await this.db.query(...bind(sql, params))
     return rows.map(entryFromRow)
   }
 
-  async searchEntries(viewer: Viewer, filter: EntryFilter, options: SearchOptions): Promise<SearchOutcome> {
+  async searchEntries(viewer: S.Viewer, filter: S.EntryFilter, options: S.SearchOptions): Promise<S.SearchOutcome> {
     return this.search.search(viewer, filter, options)
   }
 
-  async listBranches(parentId: string, viewer: Viewer): Promise<Branch[]> {
+  async listBranches(parentId: string, viewer: S.Viewer): Promise<Branch[]> {
     const {sql, params} = listBranchesSql(POSTGRES, viewer, parentId)
     const rows = await this.db.query(...bind(sql, params))
     return rows.map(branchFromRow)
@@ -339,23 +316,21 @@ export class PostgresStore implements Store {
   // ---- comments ----
 
   /** The entry's row is updated (and so locked) first: comments on one entry are counted one at a time. */
-  async addComment(c: CommentRow, history?: HistoryRow[]): Promise<{comment: Comment; entry: EntryRow} | null> {
+  async addComment(c: S.CommentRow, history?: HistoryRow[]): Promise<{comment: Comment; entry: S.EntryRow} | null> {
     return this.db.tx(async (q) => {
       // A comment is no change of the entry's content: its version and updated_at stay (docs/api.md, "Versions").
-      const [entry] = await q.query<{seq: number}>('UPDATE entries SET comment_count = comment_count + 1 WHERE id = $1 RETURNING seq', [
-        c.entry_id,
-      ])
+      const [entry] = await q.query<{seq: number}>(...bind(COMMENT_SQL.count, {id: c.entry_id}))
       if (!entry) return null
       if (!(await this.entries.insertComment(q, entry.seq, c))) throw new Error(`comment ${c.id} exists`)
       await this.trust.countCorrections(q, entry.seq, [c])
       await writeHistory(q, history)
-      const [author] = await q.query<{name: string}>('SELECT name FROM principals WHERE id = $1', [c.author_id])
+      const [author] = await q.query<{name: string}>(...bind(PRINCIPAL_SQL.name, {id: c.author_id}))
       return {comment: commentFromRow({...c, author_name: author!.name}), entry: (await getEntry(q, c.entry_id))!}
     })
   }
 
   /** Ties in created_at (one millisecond) keep the order of writing: `n`, found again from the position's id. */
-  async listComments(entryId: string, page: CommentPage): Promise<Comment[]> {
+  async listComments(entryId: string, page: S.CommentPage): Promise<Comment[]> {
     const {sql, params} = listCommentsSql(POSTGRES, entryId, page)
     const rows = await this.db.query<Row>(...bind(sql, params))
     if (page.newest) rows.reverse()
@@ -363,7 +338,7 @@ export class PostgresStore implements Store {
   }
 }
 
-async function getEntry(q: Queryable, id: string): Promise<EntryRow | null> {
+async function getEntry(q: Queryable, id: string): Promise<S.EntryRow | null> {
   const [row] = await q.query(...bind(GET_ENTRY, {id}))
   return row ? entryFromRow(row) : null
 }

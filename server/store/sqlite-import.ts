@@ -19,7 +19,7 @@ import {HISTORY_SQL, historyArgs, type HistoryExport} from './history-store.js'
 import {ImportTally, type ImportTx, runSync, storedAsIs as storedAsIsRule} from './import-rules.js'
 import {SQLITE} from './sql/dialect.js'
 import {commentsOfSql, entryWholeSql, IMPORT_SQL as SQL} from './sql/import.js'
-import {MEMBERSHIP_SQL, PROJECT_SQL} from './sql/principals.js'
+import {MEMBER_SQL, PROJECT_SQL} from './sql/principals.js'
 import type {CommentRow, EntryRow, FlagRow, ProjectRow} from './store.js'
 import type {FlagExport, ImportOptions, ImportOutcome, ImportRecord} from './transfer-store.js'
 
@@ -165,12 +165,12 @@ class SqliteImportTx implements ImportTx {
   project = (id: string): {name: string; verify_after_days: number} | undefined =>
     this.get(SQL.project, {id}) as {name: string; verify_after_days: number} | undefined
   memberRole = (projectId: string, principalId: string): string | undefined =>
-    this.get(MEMBERSHIP_SQL.role, {project_id: projectId, principal_id: principalId})?.role as string | undefined
+    this.get(MEMBER_SQL.role, {project_id: projectId, principal_id: principalId})?.role as string | undefined
   renameProject = (id: string, name: string): number => this.run(PROJECT_SQL.rename, {id, name})
   setVerifyAfterDays = (id: string, days: number): number => this.run(PROJECT_SQL.setVerifyAfterDays, {id, verify_after_days: days})
   insertProject = (p: ProjectRow): number => this.run(PROJECT_SQL.insert, {...p})
   addMember = (projectId: string, principalId: string, role: string, at: string): boolean =>
-    this.run(MEMBERSHIP_SQL.add, {project_id: projectId, principal_id: principalId, role, created_at: at}) > 0
+    this.run(MEMBER_SQL.add, {project_id: projectId, principal_id: principalId, role, created_at: at}) > 0
   entry = (id: string): Row | undefined => this.get(entryWholeSql(SQLITE), {id})
   visible = (id: string, me: string): boolean => this.get(SQL.entryVisible, {id, me}) !== undefined
   commentsOf = (seq: number): Comment[] => (this.statements.get(commentsOfSql(SQLITE)).all({seq}) as Row[]).map(commentFromRow)

@@ -20,8 +20,8 @@ import {SqliteTrustWriter} from './sqlite-trust.js'
 import {SQLITE_MIGRATIONS} from './sqlite-migrations.js'
 import {StatementCache} from './sqlite-rows.js'
 import {SQLITE} from './sql/dialect.js'
-import {GET_ENTRY, listBranchesSql, listCommentsSql, listEntriesSql} from './sql/entries.js'
-import {API_KEY_SQL, MEMBERSHIP_SQL, PRINCIPAL_SQL, PROJECT_SQL, SECRET_SQL} from './sql/principals.js'
+import {COMMENT_SQL, entryVersionSql, GET_ENTRY, listBranchesSql, listCommentsSql, listEntriesSql} from './sql/entries.js'
+import {API_KEY_SQL, MEMBER_SQL, PRINCIPAL_SQL, PROJECT_SQL, SECRET_SQL} from './sql/principals.js'
 import {branchFromRow, commentFromRow, entryFromRow, trustFromRow, type Row} from './rows.js'
 import {SqliteIdempotencyStore} from './sqlite-idempotency.js'
 import {SqliteRecallStore} from './sqlite-recalls.js'
@@ -268,7 +268,7 @@ export class SqliteStore implements Store {
   async touchApiKey(id: string, at: string): Promise<void> {
     // Bookkeeping only: skipped while an import holds the write lock, done on a later request.
     if (this.gate.busy) return
-    this.stmt('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id)
+    this.stmt(API_KEY_SQL.touch).run({at, id})
   }
 
   // ---- projects ----
@@ -303,11 +303,11 @@ export class SqliteStore implements Store {
 
   async addMember(projectId: string, principalId: string, role: ProjectRole, at: string): Promise<void> {
     await this.gate.wait()
-    this.stmt(MEMBERSHIP_SQL.add).run({project_id: projectId, principal_id: principalId, role, created_at: at})
+    this.stmt(MEMBER_SQL.add).run({project_id: projectId, principal_id: principalId, role, created_at: at})
   }
 
   async getMemberRole(projectId: string, principalId: string): Promise<ProjectRole | null> {
-    const row = this.stmt(MEMBERSHIP_SQL.role).get({project_id: projectId, principal_id: principalId}) as {role: ProjectRole} | undefined
+    const row = this.stmt(MEMBER_SQL.role).get({project_id: projectId, principal_id: principalId}) as {role: ProjectRole} | undefined
     return row?.role ?? null
   }
 
@@ -370,7 +370,7 @@ export class SqliteStore implements Store {
 
   /** One update; the caller holds the transaction. */
   private updateSync(id: string, changes: EntryChanges, options: UpdateOptions): UpdateOutcome {
-    const current = this.stmt('SELECT seq, version FROM entries WHERE id = ?').get(id) as {seq: number; version: number} | undefined
+    const current = this.stmt(entryVersionSql(SQLITE)).get({id}) as {seq: number; version: number} | undefined
     if (!current) return {ok: false, reason: 'missing'}
     if (options.expectedVersion !== undefined && current.version !== options.expectedVersion) {
       return {ok: false, reason: 'stale'}
@@ -378,11 +378,9 @@ export class SqliteStore implements Store {
     this.entries.update(current.seq, changes, options.at)
     if (options.closeFlags) this.trust.closeFlags(current.seq, id)
     this.trust.countCorrections(current.seq, options.comments ?? [])
-    for (const c of options.commentBodies ?? [])
-      this.stmt('UPDATE comments SET body = ? WHERE id = ? AND entry_seq = ?').run(c.body, c.id, current.seq)
+    for (const c of options.commentBodies ?? []) this.stmt(COMMENT_SQL.setBody).run({body: c.body, id: c.id, seq: current.seq})
     for (const c of options.comments ?? []) this.entries.insertComment(current.seq, c)
-    if (options.comments?.length)
-      this.stmt('UPDATE entries SET comment_count = comment_count + ? WHERE seq = ?').run(options.comments.length, current.seq)
+    if (options.comments?.length) this.stmt(COMMENT_SQL.countMore).run({n: options.comments.length, seq: current.seq})
     this.history.write(options.history)
     return {ok: true, entry: this.getEntrySync(id)!}
   }
@@ -397,7 +395,7 @@ export class SqliteStore implements Store {
     await this.gate.wait()
     return this.db
       .transaction(() => {
-        const seq = this.stmt('SELECT seq FROM entries WHERE id = ?').pluck().get(id) as number | undefined
+        const seq = (this.stmt(entryVersionSql(SQLITE)).get({id}) as {seq: number} | undefined)?.seq
         if (seq === undefined) return null
         const current = this.getEntrySync(id)!
         const change = decide(current)
@@ -440,14 +438,13 @@ export class SqliteStore implements Store {
     await this.gate.wait()
     return this.db
       .transaction(() => {
-        const entry = this.stmt('SELECT seq FROM entries WHERE id = ?').get(c.entry_id) as {seq: number} | undefined
+        // A comment is no change of the entry's content: its version and updated_at stay (docs/api.md, "Versions").
+        const entry = this.stmt(COMMENT_SQL.count).get({id: c.entry_id}) as {seq: number} | undefined
         if (!entry) return null
         this.entries.insertComment(entry.seq, c)
-        // A comment is no change of the entry's content: its version and updated_at stay (docs/api.md, "Versions").
-        this.stmt('UPDATE entries SET comment_count = comment_count + 1 WHERE seq = ?').run(entry.seq)
         this.trust.countCorrections(entry.seq, [c])
         this.history.write(history)
-        const author = this.stmt('SELECT name FROM principals WHERE id = ?').get(c.author_id) as {name: string}
+        const author = this.stmt(PRINCIPAL_SQL.name).get({id: c.author_id}) as {name: string}
         return {comment: commentFromRow({...c, author_name: author.name}), entry: this.getEntrySync(c.entry_id)!}
       })
       .immediate()

@@ -97,3 +97,17 @@ export function listCommentsSql(d: Dialect, entryId: string, page: CommentPage):
   }
   return {sql: `${select} ORDER BY ${commentOrder(d)} LIMIT @limit`, params}
 }
+
+/** Entry @id's seq and version, locked for the rest of the transaction where the dialect can (If-Match decides on it). */
+export function entryVersionSql(d: Dialect): string {
+  return `SELECT e.seq, e.version FROM entries e WHERE e.id = @id${d.lockEntry}`
+}
+
+/** Statements of an entry's comments that change the entry's row or a comment's body. */
+export const COMMENT_SQL = {
+  /** A comment is counted on entry @id (locking its row first: comments on one entry are counted one at a time); its seq. */
+  count: 'UPDATE entries SET comment_count = comment_count + 1 WHERE id = @id RETURNING seq',
+  /** @n comments more on entry seq @seq. */
+  countMore: 'UPDATE entries SET comment_count = comment_count + @n WHERE seq = @seq',
+  setBody: 'UPDATE comments SET body = @body WHERE id = @id AND entry_seq = @seq',
+} as const

@@ -10,6 +10,7 @@ export const PRINCIPAL_SQL = {
   insert: 'INSERT INTO principals (id, name, role, created_at) VALUES (@id, @name, @role, @created_at)',
   byId: 'SELECT id, name, role, created_at FROM principals WHERE id = @id',
   byName: 'SELECT id, name, role, created_at FROM principals WHERE name = @name',
+  name: 'SELECT name FROM principals WHERE id = @id',
 } as const
 
 export const API_KEY_SQL = {
@@ -20,6 +21,8 @@ export const API_KEY_SQL = {
   /** The live keys of @principal_id, oldest first. */
   live: 'SELECT * FROM api_keys WHERE principal_id = @principal_id AND revoked_at IS NULL ORDER BY created_at, id',
   revoke: 'UPDATE api_keys SET revoked_at = @at WHERE id = @id AND principal_id = @principal_id AND revoked_at IS NULL',
+  /** Only ever moves last_used_at forward: daemons touching one key at once leave the latest time, whatever order they commit in. */
+  touch: 'UPDATE api_keys SET last_used_at = @at WHERE id = @id AND (last_used_at IS NULL OR last_used_at < @at)',
 } as const
 
 export const SECRET_SQL = {
@@ -43,7 +46,7 @@ export const PROJECT_SQL = {
       WHERE m.principal_id = @principal_id AND p.id > @after ORDER BY p.id LIMIT @limit`,
 } as const
 
-export const MEMBERSHIP_SQL = {
+export const MEMBER_SQL = {
   /** A member is added once: a second add (a maintainer added as a member) changes nothing. */
   add: `INSERT INTO memberships (project_id, principal_id, role, created_at) VALUES (@project_id, @principal_id, @role, @created_at)
     ON CONFLICT DO NOTHING`,
