@@ -6,7 +6,7 @@ import {KbError} from '../src/shared/errors.js'
 import {writeRequests} from '../src/shared/client.js'
 import type {Comment} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {bodyFrom, commentTypeFlag, noQueueFlag} from '../src/cli/flags.js'
+import {bodyFrom, commentTypeFlag, entryIdArg, noQueueFlag} from '../src/cli/flags.js'
 import {green} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
@@ -23,7 +23,7 @@ export default class CommentCmd extends KbCommand<typeof CommentCmd> {
     'git log -1 --format=%B | <%= config.bin %> comment 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
   ]
   static override args = {
-    id: Args.string({description: 'entry id, or a short id: its start or end', required: true}),
+    id: entryIdArg,
     body: Args.string({description: 'the comment text'}),
   }
   static override entryArgs = ['id']

@@ -1,19 +1,20 @@
 /**
  * @module `kb delete <id>`: asks on a terminal unless --yes; off a terminal it never asks and needs --yes.
  */
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
 import {KbCommand} from '../src/cli/base.js'
 import {confirm, interactive} from '../src/cli/input.js'
 import {red} from '../src/cli/output/format.js'
 import {shortId} from '../src/shared/short-id.js'
+import {entryIdArg} from '../src/cli/flags.js'
 
 export default class Delete extends KbCommand<typeof Delete> {
   static override summary = 'Delete a knowledge entry'
   static override description =
     'Its comments go with it; its forks stay. On a terminal it asks first unless --yes; in scripts --yes is required.'
   static override examples = ['<%= config.bin %> delete 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980', '<%= config.bin %> delete "$id" --yes']
-  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override args = {id: entryIdArg}
   static override entryArgs = ['id']
   static override flags = {yes: Flags.boolean({char: 'y', description: 'do not ask', default: false})}
 

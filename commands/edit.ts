@@ -2,13 +2,13 @@
  * @module `kb edit <id>`: change an entry from flags, or in $EDITOR on a terminal; the change is sent
  * with `If-Match`, so an edit never silently overwrites someone else's.
  */
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {KbError} from '../src/shared/errors.js'
 import type {EntryFull} from '../src/shared/types.js'
 import {writeRequests} from '../src/shared/client.js'
 import type {PatchEntryBody} from '../src/shared/schemas.js'
 import {KbCommand} from '../src/cli/base.js'
-import {noQueueFlag, statusFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
+import {entryIdArg, noQueueFlag, statusFlag, tagsFrom, THOUGHT_HELP, thoughtsFrom} from '../src/cli/flags.js'
 import {confirm, editText, interactive, readStdin} from '../src/cli/input.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {patchFor, removes} from '../src/cli/outbox/edit-intent.js'
@@ -32,7 +32,7 @@ export default class Edit extends KbCommand<typeof Edit> {
     '<%= config.bin %> edit 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --add-tag flaky',
     '<%= config.bin %> edit 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980   # opens $EDITOR',
   ]
-  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override args = {id: entryIdArg}
   static override entryArgs = ['id']
   static override flags = {
     title: Flags.string({description: 'new title'}),

@@ -2,14 +2,14 @@
  * @module `kb flag <id> --reason …`: say an entry should not be trusted as it is (stale, incorrect,
  * duplicate, obsolete); `--withdraw` takes your flag back.
  */
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {writeRequests} from '../src/shared/client.js'
 import {FLAG_REASONS} from '../src/shared/contract.js'
 import {KbError} from '../src/shared/errors.js'
 import type {FlagBody} from '../src/shared/schemas.js'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {noQueueFlag} from '../src/cli/flags.js'
+import {entryIdArg, noQueueFlag} from '../src/cli/flags.js'
 import {green, oneLine, yellow} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {shortId} from '../src/shared/short-id.js'
@@ -23,7 +23,7 @@ export default class Flag extends KbCommand<typeof Flag> {
     '<%= config.bin %> flag 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --reason duplicate --duplicate-of 0193a7e2-6d2f-7c4b-8a0f-3e5d6c7b8a91',
     '<%= config.bin %> flag 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --withdraw',
   ]
-  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override args = {id: entryIdArg}
   static override entryArgs = ['id']
   static override entryFlags = ['duplicate-of']
   static override flags = {

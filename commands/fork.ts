@@ -1,11 +1,11 @@
 /**
  * @module `kb fork <id>`: a private copy to work on (a branch of the entry); piped, prints the new id.
  */
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {writeRequests} from '../src/shared/client.js'
 import type {EntryCreated} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {noQueueFlag, scopeFlag} from '../src/cli/flags.js'
+import {entryIdArg, noQueueFlag, scopeFlag} from '../src/cli/flags.js'
 import {isUuid} from '../src/cli/project/project.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
@@ -21,7 +21,7 @@ export default class Fork extends KbCommand<typeof Fork> {
     '<%= config.bin %> fork 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --title "Same crash on Windows"',
     'id=$(<%= config.bin %> fork "$parent")',
   ]
-  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override args = {id: entryIdArg}
   static override entryArgs = ['id']
   static override flags = {
     title: Flags.string({description: 'title of the fork'}),

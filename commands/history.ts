@@ -2,10 +2,9 @@
  * @module `kb history <id>`: every change to an entry, oldest first — when, what, who and through what (docs/cli.md,
  * "Curation").
  */
-import {Args} from '@oclif/core'
 import type {HistoryItem} from '../src/shared/curation-schemas.js'
 import {KbCommand} from '../src/cli/base.js'
-import {noPagerFlag} from '../src/cli/flags.js'
+import {entryIdArg, noPagerFlag} from '../src/cli/flags.js'
 import {historyRows} from '../src/cli/output/curation.js'
 
 export default class History extends KbCommand<typeof History> {
@@ -18,7 +17,7 @@ export default class History extends KbCommand<typeof History> {
     '<%= config.bin %> history 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
     '<%= config.bin %> history 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --json',
   ]
-  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override args = {id: entryIdArg}
   static override entryArgs = ['id']
   static override flags = {'no-pager': noPagerFlag}
   static override pager = true

@@ -2,11 +2,11 @@
  * @module `kb publish <id>`: widen an entry's scope (private → project → global), once its secrets and
  * personal data are redacted or acknowledged (docs/cli.md, "Safe publish"); `--preview` shows what would go.
  */
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {writeRequests} from '../src/shared/client.js'
 import type {EntryFull, PublishPreview} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {noQueueFlag, scopeFlag} from '../src/cli/flags.js'
+import {entryIdArg, noQueueFlag, scopeFlag} from '../src/cli/flags.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {choiceFrom, clearSensitive, renderReport, sensitiveFlags} from '../src/cli/safe-publish.js'
@@ -25,7 +25,7 @@ export default class Publish extends KbCommand<typeof Publish> {
     '<%= config.bin %> publish 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --redact',
     '<%= config.bin %> publish 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --acknowledge 3fa2c1e0b7d4e11f,9b0c2d4e6f8a1c3e',
   ]
-  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override args = {id: entryIdArg}
   static override entryArgs = ['id']
   static override flags = {
     scope: scopeFlag('the scope to publish to (default: the next wider one)'),

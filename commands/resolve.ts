@@ -1,11 +1,11 @@
 /**
  * @module `kb resolve <id>`: mark an entry resolved, with an optional note and source URL.
  */
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {writeRequests} from '../src/shared/client.js'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {noQueueFlag} from '../src/cli/flags.js'
+import {entryIdArg, noQueueFlag} from '../src/cli/flags.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {choiceFrom, clearSensitive, sensitiveFlags} from '../src/cli/safe-publish.js'
@@ -20,7 +20,7 @@ export default class Resolve extends KbCommand<typeof Resolve> {
   static override examples = [
     '<%= config.bin %> resolve 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --note "Fixed by pinning better-sqlite3" --url https://github.com/acme/api/pull/42',
   ]
-  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override args = {id: entryIdArg}
   static override entryArgs = ['id']
   static override flags = {
     note: Flags.string({char: 'n', description: 'how it was resolved'}),

@@ -2,13 +2,13 @@
  * @module `kb show <id>`: one entry at a detail level — for people the full view, with its newest comments and its
  * project's name (docs/cli.md, "kb show ID"); on a terminal, its Markdown rendered (src/cli/render/).
  */
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import type {ApiClient} from '../src/shared/client.js'
 import {KbError} from '../src/shared/errors.js'
 import type {Comment, EntryFull, EntryView} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
 import {DETAIL_DEFAULT, LIMIT_MAX} from '../src/shared/contract.js'
-import {detailFlag, detailOr, noPagerFlag} from '../src/cli/flags.js'
+import {detailFlag, detailOr, entryIdArg, noPagerFlag} from '../src/cli/flags.js'
 import {renderEntry} from '../src/cli/output/format.js'
 import type {Opened} from '../src/cli/web/open.js'
 
@@ -26,7 +26,7 @@ export default class Show extends KbCommand<typeof Show> {
     '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --raw',
     '<%= config.bin %> show 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --web',
   ]
-  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override args = {id: entryIdArg}
   static override entryArgs = ['id']
   static override flags = {
     detail: detailFlag(),

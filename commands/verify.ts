@@ -2,12 +2,12 @@
  * @module `kb verify <id>`: say the entry still holds. In a checkout of its project, its anchors are
  * re-based on the checkout (HEAD and the text as it is now), so they are current again.
  */
-import {Args, Flags} from '@oclif/core'
+import {Flags} from '@oclif/core'
 import {writeRequests} from '../src/shared/client.js'
 import type {VerifyBody} from '../src/shared/schemas.js'
 import type {EntryFull} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {noQueueFlag} from '../src/cli/flags.js'
+import {entryIdArg, noQueueFlag} from '../src/cli/flags.js'
 import {green, oneLine} from '../src/cli/output/format.js'
 import {isQueued, type QueuedWrite} from '../src/cli/outbox/state.js'
 import {shortId} from '../src/shared/short-id.js'
@@ -22,7 +22,7 @@ export default class Verify extends KbCommand<typeof Verify> {
     '<%= config.bin %> verify 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980',
     '<%= config.bin %> verify 0193a7e2-5c1e-7b3a-9f1e-2d4c5b6a7980 --note "still true after the pool rewrite"',
   ]
-  static override args = {id: Args.string({description: 'entry id, or a short id: its start or end', required: true})}
+  static override args = {id: entryIdArg}
   static override entryArgs = ['id']
   static override flags = {
     note: Flags.string({char: 'n', description: 'what you checked (kept as a comment)'}),

@@ -2,7 +2,7 @@
  * @module Flags and inputs several commands share: scope/status/detail options, tags, the thought chain,
  * and where a body comes from (flag, file, stdin, or $EDITOR on a terminal).
  */
-import {Flags, type Interfaces} from '@oclif/core'
+import {Args, Flags, type Interfaces} from '@oclif/core'
 import {readFile} from 'node:fs/promises'
 import {KbError} from '../shared/errors.js'
 import {COMMENT_TYPE_DEFAULT, COMMENT_TYPES, DETAILS, SCOPES, STATUSES, THOUGHT_KIND_DEFAULT, THOUGHT_KINDS} from '../shared/contract.js'
@@ -11,6 +11,9 @@ import {readConfig} from './config/config.js'
 import {editText, interactive, readStdin, stdinPiped} from './input.js'
 
 type OptionFlag<T> = Interfaces.OptionFlag<T>
+
+/** The argument of every command that acts on one entry: a whole id, or a short id (docs/cli.md, "Short ids"). */
+export const entryIdArg = Args.string({description: 'entry id, or a short id: its start or end', required: true})
 
 /** A `--scope` flag with the command's own description. */
 export function scopeFlag(description: string): OptionFlag<Scope | undefined> {
