@@ -50,7 +50,7 @@ export async function openPostgresStore(options: PostgresOptions, onError?: (e: 
     throw e
   }
   // What every request reads (its key, its principal, an entry and its project's role and settings): prepared.
-  db.prepare([API_KEY_SQL.byHash, PRINCIPAL_SQL.byId, GET_ENTRY, MEMBERSHIP_SQL.role, PROJECT_SQL.byId].map(postgresText))
+  db.prepare([API_KEY_SQL.byHash, PRINCIPAL_SQL.byId, GET_ENTRY, MEMBER_SQL.role, PROJECT_SQL.byId].map(postgresText))
   return new PostgresStore(db, onError)
 }
 
