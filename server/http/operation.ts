@@ -5,6 +5,7 @@
  * documentation (summary, responses).
  */
 import {OPERATIONS, type BodyOf, type OperationId, type ParamsOf, type QueryOf, type ResponseOf} from '../../src/shared/operations.js'
+import type {TSchema} from '@sinclair/typebox'
 import {REQUEST_SCHEMAS, type RequestSchemas} from '../../src/shared/request-schemas.js'
 import type {RouteContext, RouteDef} from './route.js'
 
@@ -29,6 +30,16 @@ interface Entry {
   params?: keyof RequestSchemas
   query?: keyof RequestSchemas
   body?: keyof RequestSchemas
+}
+
+/** The operations that take a body. */
+export type BodyOperation = {[K in OperationId]: (typeof OPERATIONS)[K] extends {body: string} ? K : never}[OperationId]
+
+/** The schema the body of `id` is validated with: the web view checks its forms against it too (server/web/actions.ts). */
+export function bodySchema(id: BodyOperation): TSchema {
+  const name = (OPERATIONS[id] as Entry).body
+  if (!name) throw new Error(`${id} takes no body`)
+  return REQUEST_SCHEMAS[name]
 }
 
 /** Declares the route of the operation `id` with its handler and documentation. */

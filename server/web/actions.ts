@@ -8,9 +8,9 @@ import type {TSchema} from '@sinclair/typebox'
 import type {FastifyInstance, FastifyReply} from 'fastify'
 import {UUID_PATTERN} from '../../src/shared/contract.js'
 import {KbError} from '../../src/shared/errors.js'
-import {CommentBody, FlagBody, ForkBody, PublishBody, ResolveBody, SupersedeBody, VerifyBody} from '../../src/shared/schemas.js'
+import type {BodyOf} from '../../src/shared/operations.js'
 import {createValidator} from '../../src/shared/validator.js'
-import type {Scope} from '../../src/shared/types.js'
+import {bodySchema, type BodyOperation} from '../http/operation.js'
 import {fieldErrors} from '../http/problem.js'
 import type {Caller} from '../services/context.js'
 import type {CurationService} from '../services/curation.js'
@@ -32,8 +32,9 @@ export interface ActionServices {
 const ajv = createValidator('json')
 const compiled = new Map<TSchema, ReturnType<typeof ajv.compile>>()
 
-/** A form's fields as the API call's body, refused with the API's 422 when they break its rules. */
-function body<T>(schema: TSchema, fields: Record<string, unknown>): T {
+/** A form's fields as the body of its API operation, refused with the API's 422 when they break its rules. */
+function body<Id extends BodyOperation>(op: Id, fields: Record<string, unknown>): BodyOf<Id> {
+  const schema = bodySchema(op)
   let validate = compiled.get(schema)
   if (!validate) compiled.set(schema, (validate = ajv.compile(schema)))
   const b = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined && v !== ''))
@@ -41,7 +42,7 @@ function body<T>(schema: TSchema, fields: Record<string, unknown>): T {
     const errors = fieldErrors(validate.errors ?? [])
     throw new KbError('validation_failed', errors.map((x) => `${x.path}: ${x.message}`).join('; '), {errors})
   }
-  return b as T
+  return b as BodyOf<Id>
 }
 
 const UUID = new RegExp(UUID_PATTERN)
@@ -97,35 +98,28 @@ export function actionRoutes(scope: FastifyInstance, s: WebServices & ActionServ
     )
   }
   post('comment', async (caller, id, f) => {
-    await s.knowledge.comment(caller, id, body<CommentBody>(CommentBody, {body: f.get('body') ?? '', type: f.get('type') ?? undefined}))
+    await s.knowledge.comment(caller, id, body('addComment', {body: f.get('body') ?? '', type: f.get('type') ?? undefined}))
   })
   post('verify', async (caller, id, f) => {
-    await s.trust.verify(caller, id, body<VerifyBody>(VerifyBody, {note: f.get('note') ?? undefined}))
+    await s.trust.verify(caller, id, body('verifyEntry', {note: f.get('note') ?? undefined}))
   })
   post('flag', async (caller, id, f) => {
-    await s.trust.flag(caller, id, body<FlagBody>(FlagBody, {reason: f.get('reason') ?? undefined, note: f.get('note') ?? undefined}))
+    await s.trust.flag(caller, id, body('flagEntry', {reason: f.get('reason') ?? undefined, note: f.get('note') ?? undefined}))
   })
   post('resolve', async (caller, id, f) => {
-    await s.knowledge.resolve(
-      caller,
-      id,
-      body<ResolveBody>(ResolveBody, {note: f.get('note') ?? undefined, url: f.get('url') ?? undefined}),
-    )
+    await s.knowledge.resolve(caller, id, body('resolveEntry', {note: f.get('note') ?? undefined, url: f.get('url') ?? undefined}))
   })
-  post(
-    'fork',
-    async (caller, id, f) => (await s.knowledge.fork(caller, id, body<ForkBody>(ForkBody, {title: f.get('title') ?? undefined}))).id,
-  )
+  post('fork', async (caller, id, f) => (await s.knowledge.fork(caller, id, body('forkEntry', {title: f.get('title') ?? undefined}))).id)
   post('supersede', async (caller, id, f) => {
     await s.curation.supersede(
       caller,
       id,
-      body<SupersedeBody>(SupersedeBody, {by: (f.get('by') ?? '').trim().toLowerCase(), note: f.get('note') ?? undefined}),
+      body('supersedeEntry', {by: (f.get('by') ?? '').trim().toLowerCase(), note: f.get('note') ?? undefined}),
     )
   })
   post('publish', async (caller, id, f) => {
     const choice = f.get('choice')
-    const input = body<PublishBody>(PublishBody, {
+    const input = body('publishEntry', {
       scope: f.get('scope') ?? undefined,
       ...(choice === 'redact' ? {redact: true} : {}),
       ...(choice === 'acknowledge' ? {acknowledge: f.getAll('acknowledge')} : {}),
@@ -136,7 +130,7 @@ export function actionRoutes(scope: FastifyInstance, s: WebServices & ActionServ
   /** The preview before publishing: the findings and the redaction diff, and the ways on. */
   const showPublish = async (w: WebRequest, id: string, scope: string | null, error?: KbError): Promise<string> => {
     const view = await entryView(s, w.session.caller, id)
-    const wanted = body<PublishBody>(PublishBody, {scope: scope ?? undefined}).scope as Scope | undefined
+    const wanted = body('publishEntry', {scope: scope ?? undefined}).scope
     const preview = await s.publish.preview(w.session.caller, view.entry.id, wanted)
     return publishPage(w.ctx, view.entry, preview, error ? inWords(error) : undefined)
   }
