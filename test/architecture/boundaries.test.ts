@@ -5,57 +5,12 @@
  * - the CLI (`src/cli/`, `commands/`) never imports the daemon, except `kb daemon run`, which is it.
  * - `server/search/` is a leaf: of the rest of the daemon it imports `server/lib/` and the store's types only
  *   (type-only imports, erased at build); each store driver builds its index and hands it to the engine.
- * Imports are read from the sources (static `from`, `import()` and `export … from`), resolved to files.
+ * Imports are read from the sources (imports.ts).
  */
-import {readdirSync, readFileSync, statSync} from 'node:fs'
-import {dirname, join, relative, resolve} from 'node:path'
+import {readdirSync} from 'node:fs'
+import {join} from 'node:path'
 import {describe, expect, it} from 'vitest'
-
-const ROOT = resolve(import.meta.dirname, '..', '..')
-const SPEC = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"](\.{1,2}\/[^'"]+)['"]/g
-
-function sources(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(join(ROOT, dir))) {
-    const path = join(dir, name)
-    if (statSync(join(ROOT, path)).isDirectory()) out.push(...sources(path))
-    else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) out.push(path)
-  }
-  return out
-}
-
-/** Every relative import of `file`, as a path from the repository root. */
-function importsOf(file: string): string[] {
-  const text = readFileSync(join(ROOT, file), 'utf8')
-  return [...text.matchAll(SPEC)].map((m) => relative(ROOT, resolve(ROOT, dirname(file), m[1]!)))
-}
-
-/** A static import or re-export with what it names, so a type-only one can be told apart. */
-const STATEMENT = /\b(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"](\.{1,2}\/[^'"]+)['"]/g
-
-/** Type-only: `import type …`, `export type …`, or braces whose every name is marked `type`. */
-function typeOnly(keyword: string | undefined, names: string): boolean {
-  if (keyword) return true
-  const braces = /^\{([^}]*)\}$/.exec(names.trim())
-  if (!braces) return false
-  const parts = braces[1]!
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)
-  return parts.length > 0 && parts.every((p) => p.startsWith('type '))
-}
-
-/** The relative imports of `file` that load code at run time (every import that is not type-only). */
-function valueImportsOf(file: string): string[] {
-  const text = readFileSync(join(ROOT, file), 'utf8')
-  const typeTargets = [...text.matchAll(STATEMENT)]
-    .filter((m) => typeOnly(m[2], m[3]!))
-    .map((m) => relative(ROOT, resolve(ROOT, dirname(file), m[4]!)))
-  const all = importsOf(file)
-  // A module imported both ways still loads: drop one type-only occurrence per type-only statement.
-  for (const t of typeTargets) all.splice(all.indexOf(t), 1)
-  return all
-}
+import {importsOf, ROOT, sources, typeOnly, valueImportsOf} from './imports.js'
 
 function violations(from: string[], forbidden: (target: string) => boolean, allow: (file: string) => boolean = () => false): string[] {
   return from
