@@ -9,7 +9,7 @@ import {summarize} from '../../src/shared/summary.js'
 import {indexEntry, type IndexedEntry} from '../search/tsvector.js'
 import {headOf, reversed} from '../search/vocabulary.js'
 import type {Queryable} from './postgres-db.js'
-import {trustToDb} from './rows.js'
+import {encodeColumn, trustToDb} from './rows.js'
 import type {CommentRow, EntryChanges, EntryRow} from './store.js'
 import {numbered} from './postgres-rows.js'
 import {lengthNeeded, SHORT_ID_SQL, tailOf} from './short-ids.js'
@@ -149,13 +149,6 @@ function toDb(e: EntryRow): unknown[] {
     e.retrieved ?? 0,
     e.last_retrieved_at ?? null,
   ]
-}
-
-/** One changed field as its column stores it. */
-function encodeColumn(key: string, value: unknown): unknown {
-  if (key === 'tags' || key === 'thought_chain' || key === 'anchors') return JSON.stringify(value)
-  if (key === 'resolution') return value === null ? null : JSON.stringify(value)
-  return value
 }
 
 /** The version of the index terms an entry's `search` holds (migration 3); older ones are indexed again by reindexStale. */

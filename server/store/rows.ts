@@ -54,6 +54,13 @@ export function trustFromRow(...c: unknown[]): TrustColumns {
   }
 }
 
+/** One changed field as its column stores it (JSON text for the structured ones). */
+export function encodeColumn(key: string, value: unknown): unknown {
+  if (key === 'tags' || key === 'thought_chain' || key === 'anchors') return JSON.stringify(value)
+  if (key === 'resolution') return value === null ? null : JSON.stringify(value)
+  return value
+}
+
 /** The trust fields as their columns store them (JSON text for the structured ones). */
 export function trustToDb(e: TrustColumns): Row {
   return {

@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3'
 import {indexText, tagsText} from '../search/tokenizer.js'
 import {headOf, reversed, vocabularyTerms} from '../search/vocabulary.js'
 import type {StatementCache} from './sqlite-rows.js'
-import {trustToDb, type Row} from './rows.js'
+import {encodeColumn, type Row, trustToDb} from './rows.js'
 import type {CommentRow, EntryChanges, EntryRow} from './store.js'
 import {lengthNeeded, SHORT_ID_SQL, tailOf} from './short-ids.js'
 import {SHORT_ID_MIN} from '../../src/shared/contract.js'
@@ -56,13 +56,6 @@ function toDb(e: EntryRow): Row {
     retrieved: e.retrieved ?? 0,
     last_retrieved_at: e.last_retrieved_at ?? null,
   }
-}
-
-/** One changed field as its column stores it. */
-function encodeColumn(key: string, value: unknown): unknown {
-  if (key === 'tags' || key === 'thought_chain' || key === 'anchors') return JSON.stringify(value)
-  if (key === 'resolution') return value === null ? null : JSON.stringify(value)
-  return value
 }
 
 /** The searchable texts of an entry. */
