@@ -3,6 +3,7 @@
  * that names the fix, like every other kb error — with the command it most likely meant (`kb serch` → `kb search`).
  */
 import type {Hook} from '@oclif/core'
+import {ERROR_CODES} from '../shared/errors.js'
 import {closest} from './did-you-mean.js'
 
 const hook: Hook<'command_not_found'> = async function (opts) {
@@ -16,7 +17,7 @@ const hook: Hook<'command_not_found'> = async function (opts) {
   const guess = closest(typed, known)
   const hint = guess ? `did you mean \`kb ${guess}\`? (\`kb help\` lists the commands)` : 'see `kb help` for the commands'
   process.stderr.write(`kb: unknown command "${typed}"; ${hint}\n`)
-  process.exit(2)
+  process.exit(ERROR_CODES.usage.exit)
 }
 
 export default hook
