@@ -116,15 +116,11 @@ export async function loadEntries(
     const writer = new SqliteEntryWriter(new StatementCache(store.db))
     // Each distinct term goes to search_vocab once (INSERT OR IGNORE of a term it holds changes nothing): at a
     // million entries the hundred inserts per entry a live create makes were half the load's time.
-    const known = new Set<string>()
-    writer.deferredTerms = []
+    writer.knownTerms = new Set()
     for (const rows of batches(from, to, owner, seed)) {
       ids.push(...rows.map((r) => r.id))
       store.db.transaction(() => {
         for (const row of rows) writer.insert(row)
-        const fresh = writer.deferredTerms!.filter((t) => !known.has(t) && known.add(t))
-        writer.deferredTerms = []
-        writer.addTerms(fresh)
       })()
       onBatch?.(rows.length)
     }

@@ -210,10 +210,24 @@ export class SqliteEntryWriter {
     }
   }
 
+  /**
+   * Terms known to be in `search_vocab` within the current transaction (an import's, a bulk load's), so that each is
+   * inserted once rather than once per entry that holds it: at 100,000 entries the repeated `INSERT OR IGNORE`s were
+   * a third of an import's time. A term pruned meanwhile leaves the set. Null (the default): every term is inserted.
+   */
+  knownTerms: Set<string> | null = null
+
   /** Adds terms to `search_vocab` (those it holds already stay as they are). */
   addTerms(terms: Iterable<string>): void {
     const insert = this.stmt('INSERT OR IGNORE INTO search_vocab (head, len, term, rev) VALUES (?, ?, ?, ?)')
-    for (const term of terms) insert.run(headOf(term), Array.from(term).length, term, reversed(term))
+    const known = this.knownTerms
+    for (const term of terms) {
+      if (known) {
+        if (known.has(term)) continue
+        known.add(term)
+      }
+      insert.run(headOf(term), Array.from(term).length, term, reversed(term))
+    }
   }
 
   /**
@@ -226,7 +240,10 @@ export class SqliteEntryWriter {
     const held = this.stmt('SELECT 1 FROM entries_instances WHERE term = ? LIMIT 1').pluck()
     const remove = this.stmt('DELETE FROM search_vocab WHERE head = ? AND len = ? AND term = ?')
     for (const term of vocabularyTerms(textsOf(before))) {
-      if (!kept.has(term) && held.get(term) === undefined) remove.run(headOf(term), Array.from(term).length, term)
+      if (!kept.has(term) && held.get(term) === undefined) {
+        remove.run(headOf(term), Array.from(term).length, term)
+        this.knownTerms?.delete(term)
+      }
     }
   }
 }

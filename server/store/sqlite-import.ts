@@ -49,6 +49,8 @@ export async function applyImport(
   const slice = own ? new TimeSlice() : null
   // The vocabulary of each record is added after it, in slices too (one large entry holds thousands of terms).
   const terms: string[] | null = own ? (entries.deferredTerms = []) : null
+  // Each distinct term of the import inserted once (sqlite-entries.ts, knownTerms); the connection is the import's own.
+  if (own) entries.knownTerms = new Set()
   try {
     db.exec('BEGIN IMMEDIATE')
     for (const record of records) {
