@@ -15,17 +15,36 @@ export function countTokens(text: string): number {
   return rawCount(text, ENCODE_OPTIONS)
 }
 
-/** Exact tokens of `text` while at most `limit`; past that it stops and answers some number over `limit`. Sizes as for `countTokens`. */
+/**
+ * Exact tokens of `text` while at most `limit`; past that it stops and answers some number over `limit`. Sizes as for
+ * `countTokens`. Counted piece by piece (the tokenizer encodes each piece of its pre-split on its own, so the sum is
+ * the count), each piece's count remembered: a summary counts the same words several times while it looks for its
+ * cut, and an import summarises every entry (issue 30: 0.66 ms of CPU per entry of 1 KB before).
+ */
 export function countUpTo(text: string, limit: number): number {
   let total = 0
-  let runStart = 0
   for (const m of text.matchAll(O200K_TOKEN_SPLIT_REGEX)) {
-    if (m.index - runStart < SHORT_RUN_CHARS) continue
-    total += rawCount(text.slice(runStart, m.index), ENCODE_OPTIONS)
+    total += pieceTokens(m[0])
     if (total > limit) return total
-    runStart = m.index
   }
-  return total + rawCount(text.slice(runStart), ENCODE_OPTIONS)
+  return total
+}
+
+/** Pieces whose counts are remembered, at most; the memory is emptied when full (it refills with the common words). */
+const MEMO_PIECES = 65_536
+/** Longer pieces are counted each time (rare, and they would crowd the memory). */
+const MEMO_PIECE_CHARS = 48
+const memo = new Map<string, number>()
+
+function pieceTokens(piece: string): number {
+  if (piece.length > MEMO_PIECE_CHARS) return rawCount(piece, ENCODE_OPTIONS)
+  let n = memo.get(piece)
+  if (n === undefined) {
+    n = rawCount(piece, ENCODE_OPTIONS)
+    if (memo.size >= MEMO_PIECES) memo.clear()
+    memo.set(piece, n)
+  }
+  return n
 }
 
 /**
@@ -37,7 +56,7 @@ export function piecesWithin(text: string, limit: number): number {
   let end = 0
   for (const m of text.matchAll(O200K_TOKEN_SPLIT_REGEX)) {
     if (m[0].length > LONG_PIECE) break
-    total += rawCount(m[0], ENCODE_OPTIONS)
+    total += pieceTokens(m[0])
     if (total > limit) break
     end = m.index + m[0].length
   }
@@ -53,7 +72,6 @@ const EXACT_PIECES = 4_096
 const MERGED_TOKENS = 2_000
 /** Pieces are encoded in runs of about this many characters (fewer where a small limit may stop the count early). */
 const RUN_CHARS = 512
-const SHORT_RUN_CHARS = 128
 
 /**
  * The tokens of `text` if they are at most `limit`, else null. Exact for text of up to 16,384 characters

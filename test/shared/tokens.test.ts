@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check'
 import {describe, expect, it} from 'vitest'
-import {countTokens, tokensWithin} from '../../src/shared/tokens.js'
+import {countTokens, countUpTo, tokensWithin} from '../../src/shared/tokens.js'
 
 const words = [
   'the',
@@ -103,5 +103,23 @@ describe('tokensWithin', () => {
       // A few ms on an idle machine; the bound leaves room for a loaded one. Whole encoding took up to 30 s.
       expect(performance.now() - started, `limit ${limit}`).toBeLessThan(250)
     }
+  })
+})
+
+describe('countUpTo', () => {
+  it('is the exact count while within the limit and over it past the limit, however often a piece was counted before', () => {
+    fc.assert(
+      fc.property(ordinary, fc.integer({min: 0, max: 3000}), (text, limit) => {
+        const exact = countTokens(text)
+        // Twice: the second count reads the remembered pieces.
+        for (let i = 0; i < 2; i++) {
+          expect(countUpTo(text, Number.MAX_SAFE_INTEGER)).toBe(exact)
+          const n = countUpTo(text, limit)
+          if (exact <= limit) expect(n).toBe(exact)
+          else expect(n).toBeGreaterThan(limit)
+        }
+      }),
+      {numRuns: 300},
+    )
   })
 })
