@@ -136,7 +136,7 @@ export interface PostingChange {
 /** Applies the changes, in parts of WRITE_PART postings cut between terms, so every transaction locks rows in one order. */
 export async function writePostings(q: Queryable, changes: PostingChange[]): Promise<void> {
   const sorted = [...changes].sort((a, b) => (a.term < b.term ? -1 : a.term > b.term ? 1 : a.seq - b.seq))
-  for (let at = 0; at < sorted.length; ) {
+  for (let at = 0; at < sorted.length;) {
     let end = Math.min(sorted.length, at + WRITE_PART)
     while (end < sorted.length && sorted[end]!.term === sorted[end - 1]!.term) end++
     const part = sorted.slice(at, end)
