@@ -21,8 +21,10 @@ const WRITE_PART = 20_000
 const BITS_BULK = 16
 /** The changes passed to kb_postings_write, as rows. */
 const CHANGES = `unnest(p_terms, p_seqs, p_tfs, p_lens) c(term, seq, tf, len)`
-/** A term as a tsquery matching it alone (tsvector.ts lexeme). */
-const TERM_QUERY = `('''' || replace(replace(t.term, E'\\\\', E'\\\\\\\\'), '''', '''''') || '''')::tsquery`
+/** The changes grouped by term. */
+const GROUPED = `(SELECT c.term COLLATE "C" AS term, array_agg(c.seq) AS seqs, array_agg(c.tf) AS tfs FROM ${CHANGES} GROUP BY 1) g`
+/** A term's list (row `p`) that has no bitmaps yet and will hold more than TOP_MAX with the changes (`g`). */
+const OVERFLOWS = `p.chunk = -1 AND NOT p.bitmapped AND cardinality(p.seqs) + cardinality(g.seqs) > ${TOP_MAX}`
 
 /**
  * Migration 14: the table and the functions that keep it. kb_postings_write takes postings added (tf > 0: the entry
@@ -30,9 +32,9 @@ const TERM_QUERY = `('''' || replace(replace(t.term, E'\\\\', E'\\\\\\\\'), ''''
  * 1. makes or locks every touched term's top-list row, in term order, the same in every transaction: no deadlock
  *    (a term's bitmap rows are only ever written by the holder of its top-list row);
  * 2. sets or clears the bits of the terms that have bitmaps;
- * 3. merges the changes into the top lists, a full list only when an added posting beats its lowest impact (`floor`)
+ * 3. gives a term whose list is about to overflow its bitmaps, from the list (complete until then) and the changes;
+ * 4. merges the changes into the top lists, a full list only when an added posting beats its lowest impact (`floor`)
  *    or one of its entries changed;
- * 4. gives a term whose list overflowed for the first time its bitmaps, from the GIN index.
  */
 export const POSTINGS_MIGRATION = `
   CREATE TABLE search_postings (
@@ -99,6 +101,18 @@ export const POSTINGS_MIGRATION = `
         array_agg(c.tf > 0) AS ons
       FROM ${CHANGES} JOIN search_postings t ON t.term = c.term COLLATE "C" AND t.chunk = -1 AND t.bitmapped GROUP BY 1, 2) g
     WHERE p.term = g.term AND p.chunk = g.chunk;
+    -- A list about to hold more than TOP_MAX entries is still complete: its term's bitmaps are made from it first.
+    INSERT INTO search_postings (term, chunk, bits)
+      SELECT x.term, (x.seq >> ${CHUNK_BITS})::integer, kb_bits_apply(repeat('0', ${1 << CHUNK_BITS})::bit varying,
+        array_agg((x.seq & ${(1 << CHUNK_BITS) - 1})::integer), array_agg(true))
+      FROM (SELECT p.term, s.seq FROM search_postings p JOIN ${GROUPED} ON g.term = p.term CROSS JOIN LATERAL unnest(p.seqs) s(seq)
+          WHERE ${OVERFLOWS} AND s.seq NOT IN (SELECT unnest(g.seqs))
+        UNION ALL
+        SELECT p.term, a.seq FROM search_postings p JOIN ${GROUPED} ON g.term = p.term CROSS JOIN LATERAL unnest(g.seqs, g.tfs) a(seq, tf)
+          WHERE ${OVERFLOWS} AND a.tf > 0) x
+      GROUP BY 1, 2
+      ON CONFLICT (term, chunk) DO NOTHING;
+    UPDATE search_postings p SET bitmapped = true FROM ${GROUPED} WHERE g.term = p.term AND ${OVERFLOWS};
     -- A list with room that only gains entries is appended to (the second statement); any other change is merged.
     UPDATE search_postings p SET (seqs, tfs, lens, floor) =
       (SELECT m.seqs, m.tfs, m.lens, m.floor FROM kb_top_merge(p.seqs, p.tfs, p.lens, g.seqs, g.tfs, g.lens, avgdl) m)
@@ -112,13 +126,6 @@ export const POSTINGS_MIGRATION = `
       FROM ${CHANGES} GROUP BY 1) g
     WHERE p.term = g.term AND p.chunk = -1 AND g.adds AND p.floor = 0
       AND cardinality(p.seqs) + cardinality(g.seqs) <= ${TOP_MAX} AND NOT p.seqs && g.seqs;
-    INSERT INTO search_postings (term, chunk, bits)
-      SELECT t.term, (e.seq >> ${CHUNK_BITS})::integer, kb_bits_apply(repeat('0', ${1 << CHUNK_BITS})::bit varying,
-        array_agg((e.seq & ${(1 << CHUNK_BITS) - 1})::integer), array_agg(true))
-      FROM search_postings t JOIN entries e ON e.search @@ ${TERM_QUERY}
-      WHERE t.chunk = -1 AND t.floor > 0 AND NOT t.bitmapped AND t.term = ANY(p_terms)
-      GROUP BY 1, 2;
-    UPDATE search_postings SET bitmapped = true WHERE chunk = -1 AND floor > 0 AND NOT bitmapped AND term = ANY(p_terms);
   END $$;
 `
 
