@@ -18,7 +18,11 @@ import {NO_FLAGS, ANCHOR_STALE_PATTERNS} from './trust.js'
 export interface TallyDialect {
   /** The later of two timestamps, the second possibly NULL (SQLite's max() would return NULL). */
   later(a: string, b: string): string
-  /** The row's counter shard: PostgreSQL spreads concurrent writers over 16, as search_terms does; SQLite has one writer. */
+  /**
+   * The counter shard a write adds to. PostgreSQL: the writing connection's own (its backend's pid), so two
+   * transactions never wait on one counter row, and so can never deadlock over the tally (a bulk load's concurrent
+   * transactions did, with shards by entry); a count sums every shard. SQLite has one writer.
+   */
   shard(alias: string): string
   /**
    * Holds SQLite's planner to the index named: left to itself it reads every visible entry through the scope indexes
@@ -35,7 +39,7 @@ export const SQLITE_TALLY: TallyDialect = {
 
 export const POSTGRES_TALLY: TallyDialect = {
   later: (a, b) => `GREATEST(${a}, ${b})`,
-  shard: (alias) => `(${alias}.seq % 16)::int`,
+  shard: () => 'pg_backend_pid()',
   indexedBy: () => '',
 }
 

@@ -98,8 +98,10 @@ export class SqliteHistoryStore implements HistoryStore {
     if (ids.length === 0) return new Map()
     const rows = this.statements
       .get(
-        `SELECT sp.entry_id, o.id, o.title, sp.similarity FROM similar_pairs sp JOIN entries o ON o.id = sp.other_id
-        WHERE sp.entry_id IN (SELECT value FROM json_each(@ids)) AND sp.dismissed_at IS NULL AND o.superseded_by IS NULL
+        // From the page's ids to their pairs to the other entries, in that order (CROSS JOIN): left to itself the
+        // planner walked every entry the viewer may see through the visibility rule's OR (130 ms of CPU at 100k).
+        `SELECT sp.entry_id, o.id, o.title, sp.similarity FROM json_each(@ids) j CROSS JOIN similar_pairs sp CROSS JOIN entries o
+        WHERE sp.entry_id = j.value AND o.id = sp.other_id AND sp.dismissed_at IS NULL AND o.superseded_by IS NULL
         AND ${overAlias(VISIBLE_TO_ME, 'o')}`,
       )
       .all({ids: JSON.stringify(ids), me: viewer.principalId}) as Row[]
