@@ -89,7 +89,7 @@ export function composeServices(store: Store, options: ServiceOptions, log: Fast
     ids: new IdService(store, knowledge),
     sessions: new WebSessions(store),
     grants: new GrantService(store),
-    transfer: new TransferService(store, options.version),
+    transfer: new TransferService(store, options.version, () => usage.flush()),
   }
 }
 

@@ -15,11 +15,14 @@ export class TransferService {
   constructor(
     private readonly store: Store,
     private readonly version: string,
+    /** Writes what is counted in memory but not yet stored (usage counts), so a copy holds every read before it. */
+    private readonly settle: () => Promise<void> = async () => {},
   ) {}
 
   /** The lines of an export of what the caller may see (everything, for the owner), each ending in a newline. */
-  exportLines(caller: Caller, q: {scope?: Scope; project_id?: string}): AsyncGenerator<string> {
-    return exportLines(this.store, this.version, caller, q)
+  async *exportLines(caller: Caller, q: {scope?: Scope; project_id?: string}): AsyncGenerator<string> {
+    await this.settle()
+    yield* exportLines(this.store, this.version, caller, q)
   }
 
   /**
@@ -34,6 +37,7 @@ export class TransferService {
   async snapshot(caller: Caller): Promise<StoreSnapshot> {
     if (!isOwner(caller))
       throw new KbError('forbidden', 'only the owner may take a backup of the whole store; `kb export` exports what you may see')
+    await this.settle()
     return this.store.transfer.snapshot()
   }
 }
