@@ -30,7 +30,7 @@ export interface IndexedEntry {
   terms: string[]
   /**
    * Per term (in `terms` order), its positions in the vector weighed by field (first-stage.ts): what PostgreSQL's
-   * first stage reads, the same number migration 14 reads back from a stored vector.
+   * first stage reads, the same number migration 16 reads back from a stored vector.
    */
   frequencies: number[]
   /** Tokens per field. */

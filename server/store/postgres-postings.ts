@@ -27,7 +27,7 @@ const GROUPED = `(SELECT c.term COLLATE "C" AS term, array_agg(c.seq) AS seqs, a
 const OVERFLOWS = `p.chunk = -1 AND NOT p.bitmapped AND cardinality(p.seqs) + cardinality(g.seqs) > ${TOP_MAX}`
 
 /**
- * Migration 14: the table and the functions that keep it. kb_postings_write takes postings added (tf > 0: the entry
+ * Migration 16: the table and the functions that keep it. kb_postings_write takes postings added (tf > 0: the entry
  * holds the term with that weighted frequency, and has that length) or removed (tf 0) and
  * 1. makes or locks every touched term's top-list row, in term order, the same in every transaction: no deadlock
  *    (a term's bitmap rows are only ever written by the holder of its top-list row);
@@ -161,7 +161,7 @@ export async function writePostings(q: Queryable, changes: PostingChange[]): Pro
 const BACKFILL_BATCH = 2_000
 
 /**
- * Gives the entries written before migration 14 their postings from their stored vectors, newest first,
+ * Gives the entries written before migration 16 their postings from their stored vectors, newest first,
  * BACKFILL_BATCH per transaction; returns how many. The batch's rows are locked first, so a write to one of them
  * waits and then replaces what was written here. Daemons starting together take turns on the cursor row.
  */

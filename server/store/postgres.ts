@@ -44,7 +44,7 @@ export async function openPostgresStore(options: PostgresOptions, onError?: (e: 
     await db.migrate(POSTGRES_MIGRATIONS)
     // Entries an older kb indexed (migration 3) are indexed again before the store serves searches.
     await new PostgresEntryWriter().reindexStale(db)
-    // Entries written before migration 14 get the first stage's postings before the store serves searches.
+    // Entries written before migration 16 get the first stage's postings before the store serves searches.
     await backfillPostings(db)
     // Summaries an older kb computed (migration 4: the summary item gained `freshness`) are computed again.
     await new PostgresEntryWriter().resummarizeStale(db)

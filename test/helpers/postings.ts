@@ -1,9 +1,9 @@
 /**
  * @module PostgreSQL's search postings (server/store/postgres-postings.ts) checked against the entries' stored vectors,
- * and the statements that take a database back to before migration 14.
+ * and the statements that take a database back to before migration 16.
  */
 
-/** Undoes migration 14. */
+/** Undoes migration 16. */
 export const UNDO_POSTINGS = [
   'DROP FUNCTION kb_postings_write',
   'DROP FUNCTION kb_top_merge',
