@@ -72,6 +72,21 @@ function* batches(from: number, to: number, owner: {id: string; name: string}, s
   }
 }
 
+/**
+ * Runs a batch's transaction again when PostgreSQL chose it as a deadlock's victim (40P01): batches written at once
+ * lock rows they share (the vocabulary, the short ids) in their own orders, and the victim is rolled back whole.
+ */
+async function withDeadlockRetry(write: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await write()
+    } catch (error) {
+      const code = (error as {cause?: {code?: string}}).cause?.code ?? (error as {code?: string}).code
+      if (code !== '40P01' || attempt >= 5) throw error
+    }
+  }
+}
+
 /** Adds entries `from`..`to-1` of the corpus to the store (the daemon must not be running on a SQLite one). */
 export async function loadEntries(
   dataDir: string,
@@ -90,16 +105,16 @@ export async function loadEntries(
       const pending = new Set<Promise<void>>()
       for (const rows of batches(from, to, owner!, seed)) {
         ids.push(...rows.map((r) => r.id))
-        const done: Promise<void> = store.db
-          .tx(async (q) => {
+        const write = (): Promise<void> =>
+          store.db.tx(async (q) => {
             const delta = new IndexDelta()
             for (const row of rows) await writer.insert(q, row, delta)
             await delta.flush(q)
           })
-          .then(() => {
-            pending.delete(done)
-            onBatch?.(rows.length)
-          })
+        const done: Promise<void> = withDeadlockRetry(write).then(() => {
+          pending.delete(done)
+          onBatch?.(rows.length)
+        })
         pending.add(done)
         if (pending.size >= PG_PARALLEL) await Promise.race(pending)
       }

@@ -101,14 +101,17 @@ export function withTypo(query: string): string {
   return words.join(' ')
 }
 
-/** VmRSS and VmHWM of a process in MB, from /proc (zeros where there is none). */
-export function memoryOf(pid: number | undefined): {rssMB: number; peakRssMB: number} {
+/**
+ * VmRSS and VmHWM of a process in MB, from /proc (zeros where there is none), and how much of the resident memory is
+ * the process's own (RssAnon: heap, stacks) and how much mapped files (RssFile: SQLite's memory-mapped pages, code).
+ */
+export function memoryOf(pid: number | undefined): {rssMB: number; peakRssMB: number; anonMB: number; fileMB: number} {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8')
     const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0)
-    return {rssMB: kb('VmRSS') / 1024, peakRssMB: kb('VmHWM') / 1024}
+    return {rssMB: kb('VmRSS') / 1024, peakRssMB: kb('VmHWM') / 1024, anonMB: kb('RssAnon') / 1024, fileMB: kb('RssFile') / 1024}
   } catch {
-    return {rssMB: 0, peakRssMB: 0}
+    return {rssMB: 0, peakRssMB: 0, anonMB: 0, fileMB: 0}
   }
 }
 

@@ -39,6 +39,9 @@ interface Measured {
   search: Latency
   rssMB: number
   peakRssMB: number
+  /** Of the resident memory: the process's own, and mapped files (SQLite's memory map of the database). */
+  anonMB: number
+  fileMB: number
   /** The large daemon only: the first start after the load, then four more. */
   startMs: number[]
 }
@@ -180,7 +183,9 @@ function report(m: Machine & {loadAfter: string}, results: Measured[]): void {
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
   for (const r of results) {
     const cells = [r.kind, n(r.entries), r.loadSeconds.toFixed(0), r.storeMB.toFixed(0), pair(r.create), pair(r.get), pair(r.search)]
-    console.log(`| ${cells.join(' | ')} | ${r.rssMB.toFixed(0)} / ${r.peakRssMB.toFixed(0)} |`)
+    console.log(
+      `| ${cells.join(' | ')} | ${r.rssMB.toFixed(0)} / ${r.peakRssMB.toFixed(0)} (own ${r.anonMB.toFixed(0)}, files ${r.fileMB.toFixed(0)}) |`,
+    )
   }
   for (const kind of KINDS) {
     const [base, large] = [
