@@ -26,6 +26,7 @@ async function main() {
     return
   }
   if (argv[0] === 'recall' && argv[1] === '--hook' && (await fastHook())) return
+  if (argv[0] === 'search' && (await leanSearch())) return
   // `kb show` on a terminal renders the entry's Markdown: the renderer starts loading now, beside oclif's start.
   if (argv[0] === 'show' && process.stdout.isTTY) (await bundled('src/cli/render/preload.js')).preloadRenderer(argv.slice(1))
   const {execute} = await bundled('src/cli/oclif.js')
@@ -44,6 +45,15 @@ async function fastHook() {
   if (!(await runRecallHook(argv.slice(1), packageJson().version))) return false
   // Done and written out: kept-alive connections must not hold the prompt.
   process.exit(0)
+}
+
+/**
+ * `kb search` as git hooks and agents run it skips oclif, which costs more than the search (src/cli/lean-search.ts);
+ * false, having written nothing, when the command must run it (help, a flag it does not read as oclif would, …).
+ */
+async function leanSearch() {
+  const {runLeanSearch} = await bundled('src/cli/lean-search.js')
+  return runLeanSearch(argv.slice(1), ROOT, packageJson().version)
 }
 
 main().catch((e) => {

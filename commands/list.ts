@@ -6,16 +6,8 @@ import {Flags} from '@oclif/core'
 import {LIMIT_DEFAULT, LIMIT_MAX} from '../src/shared/contract.js'
 import type {EntryView, Page} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {
-  includeSupersededFlag,
-  detailFlag,
-  limitOr,
-  noPagerFlag,
-  scopeFlag,
-  statusFlag,
-  freshnessFlags,
-  freshnessFrom,
-} from '../src/cli/flags.js'
+import {includeSupersededFlag, detailFlag, noPagerFlag, scopeFlag, statusFlag, freshnessFlags} from '../src/cli/flags.js'
+import {freshnessFrom, limitOr} from '../src/cli/flag-values.js'
 import {dim, entryRows} from '../src/cli/output/format.js'
 
 export default class List extends KbCommand<typeof List> {

@@ -2,21 +2,11 @@
  * @module `kb search <query…>`: ranked full-text search, best match first.
  */
 import {Args, Flags} from '@oclif/core'
-import {KbError} from '../src/shared/errors.js'
-import {DETAIL_DEFAULT, LIMIT_DEFAULT, LIMIT_MAX, MAX_TOKENS_MAX} from '../src/shared/contract.js'
+import {LIMIT_DEFAULT, LIMIT_MAX} from '../src/shared/contract.js'
 import type {SearchResult} from '../src/shared/types.js'
 import {KbCommand} from '../src/cli/base.js'
-import {
-  includeSupersededFlag,
-  detailFlag,
-  detailOr,
-  limitOr,
-  scopeFlag,
-  statusFlag,
-  freshnessFlags,
-  freshnessFrom,
-} from '../src/cli/flags.js'
-import {dim, oneLine, searchRows} from '../src/cli/output/format.js'
+import {includeSupersededFlag, detailFlag, scopeFlag, statusFlag, freshnessFlags} from '../src/cli/flags.js'
+import {runSearch, SEARCH_INTEGER_FLAGS} from '../src/cli/search-run.js'
 
 export default class Search extends KbCommand<typeof Search> {
   static override summary = 'Search knowledge entries'
@@ -37,50 +27,23 @@ export default class Search extends KbCommand<typeof Search> {
     limit: Flags.integer({
       char: 'L',
       description: `how many results (1–${LIMIT_MAX}, default ${LIMIT_DEFAULT.search} or config default_limit)`,
-      min: 1,
-      max: LIMIT_MAX,
+      ...SEARCH_INTEGER_FLAGS.limit,
     }),
     detail: detailFlag(),
     ...freshnessFlags,
     'include-superseded': includeSupersededFlag,
     'max-tokens': Flags.integer({
       description: 'pack the best hits into this many tokens, stepping big ones down a detail level before dropping them',
-      min: 1,
-      max: MAX_TOKENS_MAX,
+      ...SEARCH_INTEGER_FLAGS['max-tokens'],
     }),
   }
 
   async run(): Promise<SearchResult> {
-    const {flags} = this
-    const q = this.positional.join(' ')
-    if (q.trim() === '') throw new KbError('usage', 'give words to search for: kb search <words…>')
-    const client = await this.client()
-    const projectId = await this.projectId()
-    const result = await client.search({
-      q,
-      ...(flags.scope ? {scope: flags.scope} : {}),
-      ...(flags.status ? {status: flags.status} : {}),
-      ...(flags.tag ? {tag: flags.tag} : {}),
-      ...freshnessFrom(flags),
-      ...(flags['include-superseded'] ? {include: 'superseded' as const} : {}),
-      ...(projectId ? {project_id: projectId} : {}),
-      detail: detailOr(flags.detail, DETAIL_DEFAULT.search),
-      limit: limitOr(flags.limit, LIMIT_DEFAULT.search),
-      ...(flags['max-tokens'] !== undefined ? {max_tokens: flags['max-tokens']} : {}),
-    })
-    if (result.items.length === 0) {
-      if (this.mode.tty) this.out(`No entries match "${oneLine(q)}".`)
-    } else {
-      this.out(searchRows(result.items, this.mode))
-      if (this.mode.tty && result.total > result.items.length)
-        this.out(dim(this.mode, `${result.items.length} of ${result.total} matches; --limit shows more.`))
-    }
-    if (flags['max-tokens'] !== undefined && result.tokens_used !== undefined && !this.jsonEnabled()) {
-      const line = `${result.tokens_used} of ${flags['max-tokens']} tokens used${result.truncated ? '; truncated: hits were shortened or left out to fit' : ''}`
-      // Piped rows stay rows: off a terminal the budget's outcome goes to stderr.
-      if (this.mode.tty) this.out(dim(this.mode, line))
-      else process.stderr.write(`kb: ${line}\n`)
-    }
-    return result
+    // Shared with the lean path of bin/run.js (src/cli/lean-search.ts), which runs it without oclif.
+    return runSearch(
+      {client: () => this.client(), projectId: () => this.projectId(), mode: this.mode, json: this.jsonEnabled(), out: (t) => this.out(t)},
+      this.flags,
+      this.positional,
+    )
   }
 }

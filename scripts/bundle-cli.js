@@ -32,6 +32,7 @@ const entryPoints = [
   ...jsFiles(join(DIST, 'commands')),
   join(DIST, 'src/cli/help.js'),
   join(DIST, 'src/cli/not-found.js'),
+  join(DIST, 'src/cli/lean-search.js'),
   join(DIST, 'src/cli/oclif.js'),
   join(DIST, 'src/cli/recall/fast-hook.js'),
   join(DIST, 'src/cli/render/preload.js'),

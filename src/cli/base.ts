@@ -10,7 +10,8 @@ import type {KbError} from '../shared/errors.js'
 import {dataDir} from '../shared/paths.js'
 import {readIdRef} from '../shared/short-id.js'
 import type {ApiClient} from '../shared/client.js'
-import {httpClient, type HttpTransportOptions} from './client/http-transport.js'
+import {httpClient} from './client/http-transport.js'
+import {transportWords, type TransportWords} from './client/transport-words.js'
 import {resolveBaseUrl} from './config/config.js'
 import {oauthExpired, resolveCredential, type ResolvedCredential} from './credentials/credentials.js'
 import {autostartEnabled, ensureDaemon, isLoopbackUrl} from './daemon/manager.js'
@@ -158,20 +159,8 @@ export abstract class KbCommand<T extends typeof Command> extends Command {
   }
 
   /** How "not reachable" and "did not answer" messages name the server and what they advise. */
-  private transportWords(): Required<Pick<HttpTransportOptions, 'unreachableHint' | 'noAnswerHint' | 'serverLabel'>> {
-    if (!this.local)
-      return {
-        unreachableHint: 'check --base-url / KB_BASE_URL / `kb config get base_url` and the network',
-        noAnswerHint: 'retry later',
-        serverLabel: 'kb server',
-      }
-    return {
-      unreachableHint: autostartEnabled()
-        ? 'run `kb daemon start` or check --base-url'
-        : 'start it with `kb daemon start` (autostart is off: KB_NO_AUTOSTART is set) or check --base-url',
-      noAnswerHint: 'if it is a kb daemon, it is busy or stuck: see `kb daemon logs`, then retry',
-      serverLabel: 'kb daemon',
-    }
+  private transportWords(): TransportWords {
+    return transportWords(this.local)
   }
 
   /** Starts the local daemon when the base URL is local and nothing answers (what `client()` does first). */

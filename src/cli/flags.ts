@@ -6,8 +6,7 @@ import {Args, Flags, type Interfaces} from '@oclif/core'
 import {readFile} from 'node:fs/promises'
 import {KbError} from '../shared/errors.js'
 import {COMMENT_TYPE_DEFAULT, COMMENT_TYPES, DETAILS, SCOPES, STATUSES, THOUGHT_KIND_DEFAULT, THOUGHT_KINDS} from '../shared/contract.js'
-import type {Detail, Scope, ThoughtKind} from '../shared/types.js'
-import {readConfig} from './config/config.js'
+import type {Scope, ThoughtKind} from '../shared/types.js'
 import {editText, interactive, readStdin, stdinPiped} from './input.js'
 
 type OptionFlag<T> = Interfaces.OptionFlag<T>
@@ -30,18 +29,6 @@ export const noPagerFlag = Flags.boolean({
   default: false,
 })
 export const commentTypeFlag = Flags.option({options: COMMENT_TYPES, description: 'kind of comment', default: COMMENT_TYPE_DEFAULT})
-
-/** `--detail`, else config `default_detail`, else the command's default. */
-export function detailOr(flag: Detail | undefined, fallback: Detail): Detail {
-  const configured = readConfig().default_detail
-  return flag ?? ((DETAILS as readonly unknown[]).includes(configured) ? (configured as Detail) : fallback)
-}
-
-/** `--limit`, else config `default_limit`, else the command's default. */
-export function limitOr(flag: number | undefined, fallback: number): number {
-  const configured = readConfig().default_limit
-  return flag ?? (typeof configured === 'number' ? configured : fallback)
-}
 
 /** `--tag a --tag b,c` → [a, b, c]. */
 export function tagsFrom(values: string[] | undefined): string[] | undefined {
@@ -67,11 +54,6 @@ export function thoughtsFrom(values: string[] | undefined): {thought: string; ki
 export const freshnessFlags = {
   fresh: Flags.boolean({description: 'only fresh entries (no changed anchor, open flag or overdue verification)', exclusive: ['stale']}),
   stale: Flags.boolean({description: 'only stale entries', exclusive: ['fresh']}),
-}
-
-/** The `freshness` query value of `--fresh` / `--stale`. */
-export function freshnessFrom(flags: {fresh?: boolean; stale?: boolean}): {freshness?: 'fresh' | 'stale'} {
-  return flags.fresh ? {freshness: 'fresh'} : flags.stale ? {freshness: 'stale'} : {}
 }
 
 /** `--no-queue`, on every command that writes: fail (exit 6) instead of queueing when the server cannot be reached. */
