@@ -7,7 +7,6 @@
  */
 import type {SearchField} from './bm25f.js'
 import type {IndexTerm} from './driver.js'
-import {FIRST_STAGE_WEIGHTS} from './first-stage.js'
 import {indexTerms, tagsText} from './tokenizer.js'
 
 /** PostgreSQL's largest position; later tokens share it (phrases there may match loosely, the re-ranker reads the text). */
@@ -28,11 +27,6 @@ export interface IndexedEntry {
   vector: string
   /** The distinct terms. */
   terms: string[]
-  /**
-   * Per term (in `terms` order), its positions in the vector weighed by field (first-stage.ts): what PostgreSQL's
-   * first stage reads, the same number migration 16 reads back from a stored vector.
-   */
-  frequencies: number[]
   /** Tokens per field. */
   lengths: Record<SearchField, number>
 }
@@ -50,20 +44,14 @@ export function indexEntry(title: string, tags: string[], body: string): Indexed
     body: indexTerms(body),
   }
   const positions = new Map<string, string[]>()
-  const frequencies = new Map<string, number>()
-  const last = new Map<string, number>()
   let position = 0
   for (const field of ['title', 'tags', 'body'] as const) {
     for (const term of fields[field]) {
       position = Math.min(POSITION_MAX, position + 1)
-      // PostgreSQL keeps one of equal positions (past POSITION_MAX they all are).
-      if (!indexable(term) || last.get(term) === position) continue
+      if (!indexable(term)) continue
       let list = positions.get(term)
       if (!list) positions.set(term, (list = []))
-      if (list.length >= POSITIONS_PER_TERM) continue
-      list.push(`${position}${WEIGHTS[field]}`)
-      last.set(term, position)
-      frequencies.set(term, (frequencies.get(term) ?? 0) + FIRST_STAGE_WEIGHTS[field])
+      if (list.length < POSITIONS_PER_TERM) list.push(`${position}${WEIGHTS[field]}`)
     }
     position = Math.min(POSITION_MAX, position + 1)
   }
@@ -71,7 +59,6 @@ export function indexEntry(title: string, tags: string[], body: string): Indexed
   return {
     vector: terms.map((t) => `${lexeme(t)}:${positions.get(t)!.join(',')}`).join(' '),
     terms,
-    frequencies: terms.map((t) => frequencies.get(t)!),
     lengths: {title: fields.title.length, tags: fields.tags.length, body: fields.body.length},
   }
 }

@@ -1,8 +1,8 @@
 /**
  * @module Writing entries in the PostgreSQL store, shared by live writes (postgres.ts) and import
  * (postgres-transfer.ts) so both store and index text identically: the row with its `tsvector`
- * (server/search/tsvector.ts), its tags, comment rows, the search counters and postings (postgres-postings.ts). Counter
- * and posting changes are gathered in an `IndexDelta` and applied once at the end of the transaction, always in the same order (terms by shard
+ * (server/search/tsvector.ts), its tags, comment rows, and the search counters. Counter changes are gathered
+ * in an `IndexDelta` and applied once at the end of the transaction, always in the same order (terms by shard
  * and term, sorted by PostgreSQL, then shards), so that concurrent writers wait on each other but never deadlock.
  */
 import {summarize} from '../../src/shared/summary.js'
@@ -11,7 +11,6 @@ import {headOf, reversed} from '../search/vocabulary.js'
 import type {Queryable} from './postgres-db.js'
 import {encodeColumn, trustToDb} from './rows.js'
 import type {CommentRow, EntryChanges, EntryRow} from './store.js'
-import {type PostingChange, writePostings} from './postgres-postings.js'
 import {numbered} from './postgres-rows.js'
 import {lengthNeeded, SHORT_ID_SQL, tailOf} from './short-ids.js'
 import {SHORT_ID_MIN} from '../../src/shared/contract.js'
@@ -26,24 +25,17 @@ interface FieldCounts {
   body: number
 }
 
-/** What an entry contributed to the counters: its distinct terms and field lengths (and, written now, their frequencies). */
-type Contribution = Pick<IndexedEntry, 'terms' | 'lengths'> & Partial<Pick<IndexedEntry, 'frequencies'>>
+/** What an entry contributed to the counters: its distinct terms and field lengths. */
+type Contribution = Pick<IndexedEntry, 'terms' | 'lengths'>
 
 /** Changes to `search_terms` and `search_stats` made by one transaction, applied by `flush`. */
 export class IndexDelta {
   /** Per shard, each term's change of document frequency. */
   private readonly terms = new Map<number, Map<string, number>>()
   private readonly stats = new Map<number, FieldCounts>()
-  /** Each (term, entry) posting's last change: what the entry holds now (`tf` 0: no longer holds it). */
-  private readonly postings = new Map<string, PostingChange>()
 
-  /** Counts the entry's contribution in (+1, with its frequencies) or out (-1). */
+  /** Counts the entry's contribution in (+1) or out (-1). */
   add(seq: number, c: Contribution, sign: 1 | -1): void {
-    const len = c.lengths.title + c.lengths.tags + c.lengths.body
-    c.terms.forEach((term, i) => {
-      const tf = sign === 1 ? c.frequencies![i]! : 0
-      this.postings.set(`${seq}\u0000${term}`, {term, seq, tf, len})
-    })
     const shard = seq % SHARDS
     let terms = this.terms.get(shard)
     if (!terms) this.terms.set(shard, (terms = new Map()))
@@ -97,8 +89,6 @@ export class IndexDelta {
       ])
     }
     this.stats.clear()
-    await writePostings(q, [...this.postings.values()])
-    this.postings.clear()
   }
 }
 

@@ -7,7 +7,6 @@
 
 import {BACKFILL_SQL} from './history-store.js'
 import {postgresTallyMigration} from './review-tally.js'
-import {POSTINGS_MIGRATION} from './postgres-postings.js'
 import {shortIdsMigration} from './short-ids.js'
 
 export const POSTGRES_MIGRATIONS: readonly string[] = [
@@ -373,9 +372,4 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   postgresTallyMigration(),
   // 15: the similar-pairs backfill's bounds, as SQLite's step 18.
   BACKFILL_SQL.table,
-  // 16: search's own postings (postgres-postings.ts, docs/search.md "PostgreSQL"): per term a top list for the first
-  // stage and bitmaps for the match count. Entries written before get theirs from their stored vectors when a daemon
-  // opens the store (backfillPostings), newest first, in batches below `search_backfill.below`; entries written from
-  // now on get theirs in their write's transaction.
-  POSTINGS_MIGRATION,
 ]

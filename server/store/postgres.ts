@@ -9,7 +9,6 @@
 import {randomBytes} from 'node:crypto'
 import type {Branch, Comment, ProjectRole} from '../../src/shared/types.js'
 import {SearchEngine} from '../search/engine.js'
-import {backfillPostings} from './postgres-postings.js'
 import {PostgresSearchIndex} from './postgres-search-index.js'
 import {LOCKS, PostgresDb, type PostgresOptions, type Queryable, type Row} from './postgres-db.js'
 import {IndexDelta, PostgresEntryWriter} from './postgres-entries.js'
@@ -44,8 +43,6 @@ export async function openPostgresStore(options: PostgresOptions, onError?: (e: 
     await db.migrate(POSTGRES_MIGRATIONS)
     // Entries an older kb indexed (migration 3) are indexed again before the store serves searches.
     await new PostgresEntryWriter().reindexStale(db)
-    // Entries written before migration 16 get the first stage's postings before the store serves searches.
-    await backfillPostings(db)
     // Summaries an older kb computed (migration 4: the summary item gained `freshness`) are computed again.
     await new PostgresEntryWriter().resummarizeStale(db)
   } catch (e) {

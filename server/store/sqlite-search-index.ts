@@ -9,10 +9,11 @@ import {ENTRY_COLUMNS, filterSql, type StatementCache} from './sqlite-rows.js'
 import {entryFromRow, type Row} from './rows.js'
 import type {EntryFilter, EntryRow, Viewer} from './store.js'
 import type {CollectionStats} from '../search/bm25f.js'
-import {FIRST_STAGE_WEIGHTS} from '../search/first-stage.js'
 import type {CandidateSource, CandidateText, IndexTerm, SearchIndex} from '../search/driver.js'
 import type {VocabularyProbe} from '../search/vocabulary.js'
 
+/** FTS5 bm25() column weights (title, tags, body) that order candidates before re-ranking (docs/search.md). */
+const BM25_WEIGHTS = {title: 4, tags: 2, body: 1}
 const DF_CACHE_MAX = 50_000
 
 /** A term as an FTS5 string: always quoted, so no input can be read as an operator. */
@@ -135,7 +136,7 @@ export class SqliteSearchIndex implements SearchIndex {
       direct
         ? `SELECT rowid AS seq FROM entries_fts WHERE entries_fts MATCH @match ${rest}`
         : `SELECT e.seq FROM entries_fts f JOIN entries e ON e.seq = f.rowid WHERE entries_fts MATCH @match AND ${where.join(' AND ')} ${rest}`
-    const w = FIRST_STAGE_WEIGHTS
+    const w = BM25_WEIGHTS
     return {
       count: async (terms) => {
         const sql = direct

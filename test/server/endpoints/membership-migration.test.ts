@@ -5,7 +5,6 @@
  */
 import {rmSync} from 'node:fs'
 import {afterAll, describe, expect, it} from 'vitest'
-import {UNDO_POSTINGS} from '../../helpers/postings.js'
 import {POSTGRES_MIGRATIONS} from '../../../server/store/postgres-migrations.js'
 import {SQLITE_MIGRATIONS} from '../../../server/store/sqlite-migrations.js'
 import {newPrincipal, queryStore, startInProcessDaemon, tempDir} from '../../helpers/daemon.js'
@@ -31,7 +30,7 @@ describe('membership migration of an existing store', () => {
     const postgres = old.storeUrl !== undefined
     const step = (postgres ? POSTGRES_MIGRATIONS : SQLITE_MIGRATIONS).findIndex((m) => m.includes('CREATE TABLE project_requests'))
     expect(step).toBeGreaterThan(0)
-    // What came after membership goes too (supersede, the server's secrets, history, the claims' lease, similar pairs, web sessions, short ids, the review tally, the similar-pairs backfill, search postings), so every step from it runs again.
+    // What came after membership goes too (supersede, the server's secrets, history, the claims' lease, similar pairs, web sessions, short ids, the review tally, the similar-pairs backfill), so every step from it runs again.
     await queryStore(old, 'DROP TABLE similar_backfill')
     if (postgres) for (const f of ['insert', 'update', 'delete']) await queryStore(old, `DROP FUNCTION review_tally_${f} CASCADE`)
     else for (const f of ['insert', 'update', 'delete']) await queryStore(old, `DROP TRIGGER entries_tally_${f}`)
@@ -43,7 +42,6 @@ describe('membership migration of an existing store', () => {
     await queryStore(old, 'ALTER TABLE entries DROP COLUMN id_tail')
     await queryStore(old, 'DROP TABLE web_sessions')
     if (postgres) {
-      for (const undo of UNDO_POSTINGS) await queryStore(old, undo)
       await queryStore(old, 'ALTER TABLE idempotency_keys DROP COLUMN holder_pid')
       await queryStore(old, 'ALTER TABLE idempotency_keys DROP COLUMN holder_started')
     }

@@ -20,8 +20,7 @@ describe.skipIf(!cranfield)('Cranfield, three years old', () => {
     ;[today, old] = await Promise.all([startInProcessDaemon(), startInProcessDaemon()])
     byEntry = await importIntoKb({url: today.url, key: today.ownerKey}, cranfield!.docs, new Date().toISOString())
     await importIntoKb({url: old.url, key: old.ownerKey}, cranfield!.docs, new Date(Date.now() - THREE_YEARS_MS).toISOString())
-    // Two imports of 1,400 entries; on PostgreSQL each also writes search's postings (docs/search.md, "PostgreSQL").
-  }, 240_000)
+  }, 120_000)
   afterAll(async () => {
     await today?.stop()
     await old?.stop()

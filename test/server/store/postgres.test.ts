@@ -11,7 +11,6 @@ import {openPostgresStore, type PostgresStore} from '../../../server/store/postg
 import {POSTGRES_MIGRATIONS} from '../../../server/store/postgres-migrations.js'
 import {PostgresDb} from '../../../server/store/postgres-db.js'
 import type {ApiKeyRow, EntryRow, PrincipalRecord} from '../../../server/store/store.js'
-import {postingsMismatches} from '../../helpers/postings.js'
 import {useCluster} from '../../helpers/postgres.js'
 import {requireSystem} from '../../helpers/system.js'
 import {runStoreContract} from './contract.js'
@@ -183,7 +182,7 @@ system.describe('PostgreSQL driver', () => {
       }
     })
 
-    it('keeps the search counters and postings exact under concurrent writers', async () => {
+    it('keeps the search counters exact under concurrent writers', async () => {
       const url = await cluster().createDatabase()
       const stores = await Promise.all([openPostgresStore({url}), openPostgresStore({url})])
       try {
@@ -251,12 +250,6 @@ system.describe('PostgreSQL driver', () => {
           (await (stores[1] as PostgresStore).searchEntries({principalId: owner.id}, {}, {query: 'rare35', limit: 5, explain: false}))
             .total,
         ).toBe(1)
-        // So do the postings (server/store/postgres-postings.ts), and the totals counted from them.
-        expect(await postingsMismatches((text) => sql(url, text))).toEqual([])
-        const search = (query: string): Promise<{total: number}> =>
-          (stores[0] as PostgresStore).searchEntries({principalId: owner.id}, {}, {query, limit: 5, explain: false})
-        expect((await search('common')).total).toBe(10)
-        expect((await search('replaced rare35 rare5')).total).toBe(21)
       } finally {
         for (const s of stores) await s.close()
       }
