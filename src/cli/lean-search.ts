@@ -163,6 +163,10 @@ export async function runLeanSearch(args: string[], root: string, version: strin
     return false
   }
   if (hasQueued(baseUrl)) return false
+  // What oclif's command module sets up when it loads: a pipe closed early (`kb search … | head -1`) is no error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err
+  })
   const json = flags.json === true
   const local = isLoopbackUrl(baseUrl)
   const state: RunState = {made: false}
