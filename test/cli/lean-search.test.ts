@@ -3,6 +3,7 @@
  * through oclif (fixtures/oclif-run.mjs) give byte-identical stdout, stderr and exit code; the module recorder shows
  * which path `kb` took — no oclif module on the lean path, oclif's for everything it leaves to the command.
  */
+import {spawn} from 'node:child_process'
 import {readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
@@ -98,6 +99,30 @@ describe('kb search: the lean path and oclif agree', () => {
       expect(r.code).not.toBe(0)
       expect(r.stderr).toMatch(/^kb: .*not reachable/)
     }
+  })
+
+  it('lean: a key the server refuses, and no credential where the daemon keeps its data elsewhere', async () => {
+    for (const env of [{KB_API_KEY: 'kb_not_a_key_of_this_server'}, {KB_DATA_DIR: join(user.root, 'elsewhere')}]) {
+      const {oclif, r} = await same(['port'], env)
+      expect(oclif).toBe(false)
+      expect(r.code).not.toBe(0)
+      expect(r.stderr).toMatch(/^kb: /)
+    }
+  })
+
+  it('lean: a pipe closed before the output is written ends as oclif ends', async () => {
+    const closed = (cmd: string[]): Promise<{code: number | null; stderr: string}> =>
+      new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, cmd, {env: user.env, cwd: user.home, stdio: ['ignore', 'pipe', 'pipe']})
+        child.stdout.destroy()
+        let stderr = ''
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+        child.on('error', reject)
+        child.on('close', (code) => resolve({code, stderr}))
+      })
+    const [lean, oclif] = await Promise.all([closed([KB_BIN, 'search', 'port']), closed([OCLIF, 'search', 'port'])])
+    expect(lean).toEqual(oclif)
+    expect(lean).toEqual({code: 0, stderr: ''})
   })
 
   const fallback: Array<[string[], Record<string, string>?]> = [
