@@ -4,8 +4,9 @@
  * manifest describes the command (its names, letters, options and exclusions) and the integer bounds the command
  * declares (search-run.ts); the search is the command's own (runSearch), with the same client, daemon autostart and
  * proof, and errors reported as the command reports them. Whatever it does not handle exactly as oclif would —
- * help, a flag or form it does not know, a value oclif would refuse, an environment variable oclif reads, a terminal
- * on stderr (spinner and notes), writes waiting in the outbox — it leaves to the command, before doing anything.
+ * help, a flag or form it does not know, a value oclif would refuse, an environment variable oclif reads, writes
+ * waiting in the outbox, and on a terminal a note the command would give (a daemon to start: its spinner; a warning)
+ * — it leaves to the command, before doing anything.
  */
 import {readFileSync} from 'node:fs'
 import {join} from 'node:path'
@@ -127,10 +128,16 @@ interface RunState {
 async function makeClient(baseUrl: string, root: string, version: string, state: RunState): Promise<ApiClient | null> {
   const local = isLoopbackUrl(baseUrl)
   const words = transportWords(local)
-  // Notes of a start go to a terminal only, and this path runs without one on stderr: none to give.
-  if (local && autostartEnabled()) state.probe = {dir: dataDir(), probe: (await ensureDaemon({baseUrl, root, cliVersion: version})).probe}
+  // The command's notes (a daemon started, a version left running, a credential it could not use) go to a
+  // terminal only: with stderr on one, whatever would print one is left to the command, before anything is started.
+  const tty = process.stderr.isTTY === true
+  if (local && autostartEnabled()) {
+    const r = await ensureDaemon({baseUrl, root, cliVersion: version, ...(tty ? {onStart: leaveToOclif} : {})})
+    if (tty && r.warning) return null
+    state.probe = {dir: dataDir(), probe: r.probe}
+  }
   const credential = await resolveCredential(baseUrl, local)
-  if (credential.kind === 'oauth') return null
+  if (credential.kind === 'oauth' || (tty && credential.problem)) return null
   state.sentWithout = credential.source === 'none'
   const dir = credential.daemonDataDir
   if (local && dir) {
@@ -143,15 +150,20 @@ async function makeClient(baseUrl: string, root: string, version: string, state:
   return client
 }
 
-/** Thrown to leave the search to the command: an OAuth credential. */
+/** Thrown to leave the search to the command: an OAuth credential, or a note the command gives on a terminal. */
 class LeaveToOclif extends Error {}
+
+/** A daemon about to be started with stderr on a terminal: the command shows its spinner and note. */
+function leaveToOclif(): never {
+  throw new LeaveToOclif()
+}
 
 /**
  * Runs `kb search` for `args` (what follows `search`), its output written; false, having written nothing, when the
  * command should run it instead.
  */
 export async function runLeanSearch(args: string[], root: string, version: string): Promise<boolean> {
-  if (process.stderr.isTTY || oclifEnv(process.env)) return false
+  if (oclifEnv(process.env)) return false
   const manifestFlags = searchFlags(root)
   const parsed = manifestFlags && parseArgs(args, manifestFlags)
   if (!parsed || parsed.words.length === 0) return false

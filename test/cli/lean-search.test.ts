@@ -8,7 +8,7 @@ import {readFileSync, rmSync} from 'node:fs'
 import {join} from 'node:path'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {KB_BIN, type ChildDaemon} from '../helpers/daemon.js'
-import {cleanup, freePort, kb, run, type KbEnv, type RunResult, userWithDaemon} from './helpers.js'
+import {cleanup, freePort, kb, makeUser, run, type KbEnv, type RunResult, userWithDaemon} from './helpers.js'
 
 const RECORDER = join(import.meta.dirname, 'fixtures', 'record-modules.mjs')
 const OCLIF = join(import.meta.dirname, 'fixtures', 'oclif-run.mjs')
@@ -22,7 +22,7 @@ beforeAll(async () => {
     ['port already in use', 'net'],
     ['port 8080 taken by a stale daemon', 'daemon'],
     ['sqlite database is locked', 'db'],
-  ])
+  ] as const)
     expect((await kb(user, ['add', title, '--body', `notes on the ${title}`, '--tag', tag, '--scope', 'global'])).code).toBe(0)
 }, 120_000)
 
@@ -102,7 +102,8 @@ describe('kb search: the lean path and oclif agree', () => {
   })
 
   it('lean: a key the server refuses, and no credential where the daemon keeps its data elsewhere', async () => {
-    for (const env of [{KB_API_KEY: 'kb_not_a_key_of_this_server'}, {KB_DATA_DIR: join(user.root, 'elsewhere')}]) {
+    const envs: Record<string, string>[] = [{KB_API_KEY: 'kb_not_a_key_of_this_server'}, {KB_DATA_DIR: join(user.root, 'elsewhere')}]
+    for (const env of envs) {
       const {oclif, r} = await same(['port'], env)
       expect(oclif).toBe(false)
       expect(r.code).not.toBe(0)
@@ -147,4 +148,33 @@ describe('kb search: the lean path and oclif agree', () => {
       const {oclif} = await same(args, env)
       expect(oclif).toBe(true)
     })
+
+  it('on a terminal: lean with a daemon up (same bytes as oclif on the pseudo-terminal); a daemon to start is left to the command', async () => {
+    // Both through a real pseudo-terminal (util-linux `script`): stdout and stderr are terminals.
+    const tty = async (argv: string[], env: Record<string, string> = {}): Promise<RunResult> => {
+      const cmd = `stty cols 120 rows 40 2>/dev/null; ${argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`
+      const r = await run('script', ['-qefc', cmd, '/dev/null'], user, {env})
+      return {...r, stdout: r.stdout.replace(/\r\n/g, '\n')}
+    }
+    const file = join(user.root, 'modules-tty.txt')
+    const [lean, oclif] = await Promise.all([
+      tty([process.execPath, '--import', RECORDER, KB_BIN, 'search', 'port'], {KB_RECORD_MODULES: file}),
+      tty([process.execPath, OCLIF, 'search', 'port']),
+    ])
+    expect(readFileSync(file, 'utf8')).not.toContain('@oclif')
+    rmSync(file)
+    expect({stdout: lean.stdout, code: lean.code}).toEqual({stdout: oclif.stdout, code: oclif.code})
+    expect(lean.stdout).toContain('port already in use')
+    // No daemon at a loopback URL, autostart on: the command starts it, with its note; the lean path started nothing.
+    const other = makeUser({KB_BASE_URL: `http://127.0.0.1:${await freePort()}/api/v1`})
+    try {
+      const started = await tty([process.execPath, '--import', RECORDER, KB_BIN, 'search', 'port'], {...other.env, KB_RECORD_MODULES: file})
+      expect(readFileSync(file, 'utf8')).toContain('@oclif')
+      expect(started.code, started.stdout).toBe(0)
+      expect(started.stdout).toMatch(/started the kb daemon|starting the kb daemon/)
+    } finally {
+      await run(process.execPath, [KB_BIN, 'daemon', 'stop'], other)
+      await cleanup(other)
+    }
+  })
 })
