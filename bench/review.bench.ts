@@ -46,6 +46,14 @@ async function measure(kind: 'sqlite' | 'postgres', dir: string, cluster: Postgr
       await api('POST', '/knowledge', {title: `${e.title} (again)`, body: `${e.body}\n\nSeen again.`, scope: 'global'})
     }
     await new Promise((r) => setTimeout(r, 1500))
+    // What autovacuum would have done by now on a live server: the planner's statistics of the loaded tables.
+    if (storeUrl) {
+      const {default: pg} = await import('pg')
+      const client = new pg.Client(storeUrl)
+      await client.connect()
+      await client.query('ANALYZE')
+      await client.end()
+    }
     const out: Record<string, Measured> = {}
     const q = (await api('GET', '/review')) as {counts: Record<string, number>}
     if (!asJson) console.error(`${kind} counts: ${JSON.stringify(q.counts)}`)
