@@ -25,6 +25,7 @@ import {TrustService} from './services/trust.js'
 import {IMPORT_BODY_LIMIT} from './services/transfer/format.js'
 import {TransferService} from './services/transfer/service.js'
 import {SimilarBackfill} from './services/similar-backfill.js'
+import {TallyFolder} from './services/tally-fold.js'
 import {UsageCounter} from './services/usage.js'
 import type {Store} from './store/store.js'
 import {WebSessions} from './web/sessions.js'
@@ -56,6 +57,8 @@ export interface Services {
   review: ReviewService
   /** Similar pairs for entries from before kb kept them, found in the background (docs/search.md, "Similar entries"). */
   backfill: SimilarBackfill
+  /** The review tally's rows of ended PostgreSQL connections, folded into one now and then. */
+  tallyFold: TallyFolder
   ids: IdService
   sessions: WebSessions
   grants: GrantService
@@ -85,6 +88,7 @@ export function composeServices(store: Store, options: ServiceOptions, log: Fast
     trust: new TrustService(store, knowledge),
     curation: new CurationService(store, knowledge),
     review: new ReviewService(store, knowledge),
+    tallyFold: new TallyFolder(store, log),
     backfill: new SimilarBackfill(store, Number(process.env.KB_SIMILAR_BACKFILL_PAUSE_MS ?? '') || undefined, log),
     ids: new IdService(store, knowledge),
     sessions: new WebSessions(store),
@@ -99,10 +103,12 @@ export function startBackground(s: Services): () => Promise<void> {
   s.idempotency.start()
   s.usage.start()
   s.backfill.start()
+  s.tallyFold.start()
   return async () => {
     s.oauth.sweeper.stop()
     s.idempotency.stop()
     await s.backfill.stop()
+    await s.tallyFold.stop()
     await s.usage.stop()
   }
 }

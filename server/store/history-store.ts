@@ -96,6 +96,8 @@ export interface HistoryStore {
   backfillPending(limit: number): Promise<BackfillEntry[]>
   /** Records that the backfill has looked at every entry up to `seq`. */
   backfillDone(seq: number): Promise<void>
+  /** Folds the review tally's rows of ended connections (PostgreSQL, review-tally.ts); nothing to do on SQLite. */
+  foldTally(): Promise<void>
 }
 
 /** An entry written before kb kept similar pairs, as the backfill checks it (server/services/similar-backfill.ts). */

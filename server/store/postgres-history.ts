@@ -36,7 +36,7 @@ import {ENTRY_COLUMNS, ENTRY_FROM, filterSql, Params, numbered, visibleTo} from 
 import type {Viewer} from './store.js'
 import {entryFromRow} from './rows.js'
 import {NO_FLAGS} from './trust.js'
-import {POSTGRES_TALLY, tallyCountsSql} from './review-tally.js'
+import {POSTGRES_TALLY, POSTGRES_TALLY_FOLD, tallyCountsSql} from './review-tally.js'
 import {VERIFY_AFTER_DAYS_DEFAULT} from '../../src/shared/contract.js'
 
 /** PostgreSQL's SQLSTATE for a foreign key that names a row no longer there. */
@@ -106,6 +106,15 @@ export class PostgresHistoryStore implements HistoryStore {
       await q.run(numbered(SIMILAR_SQL.dismiss), [at, by, a, b, b, a])
       const [row] = await q.query<Row>(numbered(SIMILAR_SQL.dismissedAt), [a, b, b, a])
       return row ? String(row.dismissed_at) : null
+    })
+  }
+
+  async foldTally(): Promise<void> {
+    await this.db.tx(async (q) => {
+      // One fold at a time across daemons: two would lock the same rows in different orders.
+      const [lock] = await q.query<Row>(`SELECT pg_try_advisory_xact_lock(hashtext('kb.review_tally.fold')) AS ok`, [])
+      if (lock?.ok !== true) return
+      for (const sql of POSTGRES_TALLY_FOLD) await q.run(sql, [])
     })
   }
 

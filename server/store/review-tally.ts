@@ -97,6 +97,24 @@ function addToTally(parts: string[]): string {
   ON CONFLICT (${KEY}) DO UPDATE SET n = review_tally.n + excluded.n`
 }
 
+/** The bucket and day columns of a tally row: its key without the shard. */
+const BUCKET = 'scope, project_id, author_id, kind, verify_project, day'
+
+/**
+ * PostgreSQL: folds the rows of connections that have ended into shard 0, and drops rows that sum to nothing, so the
+ * table does not grow with every connection a pool ever opened (a shard is the writing backend's pid, and a pool
+ * reconnects after idling). Sums are kept whichever rows it moves; only folds write shard 0 (no backend has pid 0).
+ */
+export const POSTGRES_TALLY_FOLD = [
+  `WITH gone AS (
+    DELETE FROM review_tally t WHERE t.shard <> 0 AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = t.shard)
+    RETURNING ${BUCKET}, n)
+  INSERT INTO review_tally (${KEY}, n)
+  SELECT ${BUCKET}, 0, sum(n) FROM gone GROUP BY ${BUCKET} ORDER BY ${BUCKET}
+  ON CONFLICT (${KEY}) DO UPDATE SET n = review_tally.n + excluded.n`,
+  `DELETE FROM review_tally WHERE shard = 0 AND n = 0`,
+]
+
 /** The table, the boundary indexes and the tally of the entries already there: both drivers' migration but the triggers. */
 function tallyTable(d: TallyDialect, collate: string): string {
   const col = (name: string): string => `${name} text ${collate} NOT NULL`

@@ -128,6 +128,9 @@ export class SqliteHistoryStore implements HistoryStore {
     this.statements.get(BACKFILL_SQL.done).run(seq, seq)
   }
 
+  /** One writer, one shard (review-tally.ts SQLITE_TALLY): nothing to fold. */
+  async foldTally(): Promise<void> {}
+
   async review(filter: ReviewFilter, page: {limit: number; after?: {retrieved: number; id: string}}): Promise<ReviewOutcome> {
     // Superseded entries are a kind of their own here (history-store.ts reviewKinds), not left out as list leaves them.
     const {where, params} = filterSql(filter.viewer, {

@@ -7,7 +7,7 @@
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {REVIEW_KINDS, REVIEW_UNRETRIEVED_DAYS} from '../../../src/shared/contract.js'
 import {POSTGRES_TALLY, rebuiltTallySql, SQLITE_TALLY} from '../../../server/store/review-tally.js'
-import {newPrincipal, queryStore, startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
+import {newPrincipal, queryStore, startInProcessDaemon, tempDir, type TestDaemon} from '../../helpers/daemon.js'
 import {createEntry, joinProject} from './support.js'
 
 const DAY = 86_400_000
@@ -164,4 +164,39 @@ describe('review counts kept by the writes', () => {
     expect(kept.length).toBeGreaterThan(10)
     expect(order(kept)).toEqual(order(rebuilt))
   })
+})
+
+describe('the tally of ended connections', () => {
+  it("is folded into one row per key when a daemon starts, the counts unchanged (PostgreSQL; SQLite's one writer keeps one shard)", async () => {
+    const dataDir = tempDir()
+    let own = await startInProcessDaemon({dataDir})
+    const storeUrl = own.storeUrl
+    try {
+      for (let i = 0; i < 4; i++) {
+        const e = await createEntry(own, {scope: 'global', title: `Folded tally entry ${i}`})
+        if (i % 2 === 0)
+          expect((await own.request('POST', `/knowledge/${e.id}/flags`, {body: {reason: 'incorrect'}})).status).toBeLessThan(300)
+      }
+      const counts = (await own.request('GET', '/review')).body.counts
+      expect(counts.flagged).toBe(2)
+      const shards = async (): Promise<number[]> =>
+        (await queryStore<{shard: number}>(own, 'SELECT DISTINCT shard FROM review_tally ORDER BY shard')).map((r) => Number(r.shard))
+      if (!storeUrl) {
+        expect(await shards()).toEqual([0])
+        return
+      }
+      // As if every connection that wrote had ended: no backend has a negative pid.
+      expect((await shards()).some((s) => s > 0)).toBe(true)
+      await queryStore(own, 'UPDATE review_tally SET shard = -shard WHERE shard <> 0')
+      await own.stop()
+      own = await startInProcessDaemon({dataDir, storeUrl})
+      const deadline = Date.now() + 20_000
+      while ((await shards()).some((s) => s < 0) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+      expect((await shards()).every((s) => s >= 0)).toBe(true)
+      expect(await queryStore(own, 'SELECT * FROM review_tally WHERE shard = 0 AND n = 0')).toEqual([])
+      expect((await own.request('GET', '/review')).body.counts).toEqual(counts)
+    } finally {
+      await own.stop()
+    }
+  }, 60_000)
 })
