@@ -195,7 +195,9 @@ export interface TallyBinds {
 /**
  * One row of every count: the tally's rows of the buckets the caller may see, the days before each cutoff's day
  * summed; the entries of each cutoff's day counted one by one through the index on the same expression (one range
- * per distinct cutoff); `similar` from the open pairs.
+ * per distinct cutoff); `similar` from the open pairs. Each cutoff's range is a subquery of its own, so that the
+ * cutoff is a known value when the index is read: joined to the cutoffs instead, PostgreSQL read every entry (72 ms
+ * at 100k against a few rows).
  */
 export function tallyCountsSql(d: TallyDialect, b: TallyBinds): string {
   const overT = `(${b.branches.map((x) => x.replace(/\be\./g, 't.')).join(' OR ')})`
@@ -213,9 +215,10 @@ export function tallyCountsSql(d: TallyDialect, b: TallyBinds): string {
       ${sum(`t.kind = 'unused' AND t.day < substr(${b.unusedCutoff}, 1, 10)`)} AS never_retrieved
       FROM review_tally t LEFT JOIN pc ON pc.id = t.verify_project WHERE ${overT})
   SELECT tally.flagged, tally.unverified, tally.superseded,
-    tally.stale + (SELECT count(*) FROM cutoffs c CROSS JOIN entries e ${d.indexedBy('entries_fresh_at')}
+    tally.stale + (SELECT coalesce(sum(k.n), 0) FROM (SELECT (SELECT count(*) FROM entries e ${d.indexedBy('entries_fresh_at')}
       LEFT JOIN pc ON pc.id = e.project_id
-      WHERE ${freshAt(d, 'e')} >= substr(c.cutoff, 1, 10) AND ${freshAt(d, 'e')} < c.cutoff AND ${cutoff} = c.cutoff AND ${ages} AND e.superseded_by IS NULL AND NOT ${staleNow('e')} AND ${overE}) AS stale,
+      WHERE ${freshAt(d, 'e')} >= substr(c.cutoff, 1, 10) AND ${freshAt(d, 'e')} < c.cutoff AND ${cutoff} = c.cutoff AND ${ages} AND e.superseded_by IS NULL AND NOT ${staleNow('e')} AND ${overE}) AS n
+      FROM cutoffs c) k) AS stale,
     tally.never_retrieved + (SELECT count(*) FROM entries e ${d.indexedBy('entries_used_at')}
       WHERE ${usedAt(d, 'e')} >= substr(${b.unusedCutoff}, 1, 10) AND ${usedAt(d, 'e')} < ${b.unusedCutoff}
       AND e.superseded_by IS NULL AND ${overE}) AS never_retrieved,
