@@ -15,7 +15,6 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import {dataFiles} from '../src/shared/paths.js'
 import {loadEntries, prepareDataDir} from './bulk-load.js'
-import {corpus} from './corpus.js'
 import {quantile} from './cranfield.js'
 import {
   bareServer,
@@ -27,9 +26,9 @@ import {
   memoryOf,
   type RunningDaemon,
   spawnDaemon,
-  withTypo,
 } from './daemon-harness.js'
 import {type PostgresCluster, startCluster} from './postgres-cluster.js'
+import {measureRounds} from './rounds.js'
 
 const args = process.argv.slice(2)
 const option = (name: string, fallback: string): string => (args.includes(name) ? (args[args.indexOf(name) + 1] ?? fallback) : fallback)
@@ -79,35 +78,7 @@ async function measureSizes(stores: Store[]): Promise<SizeResult[]> {
   const daemons: RunningDaemon[] = []
   try {
     for (const s of stores) daemons.push(await spawnDaemon(s.dataDir, s.storeUrl))
-    const c = corpus(42)
-    const timings = stores.map(() => ({create: [] as number[], get: [] as number[], search: [] as number[]}))
-    const round = async (
-      kind: 'create' | 'get' | 'search',
-      n: number,
-      warmup: number,
-      op: (d: RunningDaemon, s: Store, i: number) => Promise<void>,
-    ): Promise<void> => {
-      for (let i = 0; i < warmup + n; i++) {
-        for (let k = 0; k < stores.length; k++) {
-          const t = performance.now()
-          await op(daemons[k]!, stores[k]!, i)
-          if (i >= warmup) timings[k]![kind].push(performance.now() - t)
-        }
-      }
-    }
-    await round('create', 200, 20, async (d, s, i) => {
-      const e = c.entry(10_000_000 + i)
-      await call(d.url, s.key, 'POST', '/knowledge', {title: e.title, body: e.body, tags: e.tags})
-    })
-    let seed = 1
-    await round('get', 1000, 50, async (d, s) => {
-      seed = (seed * 48271) % 2147483647
-      await call(d.url, s.key, 'GET', `/knowledge/${s.ids[seed % s.ids.length]}`)
-    })
-    await round('search', 200, 20, async (d, s, i) => {
-      const q = i % 4 === 3 ? withTypo(c.shortQuery(i)) : c.shortQuery(i)
-      await call(d.url, s.key, 'GET', `/search?q=${encodeURIComponent(q)}`)
-    })
+    const timings = await measureRounds(daemons, stores, 10_000_000)
     return await Promise.all(
       stores.map(async (s, k) => ({
         kind: s.kind,

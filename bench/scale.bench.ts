@@ -14,10 +14,10 @@ import {join} from 'node:path'
 import pg from 'pg'
 import {dataFiles} from '../src/shared/paths.js'
 import {prepareDataDir, type PreparedDir} from './bulk-load.js'
-import {corpus} from './corpus.js'
 import {quantile} from './cranfield.js'
-import {call, type Latency, latency, machine, type Machine, memoryOf, type RunningDaemon, spawnDaemon, withTypo} from './daemon-harness.js'
+import {type Latency, latency, machine, type Machine, memoryOf, type RunningDaemon, spawnDaemon} from './daemon-harness.js'
 import {type PostgresCluster, startCluster} from './postgres-cluster.js'
+import {measureRounds} from './rounds.js'
 
 const args = process.argv.slice(2)
 const option = (name: string, fallback: string): string => (args.includes(name) ? (args[args.indexOf(name) + 1] ?? fallback) : fallback)
@@ -99,36 +99,12 @@ async function measure(kind: Measured['kind'], stores: Array<PreparedDir & {seco
   const daemons: RunningDaemon[] = []
   try {
     for (const s of stores) daemons.push(await spawnDaemon(s.dataDir, s.storeUrl))
-    const c = corpus(42)
-    const timings = stores.map(() => ({create: [] as number[], get: [] as number[], search: [] as number[]}))
-    const round = async (
-      what: 'create' | 'get' | 'search',
-      n: number,
-      warmup: number,
-      op: (d: RunningDaemon, s: PreparedDir, i: number) => Promise<unknown>,
-    ): Promise<void> => {
-      for (let i = 0; i < warmup + n; i++) {
-        for (let k = 0; k < stores.length; k++) {
-          const t = performance.now()
-          await op(daemons[k]!, stores[k]!, i)
-          if (i >= warmup) timings[k]![what].push(performance.now() - t)
-        }
-      }
-      log(`${kind}: ${what} measured`)
-    }
-    await round('create', 200, 20, (d, s, i) => {
-      const e = c.entry(20_000_000 + i)
-      return call(d.url, s.ownerKey, 'POST', '/knowledge', {title: e.title, body: e.body, tags: e.tags})
-    })
-    let seed = 1
-    await round('get', 1000, 50, (d, s) => {
-      seed = (seed * 48271) % 2147483647
-      return call(d.url, s.ownerKey, 'GET', `/knowledge/${s.ids[seed % s.ids.length]}`)
-    })
-    await round('search', 200, 20, (d, s, i) => {
-      const q = i % 4 === 3 ? withTypo(c.shortQuery(i)) : c.shortQuery(i)
-      return call(d.url, s.ownerKey, 'GET', `/search?q=${encodeURIComponent(q)}`)
-    })
+    const timings = await measureRounds(
+      daemons,
+      stores.map((s) => ({key: s.ownerKey, ids: s.ids})),
+      20_000_000,
+      (what) => log(`${kind}: ${what} measured`),
+    )
     return await Promise.all(
       stores.map(async (s, k) => ({
         kind,
