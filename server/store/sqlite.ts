@@ -59,6 +59,9 @@ import type {
 import {StepFailed} from './store.js'
 import type {TransferStore} from './transfer-store.js'
 
+/** The memory map over the database file (see the constructor). */
+const MMAP_BYTES = 256 * 1024 * 1024
+
 const REMEMBERED_MAX = 1_000
 
 export interface SqliteOptions {
@@ -104,8 +107,10 @@ export class SqliteStore implements Store {
     this.db.pragma('foreign_keys = ON')
     this.db.pragma('busy_timeout = 5000')
     // Reads through a memory map instead of a read() per page missing from SQLite's 2 MB cache: a get by
-    // id at 100k entries (320 MB) went from 25–30 µs to 16 µs of CPU (docs/performance.md).
-    this.db.pragma('mmap_size = 1073741824')
+    // id at 100k entries (320 MB) went from 25–30 µs to 16 µs of CPU. 256 MiB, not more: the mapped pages
+    // count in the daemon's resident memory, which stays under 600 MB at a million entries (docs/performance.md,
+    // "A million entries"); pages past the map are read from the OS page cache.
+    this.db.pragma(`mmap_size = ${MMAP_BYTES}`)
     // The search tokenizer for migrations that rebuild the index and its vocabulary (4, 7): FTS5 cannot call it.
     this.db.function('kb_reverse', {deterministic: true}, (term) => reversed(String(term)))
     this.db.function('kb_index_text', {deterministic: true}, (text) => indexText(String(text)))
