@@ -9,7 +9,7 @@ const API_TESTS = [
   'test/server/endpoints/*.test.ts',
   'test/server/oauth/{authorize,browser,discovery-registration,grants,oauth4webapi,token}.test.ts',
   'test/server/search/{aged,bounded,feedback,forgiving}.test.ts',
-  'test/server/{fuzz,hostile,smoke,summary,visibility}.test.ts',
+  'test/server/{fast-get,fuzz,hostile,smoke,summary,visibility}.test.ts',
   'test/server/transfer/{authorship,import-twice,malformed,round-trip}.test.ts',
   'test/server/web/*.test.ts',
   'test/mcp/{batch,http,http-curation,http-short-ids,http-trust,join-pending,recall-record,safe-publish,stdio}.test.ts',

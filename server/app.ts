@@ -2,7 +2,6 @@
  * @module The daemon's HTTP application: fastify with kb's validation, problem+json errors, host check,
  * authentication and every /api/v1 route. `buildApp` is what tests, benchmarks and the daemon all run.
  */
-import {randomUUID} from 'node:crypto'
 import {pino} from 'pino'
 import Fastify, {LogController, type FastifyInstance, type FastifyReply, type FastifyRequest} from 'fastify'
 import {CLIENT_VIAS} from '../src/shared/contract.js'
@@ -12,9 +11,10 @@ import {bearerChallenge} from './auth/authenticate.js'
 import {composeServices, startBackground, type Services} from './compose.js'
 import {addBodyParsers} from './http/body-parsers.js'
 import {addCorsHeaders, isCorsPath, sendPreflight} from './http/cors.js'
+import {installFastGet, type ApiAuthentication, type FastLane} from './http/fast-get.js'
 import {addHostCheck} from './http/host-check.js'
 import {honoursIdempotencyKey} from './http/idempotency.js'
-import {loggedUrl} from './http/log-url.js'
+import {requestIdOf, requestLogFields} from './http/request-log.js'
 import {DiskState, isDiskFull} from './http/disk-state.js'
 import {sendClientErrorProblem, sendProblem} from './http/problem.js'
 import type {RouteDef} from './http/route.js'
@@ -24,7 +24,7 @@ import {buildOpenApi} from './openapi.js'
 import {apiKeyRoutes} from './routes/api-keys.js'
 import {grantRoutes} from './routes/grants.js'
 import {webLinkRoutes} from './routes/web-links.js'
-import {knowledgeRoutes} from './routes/knowledge.js'
+import {entryReader, knowledgeRoutes, type ReadEntry} from './routes/knowledge.js'
 import {metaRoutes} from './routes/meta.js'
 import {mcpOpenApiPaths, registerMcpRoute} from './routes/mcp.js'
 import {registerOAuthRoutes} from './routes/oauth.js'
@@ -37,7 +37,7 @@ import {historyRoutes} from './routes/history.js'
 import {searchRoutes} from './routes/search.js'
 import {transferRoutes} from './routes/transfer.js'
 import {registerWebRoutes} from './web/routes.js'
-import {webOrigin} from './web/request.js'
+import {webOrigin, type RequestOrigin} from './web/request.js'
 import type {Authenticator} from './auth/authenticate.js'
 import type {ApiKeyService} from './services/api-keys.js'
 import type {Caller} from './services/context.js'
@@ -72,12 +72,16 @@ export interface AppOptions {
   storeDir?: string
   /** false (`kb daemon run --no-web`): no web view (docs/web.md); the API alone. */
   web?: boolean
+  /** false: `GET /knowledge/:id` is always answered by fastify (server/http/fast-get.ts); for the tests comparing the two. */
+  fastLane?: boolean
 }
 
 export interface KbApp {
   app: FastifyInstance
   services: {knowledge: KnowledgeService; projects: ProjectService; apiKeys: ApiKeyService; auth: Authenticator; oauth: AuthorizationServer}
   routes: RouteDef[]
+  /** The fast lane of `GET /knowledge/:id` (server/http/fast-get.ts): how many requests it answered, and a switch. */
+  fastLane: FastLane
 }
 
 declare module 'fastify' {
@@ -96,14 +100,19 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
   const {store, version} = options
   const app = createFastify(options.logLevel ?? 'info')
   addBodyParsers(app, `${API_PREFIX}/import`)
-  addHostCheck(app, [...(options.allowedHosts ?? []), ...(options.publicBaseUrl ? [new URL(options.publicBaseUrl).hostname] : [])])
+  const hostRefusal = addHostCheck(app, [
+    ...(options.allowedHosts ?? []),
+    ...(options.publicBaseUrl ? [new URL(options.publicBaseUrl).hostname] : []),
+  ])
   const disk = addRequestHooks(app, options.storeDir)
   const s = composeServices(store, options, app.log)
 
-  const baseUrl = (req: FastifyRequest): string => options.publicBaseUrl ?? `${req.protocol}://${req.host}${API_PREFIX}`
+  const baseUrl = (req: RequestOrigin): string => options.publicBaseUrl ?? `${req.protocol}://${req.host}${API_PREFIX}`
+  const authenticate = apiAuthentication(s, baseUrl)
+  const read = entryReader(s.knowledge, s.recalls, entryWebUrl(options))
   let openapiDoc: Record<string, unknown> | null = null
-  const routes = apiRoutes(s, options, {disk, openapi: () => openapiDoc ?? {}})
-  registerApiRoutes(app, routes, s, baseUrl)
+  const routes = apiRoutes(s, options, read, {disk, openapi: () => openapiDoc ?? {}})
+  registerApiRoutes(app, routes, s, authenticate)
   registerOAuthRoutes(app, {service: s.oauth, baseUrl, prefix: API_PREFIX})
   registerMcpRoute(app, {auth: s.auth, baseUrl, prefix: API_PREFIX, version})
   if (options.web !== false)
@@ -118,13 +127,26 @@ export async function buildApp(options: AppOptions): Promise<KbApp> {
       ...(options.publicBaseUrl ? {publicBaseUrl: options.publicBaseUrl} : {}),
     })
   app.addHook('onClose', startBackground(s))
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  const fastLane = installFastGet(app.server, {
+    apiPrefix: API_PREFIX,
+    hostRefusal,
+    authenticate,
+    read,
+    log: app.log,
+    closing: () => closing,
+  })
+  fastLane.enabled = options.fastLane !== false
 
   openapiDoc = buildOpenApi(
     routes,
     {version, serverUrl: options.publicBaseUrl ?? DEFAULT_BASE_URL},
     {...oauthOpenApiPaths(), ...mcpOpenApiPaths()},
   )
-  return {app, services: {knowledge: s.knowledge, projects: s.projects, apiKeys: s.apiKeys, auth: s.auth, oauth: s.oauth}, routes}
+  return {app, services: {knowledge: s.knowledge, projects: s.projects, apiKeys: s.apiKeys, auth: s.auth, oauth: s.oauth}, routes, fastLane}
 }
 
 /** fastify with kb's logging, limits and request ids; a URL it cannot route is a problem like any other. */
@@ -138,10 +160,7 @@ function createFastify(level: string): FastifyInstance {
     logController: new LogController({disableRequestLogging: true}),
     bodyLimit: BODY_LIMIT,
     requestIdHeader: false,
-    genReqId: (req) => {
-      const h = req.headers['x-request-id']
-      return typeof h === 'string' && /^[\x21-\x7e]{1,200}$/.test(h) ? h : randomUUID()
-    },
+    genReqId: (req) => requestIdOf(req.headers),
     routerOptions: {ignoreTrailingSlash: true, maxParamLength: 500},
     return503OnClosing: true,
     frameworkErrors: (error, req, reply) => {
@@ -168,10 +187,7 @@ function addRequestHooks(app: FastifyInstance, storeDir: string | undefined): Di
   const disk = new DiskState(storeDir)
   app.addHook('onResponse', async (req, reply) => {
     if (reply.statusCode < 400 && WRITE_METHODS.has(req.method)) disk.noteWritten()
-    req.log.info(
-      {method: req.method, url: loggedUrl(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10},
-      'request',
-    )
+    req.log.info(requestLogFields(req.method, req.url, reply.statusCode, reply.elapsedTime), 'request')
   })
   app.setErrorHandler((error, req, reply) => {
     if (isDiskFull(error)) disk.noteFull()
@@ -184,19 +200,17 @@ function addRequestHooks(app: FastifyInstance, storeDir: string | undefined): Di
 }
 
 /** Every route of the API, each resource's routes over its services. */
-function apiRoutes(s: Services, options: AppOptions, meta: {disk: DiskState; openapi: () => Record<string, unknown>}): RouteDef[] {
+function apiRoutes(
+  s: Services,
+  options: AppOptions,
+  read: ReadEntry,
+  meta: {disk: DiskState; openapi: () => Record<string, unknown>},
+): RouteDef[] {
   const web = options.web !== false
   const origin = (req: FastifyRequest): ReturnType<typeof webOrigin> => webOrigin(req, options.publicBaseUrl, API_PREFIX)
-  // An entry's permanent page on the daemon's public origin (docs/web.md), given with GET /knowledge/:id.
-  const webUrl = web
-    ? (req: FastifyRequest, id: string): string => {
-        const w = origin(req)
-        return `${w.origin}${w.root}/e/${id}`
-      }
-    : undefined
   return [
     ...metaRoutes(options.version, meta.openapi, {store: options.store, disk: meta.disk}, options.proofSecret, options.localInfo),
-    ...knowledgeRoutes(s.knowledge, s.queries, s.publish, s.recalls, webUrl),
+    ...knowledgeRoutes(s.knowledge, s.queries, s.publish, read),
     ...trustRoutes(s.trust),
     ...curationRoutes(s.curation),
     ...historyRoutes(s.history, s.review),
@@ -211,8 +225,37 @@ function apiRoutes(s: Services, options: AppOptions, meta: {disk: DiskState; ope
   ]
 }
 
+/** An entry's permanent page on the daemon's public origin (docs/web.md), given with GET /knowledge/:id; none without the web view. */
+function entryWebUrl(options: AppOptions): ((req: RequestOrigin, id: string) => string) | undefined {
+  if (options.web === false) return undefined
+  return (req, id) => {
+    const w = webOrigin(req, options.publicBaseUrl, API_PREFIX)
+    return `${w.origin}${w.root}/e/${id}`
+  }
+}
+
+/**
+ * The caller of an authenticated API request (401 with a challenge otherwise), the `Kb-Short-Id-Length` its answer
+ * carries and the client it says it is; for every route's `onRequest` and the fast lane (server/http/fast-get.ts).
+ */
+function apiAuthentication(s: Services, baseUrl: (req: RequestOrigin) => string): ApiAuthentication {
+  return async (headers, origin) => {
+    const caller = await s.auth.authenticate(
+      headers.authorization,
+      (invalid) => bearerChallenge(`${baseUrl(origin)}/.well-known/oauth-protected-resource`, invalid),
+      {baseUrl: baseUrl(origin)},
+    )
+    // The length the caller's client prints short ids with (docs/api.md, "Short ids").
+    const shortIdLength = String(await s.ids.shortLength())
+    // What the client says it is, for history only (docs/api.md, "History"): identity is the credential's.
+    const via = CLIENT_VIAS.find((v) => v === headers['kb-via'])
+    if (via) caller.via = via
+    return {caller, shortIdLength}
+  }
+}
+
 /** Each route under the API prefix: authentication before the body is read, Idempotency-Key where it applies; 405 + Allow for the other methods of a path. */
-function registerApiRoutes(app: FastifyInstance, routes: RouteDef[], s: Services, baseUrl: (req: FastifyRequest) => string): void {
+function registerApiRoutes(app: FastifyInstance, routes: RouteDef[], s: Services, authenticate: ApiAuthentication): void {
   const methodsByPath = new Map<string, Set<string>>()
   for (const r of routes) {
     const url = API_PREFIX + r.path
@@ -229,16 +272,9 @@ function registerApiRoutes(app: FastifyInstance, routes: RouteDef[], s: Services
       },
       onRequest: r.auth
         ? async (req, reply) => {
-            req.caller = await s.auth.authenticate(
-              req.headers.authorization,
-              (invalid) => bearerChallenge(`${baseUrl(req)}/.well-known/oauth-protected-resource`, invalid),
-              {baseUrl: baseUrl(req)},
-            )
-            // The length the caller's client prints short ids with (docs/api.md, "Short ids").
-            reply.header('Kb-Short-Id-Length', String(await s.ids.shortLength()))
-            // What the client says it is, for history only (docs/api.md, "History"): identity is the credential's.
-            const via = CLIENT_VIAS.find((v) => v === req.headers['kb-via'])
-            if (via) req.caller.via = via
+            const {caller, shortIdLength} = await authenticate(req.headers, req)
+            req.caller = caller
+            reply.header('Kb-Short-Id-Length', shortIdLength)
           }
         : undefined,
       preValidation: r.body

@@ -11,6 +11,7 @@ import type {FastifyInstance} from 'fastify'
 import {KbError} from '../src/shared/errors.js'
 import {dataFiles, type DaemonInfo} from '../src/shared/paths.js'
 import {API_PREFIX, buildApp, type AppOptions} from './app.js'
+import type {FastLane} from './http/fast-get.js'
 import {acquireLock, DaemonError, settleOwnerKey, writePrivateFile} from './daemon-files.js'
 import {lostDatabase, unsafeDataDir} from './data-dir.js'
 import {openStore, redactedStoreUrl, storeTarget, type StoreTarget} from './store/open.js'
@@ -41,7 +42,9 @@ export interface DaemonOptions {
 type DataFiles = ReturnType<typeof dataFiles>
 
 /** Runs the daemon until a signal stops it. Resolves with the listening URL once it accepts requests. */
-export async function startDaemon(o: DaemonOptions): Promise<{url: string; info: DaemonInfo; stop: () => Promise<void>}> {
+export async function startDaemon(
+  o: DaemonOptions,
+): Promise<{url: string; info: DaemonInfo; stop: () => Promise<void>; fastLane: FastLane}> {
   const files = dataFiles(o.dataDir)
   const {target, releaseLock} = claimDataDir(o, files)
   // Connections that break while idle are reported once the app's logger exists.
@@ -51,7 +54,7 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; info:
   const proofSecret = randomBytes(32)
   let info: DaemonInfo | null = null
   writePrivateFile(files.secret, `${proofSecret.toString('hex')}\n`)
-  const {app, services} = await buildApp(appOptions(o, store, target, proofSecret, () => info))
+  const {app, services, fastLane} = await buildApp(appOptions(o, store, target, proofSecret, () => info))
   // Not the error itself: pg-pool hangs the client on it (buffers, parameters, the backend's cancel key).
   onStoreError = (e) =>
     app.log.warn(
@@ -80,7 +83,7 @@ export async function startDaemon(o: DaemonOptions): Promise<{url: string; info:
     rmSync(files.daemonJson, {force: true})
     releaseLock()
   })
-  return {url, info: started, stop}
+  return {url, info: started, stop, fastLane}
 }
 
 /**

@@ -1,17 +1,19 @@
 /**
  * @module /knowledge routes: CRUD with ETag/If-Match, resolve, comments, publish (and its preview) and fork.
  */
+import type {IncomingHttpHeaders} from 'node:http'
 import {Type} from '@sinclair/typebox'
-import type {FastifyRequest} from 'fastify'
 import {trimTrailingSlashes} from '../../src/shared/chars.js'
 import {DETAIL_DEFAULT, LIMIT_DEFAULT} from '../../src/shared/contract.js'
-import type {EntryFull} from '../../src/shared/types.js'
+import type {Detail, EntryFull, EntryView} from '../../src/shared/types.js'
 import {operation} from '../http/operation.js'
 import type {RouteDef} from '../http/route.js'
+import type {Caller} from '../services/context.js'
 import type {KnowledgeService} from '../services/knowledge.js'
 import type {EntryQueries} from '../services/queries.js'
 import type {PublishService} from '../services/publish.js'
 import type {RecallService} from '../services/recall.js'
+import type {RequestOrigin} from '../web/request.js'
 import {errorResponses, parseIfMatch} from './common.js'
 
 const ENTRY = 'Entry'
@@ -23,16 +25,49 @@ const SAFE =
   'Findings of secrets or personal data in what a shared scope would expose refuse the change with sensitive_content ' +
   '(docs/api.md, "Safe publish"): send redact: true, or acknowledge: [finding ids].'
 
-export function knowledgeRoutes(
+/** What `GET /knowledge/:id` reads of its request besides the caller, the id and the detail level. */
+interface EntryReadRequest extends RequestOrigin {
+  headers: IncomingHttpHeaders
+}
+
+/** `GET /knowledge/:id`'s body. */
+type EntryRead = EntryView & {web_url?: string}
+
+/**
+ * `GET /knowledge/:id` past authentication: the entry if the caller may see it (404 otherwise; once it is found, its
+ * `ETag` is given to `found`, so even a failure after that carries it) at the detail asked, the read recorded, its web
+ * page linked. The route below and the fast lane (server/http/fast-get.ts) both answer with it.
+ */
+export type ReadEntry = (
+  caller: Caller,
+  id: string,
+  detail: Detail | undefined,
+  req: EntryReadRequest,
+  found: (etag: string) => void,
+) => Promise<EntryRead>
+
+export function entryReader(
   knowledge: KnowledgeService,
-  queries: EntryQueries,
-  publish: PublishService,
   recalls: RecallService,
   /** The entry's page on the web view, when the daemon serves one (docs/web.md). */
-  webUrl?: (req: FastifyRequest, id: string) => string,
-): RouteDef[] {
+  webUrl?: (req: RequestOrigin, id: string) => string,
+): ReadEntry {
+  return async (caller, id, asked, req, found) => {
+    const e = await knowledge.visible(caller, id)
+    found(etagOf(e))
+    const detail = asked ?? DETAIL_DEFAULT.entry
+    const view = await knowledge.view(caller, e, detail)
+    await recalls.recordRead(caller, 'mcp_get', req.headers, e.id, [view])
+    // Not at summary: its item keeps to its token budget (docs/api.md, "Detail levels").
+    return webUrl && detail !== 'summary' ? {...view, web_url: webUrl(req, e.id)} : view
+  }
+}
+
+const etagOf = (e: {version: number}): string => `"${e.version}"`
+
+export function knowledgeRoutes(knowledge: KnowledgeService, queries: EntryQueries, publish: PublishService, read: ReadEntry): RouteDef[] {
   const withEtag = (reply: {header: (k: string, v: string) => unknown}, e: {version: number}): void => {
-    reply.header('ETag', `"${e.version}"`)
+    reply.header('ETag', etagOf(e))
   }
   return [
     operation('createEntry', {
@@ -73,13 +108,7 @@ export function knowledgeRoutes(
       auth: true,
       responses: {200: {description: 'The entry', schema: ENTRY, headers: ['ETag']}, ...errorResponses(400, 401, 404)},
       handler: async ({caller, params, query, reply, req}) => {
-        const e = await knowledge.visible(caller, params.id)
-        withEtag(reply, e)
-        const detail = query.detail ?? DETAIL_DEFAULT.entry
-        const view = await knowledge.view(caller, e, detail)
-        await recalls.recordRead(caller, 'mcp_get', req.headers, e.id, [view])
-        // Not at summary: its item keeps to its token budget (docs/api.md, "Detail levels").
-        return webUrl && detail !== 'summary' ? {...view, web_url: webUrl(req, e.id)} : view
+        return read(caller, params.id, query.detail, req, (etag) => reply.header('ETag', etag))
       },
     }),
     operation('updateEntry', {

@@ -19,8 +19,11 @@ export interface WebOrigin {
   secure: boolean
 }
 
+/** What a request says of where it was sent: fastify's `req.protocol` and `req.host` (a proxy is not trusted). */
+export type RequestOrigin = Pick<FastifyRequest, 'protocol' | 'host'>
+
 /** The web view's place, from the public base URL (ending in /api/v1) the daemon was given, else the request. */
-export function webOrigin(req: FastifyRequest, publicBaseUrl: string | undefined, apiPrefix: string): WebOrigin {
+export function webOrigin(req: RequestOrigin, publicBaseUrl: string | undefined, apiPrefix: string): WebOrigin {
   if (publicBaseUrl) {
     const u = new URL(publicBaseUrl)
     const path = u.pathname.replace(/\/+$/, '')

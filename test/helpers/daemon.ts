@@ -8,6 +8,7 @@ import {spawn, type ChildProcess} from 'node:child_process'
 import {mkdtempSync, readFileSync, rmSync, existsSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import {join, resolve} from 'node:path'
+import type {FastLane} from '../../server/http/fast-get.js'
 import {sharedDatabase, testStoreIsPostgres} from './postgres.js'
 
 export const ROOT = resolve(import.meta.dirname, '../..')
@@ -70,7 +71,7 @@ async function storeUrlFor(given: string | undefined): Promise<string | undefine
   return testStoreIsPostgres() ? sharedDatabase() : undefined
 }
 
-/** Starts the daemon in this process (real HTTP on 127.0.0.1, port 0). */
+/** Starts the daemon in this process (real HTTP on 127.0.0.1, port 0); its fast lane of GET /knowledge/:id can be switched off. */
 export async function startInProcessDaemon(
   options: {
     dataDir?: string
@@ -80,7 +81,7 @@ export async function startInProcessDaemon(
     /** false: `--no-web` */ web?: boolean
     publicBaseUrl?: string
   } = {},
-): Promise<TestDaemon> {
+): Promise<TestDaemon & {fastLane: FastLane}> {
   const {startDaemon} = await import('../../server/daemon.js')
   const dataDir = options.dataDir ?? tempDir()
   const storeUrl = await storeUrlFor(options.storeUrl)
@@ -103,6 +104,7 @@ export async function startInProcessDaemon(
     ...(storeUrl ? {storeUrl} : {}),
     ownerKey,
     request: makeRequest(daemon.url, ownerKey),
+    fastLane: daemon.fastLane,
     stop: async () => {
       await daemon.stop()
       if (!options.dataDir) rmSync(dataDir, {recursive: true, force: true})
