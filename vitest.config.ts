@@ -8,7 +8,7 @@ import {findSystem} from './test/helpers/system.js'
 const API_TESTS = [
   'test/server/endpoints/*.test.ts',
   'test/server/oauth/{authorize,browser,discovery-registration,grants,oauth4webapi,token}.test.ts',
-  'test/server/search/{aged,bounded,feedback,forgiving}.test.ts',
+  'test/server/search/{aged,bounded,feedback,forgiving,ranking}.test.ts',
   'test/server/{fast-get,fuzz,hostile,smoke,summary,visibility}.test.ts',
   'test/server/transfer/{authorship,import-twice,malformed,round-trip}.test.ts',
   'test/server/web/*.test.ts',

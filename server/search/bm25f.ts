@@ -3,6 +3,7 @@
  * orders them over all the query's terms with per-field length normalisation (docs/search.md, "Ranking").
  */
 import type {IndexTerm} from './driver.js'
+import {queryLikelihood} from './likelihood.js'
 import {type Phrase, PhraseCounter} from './phrases.js'
 import {type TokenKind, tokenize} from './tokenizer.js'
 
@@ -61,7 +62,7 @@ export class Bm25fScorer {
   private readonly asciiFirst = new Uint8Array(128)
 
   constructor(
-    terms: IndexTerm[],
+    private readonly terms: IndexTerm[],
     private readonly stats: CollectionStats,
     private readonly params: RankingParams = RANKING,
   ) {
@@ -112,12 +113,24 @@ export class Bm25fScorer {
    * normalised as long; its matches are those of the prefix.
    */
   score(doc: Record<SearchField, string>, bodyScale = 1): number {
+    return this.scores(doc, bodyScale).bm25f
+  }
+
+  /**
+   * The BM25F score and, from the same reading, the query likelihood (likelihood.ts) over the fields' counts taken
+   * together, unweighted.
+   */
+  scores(doc: Record<SearchField, string>, bodyScale = 1): {bm25f: number; likelihood: number} {
     const n = this.idfs.length
     const combined = new Float64Array(n)
     const tf = new Float64Array(n)
+    const counts = new Float64Array(n)
+    let tokens = 0
     for (const field of SEARCH_FIELDS) {
       tf.fill(0)
       const length = this.count(doc[field], tf) * (field === 'body' ? bodyScale : 1)
+      tokens += length
+      for (let i = 0; i < n; i++) counts[i]! += tf[i]!
       const {weight, b} = this.params.fields[field]
       const avg = this.stats.avgLength[field] || 1
       const norm = 1 - b + (b * length) / avg
@@ -127,6 +140,8 @@ export class Bm25fScorer {
     let score = 0
     for (let i = 0; i < n; i++)
       if (combined[i]! > 0) score += (this.weights[i]! * this.idfs[i]! * combined[i]! * (k1 + 1)) / (k1 + combined[i]!)
-    return score
+    const {avgLength} = this.stats
+    const collectionTokens = this.stats.docs * (avgLength.title + avgLength.tags + avgLength.body)
+    return {bm25f: score, likelihood: queryLikelihood(counts, tokens, this.terms, collectionTokens)}
   }
 }

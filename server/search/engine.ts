@@ -10,6 +10,7 @@ import {Bm25fScorer, type CollectionStats} from './bm25f.js'
 import type {CandidateText, IndexTerm, SearchIndex} from './driver.js'
 import {explainHit} from './explain.js'
 import {expansionTerms, FEEDBACK, relevanceModel} from './feedback.js'
+import {fuse} from './likelihood.js'
 import {parseQuery, type QueryTerm} from './query.js'
 import {tagsText} from './tokenizer.js'
 import {TimeSlice} from '../lib/time-slice.js'
@@ -117,10 +118,21 @@ export class SearchEngine {
     // its body, and other requests are served between candidates once a slice has run its time.
     const slice = new TimeSlice()
     let ranked: Ranked[] = []
+    const likelihoods: number[] = []
     for (const text of await this.textsIn(keys, slice)) {
       await slice.pause()
       const scale = Math.max(1, text.bodyLength / RERANK_BODY_CHARS)
-      ranked.push({text, relevance: scorer.score({title: text.title, tags: tagsText(text.tags), body: text.body}, scale), factor: 1})
+      const {bm25f, likelihood} = scorer.scores({title: text.title, tags: tagsText(text.tags), body: text.body}, scale)
+      ranked.push({text, relevance: bm25f, factor: 1})
+      likelihoods.push(likelihood)
+    }
+    if (!lookup) {
+      // BM25F and query likelihood fused (likelihood.ts); a lookup's caller scores its candidates itself.
+      const fused = fuse(
+        ranked.map((r) => r.relevance),
+        likelihoods,
+      )
+      ranked = ranked.map((r, i) => ({...r, relevance: fused[i]!}))
     }
     ranked.sort(byScore)
     if (!lookup) ranked = await this.feedback(ranked, terms, stats, slice)

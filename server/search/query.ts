@@ -37,6 +37,13 @@ const QUERY_TERMS_MAX = 64
  */
 const QUERY_WEIGHTS = {whole: 0.75, part: 0.25, phrase: 0.5, gram: 1, gramPhrase: 1, completion: 0.5}
 
+/**
+ * Query-term frequency saturation (BM25's k3): a term the query repeats counts `(k3 + 1)·qtf / (k3 + qtf)` times its
+ * weight — twice 1.33, three times 1.5, never past 2 — so that a long request's recurring words weigh more without
+ * one word drowning the rest (docs/search.md, "Ranking past BM25").
+ */
+const QTF_K3 = 1
+
 export type QueryTerm =
   /** Any of the index terms (a word and its other spelling); `typo`: the word, when typo tolerance may replace it. */
   | {kind: 'term'; terms: string[]; weight: number; typo: string | null; stop: boolean}
@@ -48,16 +55,19 @@ export type QueryTerm =
 const LETTERS = /^\p{L}+$/u
 
 /**
- * The query's terms, in order, without repeats: for a word, the word (and its German spelling); for a code
+ * The query's terms, in order, without repeats (a repeated word weighs more, QTF_K3): for a word, the word (and its German spelling); for a code
  * token, its whole, the phrase of its parts and each part; for a CJK run, its bigrams and phrases of them;
  * and when the query ends inside its last word (someone is still typing: `daemo` → `daemon`), that word as
  * a prefix. Words under three letters, numbers and stop words are not completed.
  */
 export function parseQuery(query: string): QueryTerm[] {
   const out = new Map<string, QueryTerm>()
+  // How often the query holds each word (after stemming: `crash` and `crashes` are one term).
+  const repeats = new Map<string, number>()
   const add = (t: QueryTerm): void => {
     const key = `${t.kind}:${t.kind === 'prefix' ? t.word : t.terms.join(' ')}`
     if (!out.has(key)) out.set(key, t)
+    else if (t.kind === 'term') repeats.set(key, (repeats.get(key) ?? 1) + 1)
   }
   const word = (text: string, german: string | null, weight: number): void => {
     const terms = [stemOf(text), ...(german === null ? [] : [stemOf(german)])]
@@ -100,6 +110,10 @@ export function parseQuery(query: string): QueryTerm[] {
       add({kind: 'prefix', word: last, weight: QUERY_WEIGHTS.completion})
     }
   })
+  for (const [key, qtf] of repeats) {
+    const t = out.get(key)!
+    out.set(key, {...t, weight: (t.weight * (QTF_K3 + 1) * qtf) / (QTF_K3 + qtf)})
+  }
   return rankTerms([...out.values()])
 }
 
