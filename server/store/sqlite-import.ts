@@ -10,7 +10,9 @@ import {createRequire} from 'node:module'
 import {Worker} from 'node:worker_threads'
 import Database from 'better-sqlite3'
 import type {AuthorRef, Comment} from '../../src/shared/types.js'
+import {KbError} from '../../src/shared/errors.js'
 import {TimeSlice} from '../lib/time-slice.js'
+import {workerFile} from '../lib/worker-file.js'
 import {SqliteEntryWriter} from './sqlite-entries.js'
 import {StatementCache} from './sqlite-rows.js'
 import {commentFromRow, flagFromRow, type ImportedEntry, type Row} from './rows.js'
@@ -40,6 +42,8 @@ export async function applyImport(
   options: ImportOptions,
   onCommitted: () => void,
 ): Promise<ImportOutcome> {
+  // On a file, the records are applied on a thread of their own (sqlite-import-worker.ts), off the event loop.
+  if (!main.memory && WORKER) return applyOffThread(WORKER, main.name, records, options, onCommitted)
   const own = main.memory ? null : openImportConnection(main.name)
   const db = own ?? main
   const statements = own ? new StatementCache(own) : mainWriters.statements
@@ -86,8 +90,11 @@ async function addVocabularyInSlices(entries: SqliteEntryWriter, terms: string[]
   terms.length = 0
 }
 
-/** A second connection to the store's file, set up as the driver's own (sqlite.ts). */
-function openImportConnection(path: string): Database.Database {
+/**
+ * A second connection to the store's file, set up as the driver's own (sqlite.ts). `cacheKiB`: its page cache; the
+ * event loop's import keeps it small (see below), the import thread, whose COMMIT holds no one up, a large one.
+ */
+export function openImportConnection(path: string, cacheKiB = 256): Database.Database {
   const db = new Database(path, {fileMustExist: true})
   db.pragma('synchronous = FULL')
   db.pragma('foreign_keys = ON')
@@ -96,8 +103,103 @@ function openImportConnection(path: string): Database.Database {
   db.pragma('wal_autocheckpoint = 0')
   // A small page cache spills changed pages to the WAL as the import goes (flushed by the thread pool before
   // the COMMIT), so that few are left for the COMMIT to write and wait for: 30–40 ms instead of 80.
-  db.pragma('cache_size = -256')
+  db.pragma(`cache_size = -${cacheKiB}`)
   return db
+}
+
+const WORKER = workerFile(import.meta.url, 'server/store', 'sqlite-import-worker.js')
+
+/** Records posted to the import thread at a time, and batches posted ahead of the one it is applying. */
+const RECORDS_PER_BATCH = 256
+const BATCHES_AHEAD = 2
+
+/**
+ * applyImport on the import thread: the records are read here (a slice at a time, other requests between) and posted
+ * to it in batches; it applies them in one transaction on a connection of its own and commits or rolls back there,
+ * then copies the WAL into the database file. The event loop only waits. A thread that fails leaves nothing written
+ * (its transaction dies with its connection) and the import answers a problem.
+ */
+async function applyOffThread(
+  file: URL,
+  path: string,
+  records: Iterable<ImportRecord>,
+  options: ImportOptions,
+  onCommitted: () => void,
+): Promise<ImportOutcome> {
+  const thread = new ImportThread(new Worker(file, {workerData: {path, options}}))
+  try {
+    const slice = new TimeSlice()
+    let batch: ImportRecord[] = []
+    let ahead = 0
+    const post = async (): Promise<void> => {
+      thread.post({records: batch})
+      batch = []
+      for (ahead++; ahead > BATCHES_AHEAD; ahead--) await thread.next()
+    }
+    for (const record of records) {
+      batch.push(record)
+      if (batch.length >= RECORDS_PER_BATCH) await post()
+      await slice.pause()
+    }
+    if (batch.length > 0) await post()
+    thread.post({end: true})
+    for (; ahead > 0; ahead--) await thread.next()
+    const done = await thread.next()
+    if (!('outcome' in done)) throw new Error('the import thread answered out of turn')
+    if (done.committed) onCommitted()
+    await thread.exited
+    return done.outcome
+  } finally {
+    await thread.stop()
+  }
+}
+
+/** What the import thread answers: a batch applied, the outcome, or the failure of a record's code. */
+export type ImportThreadAnswer = {applied: number} | {outcome: ImportOutcome; committed: boolean} | {fault: string; code?: string}
+
+/** The main side of the import thread: its answers in order, its failure (an error, an exit before the end) as a problem. */
+class ImportThread {
+  private readonly answers: ImportThreadAnswer[] = []
+  private waiter: {resolve: (a: ImportThreadAnswer) => void; reject: (e: unknown) => void} | null = null
+  private failure: unknown = null
+  readonly exited: Promise<void>
+
+  constructor(private readonly worker: Worker) {
+    worker.on('message', (a: ImportThreadAnswer) => {
+      if (this.waiter) this.waiter.resolve(a)
+      else this.answers.push(a)
+      this.waiter = null
+    })
+    const fail = (cause: unknown): void => {
+      this.failure ??= new KbError('unavailable', 'the import stopped: the thread applying it failed; nothing was written, import it again', {
+        cause,
+      })
+      this.waiter?.reject(this.failure)
+      this.waiter = null
+    }
+    worker.on('error', fail)
+    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()))
+    void this.exited.then(() => fail(new Error('the import thread exited')))
+  }
+
+  post(message: {records: ImportRecord[]} | {end: true}): void {
+    this.worker.postMessage(message)
+  }
+
+  /** The next answer; a fault of the thread's code is thrown as the error it was. */
+  async next(): Promise<ImportThreadAnswer> {
+    let answer = this.answers.shift()
+    if (!answer) {
+      if (this.failure) throw this.failure
+      answer = await new Promise<ImportThreadAnswer>((resolve, reject) => (this.waiter = {resolve, reject}))
+    }
+    if ('fault' in answer) throw Object.assign(new Error(answer.fault), answer.code ? {code: answer.code} : {})
+    return answer
+  }
+
+  async stop(): Promise<void> {
+    await this.worker.terminate()
+  }
 }
 
 /** Has the file's written pages reach the disk, in the thread pool. */
@@ -194,7 +296,7 @@ class SqliteImportTx implements ImportTx {
 }
 
 /** Applies records through the shared rules (import-rules.ts) on the SQLite transaction. */
-class Importer {
+export class Importer {
   private readonly tally = new ImportTally()
   private readonly tx: SqliteImportTx
 

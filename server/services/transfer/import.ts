@@ -21,6 +21,7 @@ import type {SensitiveChoice} from '../sensitive.js'
 import {lowerUuid} from '../validate.js'
 import {EXPORT_KIND, EXPORT_VERSION, IMPORT_LINE_MAX} from './format.js'
 import {type ImportContext, LineError, validateLine} from './import-lines.js'
+import {type LineVerdict, OffThreadLines} from './off-thread-lines.js'
 import {type CutLine, LineCutter, readSpool, SpoolWriter} from './spool.js'
 
 /** Rejections listed in one report. */
@@ -101,14 +102,30 @@ async function validateAndSpool(
     for await (const chunk of body as AsyncIterable<Buffer>) for (const line of cutter.push(chunk)) await lines.take(line)
     const last = cutter.end()
     if (last) await lines.take(last)
+    await lines.drain()
     await out.flush()
   } finally {
+    lines.close()
     await out.close()
   }
   return lines.finish()
 }
 
 type Rejection = {line: number; reason: string}
+
+/** Lines validated on the event loop before the rest go to the worker thread: a small import never waits for it to start. */
+const ON_LOOP_LINES = 200
+/** Lines sent to the worker at a time, and batches sent ahead of the one being spooled (bounded memory). */
+const BATCH_LINES = 128
+const BATCHES_AHEAD = 3
+
+/** Lines sent to the worker: each one's text (null when none is sent) and the reason it was refused here already, if it was. */
+interface Batch {
+  first: number
+  texts: Array<string | null>
+  refused: Array<string | null>
+  verdicts?: Promise<LineVerdict[]>
+}
 
 /** The validation of one import's lines, in order: the rejections so far, what the lines said of the file, the spool they go to. */
 class LineValidator {
@@ -130,18 +147,14 @@ class LineValidator {
     this.ctx = {caller, headerSeen: false, seen: new Set(), alias: null}
   }
 
-  /** The next line: decoded, validated and spooled, or rejected with its reason. */
+  /** The next line: decoded, validated and spooled, or rejected with its reason (on the worker thread past the first lines). */
   async take(cut: CutLine): Promise<void> {
     await this.slice.pause()
     const lineNo = ++this.lineNo
-    if (cut.bytes === null) return this.reject(lineNo, `line is longer than ${IMPORT_LINE_MAX / 1024 / 1024} MiB (${cut.size} bytes)`)
-    let text: string
-    try {
-      text = this.decoder.decode(cut.bytes)
-    } catch {
-      return this.reject(lineNo, 'line is not valid UTF-8')
-    }
-    if (text.trim() === '') return
+    if (this.lines === undefined && this.ctx.headerSeen && lineNo > ON_LOOP_LINES) this.lines = OffThreadLines.open(this.ctx)
+    const text = this.decode(lineNo, cut)
+    if (this.lines) return this.send(lineNo, text)
+    if (text === null || text.trim() === '') return
     try {
       await this.record(lineNo, text)
     } catch (e) {
@@ -150,6 +163,82 @@ class LineValidator {
       this.ctx.headerSeen = true
       this.reject(lineNo, e.message)
     }
+  }
+
+  /** The line's text; null, and the line refused (at once, or in its turn when lines go to the worker), if it has none. */
+  private decode(lineNo: number, cut: CutLine): string | null {
+    const refuse = (reason: string): null => {
+      if (this.lines) this.batch.refused[lineNo - this.batch.first] = reason
+      else this.reject(lineNo, reason)
+      return null
+    }
+    if (this.lines && this.batch.texts.length === 0) this.batch.first = lineNo
+    if (cut.bytes === null) return refuse(`line is longer than ${IMPORT_LINE_MAX / 1024 / 1024} MiB (${cut.size} bytes)`)
+    try {
+      return this.decoder.decode(cut.bytes)
+    } catch {
+      return refuse('line is not valid UTF-8')
+    }
+  }
+
+  private readonly ahead: Batch[] = []
+  private batch: Batch = {first: 0, texts: [], refused: []}
+  /** The worker's side of this import: undefined until the lines go there, null if they cannot. */
+  private lines: OffThreadLines | null | undefined
+
+  /** Adds the line to the batch for the worker; a full batch is sent, and the oldest spooled once enough are ahead. */
+  private async send(lineNo: number, text: string | null): Promise<void> {
+    const b = this.batch
+    b.texts.push(text === null || text.trim() === '' ? null : text)
+    b.refused[lineNo - b.first] ??= null
+    if (b.texts.length < BATCH_LINES) return
+    this.flushBatch()
+    if (this.ahead.length > BATCHES_AHEAD) await this.settle(this.ahead.shift()!)
+  }
+
+  private flushBatch(): void {
+    const b = this.batch
+    if (b.texts.length === 0) return
+    b.verdicts = this.lines!.validate(b.first, b.texts)
+    // Waited for in turn; a failure of the thread is thrown there, not left unhandled meanwhile.
+    b.verdicts.catch(() => undefined)
+    this.ahead.push(b)
+    this.batch = {first: 0, texts: [], refused: []}
+  }
+
+  /** The lines of a batch the worker has answered, in order: refused, or cleared and spooled. */
+  private async settle(b: Batch): Promise<void> {
+    const verdicts = await b.verdicts!
+    for (const [i, v] of verdicts.entries()) {
+      const lineNo = b.first + i
+      const refused = b.refused[i]
+      if (refused) this.reject(lineNo, refused)
+      if (v === null) continue
+      await this.slice.pause()
+      if ('fault' in v) throw new Error(v.fault)
+      if ('reason' in v) {
+        this.reject(lineNo, v.reason)
+        continue
+      }
+      try {
+        await this.spool(lineNo, v.record, b.texts[i]!.length)
+      } catch (e) {
+        if (!(e instanceof LineError)) throw e
+        this.reject(lineNo, e.message)
+      }
+    }
+  }
+
+  /** Every line sent to the worker, answered and spooled or refused. */
+  async drain(): Promise<void> {
+    if (!this.lines) return
+    this.flushBatch()
+    while (this.ahead.length > 0) await this.settle(this.ahead.shift()!)
+  }
+
+  /** Ends this import's use of the worker (also when it failed). */
+  close(): void {
+    this.lines?.close()
   }
 
   /** The rejections, with the one of a body that held no header (an empty body, or no line at all). */
@@ -175,8 +264,13 @@ class LineValidator {
       if (from && from !== this.caller.principal.id && !(await this.store.getPrincipal(from))) this.ctx.alias = from
       return
     }
+    await this.spool(lineNo, record, text.length)
+  }
+
+  /** A record as validated: an entry cleared for its audience, then spooled. */
+  private async spool(lineNo: number, record: ImportRecord, size: number): Promise<void> {
     if (record.kind === 'entry') await this.clearEntry(lineNo, record)
-    await this.out.add(record, text.length)
+    await this.out.add(record, size)
   }
 
   /**
