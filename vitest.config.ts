@@ -10,7 +10,7 @@ const API_TESTS = [
   'test/server/oauth/{authorize,browser,discovery-registration,grants,oauth4webapi,token}.test.ts',
   'test/server/search/{aged,bounded,feedback,forgiving,ranking}.test.ts',
   'test/server/{fast-get,fuzz,hostile,smoke,summary,visibility}.test.ts',
-  'test/server/transfer/{authorship,import-twice,malformed,round-trip}.test.ts',
+  'test/server/transfer/{authorship,import-threads,import-twice,malformed,round-trip}.test.ts',
   'test/server/web/*.test.ts',
   'test/mcp/{batch,http,http-curation,http-short-ids,http-trust,join-pending,recall-record,safe-publish,stdio}.test.ts',
 ]

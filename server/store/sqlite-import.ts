@@ -127,6 +127,7 @@ async function applyOffThread(
   onCommitted: () => void,
 ): Promise<ImportOutcome> {
   const thread = new ImportThread(new Worker(file, {workerData: {path, options}}))
+  threads.add(thread)
   try {
     const slice = new TimeSlice()
     let batch: ImportRecord[] = []
@@ -150,8 +151,21 @@ async function applyOffThread(
     await thread.exited
     return done.outcome
   } finally {
+    threads.delete(thread)
     await thread.stop()
   }
+}
+
+const threads = new Set<ImportThread>()
+
+/**
+ * Stops every running import thread as a crash would (a test's way to fail one): each import answers a problem and
+ * writes nothing. How many were stopped.
+ */
+export async function stopImportThreads(): Promise<number> {
+  const stopping = [...threads]
+  await Promise.all(stopping.map((t) => t.stop()))
+  return stopping.length
 }
 
 /** What the import thread answers: a batch applied, the outcome, or the failure of a record's code. */
@@ -171,9 +185,13 @@ class ImportThread {
       this.waiter = null
     })
     const fail = (cause: unknown): void => {
-      this.failure ??= new KbError('unavailable', 'the import stopped: the thread applying it failed; nothing was written, import it again', {
-        cause,
-      })
+      this.failure ??= new KbError(
+        'unavailable',
+        'the import stopped: the thread applying it failed; nothing was written, import it again',
+        {
+          cause,
+        },
+      )
       this.waiter?.reject(this.failure)
       this.waiter = null
     }

@@ -39,15 +39,30 @@ function theWorker(): Worker {
   const fail = (cause: unknown): void => {
     if (worker !== w) return
     worker = null
-    const e = new KbError('unavailable', 'the import stopped: the thread validating its lines failed; nothing was written, import it again', {
-      cause,
-    })
+    const e = new KbError(
+      'unavailable',
+      'the import stopped: the thread validating its lines failed; nothing was written, import it again',
+      {
+        cause,
+      },
+    )
     for (const queue of waiting.values()) for (const waiter of queue.splice(0)) waiter.reject(e)
   }
   w.on('error', fail)
   w.on('exit', (code) => fail(new Error(`the line worker exited (${code})`)))
   worker = w
   return w
+}
+
+/**
+ * Stops the thread as a crash would (a test's way to fail it): the imports it serves answer a problem and write nothing,
+ * the next import starts another. False when no thread was running.
+ */
+export async function stopLineWorker(): Promise<boolean> {
+  const w = worker
+  if (!w) return false
+  await w.terminate()
+  return true
 }
 
 /** One import's side of the thread: batches of lines sent in order, their verdicts received in the same order. */
@@ -74,7 +89,9 @@ export class OffThreadLines {
     return new Promise((resolve, reject) => {
       const queue = waiting.get(this.id)
       if (!queue || this.worker !== worker) {
-        reject(new KbError('unavailable', 'the import stopped: the thread validating its lines failed; nothing was written, import it again'))
+        reject(
+          new KbError('unavailable', 'the import stopped: the thread validating its lines failed; nothing was written, import it again'),
+        )
         return
       }
       queue.push({resolve, reject})
