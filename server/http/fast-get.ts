@@ -104,20 +104,21 @@ async function answer(
   o: FastGetOptions,
 ): Promise<boolean> {
   const started = performance.now()
-  const origin: Origin = {protocol: (req.socket as TLSSocket).encrypted ? 'https' : 'http', host: req.headers.host ?? ''}
+  const headers = req.headers
+  const origin = {protocol: (req.socket as TLSSocket).encrypted ? 'https' : 'http', host: headers.host ?? '', headers} as const
   let shortIdLength: string
   let etag = ''
   let view: unknown
   try {
-    const auth = await o.authenticate(req.headers, origin)
+    const auth = await o.authenticate(headers, origin)
     shortIdLength = auth.shortIdLength
-    view = await o.read(auth.caller, asked.id, asked.detail, {headers: req.headers, ...origin}, (e) => (etag = e))
+    view = await o.read(auth.caller, asked.id, asked.detail, origin, (e) => (etag = e))
   } catch {
     // fastify asks again and answers the problem (401, 404, 503 …) with its error handler.
     return false
   }
   const body = JSON.stringify(view)
-  const reqId = requestIdOf(req.headers)
+  const reqId = requestIdOf(headers)
   res.writeHead(200, {
     'kb-short-id-length': shortIdLength,
     etag,
