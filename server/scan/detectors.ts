@@ -25,9 +25,15 @@ export function scanContext(text: string): ScanContext {
   return {text, lower: asciiLower(text)}
 }
 
-/** Every index of `needle` in `hay`, in order. */
-function* occurrences(hay: string, needle: string): Generator<number> {
-  for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + 1)) yield i
+const NONE: readonly number[] = Object.freeze([])
+
+/** Every index of `needle` in `hay`, in order; an array, not a generator: most keywords occur nowhere in a short text. */
+function occurrences(hay: string, needle: string): readonly number[] {
+  let i = hay.indexOf(needle)
+  if (i === -1) return NONE
+  const at: number[] = []
+  for (; i !== -1; i = hay.indexOf(needle, i + 1)) at.push(i)
+  return at
 }
 
 function tokenRule(ctx: ScanContext, rule: TokenRule, out: Match[]): void {

@@ -88,8 +88,23 @@ export interface Normalized {
   to: Int32Array
 }
 
+/**
+ * Whether nothing in the text can read otherwise: no backslash, `&` or `%` and nothing outside ASCII, the only
+ * characters the pass below changes. Most short texts — every request target the log writes (server/http/log-url.ts)
+ * — are such, and the pass's maps cost more than the scan itself (docs/performance.md, "The fast lane of GET
+ * /knowledge/:id").
+ */
+function readsAsWritten(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c >= 0x80 || c === 0x5c || c === 0x26 || c === 0x25) return false
+  }
+  return true
+}
+
 /** The text as a reader sees it with its map to the original; null when that is the original itself. */
 export function normalizeForScan(text: string): Normalized | null {
+  if (readsAsWritten(text)) return null
   const out: string[] = []
   const from = new Int32Array(text.length)
   const to = new Int32Array(text.length)

@@ -181,6 +181,8 @@ const isV6Char = (c: number): boolean => isHex(c) || c === 58
 
 /** A valid IPv6 address of at least three groups that is not loopback, link-local or documentation (2001:db8::/32). */
 function publicIpv6(s: string): boolean {
+  // Without a colon it is one group; checked first, as most runs of hex digits (ids, hashes) are such.
+  if (!s.includes(':')) return false
   const halves = s.split('::')
   if (halves.length > 2) return false
   const groups = halves.flatMap((h) => (h === '' ? [] : h.split(':')))
