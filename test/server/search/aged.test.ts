@@ -45,5 +45,6 @@ describe.skipIf(!cranfield)('Cranfield, three years old', () => {
     expect(aged.ndcg10).toBe(fresh.ndcg10)
     expect(aged.mrr10).toBe(fresh.mrr10)
     expect(aged.ndcg10).toBeGreaterThan(0.36)
-  })
+    // 260 searches on each driver: 22 s on PostgreSQL in a quiet CI run, twice that on a loaded machine.
+  }, 120_000)
 })
