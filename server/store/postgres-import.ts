@@ -39,10 +39,25 @@ export class PostgresImportTx implements ImportTx {
     return this.writer
   }
 
-  principalExists = async (id: string): Promise<boolean> => (await this.first(SQL.principalExists, {id})) !== undefined
+  /**
+   * Principals found or created by this transaction: an import names the same few authors on every line, and each
+   * question is a round trip (an import deletes no principal, so one found stays found).
+   */
+  private readonly principals = new Set<string>()
+
+  principalExists = async (id: string): Promise<boolean> => {
+    if (this.principals.has(id)) return true
+    const found = (await this.first(SQL.principalExists, {id})) !== undefined
+    if (found) this.principals.add(id)
+    return found
+  }
   principalNamed = async (name: string): Promise<string | undefined> =>
     (await this.first(SQL.principalNamed, {name}))?.id as string | undefined
-  insertPrincipal = (ref: AuthorRef, at: string): Promise<number> => this.run(SQL.insertPrincipal, {...ref, created_at: at})
+  insertPrincipal = async (ref: AuthorRef, at: string): Promise<number> => {
+    const n = await this.run(SQL.insertPrincipal, {...ref, created_at: at})
+    this.principals.add(ref.id)
+    return n
+  }
   projectIdByRemote = async (remote: string): Promise<string | undefined> =>
     (await this.first(SQL.projectIdByRemote, {remote}))?.id as string | undefined
   project = async (id: string): Promise<{name: string; verify_after_days: number} | undefined> =>

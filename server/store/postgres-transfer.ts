@@ -12,6 +12,7 @@ import {PostgresImportTx} from './postgres-import.js'
 import {ImportTally, runAsync, storedAsIs} from './import-rules.js'
 import {bindPostgres as bind} from './sql/bind.js'
 import {POSTGRES} from './sql/dialect.js'
+import {storedIdsSql} from './sql/import.js'
 import {countExportSql, EXPORT_MEMBERS, exportCommentsSql, exportEntriesSql, exportFlagsSql, exportProjectsSql} from './sql/transfer.js'
 import {cutAtChars, exportPage, type ImportedEntry, projectExportFromRow} from './rows.js'
 import type {Viewer} from './store.js'
@@ -93,6 +94,11 @@ export class PostgresTransferStore implements T.TransferStore {
       if (!(e instanceof Rollback)) throw e
     }
     return tally.outcome
+  }
+
+  async storedIds(ids: string[]): Promise<Set<string>> {
+    const rows = await this.db.query(...bind(storedIdsSql(POSTGRES), {ids: POSTGRES.list(ids)}))
+    return new Set(rows.map((r) => r.id as string))
   }
 
   async storedAsIs(e: ImportedEntry, importer: T.ImportOptions['importer']): Promise<boolean> {

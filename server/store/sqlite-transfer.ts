@@ -14,6 +14,7 @@ import type {SqliteHistoryStore} from './sqlite-history.js'
 import type {StatementCache} from './sqlite-rows.js'
 import {cutAtChars, exportPage, type ImportedEntry, projectExportFromRow, type Row} from './rows.js'
 import {SQLITE} from './sql/dialect.js'
+import {storedIdsSql} from './sql/import.js'
 import {countExportSql, EXPORT_MEMBERS, exportCommentsSql, exportEntriesSql, exportFlagsSql, exportProjectsSql} from './sql/transfer.js'
 import type {Viewer} from './store.js'
 import type {
@@ -78,6 +79,11 @@ export class SqliteTransferStore implements TransferStore {
     return this.gate.exclusive(() =>
       applyImport(this.db, {statements: this.statements, entries: this.entries}, records, options, this.onCommitted),
     )
+  }
+
+  async storedIds(ids: string[]): Promise<Set<string>> {
+    const rows = this.stmt(storedIdsSql(SQLITE)).all({ids: SQLITE.list(ids)}) as Array<{id: string}>
+    return new Set(rows.map((r) => r.id))
   }
 
   async storedAsIs(entry: ImportedEntry, importer: ImportOptions['importer']): Promise<boolean> {

@@ -111,6 +111,11 @@ export interface TransferStore {
    * such a line is skipped without being scanned (docs/api.md, "Export, import and backup").
    */
   storedAsIs(entry: EntryExport & {summary: string; summary_title: string}, importer: ImportOptions['importer']): Promise<boolean>
+  /**
+   * Which of these entry ids are stored here, whoever may see them: an import asks once for a batch of lines and
+   * asks `storedAsIs` only of those (never told to the caller: a hidden entry's id is as good as a missing one's).
+   */
+  storedIds(ids: string[]): Promise<Set<string>>
   /** Takes a consistent copy of the live store while it keeps serving (SQLite's online backup). */
   snapshot(): Promise<StoreSnapshot>
 }

@@ -36,3 +36,8 @@ export function entryWholeSql(d: Dialect): string {
 export function commentsOfSql(d: Dialect): string {
   return `SELECT ${COMMENT_COLUMNS} FROM comments c JOIN principals p ON p.id = c.author_id WHERE c.entry_seq = @seq ORDER BY ${commentOrder(d)}`
 }
+
+/** Which of the entry ids in the list @ids (`Dialect.list`) are stored, whoever may see them. */
+export function storedIdsSql(d: Dialect): string {
+  return `SELECT id FROM entries WHERE ${d.inList('id', 'ids', 'text')}`
+}

@@ -6,7 +6,8 @@
 import {randomUUID} from 'node:crypto'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
-import {exportText, importText, lines} from './support.js'
+import {fakeCorpus} from '../scan/fake-corpus.js'
+import {exportText, importText, lines, storeUnscanned} from './support.js'
 
 let d: TestDaemon
 beforeAll(async () => {
@@ -65,5 +66,19 @@ describe('lines validated on the worker thread', () => {
       [404, 'not valid JSON'],
     ])
     expect(await total()).toBe(0)
+  })
+
+  it('a file imported again: the entries stored as it has them are skipped unscanned, past the first lines too', {timeout: 120_000}, async () => {
+    const first = await importText(d, body(300))
+    expect(first.body).toMatchObject({created: 300, rejected: []})
+    // The last entry holds a secret, as a kb from before safe publish could have stored it: scanned, it would be refused.
+    const last = lines(await exportText(d)).filter((r) => r.kind === 'entry').at(-1)
+    const secret = fakeCorpus(2525).find((x) => x.kind === 'aws-access-token')!.text
+    await storeUnscanned(d, last.id, `${last.body}\n\n${secret}`)
+    const text = await exportText(d)
+    expect(lines(text).findIndex((r) => r.id === last.id)).toBeGreaterThan(200)
+    const again = await importText(d, text)
+    expect(again.status, again.text.slice(0, 300)).toBe(200)
+    expect(again.body).toMatchObject({created: 0, updated: 0, unchanged: 300, rejected: []})
   })
 })

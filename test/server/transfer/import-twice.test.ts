@@ -5,13 +5,10 @@
  * audience they were made for (this server, this scope and project); a second import changes nothing and writes
  * no history.
  */
-import {join} from 'node:path'
-import Database from 'better-sqlite3'
-import pg from 'pg'
 import {afterAll, beforeAll, describe, expect, it} from 'vitest'
 import {startInProcessDaemon, type TestDaemon} from '../../helpers/daemon.js'
 import {fakeCorpus} from '../scan/fake-corpus.js'
-import {exportText, importText, lines, populate, toNdjson, type Populated} from './support.js'
+import {exportText, importText, lines, populate, storeUnscanned, toNdjson, type Populated} from './support.js'
 
 const corpus = fakeCorpus(2525)
 const line = (kind: string): string => corpus.find((s) => s.kind === kind)!.text
@@ -42,26 +39,6 @@ afterAll(async () => {
   await src?.stop()
   await dst?.stop()
 })
-
-/** Sets an entry's body in the store itself, as a kb from before safe publish could have stored it (never scanned). */
-async function storeUnscanned(d: TestDaemon, id: string, body: string): Promise<void> {
-  if (d.storeUrl) {
-    const c = new pg.Client({connectionString: d.storeUrl})
-    await c.connect()
-    try {
-      await c.query('UPDATE entries SET body = $1 WHERE id = $2', [body, id])
-    } finally {
-      await c.end()
-    }
-    return
-  }
-  const db = new Database(join(d.dataDir, 'kb.sqlite'))
-  try {
-    db.prepare('UPDATE entries SET body = ? WHERE id = ?').run(body, id)
-  } finally {
-    db.close()
-  }
-}
 
 /** Every entry's history, by entry id: what an import must not add to when it changes nothing. */
 async function histories(d: TestDaemon, ids: string[]): Promise<Record<string, unknown[]>> {

@@ -2,6 +2,9 @@
  * @module Shared pieces of the transfer tests: a populated store (projects, members, private, project and
  * global entries, comments by several principals, thought chains, a resolution, a fork) and NDJSON helpers.
  */
+import {join} from 'node:path'
+import Database from 'better-sqlite3'
+import pg from 'pg'
 import {expect} from 'vitest'
 import {newPrincipal, type HttpResult, type TestDaemon} from '../../helpers/daemon.js'
 
@@ -103,4 +106,24 @@ export function content(text: string): string[] {
     .map((r) => (r.history ? {...r, history: r.history.filter((h: any) => h.action !== 'imported')} : r))
     .map((r) => JSON.stringify(r))
     .sort()
+}
+
+/** Sets an entry's body in the store itself, as a kb from before safe publish could have stored it (never scanned). */
+export async function storeUnscanned(d: TestDaemon, id: string, body: string): Promise<void> {
+  if (d.storeUrl) {
+    const c = new pg.Client({connectionString: d.storeUrl})
+    await c.connect()
+    try {
+      await c.query('UPDATE entries SET body = $1 WHERE id = $2', [body, id])
+    } finally {
+      await c.end()
+    }
+    return
+  }
+  const db = new Database(join(d.dataDir, 'kb.sqlite'))
+  try {
+    db.prepare('UPDATE entries SET body = ? WHERE id = ?').run(body, id)
+  } finally {
+    db.close()
+  }
 }
