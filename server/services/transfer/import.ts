@@ -12,6 +12,7 @@ import type {OnConflict} from '../../../src/shared/contract.js'
 import type {SimilarItem} from '../../../src/shared/types.js'
 import {nowIso} from '../../lib/ids.js'
 import {TimeSlice} from '../../lib/time-slice.js'
+import type {ImportedEntry} from '../../store/rows.js'
 import type {Store} from '../../store/store.js'
 import type {ImportOptions, ImportOutcome, ImportRecord} from '../../store/transfer-store.js'
 import {type Caller, isOwner} from '../context.js'
@@ -151,7 +152,8 @@ class LineValidator {
   async take(cut: CutLine): Promise<void> {
     await this.slice.pause()
     const lineNo = ++this.lineNo
-    if (this.lines === undefined && this.ctx.headerSeen && lineNo > ON_LOOP_LINES) this.lines = OffThreadLines.open(this.ctx)
+    if (this.lines === undefined && this.ctx.headerSeen && lineNo > ON_LOOP_LINES)
+      this.lines = OffThreadLines.open(this.ctx, this.sensitive, await this.store.serverSecret('acknowledgements'))
     const text = this.decode(lineNo, cut)
     if (this.lines) return this.send(lineNo, text)
     if (text === null || text.trim() === '') return
@@ -226,7 +228,7 @@ class LineValidator {
         continue
       }
       try {
-        await this.spool(lineNo, v.record, b.texts[i]!.length)
+        await this.spool(lineNo, v.record, b.texts[i]!.length, v.cleared)
       } catch (e) {
         if (!(e instanceof LineError)) throw e
         this.reject(lineNo, e.message)
@@ -272,9 +274,9 @@ class LineValidator {
     await this.spool(lineNo, record, text.length)
   }
 
-  /** A record as validated: an entry cleared for its audience, then spooled. */
-  private async spool(lineNo: number, record: ImportRecord, size: number): Promise<void> {
-    if (record.kind === 'entry') await this.clearEntry(lineNo, record)
+  /** A record as validated: an entry cleared for its audience (by the worker already: `cleared`), then spooled. */
+  private async spool(lineNo: number, record: ImportRecord, size: number, cleared?: ImportedEntry | string): Promise<void> {
+    if (record.kind === 'entry') await this.clearEntry(lineNo, record, cleared)
     await this.out.add(record, size)
   }
 
@@ -282,13 +284,17 @@ class LineValidator {
    * An entry stored here as the file has it (a second import, a backup put back) is skipped unscanned: what is stored
    * was scanned, or acknowledged for this audience, when it was written (docs/api.md, "Import"). Any other is scanned.
    */
-  private async clearEntry(lineNo: number, record: Extract<ImportRecord, {kind: 'entry'}>): Promise<void> {
+  private async clearEntry(
+    lineNo: number,
+    record: Extract<ImportRecord, {kind: 'entry'}>,
+    precleared?: ImportedEntry | string,
+  ): Promise<void> {
     const maybe = this.stored?.has(record.entry.id) ?? true
     if (maybe && (await this.store.transfer.storedAsIs(record.entry, importerOf(this.caller)))) {
       record.unscanned = true
       return
     }
-    const cleared = await clearImported(record.entry, this.sensitive, this.caller, this.store)
+    const cleared = precleared ?? (await clearImported(record.entry, this.sensitive, this.caller, this.store))
     if (typeof cleared === 'string') throw new LineError(cleared)
     record.entry = cleared
     if (this.checked.length < SIMILAR_CHECKED)

@@ -9,18 +9,24 @@
 import {Worker} from 'node:worker_threads'
 import {KbError} from '../../../src/shared/errors.js'
 import {workerFile} from '../../lib/worker-file.js'
+import type {ImportedEntry} from '../../store/rows.js'
 import type {ImportRecord} from '../../store/transfer-store.js'
 import type {Caller} from '../context.js'
+import type {SensitiveChoice} from '../sensitive.js'
 import type {ImportContext} from './import-lines.js'
 
 /** A message to the thread. */
 export type LineJob =
-  | {kind: 'open'; id: number; caller: Caller; seen: string[]; alias: string | null}
+  | {kind: 'open'; id: number; caller: Caller; seen: string[]; alias: string | null; sensitive: SensitiveChoice; ackKey: string}
   | {kind: 'lines'; id: number; first: number; texts: Array<string | null>}
   | {kind: 'close'; id: number}
 
-/** What the thread says of one line: its record, its refusal, a failure of the code (a 500), or nothing (no text sent). */
-export type LineVerdict = {record: ImportRecord} | {reason: string} | {fault: string} | null
+/**
+ * What the thread says of one line: its record, its refusal, a failure of the code (a 500), or nothing (no text sent).
+ * An entry's record comes with what clearImported made of it (the entry cleared for its audience, or the refusal),
+ * used unless the entry is stored here as the file has it (then it is skipped unscanned).
+ */
+export type LineVerdict = {record: ImportRecord; cleared?: ImportedEntry | string} | {reason: string} | {fault: string} | null
 
 type Waiter = {resolve: (v: LineVerdict[]) => void; reject: (e: unknown) => void}
 
@@ -71,17 +77,20 @@ export class OffThreadLines {
   private readonly worker: Worker
   private closed = false
 
-  private constructor(ctx: ImportContext) {
+  private constructor(ctx: ImportContext, sensitive: SensitiveChoice, ackKey: string) {
     this.worker = theWorker()
     waiting.set(this.id, [])
     this.worker.ref()
     const caller: Caller = {principal: ctx.caller.principal, credential: ctx.caller.credential}
-    this.post({kind: 'open', id: this.id, caller, seen: [...ctx.seen], alias: ctx.alias})
+    this.post({kind: 'open', id: this.id, caller, seen: [...ctx.seen], alias: ctx.alias, sensitive, ackKey})
   }
 
-  /** The lines after the header go to the thread from `ctx` on (what the earlier lines said); null when it cannot run. */
-  static open(ctx: ImportContext): OffThreadLines | null {
-    return FILE ? new OffThreadLines(ctx) : null
+  /**
+   * The lines after the header go to the thread from `ctx` on (what the earlier lines said), cleared for their audience
+   * as `sensitive` asks with the server's acknowledgement key (ack-signature.ts); null when the thread cannot run.
+   */
+  static open(ctx: ImportContext, sensitive: SensitiveChoice, ackKey: string): OffThreadLines | null {
+    return FILE ? new OffThreadLines(ctx, sensitive, ackKey) : null
   }
 
   /** The verdicts of lines `first`, `first + 1`, …; a null text is not sent (the line was refused or blank already). */

@@ -43,15 +43,21 @@ const BAD = {
 describe('lines validated on the worker thread', () => {
   it('refuse exactly as on the event loop: the same reasons, by line, in order, and nothing applied', {timeout: 120_000}, async () => {
     const twice = entry(0)
-    const early = await importText(d, body(40, {3: BAD.title, 5: BAD.json, 7: BAD.header, 9: twice, 11: twice, 13: ''}))
-    const late = await importText(d, body(900, {603: BAD.title, 605: BAD.json, 607: BAD.header, 609: twice, 611: twice, 613: ''}))
+    // Refused by the scan for secrets (scope global): the finding's ids and excerpt are the same wherever it is.
+    const leak = entry(0, {body: `The job logged:\n\n    ${fakeCorpus(2525).find((x) => x.kind === 'aws-access-token')!.text}\n`})
+    const early = await importText(d, body(40, {3: BAD.title, 5: BAD.json, 7: BAD.header, 9: twice, 11: twice, 13: '', 15: leak}))
+    const late = await importText(
+      d,
+      body(900, {603: BAD.title, 605: BAD.json, 607: BAD.header, 609: twice, 611: twice, 613: '', 615: leak}),
+    )
     for (const r of [early, late]) {
       expect(r.status, r.text.slice(0, 300)).toBe(200)
       expect(r.body).toMatchObject({created: 0, updated: 0, skipped: 0})
     }
     const shifted = (early.body.rejected as Array<{line: number; reason: string}>).map((x) => ({...x, line: x.line + 600}))
     expect(late.body.rejected).toEqual(shifted)
-    expect(late.body.rejected.map((x: {line: number}) => x.line)).toEqual([603, 605, 607, 611])
+    expect(late.body.rejected.map((x: {line: number}) => x.line)).toEqual([603, 605, 607, 611, 615])
+    expect(late.body.rejected.at(-1).reason).toMatch(/^sensitive content for global scope/)
     expect(await total()).toBe(0)
   })
 
@@ -68,17 +74,23 @@ describe('lines validated on the worker thread', () => {
     expect(await total()).toBe(0)
   })
 
-  it('a file imported again: the entries stored as it has them are skipped unscanned, past the first lines too', {timeout: 120_000}, async () => {
-    const first = await importText(d, body(300))
-    expect(first.body).toMatchObject({created: 300, rejected: []})
-    // The last entry holds a secret, as a kb from before safe publish could have stored it: scanned, it would be refused.
-    const last = lines(await exportText(d)).filter((r) => r.kind === 'entry').at(-1)
-    const secret = fakeCorpus(2525).find((x) => x.kind === 'aws-access-token')!.text
-    await storeUnscanned(d, last.id, `${last.body}\n\n${secret}`)
-    const text = await exportText(d)
-    expect(lines(text).findIndex((r) => r.id === last.id)).toBeGreaterThan(200)
-    const again = await importText(d, text)
-    expect(again.status, again.text.slice(0, 300)).toBe(200)
-    expect(again.body).toMatchObject({created: 0, updated: 0, unchanged: 300, rejected: []})
-  })
+  it(
+    'a file imported again: the entries stored as it has them are skipped unscanned, past the first lines too',
+    {timeout: 120_000},
+    async () => {
+      const first = await importText(d, body(300))
+      expect(first.body).toMatchObject({created: 300, rejected: []})
+      // The last entry holds a secret, as a kb from before safe publish could have stored it: scanned, it would be refused.
+      const last = lines(await exportText(d))
+        .filter((r) => r.kind === 'entry')
+        .at(-1)
+      const secret = fakeCorpus(2525).find((x) => x.kind === 'aws-access-token')!.text
+      await storeUnscanned(d, last.id, `${last.body}\n\n${secret}`)
+      const text = await exportText(d)
+      expect(lines(text).findIndex((r) => r.id === last.id)).toBeGreaterThan(200)
+      const again = await importText(d, text)
+      expect(again.status, again.text.slice(0, 300)).toBe(200)
+      expect(again.body).toMatchObject({created: 0, updated: 0, unchanged: 300, rejected: []})
+    },
+  )
 })
