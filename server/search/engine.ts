@@ -12,6 +12,7 @@ import {explainHit} from './explain.js'
 import {expansionTerms, FEEDBACK, relevanceModel} from './feedback.js'
 import {fuse} from './likelihood.js'
 import {parseQuery, type QueryTerm} from './query.js'
+import {REGULARISATION, regularise, wordCounts} from './regularise.js'
 import {tagsText} from './tokenizer.js'
 import {TimeSlice} from '../lib/time-slice.js'
 import {
@@ -135,7 +136,7 @@ export class SearchEngine {
       ranked = ranked.map((r, i) => ({...r, relevance: fused[i]!}))
     }
     ranked.sort(byScore)
-    if (!lookup) ranked = await this.feedback(ranked, terms, stats, slice)
+    if (!lookup) ranked = await this.regularised(await this.feedback(ranked, terms, stats, slice), slice)
     const weigh = options.weigh
     let entries = new Map<number, EntryRow>()
     if (weigh) {
@@ -193,6 +194,24 @@ export class SearchEngine {
       out.push({...r, relevance: r.relevance + scorer.score({title: r.text.title, tags: tagsText(r.text.tags), body: r.text.body}, scale)})
     }
     return out.sort(byScore)
+  }
+
+  /**
+   * Score regularisation (regularise.ts): the best candidates' scores smoothed towards those of the candidates most like
+   * them; the rest keep theirs and stay below.
+   */
+  private async regularised(ranked: Ranked[], slice: TimeSlice): Promise<Ranked[]> {
+    const top = ranked.slice(0, REGULARISATION.top)
+    const counts: Array<Map<string, number>> = []
+    for (const r of top) {
+      await slice.pause()
+      counts.push(wordCounts(`${r.text.title}\n${tagsText(r.text.tags)}\n${r.text.body}`))
+    }
+    const scores = regularise(
+      top.map((r) => r.relevance),
+      counts,
+    )
+    return [...top.map((r, i) => ({...r, relevance: scores[i]!})), ...ranked.slice(top.length)].sort(byScore)
   }
 
   /** The candidates' texts (bodies cut to RERANK_BODY_CHARS), read ENTRIES_READ at a time with a pause between reads. */

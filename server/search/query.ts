@@ -20,6 +20,11 @@ const STOP_WORDS = new Set(
 /** Stop words as the index holds them (stemmed: `was` → `wa`), for what reads index terms (feedback.ts). */
 const STOP_STEMS = new Set([...STOP_WORDS].map(stemOf))
 
+/** Whether a folded word, as written (not stemmed), is a stop word. */
+export function isStopWordText(word: string): boolean {
+  return STOP_WORDS.has(word)
+}
+
 /** Whether an index term is a stop word's. */
 export function isStopWord(term: string): boolean {
   return STOP_STEMS.has(term)
