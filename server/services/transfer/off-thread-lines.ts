@@ -2,9 +2,10 @@
  * @module An import's lines validated on a worker thread (line-worker.ts), so that parsing, checking and summarising
  * them — a third of a large import's CPU, most of it counting tokens for the summary — runs on another core while the
  * event loop serves requests and spools what the worker has checked (docs/api.md, "Import"). One thread for the
- * daemon, started on first use, shared by concurrent imports (each batch answered in turn) and idle otherwise; the
- * verdicts are validateLine's own, so a line is refused with the same reason either way. A thread that stops fails
- * the imports it was serving with a problem (nothing of theirs is written yet) and is replaced on the next import.
+ * daemon, started by the first import that needs it, shared by concurrent imports (each batch answered in turn) and
+ * ended with the last; the verdicts are validateLine's own, so a line is refused with the same reason either way. A
+ * thread that stops fails the imports it was serving with a problem (nothing of theirs is written yet) and is replaced
+ * on the next import.
  */
 import {Worker} from 'node:worker_threads'
 import {KbError} from '../../../src/shared/errors.js'
@@ -108,14 +109,19 @@ export class OffThreadLines {
     })
   }
 
-  /** Forgets the import on the thread; the thread no longer keeps the daemon alive once no import uses it. */
+  /**
+   * Forgets the import on the thread; the last import using it ends it, so that the tokenizer and scanner it loaded do
+   * not stay in the daemon's memory between imports (the next one starts another, in about a tenth of a second).
+   */
   close(): void {
     if (this.closed) return
     this.closed = true
     waiting.delete(this.id)
-    if (this.worker === worker) {
-      this.post({kind: 'close', id: this.id})
-      if (waiting.size === 0) this.worker.unref()
+    if (this.worker !== worker) return
+    if (waiting.size > 0) this.post({kind: 'close', id: this.id})
+    else {
+      worker = null
+      void this.worker.terminate()
     }
   }
 
