@@ -1,7 +1,8 @@
 /**
  * @module Applying an import in the SQLite store (docs/api.md, "Import"): every record in one transaction,
- * all or none, on a second connection to the file. The records are applied in slices with the event loop
- * let in between, so `/health`, reads and other requests are served during a large import: reads go through
+ * all or none, on a second connection to the file. The records are applied on a thread of their own
+ * (sqlite-import-worker.ts; without its compiled module, in slices with the event loop let in between), so
+ * `/health`, reads and other requests are served during a large import: reads go through
  * the main connection and see the store as it was until the import commits (WAL), and the driver's other
  * writes wait at the write gate (write-gate.ts) rather than in SQLite, which would stop the event loop.
  */
