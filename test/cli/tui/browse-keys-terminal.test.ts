@@ -16,8 +16,11 @@ import {shortId} from '../../../src/shared/short-id.js'
 
 const system = requireSystem('tmux')
 
-/** How late the proxy in front of the daemon answers a search. */
-const SEARCH_DELAY_MS = 800
+/**
+ * How late the proxy in front of the daemon answers a search: long enough that the keys sent after the query reach
+ * the TUI while its search is still out even on a loaded CI machine (at 800 ms one run missed the window).
+ */
+const SEARCH_DELAY_MS = 2_000
 
 let d: ChildDaemon
 let user: KbEnv
