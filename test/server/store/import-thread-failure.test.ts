@@ -16,6 +16,7 @@ import {stopLineWorker} from '../../../server/services/transfer/off-thread-lines
 import {stopImportThreads} from '../../../server/store/sqlite-import.js'
 import {openSqliteStore, type SqliteStore} from '../../../server/store/sqlite.js'
 import type {ImportRecord} from '../../../server/store/transfer-store.js'
+import {entryRow} from '../../../bench/entry-row.js'
 import {tempDir} from '../../helpers/daemon.js'
 
 const dir = tempDir('kb-import-thread-')
@@ -34,6 +35,21 @@ function exportOf(count: number): Buffer {
   for (let i = 0; i < count; i++)
     lines.push(JSON.stringify({kind: 'entry', id: randomUUID(), title: `entry ${i}`, body: `the body of entry ${i}`, scope: 'private'}))
   return Buffer.from(`${lines.join('\n')}\n`)
+}
+
+/** Line `line` of an import: private entry `i`, as the apply thread receives it. */
+function record(line: number, i: number): ImportRecord {
+  const row = entryRow({
+    id: randomUUID(),
+    title: `applied ${i}`,
+    body: `the body of applied entry ${i}`,
+    summary: `applied ${i}`,
+    scope: 'private',
+    author: {id: OWNER.id, name: OWNER.name},
+    created_at: at,
+  })
+  const {comment_count: _count, flags: _flags, flagged_at: _flagged, ...entry} = row
+  return {line, kind: 'entry', entry: {...entry, comments: [], open_flags: []}}
 }
 
 const stored = async (s: SqliteStore): Promise<number> => (await s.transfer.exportEntries(null, {}, {limit: 10_000})).entries.length
@@ -80,39 +96,7 @@ describe('an import thread that fails', () => {
     {timeout: 120_000},
     async () => {
       const store = await fresh()
-      const records: ImportRecord[] = Array.from({length: 6000}, (_, i) => ({
-        line: i + 2,
-        kind: 'entry',
-        entry: {
-          id: randomUUID(),
-          title: `applied ${i}`,
-          body: `the body of applied entry ${i}`,
-          summary: `applied ${i}`,
-          summary_title: `applied ${i}`,
-          scope: 'private',
-          project_id: null,
-          tags: [],
-          url: null,
-          status: 'open',
-          resolution: null,
-          thought_chain: [],
-          forked_from: null,
-          author: {id: OWNER.id, name: OWNER.name},
-          created_at: at,
-          updated_at: at,
-          version: 1,
-          anchors: [],
-          verified_at: null,
-          verified_by: null,
-          verifications: [],
-          corrections: 0,
-          superseded_by: null,
-          retrieved: 0,
-          last_retrieved_at: null,
-          comments: [],
-          open_flags: [],
-        },
-      }))
+      const records = Array.from({length: 6000}, (_, i) => record(i + 2, i))
       const options = {onConflict: 'skip' as const, dryRun: false, at, importer: {id: OWNER.id, name: OWNER.name, owner: true}}
       const failed = await stoppedDuring(store.transfer.applyImport(records, options), async () => (await stopImportThreads()) > 0)
       expect(failed).toBeInstanceOf(KbError)
