@@ -165,7 +165,9 @@ describe('kb hook', () => {
     execFileSync('sh', [hook], {cwd: repo, env: user.env})
     const ms = Number(process.hrtime.bigint() - t) / 1e6
     expect(ms).toBeLessThan(2500) // it did not wait for the 3 s the stand-in takes
-    for (let i = 0; i < 100 && !existsSync(calls); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    // The shell creates the file before echo writes to it: wait for the whole line, not for the file.
+    const recorded = (): boolean => existsSync(calls) && readFileSync(calls, 'utf8').endsWith('\n')
+    for (let i = 0; i < 100 && !recorded(); i++) await new Promise((resolve) => setTimeout(resolve, 50))
     expect(readFileSync(calls, 'utf8').trim().split('\n')).toEqual(['check --changed-in HEAD'])
   })
 })
